@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* The documented 64-bit generator of bitcts: SplitMix64 (Steele, Lea, Flood 2014), seeded per
+ * stream by XXH3-64 (docs/case-plan.md). Portable: integer arithmetic modulo 2^64 only.
+ * Thread-safety: one state per user. */
+#ifndef BITCTS_GENERATORS_RNG_H
+#define BITCTS_GENERATORS_RNG_H
+
+#include <stdint.h> /* uint64_t */
+
+typedef struct bitcts_rng {
+    uint64_t state;
+} bitcts_rng;
+
+/** Seeds the stream named `tag` of a case: state = XXH3_64bits_withSeed(tag, strlen(tag),
+ * case_seed). */
+void bitcts_rng_init(bitcts_rng *rng, uint64_t case_seed, const char *tag);
+/** Next 64-bit output of SplitMix64. */
+uint64_t bitcts_rng_next(bitcts_rng *rng);
+/** next() % n; n > 0. The modulo bias is irrelevant here and the result is portable. */
+uint64_t bitcts_rng_below(bitcts_rng *rng, uint64_t n);
+
+#endif

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/* The bitcts executable: git-style subcommands. */
+#include <stdio.h>  /* printf */
+#include <string.h> /* strcmp */
+
+#include "bitcts/bitcts_version.h"
+#include "cli_util.h"
+#include "commands.h"
+
+typedef struct subcommand {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} subcommand;
+
+static const subcommand subcommands[] = {
+    {"list", bitcts_cmd_list, "list case ids of a selection, or a coverage summary (--count)"},
+    {"eval", bitcts_cmd_eval, "reference result for literal inputs"},
+    {"vectors", bitcts_cmd_vectors, "export cases as language-neutral vectors"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: bitcts [--help] [--version] <command> [<args>]\n\n"
+                 "bitcts: the conformance suite for the DirectML bitwise element-wise operators.\n\n"
+                 "commands:\n");
+    for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
+        fprintf(out, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
+    fprintf(out, "\n'bitcts <command> --help' describes a command.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return BITCTS_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        if (argc > 2 && strcmp(argv[1], "help") == 0) {
+            for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++) {
+                if (strcmp(argv[2], subcommands[i].name) == 0) {
+                    char *help_argv[] = {argv[2], "--help", NULL};
+                    return subcommands[i].run(2, help_argv);
+                }
+            }
+            return bitcts_cli_error(NULL, "unknown command '%s'", argv[2]);
+        }
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+        printf("bitcts %s\n", BITCTS_VERSION_STRING);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++) {
+        if (strcmp(argv[1], subcommands[i].name) == 0)
+            return subcommands[i].run(argc - 1, argv + 1);
+    }
+    return bitcts_cli_error(NULL, "unknown command '%s' (see bitcts --help)", argv[1]);
+}

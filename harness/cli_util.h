@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers shared by the subcommands: one-line errors (exit code 2), strict number and list
+ * parsing, option matching. Thread-safety: reentrant except for printing. */
+#ifndef BITCTS_HARNESS_CLI_UTIL_H
+#define BITCTS_HARNESS_CLI_UTIL_H
+
+#include <stddef.h> /* size_t */
+#include <stdint.h> /* uint32_t */
+
+#define BITCTS_EXIT_OK 0
+#define BITCTS_EXIT_FAILURES 1 /* the run completed and something failed */
+#define BITCTS_EXIT_USAGE 2    /* bad input: flags, files, plugins */
+
+/** Prints "bitcts <cmd>: error: <message>" on one line to stderr; returns BITCTS_EXIT_USAGE. */
+int bitcts_cli_error(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/** Parses a whole decimal or 0x-hex unsigned number; 0 on success. */
+int bitcts_cli_parse_u64(const char *text, uint64_t *out);
+/** Parses "a,b,c" into at most `cap` uint32 values; returns the count or -1 when malformed. */
+int bitcts_cli_parse_u32_list(const char *text, uint32_t *out, int cap);
+/** When argv[*i] is `name` (then the value is argv[*i+1]) or `name=value`, stores the value,
+ * advances *i and returns 1; returns -1 when the value is missing; 0 when it is another
+ * argument. */
+int bitcts_cli_option(int argc, char **argv, int *i, const char *name, const char **value);
+
+#endif

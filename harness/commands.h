@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/* The subcommands of the bitcts executable. Each returns the process exit code: 0 success,
+ * 1 a completed run with failures, 2 bad input (with a one-line error on stderr). */
+#ifndef BITCTS_HARNESS_COMMANDS_H
+#define BITCTS_HARNESS_COMMANDS_H
+
+#include "case_plan.h" /* bitcts_selection */
+
+int bitcts_cmd_list(int argc, char **argv);
+int bitcts_cmd_eval(int argc, char **argv);
+int bitcts_cmd_vectors(int argc, char **argv);
+
+/** Parses --filter, --tier, --feature-level at argv[*i]; sets *handled when it took one.
+ * Returns 0 or an exit code (2) after printing the error. */
+int bitcts_parse_selection(const char *cmd, int argc, char **argv, int *i,
+                           bitcts_selection *sel, const char **tier_text, int *handled);
+
+#endif

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* Status codes of bitcts: one X-macro list generates the enum, the names and the messages.
+ * Values are pinned: never renumbered, never reused. Thread-safety: all functions are pure. */
+#ifndef BITCTS_INCLUDE_BITCTS_STATUS_H
+#define BITCTS_INCLUDE_BITCTS_STATUS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* name, value, message. Ranges: 1-99 general, 100-199 I/O and vectors, 200-299 backends,
+ * 300-399 plugins. */
+#define BITCTS_STATUS_LIST(X)                                                                      \
+    X(BITCTS_OK, 0, "success")                                                                     \
+    X(BITCTS_E_INVALID_ARGUMENT, 1, "invalid argument")                                            \
+    X(BITCTS_E_OUT_OF_MEMORY, 2, "out of memory")                                                  \
+    X(BITCTS_E_OVERFLOW, 3, "arithmetic overflow")                                                 \
+    X(BITCTS_E_INVALID_DESCRIPTOR, 4, "invalid tensor or operator description")                    \
+    X(BITCTS_E_NOT_FOUND, 5, "not found")                                                          \
+    X(BITCTS_E_INTERNAL, 6, "internal error")                                                      \
+    X(BITCTS_E_USAGE, 7, "invalid command line")                                                   \
+    X(BITCTS_E_IO, 100, "input/output error")                                                      \
+    X(BITCTS_E_PARSE, 101, "malformed input")                                                      \
+    X(BITCTS_E_FORMAT_VERSION, 102, "unsupported format version")                                  \
+    X(BITCTS_E_EXISTS, 103, "destination exists and is not a bitcts output")                       \
+    X(BITCTS_E_NOT_SUPPORTED, 200, "not supported by the backend")                                 \
+    X(BITCTS_E_BACKEND_FAILED, 201, "backend execution failed")                                    \
+    X(BITCTS_E_DEVICE, 202, "device error")                                                        \
+    X(BITCTS_E_PLUGIN_LOAD, 300, "plugin could not be loaded")                                     \
+    X(BITCTS_E_PLUGIN_SYMBOL, 301, "plugin entry point missing")                                   \
+    X(BITCTS_E_PLUGIN_INCOMPATIBLE, 302, "plugin ABI version incompatible")                        \
+    X(BITCTS_E_PLUGIN_MALFORMED, 303, "plugin function table malformed")
+
+#define BITCTS_STATUS_ENUM_ENTRY(name, value, message) name = value,
+typedef enum bitcts_status { BITCTS_STATUS_LIST(BITCTS_STATUS_ENUM_ENTRY) } bitcts_status;
+#undef BITCTS_STATUS_ENUM_ENTRY
+
+/** Symbolic name of a status ("BITCTS_E_PARSE"); static, never NULL. */
+const char *bitcts_status_name(int status);
+/** Human message of a status; static, never NULL ("unknown status" for unknown codes). */
+const char *bitcts_status_message(int status);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Bad input gets a one-line error naming the problem and exit code 2; nothing is left half-written.
+set -u
+bitcts=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail=0
+bad() { # bad "<text the error must contain>" args...
+    local want=$1
+    shift
+    "$bitcts" "$@" >"$work/out" 2>"$work/err"
+    local rc=$? lines
+    lines=$(wc -l <"$work/err")
+    if [ $rc -ne 2 ] || [ "$lines" -ne 1 ] || ! grep -qF -- "$want" "$work/err"; then
+        echo "FAIL: bitcts $* -> rc=$rc, stderr: $(cat "$work/err")"
+        fail=1
+    else
+        echo "ok: bitcts $* -> $(cat "$work/err")"
+    fi
+}
+bad "unknown operator 'bit_nand'" eval bit_nand --type uint8 --sizes 1 --a 1 --b 1
+bad "malformed size list '2,,3'" eval bit_xor --type uint8 --sizes 2,,3 --a 1 --b 1
+bad "malformed size list '1,2,3,4,5,6,7,8,9'" eval bit_not --type uint8 --sizes 1,2,3,4,5,6,7,8,9 --input 1
+bad "rule type_not_allowed" eval bit_shift_left --type int32 --sizes 1 --a 1 --b 1
+bad "rule type_not_allowed" eval bit_shift_right --type float16 --sizes 1 --a 1 --b 1
+bad "rule output_type_not_allowed" eval bit_count --type uint8 --out-type uint16 --sizes 1 --input 1
+bad "rule size_zero" eval bit_not --type uint8 --sizes 2,0 --input 1
+bad "unknown data type 'uint7'" eval bit_not --type uint7 --sizes 1 --input 1
+bad "'256' is not a uint8 value" eval bit_not --type uint8 --sizes 2 --input 1,256
+bad "3 values given, its buffer holds 2 elements" eval bit_not --type uint8 --sizes 2 --input 1,2,3
+bad "unknown command 'frobnicate'" frobnicate
+bad "unknown tier 'huge'" list --tier huge
+bad "unknown feature level '9_9'" list --feature-level 9_9
+bad "unknown argument '--bogus'" list --bogus
+bad "--out DIR is required" vectors export --filter 'bit_not.*'
+bad "unknown action 'import'" vectors import
+# A non-writable destination: under a regular file (holds for root as well).
+touch "$work/afile"
+bad "$work/afile" vectors export --out "$work/afile/vectors" --filter 'bit_not.uint8.r1.*'
+[ -z "$(ls "$work" | grep -v '^afile$\|^out$\|^err$')" ] || { echo "FAIL: partial output left: $(ls "$work")"; fail=1; }
+# A read-only folder (only meaningful when not root).
+if [ "$(id -u)" != 0 ]; then
+    mkdir "$work/ro" && chmod 0555 "$work/ro"
+    bad "Permission denied" vectors export --out "$work/ro/v" --filter 'bit_not.uint8.r1.*'
+    [ -z "$(ls -A "$work/ro")" ] || { echo "FAIL: partial output in read-only folder"; fail=1; }
+fi
+# A non-empty folder that is not an export is not replaced.
+mkdir "$work/mine" && echo keep >"$work/mine/notes.txt"
+bad "holds no bitcts vector export" vectors export --out "$work/mine" --filter 'bit_not.uint8.r1.*'
+[ "$(cat "$work/mine/notes.txt")" = keep ] || { echo "FAIL: foreign folder touched"; fail=1; }
+# Help works for every command and exits 0.
+for cmd in list eval vectors; do
+    "$bitcts" "$cmd" --help >/dev/null 2>&1 || { echo "FAIL: $cmd --help"; fail=1; }
+done
+"$bitcts" --help >/dev/null && "$bitcts" --version | grep -q '^bitcts [0-9]' || { echo "FAIL: --help/--version"; fail=1; }
+exit $fail
