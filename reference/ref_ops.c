@@ -83,6 +83,30 @@ static void walk_advance(ref_walk *w)
     }
 }
 
+/* Loads the elements at the given element offsets. The switch only lets the compiler see a
+ * constant width in bitcts_ref_load; every case does the same thing. */
+static void gather(uint64_t *dst, const uint8_t *base, uint32_t width, const uint64_t *offsets,
+                   uint32_t n)
+{
+    switch (width) {
+    case 1: for (uint32_t i = 0; i < n; i++) dst[i] = bitcts_ref_load(base + offsets[i], 1); break;
+    case 2: for (uint32_t i = 0; i < n; i++) dst[i] = bitcts_ref_load(base + offsets[i] * 2, 2); break;
+    case 4: for (uint32_t i = 0; i < n; i++) dst[i] = bitcts_ref_load(base + offsets[i] * 4, 4); break;
+    default: for (uint32_t i = 0; i < n; i++) dst[i] = bitcts_ref_load(base + offsets[i] * 8, 8); break;
+    }
+}
+
+static void scatter(uint8_t *base, uint32_t width, const uint64_t *offsets, const uint64_t *src,
+                    uint32_t n)
+{
+    switch (width) {
+    case 1: for (uint32_t i = 0; i < n; i++) bitcts_ref_store(base + offsets[i], 1, src[i]); break;
+    case 2: for (uint32_t i = 0; i < n; i++) bitcts_ref_store(base + offsets[i] * 2, 2, src[i]); break;
+    case 4: for (uint32_t i = 0; i < n; i++) bitcts_ref_store(base + offsets[i] * 4, 4, src[i]); break;
+    default: for (uint32_t i = 0; i < n; i++) bitcts_ref_store(base + offsets[i] * 8, 8, src[i]); break;
+    }
+}
+
 int bitcts_ref_execute(const bitcts_op_desc *desc, const void *const *inputs, void *output,
                        int shift_policy)
 {
@@ -91,8 +115,6 @@ int bitcts_ref_execute(const bitcts_op_desc *desc, const void *const *inputs, vo
     const uint32_t n_in = desc->input_count;
     const uint32_t in_bytes = bitcts_dtype_size(desc->inputs[0].data_type);
     const uint32_t out_bytes = bitcts_dtype_size(desc->output.data_type);
-    const uint8_t *in_base[2] = {inputs[0], n_in > 1 ? inputs[1] : NULL};
-    uint8_t *out_base = output;
 
     ref_walk w;
     memset(&w, 0, sizeof w);
@@ -105,20 +127,24 @@ int bitcts_ref_execute(const bitcts_op_desc *desc, const void *const *inputs, vo
         w.stride[n_in][k] = bitcts_tensor_stride(&desc->output, k);
     }
 
-    uint64_t a[REF_CHUNK], b[REF_CHUNK], r[REF_CHUNK], where[REF_CHUNK];
+    /* Per chunk: the offsets of its elements, then gather, compute, scatter. */
+    uint64_t offsets[3][REF_CHUNK];
+    uint64_t a[REF_CHUNK], b[REF_CHUNK], r[REF_CHUNK];
     uint64_t remaining = bitcts_tensor_element_count(&desc->output);
     while (remaining > 0) {
         const uint32_t n = remaining < REF_CHUNK ? (uint32_t)remaining : REF_CHUNK;
-        for (uint32_t i = 0; i < n; i++) { /* gather */
-            a[i] = bitcts_ref_load(in_base[0] + w.offset[0] * in_bytes, in_bytes);
-            b[i] = n_in > 1 ? bitcts_ref_load(in_base[1] + w.offset[1] * in_bytes, in_bytes) : 0;
-            where[i] = w.offset[n_in];
+        for (uint32_t i = 0; i < n; i++) {
+            for (uint32_t t = 0; t < w.tensors; t++)
+                offsets[t][i] = w.offset[t];
             walk_advance(&w);
         }
-        for (uint32_t i = 0; i < n; i++) /* compute */
-            r[i] = bitcts_ref_element(desc->op, in_bytes * 8, a[i], b[i], shift_policy);
-        for (uint32_t i = 0; i < n; i++) /* scatter */
-            bitcts_ref_store(out_base + where[i] * out_bytes, out_bytes, r[i]);
+        gather(a, inputs[0], in_bytes, offsets[0], n);
+        if (n_in > 1)
+            gather(b, inputs[1], in_bytes, offsets[1], n);
+        for (uint32_t i = 0; i < n; i++)
+            r[i] = bitcts_ref_element(desc->op, in_bytes * 8, a[i], n_in > 1 ? b[i] : 0,
+                                      shift_policy);
+        scatter(output, out_bytes, offsets[n_in], r, n);
         remaining -= n;
     }
     return BITCTS_OK;

@@ -1,0 +1,692 @@
+/* SPDX-License-Identifier: MIT */
+/* The bitcts example plugin: a small, portable and obviously correct implementation of the seven
+ * DirectML bitwise operators behind the plugin ABI, written to be copied. It validates operator
+ * descriptions the way DirectML does and walks tensors with an odometer, one element at a time.
+ * It builds against include/bitcts/bitcts_plugin.h alone (docs/plugin-abi.md walks through it). */
+#include <stddef.h> /* size_t, offsetof */
+#include <stdint.h> /* fixed-width integers */
+#include <stdio.h>  /* snprintf */
+#include <stdlib.h> /* calloc, free */
+#include <string.h> /* strcmp */
+
+#include "bitcts/bitcts_plugin.h" /* the ABI */
+
+/* DML_OPERATOR_TYPE values of the operator family. */
+#define EX_OP_SHIFT_LEFT 97u
+#define EX_OP_SHIFT_RIGHT 98u
+#define EX_OP_AND 121u
+#define EX_OP_OR 122u
+#define EX_OP_XOR 123u
+#define EX_OP_NOT 124u
+#define EX_OP_COUNT 125u
+
+/* DML_TENSOR_DATA_TYPE values. */
+#define EX_DT_FLOAT32 1u
+#define EX_DT_FLOAT16 2u
+#define EX_DT_UINT32 3u
+#define EX_DT_UINT16 4u
+#define EX_DT_UINT8 5u
+#define EX_DT_INT32 6u
+#define EX_DT_INT16 7u
+#define EX_DT_INT8 8u
+#define EX_DT_FLOAT64 9u
+#define EX_DT_UINT64 10u
+#define EX_DT_INT64 11u
+#define EX_BIT(n) (1u << (n))
+
+/* Type masks per operator at DML_FEATURE_LEVEL_4_1 (spec section 1.3). */
+#define EX_TYPES_ALL 0x0FFEu /* the eleven types 1..11 */
+#define EX_TYPES_SHIFT                                                                             \
+    (EX_BIT(EX_DT_UINT8) | EX_BIT(EX_DT_UINT16) | EX_BIT(EX_DT_UINT32) | EX_BIT(EX_DT_UINT64))
+#define EX_TYPES_COUNT_OUT (EX_BIT(EX_DT_UINT8) | EX_BIT(EX_DT_UINT32))
+#define EX_RANKS_1_TO_8 0x01FEu /* bit n set for DimensionCount n */
+
+#define EX_FEATURE_LEVEL 0x4100u /* DML_FEATURE_LEVEL_4_1 */
+#define EX_MAX_DIMS 8u
+#define EX_MAX_ELEMENTS 0xFFFFFFFFull /* DirectML's limit: 2^32 - 1 elements per tensor */
+#define EX_FLAG_OWNED_BY_DML 0x1u     /* the only DML_TENSOR_FLAGS bit; inputs only */
+
+/* Tensors of an operator in walking order: A (or Input), B, Output. */
+#define EX_TENSOR_A 0u
+#define EX_TENSOR_B 1u
+#define EX_TENSOR_OUT 2u
+
+typedef struct example_instance {
+    char last_error[256];
+} example_instance;
+
+/* A validated operator: the shape, and per tensor its element width and byte strides. */
+typedef struct example_operator {
+    uint32_t operator_type;
+    uint32_t input_count;
+    uint32_t rank;
+    uint32_t sizes[EX_MAX_DIMS];
+    uint64_t elements;                     /* product of sizes, <= 2^32 - 1 */
+    uint32_t width[3];                     /* bytes per element, 0 for an absent B */
+    uint64_t stride_bytes[3][EX_MAX_DIMS]; /* explicit or packed strides times width */
+} example_operator;
+
+/* The host's services, retained from negotiation until plugin_shutdown. */
+static const bitcts_abi_host *example_host;
+
+static void example_log(int32_t level, const char *message)
+{
+    const bitcts_abi_host *host = example_host;
+    if (host != NULL && host->struct_size >= offsetof(bitcts_abi_host, log) + sizeof host->log &&
+        host->log != NULL) {
+        host->log(host->user, level, message);
+    }
+}
+
+/* ---- data types ---- */
+
+static uint32_t example_type_width(uint32_t data_type)
+{
+    switch (data_type) {
+    case EX_DT_UINT8:
+    case EX_DT_INT8:
+        return 1;
+    case EX_DT_FLOAT16:
+    case EX_DT_UINT16:
+    case EX_DT_INT16:
+        return 2;
+    case EX_DT_FLOAT32:
+    case EX_DT_UINT32:
+    case EX_DT_INT32:
+        return 4;
+    case EX_DT_FLOAT64:
+    case EX_DT_UINT64:
+    case EX_DT_INT64:
+        return 8;
+    default:
+        return 0;
+    }
+}
+
+static uint32_t example_input_count(uint32_t operator_type)
+{
+    switch (operator_type) {
+    case EX_OP_NOT:
+    case EX_OP_COUNT:
+        return 1;
+    case EX_OP_AND:
+    case EX_OP_OR:
+    case EX_OP_XOR:
+    case EX_OP_SHIFT_LEFT:
+    case EX_OP_SHIFT_RIGHT:
+        return 2;
+    default:
+        return 0; /* not one of the seven */
+    }
+}
+
+static uint32_t example_input_types(uint32_t operator_type)
+{
+    const int shift = operator_type == EX_OP_SHIFT_LEFT || operator_type == EX_OP_SHIFT_RIGHT;
+    return shift ? EX_TYPES_SHIFT : EX_TYPES_ALL;
+}
+
+static uint32_t example_output_types(uint32_t operator_type)
+{
+    return operator_type == EX_OP_COUNT ? EX_TYPES_COUNT_OUT : example_input_types(operator_type);
+}
+
+/* ---- the arithmetic: raw bits, so float NaN payloads, -0 and denormals pass untouched ---- */
+
+static uint64_t example_load(const uint8_t *p, uint32_t width)
+{
+    uint64_t value = 0;
+    for (uint32_t i = 0; i < width; ++i) {
+        value |= (uint64_t)p[i] << (8u * i); /* little-endian, as DirectML buffers are */
+    }
+    return value;
+}
+
+static void example_store(uint8_t *p, uint32_t width, uint64_t value)
+{
+    for (uint32_t i = 0; i < width; ++i) {
+        p[i] = (uint8_t)(value >> (8u * i));
+    }
+}
+
+static uint64_t example_popcount(uint64_t value)
+{
+    uint64_t count = 0;
+    while (value != 0) {
+        value &= value - 1; /* clears the lowest set bit */
+        ++count;
+    }
+    return count;
+}
+
+/* One element. `bits` is the input width; a and b hold raw bits, zero above `bits`. A shift
+ * count >= the width gives 0 (a choice: DirectML does not specify it, spec section 1.5, and
+ * bitcts records but does not assert it). */
+static uint64_t example_compute(uint32_t operator_type, uint32_t bits, uint64_t a, uint64_t b)
+{
+    const uint64_t mask = bits == 64 ? ~(uint64_t)0 : (((uint64_t)1 << bits) - 1);
+    switch (operator_type) {
+    case EX_OP_AND:
+        return a & b;
+    case EX_OP_OR:
+        return a | b;
+    case EX_OP_XOR:
+        return a ^ b;
+    case EX_OP_NOT:
+        return ~a & mask;
+    case EX_OP_COUNT:
+        return example_popcount(a);
+    case EX_OP_SHIFT_LEFT:
+        return b >= bits ? 0 : (a << b) & mask;
+    case EX_OP_SHIFT_RIGHT:
+        return b >= bits ? 0 : a >> b;
+    default:
+        return 0;
+    }
+}
+
+/* ---- walking a tensor ---- */
+
+/* An odometer over a shape that keeps one offset per tensor in step with the index, so a step
+ * costs additions only (no division per element). After the last element it wraps to 0. */
+typedef struct example_walk {
+    uint32_t rank;
+    uint32_t tensor_count;
+    const uint32_t *sizes;
+    const uint64_t (*strides)[EX_MAX_DIMS]; /* strides[t][d] of tensor t */
+    uint32_t index[EX_MAX_DIMS];
+    uint64_t offset[3];
+} example_walk;
+
+static void example_walk_start(example_walk *w, uint32_t rank, const uint32_t *sizes,
+                               uint32_t tensor_count, const uint64_t (*strides)[EX_MAX_DIMS])
+{
+    memset(w, 0, sizeof *w);
+    w->rank = rank;
+    w->sizes = sizes;
+    w->tensor_count = tensor_count;
+    w->strides = strides;
+}
+
+static void example_walk_next(example_walk *w)
+{
+    for (uint32_t d = w->rank; d-- > 0;) { /* innermost dimension fastest */
+        if (++w->index[d] < w->sizes[d]) {
+            for (uint32_t t = 0; t < w->tensor_count; ++t) {
+                w->offset[t] += w->strides[t][d];
+            }
+            return;
+        }
+        w->index[d] = 0;
+        for (uint32_t t = 0; t < w->tensor_count; ++t) {
+            w->offset[t] -= (uint64_t)(w->sizes[d] - 1) * w->strides[t][d];
+        }
+    }
+}
+
+/* ---- validation of a description, rule by rule, like DirectML's CreateOperator ---- */
+
+/* Records why a description was refused and returns the status. */
+static int32_t example_refuse(example_instance *inst, int32_t status, const char *tensor,
+                              const char *rule, const char *detail)
+{
+    snprintf(inst->last_error, sizeof inst->last_error, "%s: %s: %s", tensor, rule, detail);
+    return status;
+}
+
+/* DMLCalcBufferTensorSize in 64 bits: roundup((index of last element + 1) * width, 4).
+ * Returns 0 when it overflows. Strides must already be resolved (packed ones filled in). */
+static uint64_t example_required_bytes(uint32_t rank, const uint32_t *sizes,
+                                       const uint64_t *strides, uint32_t width)
+{
+    uint64_t last = 0;
+    for (uint32_t d = 0; d < rank; ++d) {
+        const uint64_t term = (uint64_t)(sizes[d] - 1) * strides[d]; /* < 2^64: 32 x 32 bits */
+        if (last > UINT64_MAX - term) {
+            return 0;
+        }
+        last += term;
+    }
+    if (last > UINT64_MAX / width - 1) {
+        return 0;
+    }
+    const uint64_t bytes = (last + 1) * width;
+    if (bytes > UINT64_MAX - 3) {
+        return 0;
+    }
+    return (bytes + 3) & ~(uint64_t)3;
+}
+
+/* True when two elements of the walk share an offset. A fast sufficient test comes first:
+ * sorted by stride, each dimension's stride must exceed the reach of the smaller ones. Layouts
+ * it cannot prove (interleaved ones) are walked exactly with a bitmap of the offsets. Zero
+ * strides on dimensions of size > 1 are refused before this is called. */
+static int32_t example_output_overlaps(uint32_t rank, const uint32_t *sizes,
+                                       const uint64_t *strides, uint64_t elements, int *overlaps)
+{
+    uint32_t order[EX_MAX_DIMS];
+    uint32_t n = 0;
+    for (uint32_t d = 0; d < rank; ++d) {
+        if (sizes[d] > 1) {
+            uint32_t i = n++;
+            for (; i > 0 && strides[order[i - 1]] > strides[d]; --i) {
+                order[i] = order[i - 1];
+            }
+            order[i] = d;
+        }
+    }
+    uint64_t reach = 0; /* highest offset the dimensions seen so far can produce */
+    int proven = 1;
+    for (uint32_t i = 0; i < n; ++i) {
+        proven = proven && strides[order[i]] > reach;
+        reach += (uint64_t)(sizes[order[i]] - 1) * strides[order[i]];
+    }
+    *overlaps = 0;
+    if (proven) {
+        return BITCTS_ABI_OK;
+    }
+    /* reach < the buffer's element capacity (its size was checked first), so the bitmap is
+     * at most an eighth of the output buffer. */
+    uint8_t *seen = calloc((size_t)(reach / 8 + 1), 1);
+    if (seen == NULL) {
+        return BITCTS_ABI_E_OUT_OF_MEMORY;
+    }
+    uint64_t one_tensor[1][EX_MAX_DIMS];
+    memcpy(one_tensor[0], strides, rank * sizeof strides[0]);
+    example_walk walk;
+    example_walk_start(&walk, rank, sizes, 1, (const uint64_t(*)[EX_MAX_DIMS])one_tensor);
+    for (uint64_t e = 0; e < elements && !*overlaps; ++e) {
+        const uint64_t at = walk.offset[0];
+        const uint8_t bit = (uint8_t)(1u << (at & 7u));
+        *overlaps = (seen[at >> 3] & bit) != 0;
+        seen[at >> 3] = (uint8_t)(seen[at >> 3] | bit);
+        example_walk_next(&walk);
+    }
+    free(seen);
+    return BITCTS_ABI_OK;
+}
+
+/* An output must give every element its own place: no zero stride on a dimension of size > 1
+ * and no two elements at one offset (spec section 3.7). */
+static int32_t example_check_output_layout(example_instance *inst, const bitcts_abi_tensor *t,
+                                           const char *role, const uint64_t *strides,
+                                           uint64_t elements)
+{
+    for (uint32_t d = 0; d < t->dimension_count; ++d) {
+        if (strides[d] == 0 && t->sizes[d] > 1) {
+            char detail[160];
+            snprintf(detail, sizeof detail, "Strides[%u] is 0 with Sizes[%u] = %u", (unsigned)d,
+                     (unsigned)d, (unsigned)t->sizes[d]);
+            return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "output_zero_stride",
+                                  detail);
+        }
+    }
+    int overlaps = 0;
+    const int32_t status =
+        example_output_overlaps(t->dimension_count, t->sizes, strides, elements, &overlaps);
+    if (status != BITCTS_ABI_OK) {
+        return example_refuse(inst, status, role, "memory", "no memory for the overlap check");
+    }
+    if (overlaps) {
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "output_overlap",
+                              "two output elements share an offset");
+    }
+    return BITCTS_ABI_OK;
+}
+
+/* The rules of one DML_BUFFER_TENSOR_DESC on its own; fills its element strides. */
+static int32_t example_check_tensor(example_instance *inst, const bitcts_abi_tensor *t,
+                                    const char *role, int is_output, uint64_t *strides)
+{
+    char detail[160];
+    if (t == NULL || t->struct_size < sizeof *t) {
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_ARGUMENT, role, "struct",
+                              "tensor missing or struct_size too small");
+    }
+    if ((t->flags & ~EX_FLAG_OWNED_BY_DML) != 0) {
+        snprintf(detail, sizeof detail, "Flags 0x%x has undefined bits", (unsigned)t->flags);
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "unknown_flags", detail);
+    }
+    if (is_output && (t->flags & EX_FLAG_OWNED_BY_DML) != 0) {
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "output_flags",
+                              "DML_TENSOR_FLAG_OWNED_BY_DML is for inputs only");
+    }
+    const uint32_t width = example_type_width(t->data_type);
+    if (width == 0) {
+        snprintf(detail, sizeof detail, "DataType %u is unknown", (unsigned)t->data_type);
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "unknown_type", detail);
+    }
+    if (t->dimension_count < 1 || t->dimension_count > EX_MAX_DIMS) {
+        snprintf(detail, sizeof detail, "DimensionCount %u is outside 1..8",
+                 (unsigned)t->dimension_count);
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "dimension_count",
+                              detail);
+    }
+    if (t->sizes == NULL) {
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_ARGUMENT, role, "struct", "Sizes is NULL");
+    }
+    uint64_t elements = 1;
+    for (uint32_t d = 0; d < t->dimension_count; ++d) {
+        if (t->sizes[d] == 0) {
+            snprintf(detail, sizeof detail, "Sizes[%u] is 0", (unsigned)d);
+            return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "size_zero", detail);
+        }
+        elements *= t->sizes[d]; /* stays <= 2^32 * (2^32 - 1): checked every step */
+        if (elements > EX_MAX_ELEMENTS) {
+            return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "too_many_elements",
+                                  "more than 2^32-1 elements");
+        }
+    }
+    const uint32_t align = t->guaranteed_base_offset_alignment;
+    if (align != 0 && ((align & (align - 1)) != 0 || align < width)) {
+        snprintf(detail, sizeof detail,
+                 "GuaranteedBaseOffsetAlignment %u is not a power of two >= %u", (unsigned)align,
+                 (unsigned)width);
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "alignment", detail);
+    }
+    /* Packed strides when Strides is NULL: each is the product of the inner sizes. */
+    uint64_t packed = 1;
+    for (uint32_t d = t->dimension_count; d-- > 0;) {
+        strides[d] = t->strides != NULL ? t->strides[d] : packed;
+        packed *= t->sizes[d];
+    }
+    const uint64_t required = example_required_bytes(t->dimension_count, t->sizes, strides, width);
+    if (required == 0) {
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "size_overflow",
+                              "the implied buffer size overflows 64 bits");
+    }
+    if (t->total_tensor_size_in_bytes < required) {
+        snprintf(detail, sizeof detail,
+                 "TotalTensorSizeInBytes %llu < DMLCalcBufferTensorSize %llu",
+                 (unsigned long long)t->total_tensor_size_in_bytes, (unsigned long long)required);
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "buffer_too_small",
+                              detail);
+    }
+    return is_output ? example_check_output_layout(inst, t, role, strides, elements)
+                     : BITCTS_ABI_OK; /* inputs may broadcast (zero strides) and overlap */
+}
+
+/* The rules between tensors and the per-operator type tables (spec sections 1.2, 1.3). */
+static int32_t example_check_pair(example_instance *inst, uint32_t operator_type,
+                                  const bitcts_abi_tensor *t, const bitcts_abi_tensor *first,
+                                  const char *role, int is_output)
+{
+    char detail[160];
+    if (t->dimension_count != first->dimension_count) {
+        snprintf(detail, sizeof detail, "DimensionCount %u differs from the first input's %u",
+                 (unsigned)t->dimension_count, (unsigned)first->dimension_count);
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "dims_mismatch", detail);
+    }
+    for (uint32_t d = 0; d < t->dimension_count; ++d) {
+        if (t->sizes[d] != first->sizes[d]) {
+            snprintf(detail, sizeof detail, "Sizes[%u] = %u differs from the first input's %u",
+                     (unsigned)d, (unsigned)t->sizes[d], (unsigned)first->sizes[d]);
+            return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "sizes_mismatch",
+                                  detail);
+        }
+    }
+    const int count_output = is_output && operator_type == EX_OP_COUNT;
+    if (!count_output && t->data_type != first->data_type) {
+        snprintf(detail, sizeof detail, "DataType %u differs from the first input's %u",
+                 (unsigned)t->data_type, (unsigned)first->data_type);
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "type_mismatch", detail);
+    }
+    const uint32_t allowed =
+        is_output ? example_output_types(operator_type) : example_input_types(operator_type);
+    if ((allowed & EX_BIT(t->data_type)) == 0) {
+        snprintf(detail, sizeof detail, "DataType %u is not allowed for operator %u",
+                 (unsigned)t->data_type, (unsigned)operator_type);
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role,
+                              is_output ? "output_type_not_allowed" : "type_not_allowed", detail);
+    }
+    return BITCTS_ABI_OK;
+}
+
+/* Validates a whole description and, when it is valid, fills the operator. */
+static int32_t example_check_desc(example_instance *inst, const bitcts_abi_operator_desc *desc,
+                                  example_operator *op)
+{
+    static const char *const roles[3] = {"A", "B", "Output"};
+    if (desc == NULL || desc->struct_size < sizeof *desc) {
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_ARGUMENT, "desc", "struct",
+                              "description missing or struct_size too small");
+    }
+    const uint32_t input_count = example_input_count(desc->operator_type);
+    if (input_count == 0) {
+        return example_refuse(inst, BITCTS_ABI_E_NOT_SUPPORTED, "desc", "unknown_operator",
+                              "this plugin implements only the seven bitwise operators");
+    }
+    if (desc->input_count != input_count || desc->inputs == NULL) {
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, "desc", "input_count",
+                              "the operator takes a different number of inputs");
+    }
+    const bitcts_abi_tensor *tensors[3] = {
+        &desc->inputs[0], input_count == 2 ? &desc->inputs[1] : NULL, desc->output};
+    memset(op, 0, sizeof *op);
+    for (uint32_t t = 0; t < 3; ++t) {
+        if (t == EX_TENSOR_B && input_count == 1) {
+            continue; /* unary operators have no B */
+        }
+        const int is_output = t == EX_TENSOR_OUT;
+        const char *role = t == EX_TENSOR_A && input_count == 1 ? "Input" : roles[t];
+        int32_t status =
+            example_check_tensor(inst, tensors[t], role, is_output, op->stride_bytes[t]);
+        if (status == BITCTS_ABI_OK) {
+            status = example_check_pair(inst, desc->operator_type, tensors[t], tensors[0], role,
+                                        is_output);
+        }
+        if (status != BITCTS_ABI_OK) {
+            return status;
+        }
+        op->width[t] = example_type_width(tensors[t]->data_type);
+        for (uint32_t d = 0; d < tensors[t]->dimension_count; ++d) {
+            op->stride_bytes[t][d] *= op->width[t];
+        }
+    }
+    op->operator_type = desc->operator_type;
+    op->input_count = input_count;
+    op->rank = tensors[0]->dimension_count;
+    op->elements = 1;
+    for (uint32_t d = 0; d < op->rank; ++d) {
+        op->sizes[d] = tensors[0]->sizes[d];
+        op->elements *= op->sizes[d];
+    }
+    return BITCTS_ABI_OK;
+}
+
+/* ---- execution ---- */
+
+/* Visits every logical element once. Each element is read before its output is written, so
+ * an output that aliases an input with the identical layout is computed correctly. */
+static void example_run(const example_operator *op, const uint8_t *const base_in[2], uint8_t *out)
+{
+    const uint32_t bits = op->width[EX_TENSOR_A] * 8u;
+    example_walk walk;
+    example_walk_start(&walk, op->rank, op->sizes, 3, op->stride_bytes);
+    for (uint64_t e = 0; e < op->elements; ++e) {
+        const uint64_t a =
+            example_load(base_in[0] + walk.offset[EX_TENSOR_A], op->width[EX_TENSOR_A]);
+        uint64_t b = 0;
+        if (op->input_count == 2) {
+            b = example_load(base_in[1] + walk.offset[EX_TENSOR_B], op->width[EX_TENSOR_B]);
+        }
+        example_store(out + walk.offset[EX_TENSOR_OUT], op->width[EX_TENSOR_OUT],
+                      example_compute(op->operator_type, bits, a, b));
+        example_walk_next(&walk);
+    }
+}
+
+/* ---- the table's functions ---- */
+
+static int32_t BITCTS_PLUGIN_CALL example_instance_create(const bitcts_abi_create_info *info,
+                                                          void **out_instance)
+{
+    if (out_instance == NULL) {
+        return BITCTS_ABI_E_INVALID_ARGUMENT;
+    }
+    *out_instance = NULL;
+    /* Options (PLG-9): "variant" = "scalar" is the only one; anything else fails. There is no
+     * instance yet to hold the detail text, so it goes to the host's log. */
+    if (info != NULL) {
+        if (info->struct_size < sizeof *info ||
+            (info->option_count > 0 &&
+             (info->option_keys == NULL || info->option_values == NULL))) {
+            return BITCTS_ABI_E_INVALID_ARGUMENT;
+        }
+        for (uint32_t i = 0; i < info->option_count; ++i) {
+            const char *key = info->option_keys[i];
+            const char *value = info->option_values[i];
+            if (key == NULL || value == NULL || strcmp(key, "variant") != 0 ||
+                strcmp(value, "scalar") != 0) {
+                char message[200];
+                snprintf(message, sizeof message,
+                         "example: unknown option %s=%s (known: variant=scalar)",
+                         key != NULL ? key : "(null)", value != NULL ? value : "(null)");
+                example_log(BITCTS_ABI_LOG_ERROR, message);
+                return BITCTS_ABI_E_INVALID_ARGUMENT;
+            }
+        }
+    }
+    example_instance *inst = calloc(1, sizeof *inst);
+    if (inst == NULL) {
+        return BITCTS_ABI_E_OUT_OF_MEMORY;
+    }
+    *out_instance = inst;
+    return BITCTS_ABI_OK;
+}
+
+static void BITCTS_PLUGIN_CALL example_instance_destroy(void *instance)
+{
+    free(instance);
+}
+
+static const char *BITCTS_PLUGIN_CALL example_instance_last_error(void *instance)
+{
+    return instance != NULL ? ((example_instance *)instance)->last_error : "";
+}
+
+static int32_t BITCTS_PLUGIN_CALL example_query_caps(void *instance, bitcts_abi_caps *out)
+{
+    if (instance == NULL || out == NULL || out->struct_size < sizeof *out) {
+        return BITCTS_ABI_E_INVALID_ARGUMENT;
+    }
+    out->feature_level = EX_FEATURE_LEVEL;
+    return BITCTS_ABI_OK;
+}
+
+static int32_t BITCTS_PLUGIN_CALL example_query_op_caps(void *instance, uint32_t operator_type,
+                                                        bitcts_abi_op_caps *out)
+{
+    if (instance == NULL || out == NULL || out->struct_size < sizeof *out) {
+        return BITCTS_ABI_E_INVALID_ARGUMENT;
+    }
+    if (example_input_count(operator_type) == 0) {
+        return BITCTS_ABI_E_NOT_SUPPORTED;
+    }
+    out->operator_type = operator_type;
+    out->input_types = example_input_types(operator_type);
+    out->output_types = example_output_types(operator_type);
+    out->dimension_counts = EX_RANKS_1_TO_8;
+    /* DirectML documents in-place execution for six of the seven; BIT_COUNT says nothing. */
+    out->flags = operator_type == EX_OP_COUNT ? 0u : BITCTS_ABI_CAP_IN_PLACE;
+    return BITCTS_ABI_OK;
+}
+
+static int32_t BITCTS_PLUGIN_CALL example_operator_create(void *instance,
+                                                          const bitcts_abi_operator_desc *desc,
+                                                          void **out_operator)
+{
+    example_instance *inst = instance;
+    if (inst == NULL || out_operator == NULL) {
+        return BITCTS_ABI_E_INVALID_ARGUMENT;
+    }
+    *out_operator = NULL;
+    inst->last_error[0] = '\0';
+    example_operator *op = calloc(1, sizeof *op);
+    if (op == NULL) {
+        return BITCTS_ABI_E_OUT_OF_MEMORY;
+    }
+    const int32_t status = example_check_desc(inst, desc, op);
+    if (status != BITCTS_ABI_OK) {
+        free(op);
+        return status;
+    }
+    *out_operator = op;
+    return BITCTS_ABI_OK;
+}
+
+static int32_t BITCTS_PLUGIN_CALL example_operator_execute(void *instance, void *op,
+                                                           const void *const *inputs, void *output)
+{
+    example_instance *inst = instance;
+    const example_operator *oper = op;
+    if (inst == NULL || oper == NULL || inputs == NULL || output == NULL || inputs[0] == NULL ||
+        (oper->input_count == 2 && inputs[1] == NULL)) {
+        return BITCTS_ABI_E_INVALID_ARGUMENT;
+    }
+    const uint8_t *const base_in[2] = {inputs[0], oper->input_count == 2 ? inputs[1] : NULL};
+    example_run(oper, base_in, output);
+    return BITCTS_ABI_OK;
+}
+
+static void BITCTS_PLUGIN_CALL example_operator_destroy(void *instance, void *op)
+{
+    (void)instance;
+    free(op);
+}
+
+static const char *BITCTS_PLUGIN_CALL example_instance_info(void *instance, const char *key)
+{
+    if (instance == NULL || key == NULL) {
+        return NULL;
+    }
+    return strcmp(key, "variant") == 0 ? "scalar" : NULL;
+}
+
+static void BITCTS_PLUGIN_CALL example_plugin_shutdown(void)
+{
+    example_host = NULL; /* no callback into the host after this returns */
+}
+
+static const void *BITCTS_PLUGIN_CALL example_get_extension(const char *name)
+{
+    (void)name;
+    return NULL; /* no extensions */
+}
+
+static const bitcts_plugin_table example_table = {
+    .struct_size = sizeof(bitcts_plugin_table),
+    .name = "example",
+    .vendor = "bitcts project",
+    .version = "1.0.0",
+    .build_id = "example_plugin.c",
+    .instance_create = example_instance_create,
+    .instance_destroy = example_instance_destroy,
+    .instance_last_error = example_instance_last_error,
+    .query_caps = example_query_caps,
+    .query_op_caps = example_query_op_caps,
+    .operator_create = example_operator_create,
+    .operator_execute = example_operator_execute,
+    .operator_destroy = example_operator_destroy,
+    .instance_info = example_instance_info,
+    .plugin_shutdown = example_plugin_shutdown,
+    .get_extension = example_get_extension,
+};
+
+/* The one exported symbol (PLG-1). This plugin speaks ABI 1.0 only, so it accepts any host
+ * whose range contains 1.0. */
+BITCTS_PLUGIN_EXPORT int32_t BITCTS_PLUGIN_CALL
+bitcts_plugin_negotiate(bitcts_plugin_negotiation *n)
+{
+    if (n == NULL || n->struct_size < sizeof *n) {
+        return BITCTS_ABI_E_INVALID_ARGUMENT;
+    }
+    if (n->host_min_version > BITCTS_ABI_VERSION_1_0 ||
+        n->host_max_version < BITCTS_ABI_VERSION_1_0) {
+        return BITCTS_ABI_E_INCOMPATIBLE;
+    }
+    n->chosen_version = BITCTS_ABI_VERSION_1_0;
+    n->table = &example_table;
+    example_host = n->host;
+    return BITCTS_ABI_OK;
+}
