@@ -6,6 +6,7 @@
 #include "bitcts/bitcts_version.h"
 #include "cli_util.h"
 #include "commands.h"
+#include "report.h"
 
 typedef struct subcommand {
     const char *name;
@@ -17,6 +18,8 @@ static const subcommand subcommands[] = {
     {"list", bitcts_cmd_list, "list case ids of a selection, or a coverage summary (--count)"},
     {"eval", bitcts_cmd_eval, "reference result for literal inputs"},
     {"vectors", bitcts_cmd_vectors, "export cases as language-neutral vectors"},
+    {"run", bitcts_cmd_run, "run a backend over a selection and report the verdicts"},
+    {"report", bitcts_cmd_report, "compare, merge or re-render run reports"},
 };
 
 static void usage(FILE *out)

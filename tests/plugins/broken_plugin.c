@@ -32,12 +32,13 @@
 #define BUG_claims_fp64 14        /* claims FLOAT64 at FL 4_1, then NOT_SUPPORTED for it */
 #define BUG_accepts_invalid 15    /* operator_create accepts invalid descriptions */
 #define BUG_pad_write 16          /* flips every output byte that no element covers */
+#define BUG_writes_nothing 17     /* execute returns success without writing (and costs nothing) */
 #define BROKEN_ID_(name) BUG_##name
 #define BROKEN_ID(name) BROKEN_ID_(name)
 #define BROKEN_STR_(name) #name
 #define BROKEN_STR(name) BROKEN_STR_(name)
 #define BUG BROKEN_ID(BITCTS_BUG)
-#if !defined(BITCTS_BUG) || BUG < 1 || BUG > 16
+#if !defined(BITCTS_BUG) || BUG < 1 || BUG > 17
 #error "define BITCTS_BUG as one of the BUG_<name> names above"
 #endif
 
@@ -797,6 +798,9 @@ static int32_t BITCTS_PLUGIN_CALL broken_operator_execute(void *instance, void *
     if (output == inputs[0] || (oper->input_count == 2 && output == inputs[1])) {
         broken_fill_ones(oper, output);
     }
+#endif
+#if BUG == BUG_writes_nothing
+    return BITCTS_ABI_OK;
 #endif
     const uint8_t *const base_in[2] = {inputs[0], oper->input_count == 2 ? inputs[1] : NULL};
     broken_run(oper, base_in, output);

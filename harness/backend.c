@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/* Backend resolution and the parent's one look at an instance (docs/harness.md). */
+#include <stdio.h>  /* snprintf */
+#include <string.h> /* strchr */
+
+#include "backend.h"
+#include "bitcts/bitcts_status.h"
+#include "bitcts/bitcts_tensor.h"
+
+#ifdef BITCTS_HAVE_CPU_BACKEND
+#include "cpu_backend.h" /* bitcts_cpu_negotiate */
+#endif
+
+typedef struct builtin {
+    const char *name;
+    bitcts_plugin_negotiate_fn negotiate;
+} builtin;
+
+static const builtin builtins[] = {
+#ifdef BITCTS_HAVE_CPU_BACKEND
+    {"cpu", bitcts_cpu_negotiate},
+#endif
+    {NULL, NULL},
+};
+
+const char *bitcts_backend_builtin_names(void)
+{
+#ifdef BITCTS_HAVE_CPU_BACKEND
+    return "cpu, cpu:<variant>";
+#else
+    return "none in this build";
+#endif
+}
+
+static int is_path(const char *spec)
+{
+    const size_t n = strlen(spec);
+    return strchr(spec, '/') != NULL || (n > 3 && strcmp(spec + n - 3, ".so") == 0);
+}
+
+static void read_info(bitcts_backend *b, void *instance)
+{
+    if (!b->table->instance_info)
+        return;
+    const char *v = b->table->instance_info(instance, "variant");
+    snprintf(b->info_variant, sizeof b->info_variant, "%s", v ? v : "");
+    v = b->table->instance_info(instance, "features");
+    snprintf(b->info_features, sizeof b->info_features, "%s", v ? v : "");
+    static const char *const extra[] = {"threads", "device", "variants"};
+    for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) {
+        v = b->table->instance_info(instance, extra[i]);
+        if (v && *v) {
+            const size_t used = strlen(b->info_extra);
+            snprintf(b->info_extra + used, sizeof b->info_extra - used, "%s%s=%s",
+                     used ? "; " : "", extra[i], v);
+        }
+    }
+}
+
+static int read_caps(bitcts_backend *b, void *instance, char *err, size_t cap)
+{
+    bitcts_abi_caps caps = {.struct_size = sizeof caps};
+    int32_t st = b->table->query_caps(instance, &caps);
+    if (st != BITCTS_ABI_OK) {
+        snprintf(err, cap, "backend %s: query_caps failed with status %d",
+                 bitcts_plugin_host_path(b->host), st);
+        return BITCTS_E_BACKEND_FAILED;
+    }
+    b->caps.feature_level = caps.feature_level;
+    for (int i = 0; i < 7; i++) {
+        bitcts_abi_op_caps *oc = &b->caps.ops[i];
+        memset(oc, 0, sizeof *oc);
+        oc->struct_size = sizeof *oc;
+        st = b->table->query_op_caps(instance, bitcts_op_all[i], oc);
+        b->caps.has_op[i] = st == BITCTS_ABI_OK;
+    }
+    return BITCTS_OK;
+}
+
+int bitcts_backend_instance(const bitcts_backend *b, void **instance, char *err, size_t cap)
+{
+    bitcts_abi_create_info info = {.struct_size = sizeof info,
+                                   .option_count = b->options.count,
+                                   .option_keys = b->options.keys,
+                                   .option_values = b->options.values};
+    *instance = NULL;
+    const int32_t st = b->table->instance_create(&info, instance);
+    if (st != BITCTS_ABI_OK || !*instance) {
+        snprintf(err, cap, "backend %s: instance_create failed with status %d (%s)",
+                 bitcts_plugin_host_path(b->host), st, bitcts_status_message(st));
+        return st != BITCTS_ABI_OK ? BITCTS_E_BACKEND_FAILED : BITCTS_E_PLUGIN_MALFORMED;
+    }
+    return BITCTS_OK;
+}
+
+int bitcts_backend_open(const char *spec, const bitcts_backend_options *options,
+                        bitcts_backend *out, char *err, size_t cap)
+{
+    memset(out, 0, sizeof *out);
+    if (options)
+        out->options = *options;
+    int st;
+    if (is_path(spec)) {
+        st = bitcts_plugin_host_open(spec, NULL, &out->host, err, cap);
+    } else {
+        char name[64];
+        snprintf(name, sizeof name, "%s", spec);
+        char *colon = strchr(name, ':');
+        if (colon) {
+            *colon = '\0';
+            snprintf(out->variant_option, sizeof out->variant_option, "%s", colon + 1);
+            if (out->options.count >= BITCTS_MAX_OPTIONS || !out->variant_option[0]) {
+                snprintf(err, cap, "--backend %s: malformed variant", spec);
+                return BITCTS_E_USAGE;
+            }
+            out->options.keys[out->options.count] = "variant";
+            out->options.values[out->options.count++] = out->variant_option;
+        }
+        const builtin *b = builtins;
+        while (b->name && strcmp(b->name, name) != 0)
+            b++;
+        if (!b->name) {
+            snprintf(err, cap, "unknown backend '%s' (built-in: %s; or a path to a plugin library)",
+                     spec, bitcts_backend_builtin_names());
+            return BITCTS_E_NOT_FOUND;
+        }
+        st = bitcts_plugin_host_open_builtin(b->name, b->negotiate, NULL, &out->host, err, cap);
+    }
+    if (st != BITCTS_OK)
+        return st;
+    out->table = bitcts_plugin_host_table(out->host);
+    void *instance = NULL;
+    st = bitcts_backend_instance(out, &instance, err, cap);
+    if (st == BITCTS_OK) {
+        st = read_caps(out, instance, err, cap);
+        read_info(out, instance);
+        out->table->instance_destroy(instance);
+    }
+    if (st != BITCTS_OK) {
+        bitcts_plugin_host_close(out->host);
+        out->host = NULL;
+    }
+    return st;
+}
+
+void bitcts_backend_close(bitcts_backend *b)
+{
+    if (b && b->host)
+        bitcts_plugin_host_close(b->host);
+    if (b)
+        b->host = NULL;
+}
+
+const bitcts_abi_op_caps *bitcts_backend_op_caps(const bitcts_backend *b, uint32_t op)
+{
+    for (int i = 0; i < 7; i++) {
+        if (bitcts_op_all[i] == op)
+            return b->caps.has_op[i] ? &b->caps.ops[i] : NULL;
+    }
+    return NULL;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/* Backends as the harness sees them: a spec ("cpu", "cpu:avx2", "./libimpl.so") resolved to a
+ * built-in negotiate function or a plugin path, opened through the plugin host; instances made
+ * with the run's options; capabilities gathered once. Thread-safety: one session per process. */
+#ifndef BITCTS_HARNESS_BACKEND_H
+#define BITCTS_HARNESS_BACKEND_H
+
+#include <stddef.h> /* size_t */
+#include <stdint.h> /* uint32_t */
+
+#include "bitcts/bitcts_plugin.h" /* bitcts_abi_op_caps */
+#include "plugin_host.h"          /* bitcts_plugin_host */
+
+#define BITCTS_MAX_OPTIONS 16
+
+typedef struct bitcts_backend_options {
+    uint32_t count;
+    const char *keys[BITCTS_MAX_OPTIONS];
+    const char *values[BITCTS_MAX_OPTIONS];
+} bitcts_backend_options;
+
+typedef struct bitcts_backend_caps {
+    uint32_t feature_level;
+    int has_op[7];                  /* indexed like bitcts_op_all */
+    bitcts_abi_op_caps ops[7];
+} bitcts_backend_caps;
+
+/** An opened backend: the host handle, its table, and what the parent learnt from one instance. */
+typedef struct bitcts_backend {
+    bitcts_plugin_host *host;
+    const bitcts_plugin_table *table;
+    bitcts_backend_options options;
+    bitcts_backend_caps caps;
+    char info_variant[64];
+    char info_features[256];
+    char info_extra[256]; /* other instance_info keys, "key=value; ..." */
+    char variant_option[64]; /* storage for the variant of a "name:variant" spec */
+} bitcts_backend;
+
+/** Resolves a spec and opens it; the built-in "cpu:VARIANT" adds the option variant=VARIANT.
+ * Creates one instance to read capabilities and info, then destroys it.
+ * @return BITCTS_OK or a status with a one-line message in err. */
+int bitcts_backend_open(const char *spec, const bitcts_backend_options *options,
+                        bitcts_backend *out, char *err, size_t cap);
+void bitcts_backend_close(bitcts_backend *b);
+/** Creates an instance with the run's options. */
+int bitcts_backend_instance(const bitcts_backend *b, void **instance, char *err, size_t cap);
+/** Names of the built-in backends, comma-separated, for messages. */
+const char *bitcts_backend_builtin_names(void);
+
+/** The op caps of `op` (NULL when the backend does not support it at all). */
+const bitcts_abi_op_caps *bitcts_backend_op_caps(const bitcts_backend *b, uint32_t op);
+
+#endif

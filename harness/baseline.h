@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/* Baselines (expected failures): a text file of lines "<glob> <verdict> [reason and link]",
+ * '#' starting a comment. A case matching an entry that got a failing verdict is expected_fail;
+ * one that passed is unexpected_pass. Parsed from a byte buffer (fuzzable).
+ * Thread-safety: immutable after parsing. */
+#ifndef BITCTS_HARNESS_BASELINE_H
+#define BITCTS_HARNESS_BASELINE_H
+
+#include <stddef.h> /* size_t */
+
+typedef struct bitcts_baseline_entry {
+    char glob[128];
+    int verdict; /* fail, timeout or crash */
+    char reason[256];
+} bitcts_baseline_entry;
+
+typedef struct bitcts_baseline {
+    bitcts_baseline_entry *entries;
+    size_t count;
+} bitcts_baseline;
+
+/** Parses `size` bytes. @return BITCTS_OK or BITCTS_E_PARSE with "NAME:LINE: problem" in err. */
+int bitcts_baseline_parse(const char *name, const char *text, size_t size, bitcts_baseline *out,
+                          char *err, size_t cap);
+void bitcts_baseline_free(bitcts_baseline *b);
+/** The first entry matching the id, or NULL. */
+const bitcts_baseline_entry *bitcts_baseline_find(const bitcts_baseline *b, const char *id);
+/** Applies the baseline to a verdict: expected_fail / unexpected_pass / unchanged. */
+int bitcts_baseline_apply(const bitcts_baseline_entry *e, int verdict);
+
+#endif

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/* A case's result as a report.json case object (docs/report-schema.md). Thread-safety:
+ * reentrant. */
+#ifndef BITCTS_HARNESS_CASE_RESULT_H
+#define BITCTS_HARNESS_CASE_RESULT_H
+
+#include <jansson.h> /* json_t */
+
+#include "case_plan.h" /* bitcts_case_key */
+#include "compare.h"   /* bitcts_case_result */
+
+/** The case object: id, operator, feature_level, verdict, duration_ms, output_xxh3_128, detail,
+ * policy, warnings, failure, baseline, repro, plan_index. New reference. */
+json_t *bitcts_case_result_json(const bitcts_case_key *key, size_t plan_index,
+                                const bitcts_case_result *r, const char *repro);
+/** The one-line command that reruns just this case. */
+void bitcts_case_repro(const char *backend_spec, const char *options, uint64_t seed,
+                       const char *id, char *out, size_t cap);
+
+#endif

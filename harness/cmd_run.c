@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/* `bitcts run`: the command line of the runner. */
+#include <stdio.h>  /* fputs */
+#include <stdlib.h> /* strtod */
+#include <string.h> /* strcmp */
+#include <unistd.h> /* sysconf */
+
+#include "cli_util.h"
+#include "commands.h"
+#include "runner.h"
+
+static const char run_usage[] =
+    "usage: bitcts run --backend B [--backend-option KEY=VALUE]... [--filter GLOB] [--tier T]\n"
+    "                  [--feature-level FL] [--jobs N] [--shard I/N] [--baseline FILE]\n"
+    "                  [--timeout S] [--report DIR] [--seed S] [--resume] [--quiet]\n"
+    "\n"
+    "Runs each selected case: generates it, computes the expected output with the reference,\n"
+    "runs the backend in a worker process and compares bit for bit. Verdicts: pass, warn, fail,\n"
+    "timeout, crash, not_supported, recorded, missing, internal_error, expected_fail,\n"
+    "unexpected_pass (docs/report-schema.md). Exit code 0 only when nothing failed.\n"
+    "  --backend B         a built-in backend (cpu, cpu:<variant>) or a plugin library path\n"
+    "  --backend-option    passed to the backend's instance_create (repeatable)\n"
+    "  --jobs N            worker processes (default: the number of cores)\n"
+    "  --shard I/N         run every N-th case starting at the I-th (1-based), interleaved\n"
+    "  --baseline FILE     expected failures: lines '<glob> <fail|timeout|crash> [reason]'\n"
+    "  --timeout S         seconds a backend call may take before the case is a timeout (30)\n"
+    "  --report DIR        where results.jsonl and the reports go (default: bitcts-report)\n"
+    "  --resume            keep the cases DIR/results.jsonl already has and run the rest\n"
+    "  --quiet             no progress line\n";
+
+static int parse_shard(const char *v, bitcts_run_config *cfg)
+{
+    unsigned i = 0, n = 0;
+    char tail = 0;
+    if (sscanf(v, "%u/%u%c", &i, &n, &tail) != 2 || n == 0 || i == 0 || i > n || n > 100000)
+        return -1;
+    cfg->shard_index = i;
+    cfg->shard_count = n;
+    return 0;
+}
+
+static int parse_run_option(int argc, char **argv, int *i, bitcts_run_config *cfg, int *handled)
+{
+    const char *v = NULL;
+    int r;
+    *handled = 1;
+    if ((r = bitcts_cli_option(argc, argv, i, "--backend", &v)) != 0) {
+        if (r < 0 || !*v)
+            return bitcts_cli_error("run", "--backend needs a backend name or plugin path");
+        cfg->backend_spec = v;
+    } else if ((r = bitcts_cli_option(argc, argv, i, "--backend-option", &v)) != 0) {
+        const char *eq = r > 0 ? strchr(v, '=') : NULL;
+        if (!eq || eq == v || cfg->options.count >= BITCTS_MAX_OPTIONS)
+            return bitcts_cli_error("run", "--backend-option needs KEY=VALUE (at most %d)",
+                                    BITCTS_MAX_OPTIONS);
+        char *key = cfg->option_key_store[cfg->options.count];
+        snprintf(key, sizeof cfg->option_key_store[0], "%.*s", (int)(eq - v), v);
+        cfg->options.keys[cfg->options.count] = key;
+        cfg->options.values[cfg->options.count++] = eq + 1;
+    } else if ((r = bitcts_cli_option(argc, argv, i, "--jobs", &v)) != 0) {
+        uint64_t n = 0;
+        if (r < 0 || bitcts_cli_parse_u64(v, &n) || n < 1 || n > 256)
+            return bitcts_cli_error("run", "--jobs: '%s' is not a number from 1 to 256", r < 0 ? "" : v);
+        cfg->jobs = (int)n;
+    } else if ((r = bitcts_cli_option(argc, argv, i, "--shard", &v)) != 0) {
+        if (r < 0 || parse_shard(v, cfg))
+            return bitcts_cli_error("run", "--shard: '%s' is not I/N with 1 <= I <= N", r < 0 ? "" : v);
+    } else if ((r = bitcts_cli_option(argc, argv, i, "--baseline", &v)) != 0) {
+        if (r < 0)
+            return bitcts_cli_error("run", "--baseline needs a file");
+        cfg->baseline_path = v;
+    } else if ((r = bitcts_cli_option(argc, argv, i, "--timeout", &v)) != 0) {
+        char *end = NULL;
+        cfg->timeout_s = r > 0 ? strtod(v, &end) : 0;
+        if (r < 0 || *end || !(cfg->timeout_s > 0) || cfg->timeout_s > 86400)
+            return bitcts_cli_error("run", "--timeout: '%s' is not a number of seconds", r < 0 ? "" : v);
+    } else if ((r = bitcts_cli_option(argc, argv, i, "--report", &v)) != 0) {
+        if (r < 0 || !*v || strlen(v) > 3000)
+            return bitcts_cli_error("run", "--report needs a directory");
+        cfg->report_dir = v;
+    } else if ((r = bitcts_cli_option(argc, argv, i, "--seed", &v)) != 0) {
+        if (r < 0 || bitcts_cli_parse_u64(v, &cfg->seed))
+            return bitcts_cli_error("run", "--seed: '%s' is not a 64-bit number", r < 0 ? "" : v);
+    } else if (strcmp(argv[*i], "--resume") == 0) {
+        cfg->resume = 1;
+    } else if (strcmp(argv[*i], "--quiet") == 0) {
+        cfg->quiet = 1;
+    } else {
+        *handled = 0;
+    }
+    return 0;
+}
+
+int bitcts_cmd_run(int argc, char **argv)
+{
+    bitcts_run_config cfg = {.selection = {.tiers = BITCTS_TIER_DEFAULT},
+                             .seed = BITCTS_DEFAULT_SEED,
+                             .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN),
+                             .timeout_s = 30,
+                             .report_dir = "bitcts-report",
+                             .argc = argc,
+                             .argv = argv};
+    if (cfg.jobs < 1)
+        cfg.jobs = 1;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(run_usage, stdout);
+            return 0;
+        }
+        int handled = 0;
+        int rc = bitcts_parse_selection("run", argc, argv, &i, &cfg.selection, &cfg.tier_text, &handled);
+        if (!rc && !handled)
+            rc = parse_run_option(argc, argv, &i, &cfg, &handled);
+        if (rc)
+            return rc;
+        if (!handled)
+            return bitcts_cli_error("run", "unknown argument '%s' (see bitcts run --help)", argv[i]);
+    }
+    if (!cfg.backend_spec)
+        return bitcts_cli_error("run", "--backend is required (a built-in name or a plugin path)");
+    return bitcts_run(&cfg);
+}

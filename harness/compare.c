@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: MIT */
+/* Bit-exact comparison of a case's buffers and the verdict that follows: guard bands, inputs
+ * unchanged, every asserted element equal, shift counts >= width classified, writes into the
+ * output's padding a warning (DirectML may write anywhere inside TotalTensorSizeInBytes). */
+#include <stdio.h>  /* snprintf */
+#include <stdlib.h> /* calloc */
+#include <string.h> /* memset */
+
+#include "bitcts/bitcts_status.h"
+#include "compare.h"
+#include "digest.h"
+#include "ref_ops.h"
+#include "verdict.h"
+
+uint8_t *bitcts_guarded_alloc(uint64_t size)
+{
+    const size_t body = (size_t)((size + 63) & ~(uint64_t)63);
+    uint8_t *base = aligned_alloc(64, body + 2 * BITCTS_GUARD_BYTES);
+    if (!base)
+        return NULL;
+    memset(base, BITCTS_GUARD_PATTERN, body + 2 * BITCTS_GUARD_BYTES);
+    return base + BITCTS_GUARD_BYTES;
+}
+
+void bitcts_guarded_free(uint8_t *data)
+{
+    if (data)
+        free(data - BITCTS_GUARD_BYTES);
+}
+
+/* Iterates logical elements: offsets of each tensor (inputs, then the output) in elements. */
+typedef struct elem_iter {
+    const bitcts_op_desc *desc;
+    uint32_t coord[BITCTS_MAX_DIMS];
+    uint64_t offset[3];
+    uint64_t stride[3][BITCTS_MAX_DIMS];
+    uint32_t tensors;
+} elem_iter;
+
+static void iter_init(elem_iter *it, const bitcts_op_desc *d)
+{
+    memset(it, 0, sizeof *it);
+    it->desc = d;
+    it->tensors = d->input_count + 1;
+    for (uint32_t k = 0; k < d->output.dimension_count; k++) {
+        for (uint32_t t = 0; t < d->input_count; t++)
+            it->stride[t][k] = bitcts_tensor_stride(&d->inputs[t], k);
+        it->stride[d->input_count][k] = bitcts_tensor_stride(&d->output, k);
+    }
+}
+
+static void iter_next(elem_iter *it)
+{
+    const bitcts_tensor_desc *o = &it->desc->output;
+    for (int k = (int)o->dimension_count - 1; k >= 0; k--) {
+        for (uint32_t t = 0; t < it->tensors; t++)
+            it->offset[t] += it->stride[t][k];
+        if (++it->coord[k] < o->sizes[k])
+            return;
+        for (uint32_t t = 0; t < it->tensors; t++)
+            it->offset[t] -= (uint64_t)it->coord[k] * it->stride[t][k];
+        it->coord[k] = 0;
+    }
+}
+
+void bitcts_compare_poison(const bitcts_op_desc *desc, const uint8_t *expected,
+                           const uint8_t *expected_mask, uint8_t *output)
+{
+    const uint32_t w = bitcts_dtype_size(desc->output.data_type);
+    elem_iter it;
+    iter_init(&it, desc);
+    for (uint64_t e = bitcts_tensor_element_count(&desc->output); e > 0; e--) {
+        const uint64_t off = it.offset[desc->input_count] * w;
+        const uint64_t exp = bitcts_ref_load(expected + off, w);
+        uint64_t v = ~exp;
+        if (expected_mask && v == bitcts_ref_load(expected_mask + off, w))
+            v ^= 1; /* differs from both policies' values */
+        bitcts_ref_store(output + off, w, v);
+        iter_next(&it);
+    }
+}
+
+static void append(char *buf, size_t cap, const char *text)
+{
+    const size_t used = strlen(buf);
+    if (used + 3 < cap)
+        snprintf(buf + used, cap - used, "%s%s", used ? "; " : "", text);
+}
+
+/* First byte where the guard band differs from its pattern, or -1. */
+static long guard_damage(const uint8_t *p)
+{
+    for (unsigned i = 0; i < BITCTS_GUARD_BYTES; i++) {
+        if (p[i] != BITCTS_GUARD_PATTERN)
+            return (long)i;
+    }
+    return -1;
+}
+
+static int check_guards(const bitcts_compare_args *a, char *why, size_t cap)
+{
+    int bad = 0;
+    char text[160];
+    for (uint32_t t = 0; t <= a->desc->input_count; t++) {
+        const int is_out = t == a->desc->input_count;
+        const uint8_t *p = is_out ? a->output_after : a->inputs_after[t];
+        const uint64_t size = is_out ? a->desc->output.total_tensor_size_in_bytes
+                                     : a->desc->inputs[t].total_tensor_size_in_bytes;
+        const char *role = is_out ? "Output" : (a->desc->input_count == 1 ? "Input" : (t ? "B" : "A"));
+        const long before = guard_damage(p - BITCTS_GUARD_BYTES);
+        const long after = guard_damage(p + size);
+        if (before >= 0) {
+            snprintf(text, sizeof text, "wrote before the %s buffer (%ld bytes before its start)",
+                     role, (long)BITCTS_GUARD_BYTES - before);
+            append(why, cap, text), bad = 1;
+        }
+        if (after >= 0) {
+            snprintf(text, sizeof text,
+                     "wrote past the end of the %s buffer (byte %llu, TotalTensorSizeInBytes %llu)",
+                     role, (unsigned long long)(size + (uint64_t)after), (unsigned long long)size);
+            append(why, cap, text), bad = 1;
+        }
+    }
+    return bad;
+}
+
+static int check_inputs(const bitcts_compare_args *a, char *why, size_t cap)
+{
+    int bad = 0;
+    for (uint32_t t = 0; t < a->desc->input_count; t++) {
+        if ((int)t == a->alias_input)
+            continue; /* that buffer is the output */
+        const uint64_t size = a->desc->inputs[t].total_tensor_size_in_bytes;
+        uint64_t first = size, count = 0;
+        for (uint64_t i = 0; i < size; i++) {
+            if (a->inputs_before[t][i] != a->inputs_after[t][i]) {
+                first = first < i ? first : i;
+                count++;
+            }
+        }
+        if (count) {
+            char text[160];
+            snprintf(text, sizeof text, "input %s changed: %llu bytes differ, first at byte %llu",
+                     a->desc->input_count == 1 ? "Input" : (t ? "B" : "A"),
+                     (unsigned long long)count, (unsigned long long)first);
+            append(why, cap, text), bad = 1;
+        }
+    }
+    return bad;
+}
+
+typedef struct element_scan {
+    uint64_t mismatches;
+    uint64_t oob;      /* elements whose shift count is >= the width */
+    int all_mask, all_saturate;
+} element_scan;
+
+/* Compares every logical element; marks the bytes elements cover in `covered`. */
+static void scan_elements(const bitcts_compare_args *a, uint8_t *covered, element_scan *s,
+                          bitcts_case_result *r)
+{
+    const bitcts_op_desc *d = a->desc;
+    const uint32_t wi = bitcts_dtype_size(d->inputs[0].data_type);
+    const uint32_t wo = bitcts_dtype_size(d->output.data_type);
+    const uint32_t n_in = d->input_count;
+    elem_iter it;
+    iter_init(&it, d);
+    s->all_mask = s->all_saturate = 1;
+    for (uint64_t e = 0; e < r->elements; e++, iter_next(&it)) {
+        const uint64_t off = it.offset[n_in] * wo;
+        memset(covered + off, 1, wo);
+        const uint64_t actual = bitcts_ref_load(a->output_after + off, wo);
+        const uint64_t expected = bitcts_ref_load(a->expected + off, wo);
+        if (a->recorded && bitcts_ref_load(a->inputs_before[1] + it.offset[1] * wi, wi) >= wi * 8) {
+            s->oob++;
+            s->all_saturate &= actual == expected;
+            s->all_mask &= actual == bitcts_ref_load(a->expected_mask + off, wo);
+            continue;
+        }
+        if (actual == expected)
+            continue;
+        if (s->mismatches++ == 0) {
+            r->has_first = 1;
+            r->first_index = e;
+            memcpy(r->first_coords, it.coord, sizeof it.coord);
+            for (uint32_t t = 0; t < n_in; t++)
+                r->first_inputs[t] = bitcts_ref_load(a->inputs_before[t] + it.offset[t] * wi, wi);
+            r->first_expected = expected;
+            r->first_actual = actual;
+        }
+    }
+}
+
+static uint64_t padding_writes(const bitcts_compare_args *a, const uint8_t *covered)
+{
+    uint64_t changed = 0;
+    for (uint64_t i = 0; i < a->desc->output.total_tensor_size_in_bytes; i++)
+        changed += !covered[i] && a->output_before[i] != a->output_after[i];
+    return changed;
+}
+
+int bitcts_compare_case(const bitcts_compare_args *a, bitcts_case_result *r)
+{
+    const bitcts_op_desc *d = a->desc;
+    r->detail[0] = r->policy[0] = r->warning[0] = '\0';
+    r->mismatches = 0;
+    r->has_first = 0;
+    r->elements = bitcts_tensor_element_count(&d->output);
+    r->rank = d->output.dimension_count;
+    r->input_count = d->input_count;
+    r->in_width = bitcts_dtype_size(d->inputs[0].data_type);
+    r->out_width = bitcts_dtype_size(d->output.data_type);
+    uint8_t *covered = calloc(1, (size_t)d->output.total_tensor_size_in_bytes + 1);
+    if (!covered)
+        return BITCTS_E_OUT_OF_MEMORY;
+    int bad = check_guards(a, r->detail, sizeof r->detail);
+    bad |= check_inputs(a, r->detail, sizeof r->detail);
+    element_scan s = {0};
+    scan_elements(a, covered, &s, r);
+    r->mismatches = s.mismatches;
+    bitcts_digest_logical(&d->output, a->output_after, r->digest);
+    if (s.mismatches) {
+        char text[320];
+        snprintf(text, sizeof text,
+                 "%llu of %llu elements differ; first at index %llu: expected 0x%0*llx, got 0x%0*llx",
+                 (unsigned long long)s.mismatches, (unsigned long long)r->elements,
+                 (unsigned long long)r->first_index, (int)(2 * r->out_width),
+                 (unsigned long long)r->first_expected, (int)(2 * r->out_width),
+                 (unsigned long long)r->first_actual);
+        append(r->detail, sizeof r->detail, text);
+        bad = 1;
+    }
+    const uint64_t pad = padding_writes(a, covered);
+    free(covered);
+    if (pad)
+        snprintf(r->warning, sizeof r->warning,
+                 "wrote %llu padding bytes inside TotalTensorSizeInBytes (allowed by DirectML)",
+                 (unsigned long long)pad);
+    if (bad) {
+        r->verdict = BITCTS_VERDICT_FAIL;
+    } else if (s.oob) {
+        r->verdict = BITCTS_VERDICT_RECORDED;
+        snprintf(r->policy, sizeof r->policy, "%s",
+                 s.all_mask && s.all_saturate ? "mask_or_saturate"
+                 : s.all_mask                 ? "mask"
+                 : s.all_saturate             ? "saturate"
+                                              : "other");
+        snprintf(r->detail, sizeof r->detail,
+                 "%llu elements with shift counts >= %u bits behave as policy '%s'; the other %llu "
+                 "elements are exact",
+                 (unsigned long long)s.oob, r->in_width * 8, r->policy,
+                 (unsigned long long)(r->elements - s.oob));
+    } else if (pad) {
+        r->verdict = BITCTS_VERDICT_WARN;
+        snprintf(r->detail, sizeof r->detail, "%s", r->warning);
+    } else {
+        r->verdict = BITCTS_VERDICT_PASS;
+    }
+    return BITCTS_OK;
+}

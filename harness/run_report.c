@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: MIT */
+/* The run's records: the append-only results.jsonl (header, begin, end), --resume from it, the
+ * report object of docs/report-schema.md, the progress line and the closing summary. */
+#include <errno.h>        /* errno */
+#include <stdio.h>        /* fprintf */
+#include <stdlib.h>       /* qsort */
+#include <string.h>       /* strcmp */
+#include <sys/utsname.h>  /* uname */
+#include <time.h>         /* strftime */
+#include <unistd.h>       /* gethostname */
+
+#include "bitcts/bitcts_status.h"
+#include "bitcts/bitcts_version.h"
+#include "case_json.h"
+#include "fs_util.h"
+#include "report.h"
+#include "run_state.h"
+#include "verdict.h"
+
+void bitcts__run_log(run_state *s, json_t *rec)
+{
+    if (s->log) {
+        char *text = json_dumps(rec, JSON_COMPACT | JSON_ENSURE_ASCII);
+        if (text) {
+            fputs(text, s->log);
+            fputc('\n', s->log);
+            fflush(s->log);
+            free(text);
+        }
+    }
+    json_decref(rec);
+}
+
+static json_t *selection_json(const run_state *s)
+{
+    char fl[8] = "", shard[24] = "";
+    if (s->cfg->selection.max_feature_level)
+        bitcts_fl_format(s->cfg->selection.max_feature_level, fl, sizeof fl);
+    if (s->cfg->shard_count)
+        snprintf(shard, sizeof shard, "%u/%u", s->cfg->shard_index, s->cfg->shard_count);
+    return json_pack("{s:s, s:s, s:s, s:s}", "tier", s->cfg->tier_text ? s->cfg->tier_text : "default",
+                     "filter", s->cfg->selection.filter ? s->cfg->selection.filter : "*",
+                     "feature_level", fl, "shard", shard);
+}
+
+static json_t *header_json(const run_state *s)
+{
+    char seed[19];
+    bitcts_format_u64(s->cfg->seed, seed);
+    return json_pack("{s:s, s:s, s:s, s:s, s:o}", "record", "header", "schema_version", "1.0",
+                     "seed", seed, "backend", s->cfg->backend_spec, "selection", selection_json(s));
+}
+
+/* Loads the ended cases of an earlier, interrupted run of the same selection. */
+static int resume_from(run_state *s, const char *path, char *err, size_t cap)
+{
+    char *text = NULL;
+    size_t size = 0;
+    int st = bitcts_fs_read(path, (size_t)1 << 31, &text, &size, err, cap);
+    if (st != BITCTS_OK)
+        return st;
+    json_t *want = header_json(s);
+    size_t line = 0;
+    char *p = text;
+    while (st == BITCTS_OK && p < text + size) {
+        char *nl = memchr(p, '\n', (size_t)(text + size - p));
+        if (!nl)
+            break; /* a record cut short by the interruption: it is run again */
+        *nl = '\0';
+        line++;
+        json_t *rec = json_loads(p, 0, NULL);
+        const char *kind = json_string_value(json_object_get(rec, "record"));
+        if (!rec || !kind) {
+            snprintf(err, cap, "--resume: %s:%zu is not a bitcts log record", path, line);
+            st = BITCTS_E_PARSE;
+        } else if (line == 1 && (strcmp(kind, "header") || !json_equal(rec, want))) {
+            snprintf(err, cap, "--resume: %s was written by a run with another seed, backend or "
+                               "selection", path);
+            st = BITCTS_E_INVALID_ARGUMENT;
+        } else if (strcmp(kind, "end") == 0) {
+            const char *id = json_string_value(json_object_get(rec, "id"));
+            const json_int_t idx = json_integer_value(json_object_get(rec, "plan_index"));
+            if (!id || idx < 0 || (size_t)idx >= s->plan->count || strcmp(s->plan->cases[idx].id, id)) {
+                snprintf(err, cap, "--resume: %s:%zu names an unknown case", path, line);
+                st = BITCTS_E_PARSE;
+            } else {
+                json_object_del(rec, "record");
+                json_decref(s->results[idx]);
+                s->results[idx] = json_incref(rec);
+            }
+        }
+        json_decref(rec);
+        p = nl + 1;
+    }
+    json_decref(want);
+    free(text);
+    return st;
+}
+
+int bitcts__run_open_log(run_state *s, char *err, size_t cap)
+{
+    int st = bitcts_fs_mkdirs(s->cfg->report_dir, err, cap);
+    if (st != BITCTS_OK)
+        return st;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/results.jsonl", s->cfg->report_dir);
+    const int exists = access(path, F_OK) == 0;
+    if (s->cfg->resume && exists && (st = resume_from(s, path, err, cap)) != BITCTS_OK)
+        return st;
+    s->log = fopen(path, s->cfg->resume && exists ? "a+" : "w");
+    if (!s->log) {
+        snprintf(err, cap, "cannot write %s: %s", path, strerror(errno));
+        return BITCTS_E_IO;
+    }
+    if (s->cfg->resume && exists) {
+        fseek(s->log, 0, SEEK_END); /* a record cut short gets its line ended */
+        if (ftell(s->log) > 0) {
+            fseek(s->log, -1, SEEK_END);
+            const int last = fgetc(s->log);
+            fseek(s->log, 0, SEEK_END);
+            if (last != '\n')
+                fputc('\n', s->log);
+        }
+    } else {
+        bitcts__run_log(s, header_json(s));
+    }
+    return BITCTS_OK;
+}
+
+static json_t *types_json(uint32_t mask)
+{
+    json_t *a = json_array();
+    for (uint32_t t = 1; t < BITCTS_DT_COUNT; t++) {
+        if (mask & (1u << t))
+            json_array_append_new(a, json_string(bitcts_dtype_name(t)));
+    }
+    return a;
+}
+
+static json_t *backend_json(const run_state *s)
+{
+    const bitcts_backend *b = &s->backend;
+    json_t *caps = json_object();
+    for (int i = 0; i < 7; i++) {
+        if (!b->caps.has_op[i])
+            continue;
+        const bitcts_abi_op_caps *c = &b->caps.ops[i];
+        json_t *dims = json_array();
+        for (uint32_t n = 1; n <= 8; n++) {
+            if (c->dimension_counts & (1u << n))
+                json_array_append_new(dims, json_integer(n));
+        }
+        json_object_set_new(caps, bitcts_op_name(bitcts_op_all[i]),
+                            json_pack("{s:o, s:o, s:o, s:b}", "input_types", types_json(c->input_types),
+                                      "output_types", types_json(c->output_types), "dimension_counts",
+                                      dims, "in_place", (c->flags & BITCTS_ABI_CAP_IN_PLACE) != 0));
+    }
+    char fl[8], abi[16];
+    bitcts_fl_format(b->caps.feature_level, fl, sizeof fl);
+    const uint32_t v = bitcts_plugin_host_abi_version(b->host);
+    snprintf(abi, sizeof abi, "%u.%u", BITCTS_ABI_MAJOR(v), BITCTS_ABI_MINOR(v));
+    json_t *info = json_pack("{s:s, s:s, s:s}", "variant", b->info_variant, "features",
+                             b->info_features, "other", b->info_extra);
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "spec",
+                     s->cfg->backend_spec, "path", bitcts_plugin_host_path(b->host), "name",
+                     bitcts_plugin_host_name(b->host), "vendor", bitcts_plugin_host_vendor(b->host),
+                     "version", bitcts_plugin_host_version(b->host), "build_id",
+                     bitcts_plugin_host_build_id(b->host), "abi_version", abi,
+                     "library_xxh3_128", bitcts_plugin_host_digest(b->host), "feature_level", fl,
+                     "capabilities", caps, "info", info);
+}
+
+static json_t *host_json(void)
+{
+    struct utsname u;
+    char name[256] = "";
+    gethostname(name, sizeof name - 1);
+    const int ok = uname(&u) == 0;
+    char os[200];
+    snprintf(os, sizeof os, "%s %s", ok ? u.sysname : "?", ok ? u.release : "");
+    return json_pack("{s:s, s:s, s:s, s:I}", "hostname", name, "os", os, "machine",
+                     ok ? u.machine : "?", "cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+static int by_duration(const void *a, const void *b)
+{
+    const double x = json_real_value(json_object_get(*(json_t *const *)a, "duration_ms"));
+    const double y = json_real_value(json_object_get(*(json_t *const *)b, "duration_ms"));
+    return (x < y) - (x > y);
+}
+
+int bitcts__run_write_report(run_state *s, char *err, size_t cap)
+{
+    json_t *cases = json_array(), *by_verdict = json_object(), *slowest = json_array();
+    json_t **sorted = malloc((s->selected_count + 1) * sizeof *sorted);
+    for (size_t i = 0; i < s->selected_count; i++) {
+        json_t *c = s->results[s->selected[i]];
+        json_array_append(cases, c);
+        sorted[i] = c;
+        const char *v = json_string_value(json_object_get(c, "verdict"));
+        json_object_set_new(by_verdict, v, json_integer(json_integer_value(json_object_get(by_verdict, v)) + 1));
+    }
+    qsort(sorted, s->selected_count, sizeof *sorted, by_duration);
+    for (size_t i = 0; i < s->selected_count && i < 10; i++)
+        json_array_append_new(slowest, json_pack("{s:O, s:O}", "id", json_object_get(sorted[i], "id"),
+                                                 "duration_ms", json_object_get(sorted[i], "duration_ms")));
+    free(sorted);
+    json_t *argv = json_array();
+    for (int i = 0; i < s->cfg->argc; i++)
+        json_array_append_new(argv, json_string(s->cfg->argv[i]));
+    char seed[19], finished[32];
+    bitcts_format_u64(s->cfg->seed, seed);
+    const time_t wall = time(NULL);
+    strftime(finished, sizeof finished, "%Y-%m-%dT%H:%M:%SZ", gmtime(&wall));
+    json_t *report = json_pack(
+        "{s:s, s:s, s:s, s:I, s:s, s:o, s:s, s:s, s:f, s:o, s:o, s:o, s:{s:I, s:o}, s:o, s:o}",
+        "schema", "bitcts-report", "schema_version", "1.0", "suite_version", BITCTS_VERSION_STRING,
+        "generator_version", (json_int_t)BITCTS_GENERATOR_VERSION, "seed", seed, "command_line",
+        argv, "started", s->started_iso, "finished", finished, "duration_s",
+        bitcts__run_now() - s->started, "selection", selection_json(s), "backend",
+        backend_json(s), "host", host_json(), "summary", "total", (json_int_t)s->selected_count,
+        "by_verdict", by_verdict, "cases", cases, "slowest", slowest);
+    const int st = report ? bitcts_report_write_all(report, s->cfg->report_dir, err, cap)
+                          : BITCTS_E_OUT_OF_MEMORY;
+    json_decref(report);
+    return st;
+}
+
+void bitcts__run_progress(run_state *s, int final)
+{
+    if (!s->progress)
+        return;
+    const double t = bitcts__run_now();
+    if (!final && t - s->last_progress < 0.1)
+        return;
+    s->last_progress = t;
+    const size_t total = s->todo_count, done = s->done;
+    const double rate = done / (t - s->started + 1e-9);
+    const double eta = rate > 0 ? (double)(total - (done < total ? done : total)) / rate : 0;
+    char bar[31];
+    const size_t filled = total ? done * 30 / total : 30;
+    for (size_t i = 0; i < 30; i++)
+        bar[i] = i < filled ? '#' : '.';
+    bar[30] = '\0';
+    fprintf(stderr, "\r[%s] %zu/%zu %5.1f%% %7.0f cases/s ETA %4.0fs%s", bar, done, total,
+            total ? 100.0 * done / total : 100.0, rate, eta, final ? "\n" : "");
+    fflush(stderr);
+}
+
+void bitcts__run_print_summary(const run_state *s)
+{
+    size_t counts[8][BITCTS_VERDICT_COUNT];
+    memset(counts, 0, sizeof counts);
+    for (size_t i = 0; i < s->selected_count; i++) {
+        const json_t *c = s->results[s->selected[i]];
+        const int v = bitcts_verdict_parse(json_string_value(json_object_get(c, "verdict")));
+        int o = 0;
+        while (o < 7 && bitcts_op_all[o] != s->plan->cases[s->selected[i]].op)
+            o++;
+        if (v >= 0) {
+            counts[o][v]++;
+            counts[7][v]++;
+        }
+    }
+    printf("\n%-16s", "operator");
+    for (int v = 0; v < BITCTS_VERDICT_COUNT; v++) {
+        if (counts[7][v])
+            printf(" %15s", bitcts_verdict_name(v));
+    }
+    printf("\n");
+    for (int o = 0; o < 8; o++) {
+        printf("%-16s", o < 7 ? bitcts_op_name(bitcts_op_all[o]) : "total");
+        for (int v = 0; v < BITCTS_VERDICT_COUNT; v++) {
+            if (counts[7][v])
+                printf(" %15zu", counts[o][v]);
+        }
+        printf("\n");
+    }
+    size_t shown = 0;
+    for (size_t i = 0; i < s->selected_count; i++) {
+        const json_t *c = s->results[s->selected[i]];
+        const int v = bitcts_verdict_parse(json_string_value(json_object_get(c, "verdict")));
+        if (!bitcts_verdict_is_failure(v))
+            continue;
+        if (shown++ == 0)
+            printf("\nfailures:\n");
+        if (shown > 20)
+            continue;
+        printf("  %s: %s: %s\n    %s\n", json_string_value(json_object_get(c, "id")),
+               bitcts_verdict_name(v), json_string_value(json_object_get(c, "detail")),
+               json_string_value(json_object_get(c, "repro")));
+    }
+    if (shown > 20)
+        printf("  ... and %zu more (see the report)\n", shown - 20);
+    printf("\nslowest:\n");
+    size_t top[5];
+    size_t n_top = 0;
+    for (; n_top < 5 && n_top < s->selected_count; n_top++) { /* five passes: the next slowest */
+        double best = -1;
+        for (size_t i = 0; i < s->selected_count; i++) {
+            const size_t idx = s->selected[i];
+            const double d = json_real_value(json_object_get(s->results[idx], "duration_ms"));
+            int taken = 0;
+            for (size_t j = 0; j < n_top; j++)
+                taken |= top[j] == idx;
+            if (!taken && d > best) {
+                best = d;
+                top[n_top] = idx;
+            }
+        }
+    }
+    for (size_t i = 0; i < n_top; i++)
+        printf("  %9.2f ms  %s\n", json_real_value(json_object_get(s->results[top[i]], "duration_ms")),
+               s->plan->cases[top[i]].id);
+    printf("\n%zu cases in %.1f s; report in %s/ (report.json, junit.xml, report.html, summary.md)\n",
+           s->selected_count, bitcts__run_now() - s->started, s->cfg->report_dir);
+}

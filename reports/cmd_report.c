@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: MIT */
+/* `bitcts report diff|merge|render`: the command line over the reports module. The only file
+ * of the module that prints; errors are one line (bitcts_cli_error) with exit code 2. */
+#include <stdio.h>  /* printf */
+#include <stdlib.h> /* calloc */
+#include <string.h> /* strcmp */
+
+#include "cli_util.h"
+#include "fs_util.h"
+#include "report.h"
+
+static const char report_usage[] =
+    "usage: bitcts report <action> [<args>]\n"
+    "\n"
+    "Works on report folders written by 'bitcts run --report DIR' (docs/report-schema.md).\n"
+    "actions:\n"
+    "  diff A B [--json FILE]       compare two runs: regressions, fixes, digest changes\n"
+    "  merge --out DIR A B [C...]   join the shard reports of one run into one report\n"
+    "  render DIR                   re-write junit.xml, report.html, summary.md from report.json\n"
+    "\n"
+    "'bitcts report <action> --help' describes an action.\n";
+
+static const char diff_usage[] =
+    "usage: bitcts report diff A B [--json FILE]\n"
+    "\n"
+    "Compares run A (earlier) with run B (later), case by case; A and B are report folders or\n"
+    "report.json files. Prints one line per difference, then a summary line:\n"
+    "  regression  the verdict got worse: pass < warn < fail < timeout < crash; or a case that\n"
+    "              was not failing now fails (fail, timeout, crash, missing, internal_error,\n"
+    "              unexpected_pass); or a pass/warn/recorded case became not_supported or\n"
+    "              expected_fail\n"
+    "  fix         the reverse of a regression\n"
+    "  changed     any other verdict change (e.g. recorded -> pass, crash -> internal_error,\n"
+    "              fail -> not_supported: a failure that went away without a fix)\n"
+    "  digest      same verdict (pass, warn or recorded), different output digest; only when\n"
+    "              both runs used the same seed and generator version\n"
+    "  added, removed  cases only in B, only in A\n"
+    "  --json FILE  also write the diff as JSON\n"
+    "Exit code: 0 no regression, 1 regressions, 2 bad input.\n";
+
+static const char merge_usage[] =
+    "usage: bitcts report merge --out DIR A B [C...]\n"
+    "\n"
+    "Joins the shard reports (folders or report.json files) of one run into DIR/report.json,\n"
+    "junit.xml, report.html and summary.md. The shards must share seed, suite and generator\n"
+    "version, backend name and library digest and selection; every shard i/n must be given\n"
+    "exactly once; a case in two shards must have the same result. Cases are put back in plan\n"
+    "order, the summary and slowest cases recomputed, durations summed.\n";
+
+static const char render_usage[] =
+    "usage: bitcts report render DIR\n"
+    "\n"
+    "Validates DIR/report.json and re-writes DIR/junit.xml, DIR/report.html and DIR/summary.md\n"
+    "from it (after an upgrade of bitcts, or after editing nothing but wanting fresh views).\n";
+
+static int is_help(const char *arg)
+{
+    return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+}
+
+static int write_json_file(const json_t *value, const char *path, char *err, size_t cap)
+{
+    char *text = json_dumps(value, JSON_INDENT(1));
+    if (!text) {
+        snprintf(err, cap, "out of memory");
+        return BITCTS_E_OUT_OF_MEMORY;
+    }
+    const size_t len = strlen(text);
+    char *line = realloc(text, len + 2);
+    if (!line) {
+        free(text);
+        snprintf(err, cap, "out of memory");
+        return BITCTS_E_OUT_OF_MEMORY;
+    }
+    memcpy(line + len, "\n", 2);
+    const int st = bitcts_fs_write_atomic(path, line, len + 1, err, cap);
+    free(line);
+    return st;
+}
+
+/* ---- diff ---- */
+
+static void print_changes(const json_t *diff, const char *key, const char *label)
+{
+    const json_t *list = json_object_get(diff, key);
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        const json_t *e = json_array_get(list, i);
+        const char *detail = bitcts_report_str(e, "detail");
+        printf("%-11s %s  %s -> %s%s%s\n", label, bitcts_report_str(e, "id"),
+               bitcts_report_str(e, "from"), bitcts_report_str(e, "to"), *detail ? ": " : "",
+               detail);
+    }
+}
+
+static void print_diff(const json_t *diff)
+{
+    const json_t *list = json_object_get(diff, "digest_changed");
+    print_changes(diff, "regressions", "regression");
+    print_changes(diff, "fixes", "fix");
+    print_changes(diff, "changed", "changed");
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        const json_t *e = json_array_get(list, i);
+        printf("%-11s %s  (%s) %s -> %s\n", "digest", bitcts_report_str(e, "id"),
+               bitcts_report_str(e, "verdict"), bitcts_report_str(e, "from"),
+               bitcts_report_str(e, "to"));
+    }
+    static const char *const presence[] = {"added", "removed"};
+    for (size_t p = 0; p < 2; p++) {
+        list = json_object_get(diff, presence[p]);
+        for (size_t i = 0; i < json_array_size(list); i++)
+            printf("%-11s %s  %s\n", presence[p], bitcts_report_str(json_array_get(list, i), "id"),
+                   bitcts_report_str(json_array_get(list, i), "verdict"));
+    }
+    const json_t *a = json_object_get(diff, "a");
+    const json_t *b = json_object_get(diff, "b");
+    if (!json_is_true(json_object_get(diff, "digests_compared")))
+        printf("note: the runs used different seeds or generator versions (%s vs %s); output "
+               "digests were not compared\n",
+               bitcts_report_str(a, "seed"), bitcts_report_str(b, "seed"));
+    const json_t *s = json_object_get(diff, "summary");
+    printf("report diff: %lld regressions, %lld fixes, %lld other changes, %lld digest changes, "
+           "%lld added, %lld removed; %lld cases compared\n",
+           (long long)json_integer_value(json_object_get(s, "regressions")),
+           (long long)json_integer_value(json_object_get(s, "fixes")),
+           (long long)json_integer_value(json_object_get(s, "changed")),
+           (long long)json_integer_value(json_object_get(s, "digest_changed")),
+           (long long)json_integer_value(json_object_get(s, "added")),
+           (long long)json_integer_value(json_object_get(s, "removed")),
+           (long long)json_integer_value(json_object_get(s, "compared")));
+}
+
+static int cmd_diff(int argc, char **argv)
+{
+    const char *paths[2] = {NULL, NULL};
+    const char *json_path = NULL;
+    int n_paths = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        const int r = bitcts_cli_option(argc, argv, &i, "--json", &v);
+        if (r < 0 || (r > 0 && !*v))
+            return bitcts_cli_error("report diff", "--json needs a file name");
+        if (r > 0) {
+            json_path = v;
+        } else if (is_help(argv[i])) {
+            fputs(diff_usage, stdout);
+            return 0;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return bitcts_cli_error(
+                "report diff", "unknown argument '%s' (see bitcts report diff --help)", argv[i]);
+        } else if (n_paths == 2) {
+            return bitcts_cli_error("report diff", "more than two reports given ('%s')", argv[i]);
+        } else {
+            paths[n_paths++] = argv[i];
+        }
+    }
+    if (n_paths != 2)
+        return bitcts_cli_error("report diff",
+                                "needs two reports, A and B (see bitcts report diff --help)");
+    json_t *reports[2] = {NULL, NULL};
+    json_t *diff = NULL;
+    char err[BITCTS_REPORT_ERROR_CAP + 4200] = "";
+    int rc = BITCTS_EXIT_USAGE;
+    for (int k = 0; k < 2; k++) {
+        if (bitcts_report_load(paths[k], &reports[k], err, sizeof err) != BITCTS_OK) {
+            bitcts_cli_error("report diff", "%s", err);
+            goto cleanup;
+        }
+    }
+    if (bitcts_report_diff(reports[0], reports[1], &diff) != BITCTS_OK ||
+        json_object_set_new(json_object_get(diff, "a"), "path", json_string(paths[0])) != 0 ||
+        json_object_set_new(json_object_get(diff, "b"), "path", json_string(paths[1])) != 0) {
+        bitcts_cli_error("report diff", "out of memory");
+        goto cleanup;
+    }
+    if (json_path && write_json_file(diff, json_path, err, sizeof err) != BITCTS_OK) {
+        bitcts_cli_error("report diff", "%s", err);
+        goto cleanup;
+    }
+    print_diff(diff);
+    rc = json_array_size(json_object_get(diff, "regressions")) ? BITCTS_EXIT_FAILURES
+                                                               : BITCTS_EXIT_OK;
+cleanup:
+    json_decref(reports[0]);
+    json_decref(reports[1]);
+    json_decref(diff);
+    return rc;
+}
+
+/* ---- merge ---- */
+
+static int merge_loaded(json_t **reports, const char **paths, int n, const char *out_dir)
+{
+    char err[BITCTS_REPORT_ERROR_CAP + 4200] = "";
+    json_t *merged = NULL;
+    const bitcts_status st = bitcts_report_merge((const json_t *const *)reports, paths, (size_t)n,
+                                                 &merged, err, sizeof err);
+    if (st != BITCTS_OK)
+        return bitcts_cli_error("report merge", "%s", err[0] ? err : bitcts_status_message(st));
+    const int wr = bitcts_report_write_all(merged, out_dir, err, sizeof err);
+    const size_t cases = json_array_size(json_object_get(merged, "cases"));
+    const int clean = bitcts_report_is_clean(merged);
+    json_decref(merged);
+    if (wr != BITCTS_OK)
+        return bitcts_cli_error("report merge", "%s", err);
+    fprintf(stderr, "merged %d reports, %zu cases (%s) into %s\n", n, cases,
+            clean ? "passed" : "failed", out_dir);
+    return BITCTS_EXIT_OK;
+}
+
+static int cmd_merge(int argc, char **argv)
+{
+    const char *out_dir = NULL;
+    const char **paths = calloc((size_t)argc, sizeof *paths);
+    json_t **reports = calloc((size_t)argc, sizeof *reports);
+    int n = 0;
+    int rc = BITCTS_EXIT_USAGE;
+    if (!paths || !reports) {
+        rc = bitcts_cli_error("report merge", "out of memory");
+        goto cleanup;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        const int r = bitcts_cli_option(argc, argv, &i, "--out", &v);
+        if (r < 0 || (r > 0 && !*v)) {
+            rc = bitcts_cli_error("report merge", "--out needs a directory");
+            goto cleanup;
+        }
+        if (r > 0) {
+            out_dir = v;
+        } else if (is_help(argv[i])) {
+            fputs(merge_usage, stdout);
+            rc = BITCTS_EXIT_OK;
+            goto cleanup;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            rc = bitcts_cli_error(
+                "report merge", "unknown argument '%s' (see bitcts report merge --help)", argv[i]);
+            goto cleanup;
+        } else {
+            paths[n++] = argv[i];
+        }
+    }
+    if (!out_dir) {
+        rc = bitcts_cli_error("report merge", "--out DIR is required");
+        goto cleanup;
+    }
+    if (n == 0) {
+        rc = bitcts_cli_error("report merge", "no shard reports given");
+        goto cleanup;
+    }
+    for (int k = 0; k < n; k++) {
+        char err[BITCTS_REPORT_ERROR_CAP + 4200] = "";
+        if (bitcts_report_load(paths[k], &reports[k], err, sizeof err) != BITCTS_OK) {
+            rc = bitcts_cli_error("report merge", "%s", err);
+            goto cleanup;
+        }
+    }
+    rc = merge_loaded(reports, paths, n, out_dir);
+cleanup:
+    for (int k = 0; reports && k < n; k++)
+        json_decref(reports[k]);
+    free(reports);
+    free(paths);
+    return rc;
+}
+
+/* ---- render ---- */
+
+static int cmd_render(int argc, char **argv)
+{
+    if (argc == 2 && is_help(argv[1])) {
+        fputs(render_usage, stdout);
+        return 0;
+    }
+    if (argc != 2 || (argv[1][0] == '-' && argv[1][1]))
+        return bitcts_cli_error(
+            "report render", "needs exactly one report folder (see bitcts report render --help)");
+    if (bitcts_fs_dir_state(argv[1]) != 1)
+        return bitcts_cli_error("report render", "%s is not a report folder", argv[1]);
+    char err[BITCTS_REPORT_ERROR_CAP + 4200] = "";
+    json_t *report = NULL;
+    if (bitcts_report_load(argv[1], &report, err, sizeof err) != BITCTS_OK)
+        return bitcts_cli_error("report render", "%s", err);
+    const int st = bitcts_report_write_views(report, argv[1], err, sizeof err);
+    json_decref(report);
+    if (st != BITCTS_OK)
+        return bitcts_cli_error("report render", "%s", err);
+    fprintf(stderr, "rendered %s/junit.xml, report.html, summary.md\n", argv[1]);
+    return BITCTS_EXIT_OK;
+}
+
+int bitcts_cmd_report(int argc, char **argv)
+{
+    if (argc < 2 || is_help(argv[1])) {
+        fputs(report_usage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? BITCTS_EXIT_USAGE : BITCTS_EXIT_OK;
+    }
+    if (strcmp(argv[1], "diff") == 0)
+        return cmd_diff(argc - 1, argv + 1);
+    if (strcmp(argv[1], "merge") == 0)
+        return cmd_merge(argc - 1, argv + 1);
+    if (strcmp(argv[1], "render") == 0)
+        return cmd_render(argc - 1, argv + 1);
+    return bitcts_cli_error("report", "unknown action '%s' (diff, merge, render)", argv[1]);
+}

@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: MIT */
+/* Joins the shard reports of one run into the report the unsharded run would have written:
+ * first proves the shards belong together (same run identity, one complete set of shards, no
+ * case with two different results), then rebuilds the cases in plan order and recomputes
+ * everything derived from them. */
+#include <stdarg.h> /* va_list */
+#include <stdio.h>  /* snprintf, sscanf */
+#include <stdlib.h> /* malloc, qsort */
+#include <string.h> /* strcmp */
+
+#include "report.h"
+
+typedef struct merge_ctx {
+    const json_t *const *shards;
+    const char *const *names;
+    size_t count;
+    char *err;
+    size_t cap;
+} merge_ctx;
+
+static bitcts_status merge_fail(merge_ctx *m, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (m->err && m->cap)
+        vsnprintf(m->err, m->cap, fmt, ap);
+    va_end(ap);
+    return BITCTS_E_INVALID_ARGUMENT;
+}
+
+/* ---- one run? ---- */
+
+/* The fields that identify a run: section ("" = top level) and key. */
+static const char *const identity_fields[][2] = {
+    {"", "schema_version"},  {"", "suite_version"},           {"", "seed"},
+    {"backend", "name"},     {"backend", "library_xxh3_128"}, {"selection", "tier"},
+    {"selection", "filter"}, {"selection", "feature_level"},
+};
+
+static bitcts_status check_identity(merge_ctx *m)
+{
+    for (size_t i = 1; i < m->count; i++) {
+        for (size_t f = 0; f < sizeof identity_fields / sizeof identity_fields[0]; f++) {
+            const char *section = identity_fields[f][0];
+            const char *key = identity_fields[f][1];
+            const json_t *a = *section ? json_object_get(m->shards[0], section) : m->shards[0];
+            const json_t *b = *section ? json_object_get(m->shards[i], section) : m->shards[i];
+            if (strcmp(bitcts_report_str(a, key), bitcts_report_str(b, key)) != 0)
+                return merge_fail(
+                    m, "%s and %s are not shards of one run: %s%s%s differs ('%s' vs '%s')",
+                    m->names[0], m->names[i], section, *section ? "." : "", key,
+                    bitcts_report_str(a, key), bitcts_report_str(b, key));
+        }
+        if (!json_equal(json_object_get(m->shards[0], "generator_version"),
+                        json_object_get(m->shards[i], "generator_version")))
+            return merge_fail(m, "%s and %s are not shards of one run: generator_version differs",
+                              m->names[0], m->names[i]);
+    }
+    return BITCTS_OK;
+}
+
+/* "i/n" -> i and n; 0 when the text is not of that form. */
+static int parse_shard(const char *text, unsigned *i, unsigned *n)
+{
+    int used = 0;
+    return sscanf(text, "%9u/%9u%n", i, n, &used) == 2 && text[used] == '\0' && *n > 0 &&
+           text[0] >= '0' && text[0] <= '9';
+}
+
+/* All shards unsharded (""), or "i/n" with one n, every i once, i counted from 1 (or 0). */
+static bitcts_status check_shards(merge_ctx *m)
+{
+    unsigned n0 = 0;
+    int base = 1;
+    const char *first = bitcts_report_str(json_object_get(m->shards[0], "selection"), "shard");
+    for (size_t i = 0; i < m->count; i++) {
+        const char *s = bitcts_report_str(json_object_get(m->shards[i], "selection"), "shard");
+        unsigned idx = 0;
+        unsigned n = 0;
+        if (!*s != !*first)
+            return merge_fail(m, "%s is %s but %s is %s", m->names[0], *first ? first : "unsharded",
+                              m->names[i], *s ? s : "unsharded");
+        if (!*s)
+            continue;
+        if (!parse_shard(s, &idx, &n))
+            return merge_fail(m, "%s: shard '%s' is not I/N", m->names[i], s);
+        if (i == 0)
+            n0 = n;
+        if (n != n0)
+            return merge_fail(m, "%s is shard %s but %s is shard %s: different shard counts",
+                              m->names[0], first, m->names[i], s);
+        base = idx == 0 ? 0 : base;
+        for (size_t j = 0; j < i; j++) {
+            if (strcmp(s, bitcts_report_str(json_object_get(m->shards[j], "selection"), "shard")) ==
+                0)
+                return merge_fail(m, "%s and %s are both shard %s", m->names[j], m->names[i], s);
+        }
+    }
+    if (!*first)
+        return BITCTS_OK;
+    for (size_t i = 0; i < m->count; i++) {
+        unsigned idx = 0;
+        unsigned n = 0;
+        parse_shard(bitcts_report_str(json_object_get(m->shards[i], "selection"), "shard"), &idx,
+                    &n);
+        if (idx < (unsigned)base || idx - (unsigned)base >= n)
+            return merge_fail(m, "%s: shard %u/%u is out of range", m->names[i], idx, n);
+    }
+    if (m->count != n0)
+        return merge_fail(m, "got %zu of the %u shards of the run; give every shard", m->count, n0);
+    return BITCTS_OK;
+}
+
+/* ---- the cases ---- */
+
+typedef struct shard_case {
+    const json_t *obj;
+    size_t shard;
+} shard_case;
+
+static int compare_ids(const void *a, const void *b)
+{
+    const shard_case *x = a;
+    const shard_case *y = b;
+    const int c = strcmp(bitcts_report_str(x->obj, "id"), bitcts_report_str(y->obj, "id"));
+    return c ? c : (x->shard > y->shard) - (x->shard < y->shard);
+}
+
+/* Plan order: by plan_index; cases without one after those with one, by id. */
+static int compare_plan(const void *a, const void *b)
+{
+    const json_t *x = ((const shard_case *)a)->obj;
+    const json_t *y = ((const shard_case *)b)->obj;
+    const json_t *px = json_object_get(x, "plan_index");
+    const json_t *py = json_object_get(y, "plan_index");
+    if (px && py && json_integer_value(px) != json_integer_value(py))
+        return json_integer_value(px) < json_integer_value(py) ? -1 : 1;
+    if (!px != !py)
+        return px ? -1 : 1;
+    return strcmp(bitcts_report_str(x, "id"), bitcts_report_str(y, "id"));
+}
+
+static int same_result(const json_t *a, const json_t *b)
+{
+    static const char *const keys[] = {"verdict", "output_xxh3_128", "detail", "policy"};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        if (strcmp(bitcts_report_str(a, keys[k]), bitcts_report_str(b, keys[k])) != 0)
+            return 0;
+    }
+    return json_equal(json_object_get(a, "failure"), json_object_get(b, "failure"));
+}
+
+/* Sorts by id, drops exact duplicates (refusing different results), returns the unique count. */
+static bitcts_status dedupe(merge_ctx *m, shard_case *all, size_t n, size_t *unique)
+{
+    qsort(all, n, sizeof *all, compare_ids);
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (kept && strcmp(bitcts_report_str(all[kept - 1].obj, "id"),
+                           bitcts_report_str(all[i].obj, "id")) == 0) {
+            if (!same_result(all[kept - 1].obj, all[i].obj))
+                return merge_fail(m, "case %s has different results in %s (%s) and %s (%s)",
+                                  bitcts_report_str(all[i].obj, "id"),
+                                  m->names[all[kept - 1].shard],
+                                  bitcts_report_str(all[kept - 1].obj, "verdict"),
+                                  m->names[all[i].shard], bitcts_report_str(all[i].obj, "verdict"));
+            continue;
+        }
+        all[kept++] = all[i];
+    }
+    *unique = kept;
+    return BITCTS_OK;
+}
+
+static bitcts_status merged_cases(merge_ctx *m, json_t **out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->count; i++)
+        n += json_array_size(json_object_get(m->shards[i], "cases"));
+    if (n > BITCTS_REPORT_MAX_CASES)
+        return merge_fail(m, "the shards hold %zu cases, more than the %u supported", n,
+                          BITCTS_REPORT_MAX_CASES);
+    shard_case *all = malloc((n ? n : 1) * sizeof *all);
+    json_t *cases = json_array();
+    bitcts_status st = BITCTS_E_OUT_OF_MEMORY;
+    size_t k = 0;
+    if (!all || !cases)
+        goto cleanup;
+    for (size_t i = 0; i < m->count; i++) {
+        const json_t *list = json_object_get(m->shards[i], "cases");
+        for (size_t j = 0; j < json_array_size(list); j++)
+            all[k++] = (shard_case){.obj = json_array_get(list, j), .shard = i};
+    }
+    if ((st = dedupe(m, all, n, &k)) != BITCTS_OK)
+        goto cleanup;
+    qsort(all, k, sizeof *all, compare_plan);
+    for (size_t i = 0; i < k; i++) {
+        const json_t *p = json_object_get(all[i].obj, "plan_index");
+        if (i && p && json_equal(p, json_object_get(all[i - 1].obj, "plan_index"))) {
+            st = merge_fail(m, "cases %s and %s both have plan_index %lld: not one plan",
+                            bitcts_report_str(all[i - 1].obj, "id"),
+                            bitcts_report_str(all[i].obj, "id"), (long long)json_integer_value(p));
+            goto cleanup;
+        }
+        /* Shared for now; the caller deep-copies the finished report. */
+        if (json_array_append_new(cases, json_incref((json_t *)all[i].obj)) != 0) {
+            st = BITCTS_E_OUT_OF_MEMORY;
+            goto cleanup;
+        }
+    }
+    *out = cases;
+    cases = NULL;
+    st = BITCTS_OK;
+cleanup:
+    free(all);
+    json_decref(cases);
+    return st;
+}
+
+/* ---- the rest of the report ---- */
+
+/* The first shard's command line without "--shard X" / "--shard=X". */
+static json_t *unsharded_command_line(const json_t *report)
+{
+    const json_t *argv = json_object_get(report, "command_line");
+    json_t *out = json_array();
+    for (size_t i = 0; out && i < json_array_size(argv); i++) {
+        const char *arg = json_string_value(json_array_get(argv, i));
+        if (strcmp(arg, "--shard") == 0) {
+            i++;
+            continue;
+        }
+        if (strncmp(arg, "--shard=", 8) == 0)
+            continue;
+        if (json_array_append_new(out, json_string(arg)) != 0) {
+            json_decref(out);
+            out = NULL;
+        }
+    }
+    return out;
+}
+
+/* Sets the run-level fields: earliest start, latest finish, summed duration, no shard. */
+static int set_run_fields(merge_ctx *m, json_t *merged)
+{
+    const char *started = bitcts_report_str(m->shards[0], "started");
+    const char *finished = bitcts_report_str(m->shards[0], "finished");
+    double duration = 0;
+    for (size_t i = 0; i < m->count; i++) {
+        const char *s = bitcts_report_str(m->shards[i], "started");
+        const char *f = bitcts_report_str(m->shards[i], "finished");
+        started = strcmp(s, started) < 0 ? s : started; /* ISO 8601 UTC sorts as text */
+        finished = strcmp(f, finished) > 0 ? f : finished;
+        duration += bitcts_report_num(m->shards[i], "duration_s");
+    }
+    json_t *selection = json_deep_copy(json_object_get(m->shards[0], "selection"));
+    int rc = !selection || json_object_set_new(selection, "shard", json_string("")) != 0;
+    rc |= json_object_set_new(merged, "selection", selection) != 0;
+    rc |= json_object_set_new(merged, "started", json_string(started)) != 0;
+    rc |= json_object_set_new(merged, "finished", json_string(finished)) != 0;
+    rc |= json_object_set_new(merged, "duration_s", json_real(duration)) != 0;
+    rc |= json_object_set_new(merged, "command_line", unsharded_command_line(m->shards[0])) != 0;
+    return rc;
+}
+
+bitcts_status bitcts_report_merge(const json_t *const *shards, const char *const *names,
+                                  size_t count, json_t **out, char *err, size_t cap)
+{
+    merge_ctx m = {.shards = shards, .names = names, .count = count, .err = err, .cap = cap};
+    if (err && cap)
+        err[0] = '\0';
+    if (!shards || !names || !out || count == 0)
+        return merge_fail(&m, "no shard reports given");
+    *out = NULL;
+    json_t *cases = NULL;
+    bitcts_status st = check_identity(&m);
+    if (st == BITCTS_OK)
+        st = check_shards(&m);
+    if (st == BITCTS_OK)
+        st = merged_cases(&m, &cases);
+    if (st != BITCTS_OK)
+        return st;
+    json_t *shallow = json_copy((json_t *)shards[0]); /* members still shared with shard 0 */
+    int rc = !shallow || set_run_fields(&m, shallow) != 0;
+    rc = rc || json_object_set_new(shallow, "summary", bitcts_report_summarize(cases)) != 0;
+    rc = rc || json_object_set_new(shallow, "slowest",
+                                   bitcts_report_slowest(cases, BITCTS_REPORT_SLOWEST)) != 0;
+    rc = rc || json_object_set(shallow, "cases", cases) != 0;
+    json_decref(cases);
+    json_t *merged = rc ? NULL : json_deep_copy(shallow); /* nothing shared with the inputs */
+    json_decref(shallow);
+    if (!merged) {
+        merge_fail(&m, "out of memory");
+        return BITCTS_E_OUT_OF_MEMORY;
+    }
+    *out = merged;
+    return BITCTS_OK;
+}

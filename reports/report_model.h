@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/* The report model: parses and validates report.json (docs/report-schema.md, schema 1.x) into a
+ * jansson tree that the renderers, the diff and the merge may then read without re-checking,
+ * and the verdict order they share. Thread-safety: every function is reentrant; a validated
+ * report is only read, so several threads may share it. */
+#ifndef BITCTS_REPORTS_REPORT_MODEL_H
+#define BITCTS_REPORTS_REPORT_MODEL_H
+
+#include <stddef.h> /* size_t */
+
+#include <jansson.h> /* json_t */
+
+#include "bitcts/bitcts_status.h" /* bitcts_status */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef BITCTS_NODISCARD
+#if defined(__GNUC__) || defined(__clang__)
+#define BITCTS_NODISCARD __attribute__((warn_unused_result))
+#else
+#define BITCTS_NODISCARD
+#endif
+#endif
+
+#define BITCTS_REPORT_SCHEMA "bitcts-report"
+/* The version this code writes; it reads every 1.x (minor versions only add fields). */
+#define BITCTS_REPORT_SCHEMA_VERSION "1.0"
+#define BITCTS_REPORT_SCHEMA_MAJOR 1
+
+/* Bounds on what a report may hold; anything larger is refused as malformed rather than read. */
+#define BITCTS_REPORT_MAX_BYTES ((size_t)512 << 20) /* report.json file size */
+#define BITCTS_REPORT_MAX_CASES 4000000u
+#define BITCTS_REPORT_MAX_ID 512u     /* bytes of a case id */
+#define BITCTS_REPORT_MAX_NAME 128u   /* bytes of an operator name */
+#define BITCTS_REPORT_MAX_LIST 4096u  /* command_line, warnings, slowest entries */
+#define BITCTS_REPORT_MAX_DIMS 8u     /* coords of a first mismatch */
+#define BITCTS_REPORT_MAX_INPUTS 4u   /* inputs of a first mismatch */
+#define BITCTS_REPORT_SLOWEST 10u     /* entries of a recomputed "slowest" list */
+#define BITCTS_REPORT_ERROR_CAP 1024u /* a comfortable size for error buffers */
+
+/* Verdicts, with the same pinned values as the harness's list (reports/ reads files only and
+ * does not link the harness). PASS..CRASH are ordered best to worst; the rest sit outside. */
+typedef enum bitcts_report_verdict {
+    BITCTS_REPORT_VERDICT_PASS = 0,
+    BITCTS_REPORT_VERDICT_WARN = 1,
+    BITCTS_REPORT_VERDICT_FAIL = 2,
+    BITCTS_REPORT_VERDICT_TIMEOUT = 3,
+    BITCTS_REPORT_VERDICT_CRASH = 4,
+    BITCTS_REPORT_VERDICT_NOT_SUPPORTED = 5,
+    BITCTS_REPORT_VERDICT_RECORDED = 6,
+    BITCTS_REPORT_VERDICT_MISSING = 7,
+    BITCTS_REPORT_VERDICT_INTERNAL_ERROR = 8,
+    BITCTS_REPORT_VERDICT_EXPECTED_FAIL = 9,
+    BITCTS_REPORT_VERDICT_UNEXPECTED_PASS = 10
+} bitcts_report_verdict;
+#define BITCTS_REPORT_VERDICT_COUNT 11
+
+/* How a case's verdict moved from run A to run B (bitcts_report_verdict_change). */
+typedef enum bitcts_report_change {
+    BITCTS_REPORT_CHANGE_SAME = 0,
+    BITCTS_REPORT_CHANGE_REGRESSION = 1,
+    BITCTS_REPORT_CHANGE_FIX = 2,
+    BITCTS_REPORT_CHANGE_OTHER = 3
+} bitcts_report_change;
+
+/* ---- verdicts ---- */
+
+/** Name of a verdict ("pass", "not_supported", ...); static; "unknown" outside the list. */
+const char *bitcts_report_verdict_name(int verdict);
+/** The verdict of a name, or -1 for NULL or an unknown name. */
+int bitcts_report_verdict_parse(const char *name);
+/** Position in the order pass(0) < warn < fail < timeout < crash(4); -1 for the others. */
+int bitcts_report_verdict_rank(int verdict);
+/** 1 for the verdicts that make a run fail: fail, timeout, crash, missing, internal_error,
+ * unexpected_pass. */
+int bitcts_report_verdict_is_failure(int verdict);
+/** 1 for pass, warn and recorded: the backend did the work and the suite accepted it. */
+int bitcts_report_verdict_is_healthy(int verdict);
+/** Classifies the move from verdict `from` (run A) to `to` (run B). Rules, first match wins:
+ * 1. equal: SAME.
+ * 2. both ordered (pass..crash): REGRESSION when `to` ranks worse, else FIX.
+ * 3. expected_fail -> unexpected_pass: FIX (the backend now passes); the reverse: REGRESSION.
+ * 4. failing -> not_supported or expected_fail: OTHER (the failure went away by a refusal or
+ *    by a baseline entry, not by a fix; never hidden as a fix).
+ * 5. not failing -> failing (bitcts_report_verdict_is_failure): REGRESSION.
+ * 6. failing -> not failing: FIX.
+ * 7. healthy (pass, warn, recorded) -> not_supported or expected_fail: REGRESSION (coverage
+ *    lost, or a new failure masked by a baseline); the reverse: FIX.
+ * 8. anything else (pass <-> recorded, crash -> internal_error, ...): OTHER.
+ * So pass/warn/recorded -> not_supported/missing/internal_error are regressions. */
+bitcts_report_change bitcts_report_verdict_change(int from, int to);
+
+/* ---- parsing and validation ---- */
+
+/** Parses report.json bytes and validates them (bitcts_report_validate).
+ * @param name [in] what the error names, e.g. "A/report.json".
+ * @param bytes [in] the file's content; need not be NUL-terminated.
+ * @param size [in] bytes in `bytes`, at most BITCTS_REPORT_MAX_BYTES.
+ * @param out [out] the report, a new reference the caller json_decref()s; NULL on failure.
+ * @param err [out] one line "report NAME: problem" on failure, "" on success.
+ * @return BITCTS_OK; BITCTS_E_INVALID_ARGUMENT (NULL pointers); BITCTS_E_PARSE (malformed JSON,
+ *         not a bitcts report, a missing or mistyped field, an unknown verdict, a bound
+ *         exceeded, a summary that does not match the cases); BITCTS_E_FORMAT_VERSION (schema
+ *         major version other than 1); BITCTS_E_OUT_OF_MEMORY. */
+BITCTS_NODISCARD bitcts_status bitcts_report_parse(const char *name, const char *bytes, size_t size,
+                                                   json_t **out, char *err, size_t cap);
+/** Reads PATH/report.json when PATH is a folder, else the file PATH, then parses it.
+ * @return as bitcts_report_parse, plus BITCTS_E_IO (cannot read) and BITCTS_E_PARSE (too big). */
+BITCTS_NODISCARD bitcts_status bitcts_report_load(const char *path, json_t **out, char *err,
+                                                  size_t cap);
+/** Checks every field the reports module relies on: types, known verdicts and policies,
+ * digests (32 hex or ""), unique case ids, bounds, and that "summary" counts the cases.
+ * Unknown extra fields are allowed (newer minor versions add some). Errors name the case by
+ * its 0-based position in "cases", e.g. "report R: case 17 (ID) has unknown verdict 'flaky'".
+ * @return BITCTS_OK; BITCTS_E_INVALID_ARGUMENT; BITCTS_E_PARSE; BITCTS_E_FORMAT_VERSION;
+ *         BITCTS_E_OUT_OF_MEMORY. */
+BITCTS_NODISCARD bitcts_status bitcts_report_validate(const json_t *report, const char *name,
+                                                      char *err, size_t cap);
+
+/* ---- reading a validated report ---- */
+
+/** The string member `key` of obj, or "" when obj is not an object or the member is no string. */
+const char *bitcts_report_str(const json_t *obj, const char *key);
+/** The numeric member `key` of obj (integer or real), or 0. */
+double bitcts_report_num(const json_t *obj, const char *key);
+/** The verdict of a case object, or -1. */
+int bitcts_report_case_verdict(const json_t *case_obj);
+/** 1 when no case has a failing verdict (bitcts_report_verdict_is_failure): the run passed. */
+int bitcts_report_is_clean(const json_t *report);
+
+/* Policies of recorded cases, in display order; "" (none given) last. */
+#define BITCTS_REPORT_POLICY_COUNT 5
+/** "mask", "saturate", "mask_or_saturate", "other", "" for 0..4; "unknown" otherwise. */
+const char *bitcts_report_policy_name(int policy);
+/** The policy of a name, or -1. */
+int bitcts_report_policy_parse(const char *name);
+
+/* The cases of a validated report counted by operator, operators in order of first appearance.
+ * Names are borrowed from the report, which must outlive the tally. Immutable after create. */
+typedef struct bitcts_report_op_tally {
+    const char *name;
+    size_t first; /* plan position of its first case */
+    size_t start; /* its cases, in plan order, are order[start .. start + count) */
+    size_t count;
+    size_t verdicts[BITCTS_REPORT_VERDICT_COUNT];
+    size_t policies[BITCTS_REPORT_POLICY_COUNT]; /* recorded cases by policy */
+    double ms;                                   /* summed duration_ms */
+} bitcts_report_op_tally;
+
+typedef struct bitcts_report_tally {
+    size_t n;      /* cases */
+    size_t *order; /* case positions grouped by operator, each group in plan order */
+    bitcts_report_op_tally *ops;
+    size_t n_ops;
+    size_t totals[BITCTS_REPORT_VERDICT_COUNT];
+    size_t policies[BITCTS_REPORT_POLICY_COUNT];
+} bitcts_report_tally;
+
+/** Counts report["cases"] by operator, verdict and policy (the verdict table of the views).
+ * @param out [out] owned by the caller; release with bitcts_report_tally_destroy.
+ * @return BITCTS_OK; BITCTS_E_INVALID_ARGUMENT (no cases array, a case without a known
+ *         verdict); BITCTS_E_OUT_OF_MEMORY. */
+BITCTS_NODISCARD bitcts_status bitcts_report_tally_create(const json_t *report,
+                                                          bitcts_report_tally **out);
+void bitcts_report_tally_destroy(bitcts_report_tally *tally);
+
+/** Recomputes {"total": N, "by_verdict": {name: count, ...}} from a cases array; only verdicts
+ * with a non-zero count appear, in verdict order. @return a new reference, NULL when out of
+ * memory or when a case has no known verdict. */
+json_t *bitcts_report_summarize(const json_t *cases);
+/** Recomputes [{"id", "duration_ms"}, ...]: the `limit` slowest cases, slowest first, ties by
+ * id. @return a new reference, NULL when out of memory. */
+json_t *bitcts_report_slowest(const json_t *cases, size_t limit);
+
+/** The cases of a validated report, sorted by id for lookups. Immutable after create. */
+typedef struct bitcts_report_index bitcts_report_index;
+/** Indexes report["cases"]; the index borrows the report, which must outlive it.
+ * @return BITCTS_OK; BITCTS_E_INVALID_ARGUMENT (no cases array); BITCTS_E_OUT_OF_MEMORY. */
+BITCTS_NODISCARD bitcts_status bitcts_report_index_create(const json_t *report,
+                                                          bitcts_report_index **out);
+void bitcts_report_index_destroy(bitcts_report_index *index);
+/** The case object with this id, or NULL. */
+const json_t *bitcts_report_index_find(const bitcts_report_index *index, const char *id);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# bitcts run / report: bad input gets a one-line error naming the problem and exit code 2.
+# Usage: run_bad_input.sh BITCTS EXAMPLE_PLUGIN WRONG_MAJOR_STUB MISSING_SYMBOL_STUB
+set -u
+bitcts=$1
+example=$2
+wrong_major=$3
+missing_symbol=$4
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail=0
+bad() {
+    local want=$1
+    shift
+    "$bitcts" "$@" >"$work/out" 2>"$work/err"
+    local rc=$?
+    if [ $rc -ne 2 ] || [ "$(wc -l <"$work/err")" -ne 1 ] || ! grep -qF -- "$want" "$work/err"; then
+        echo "FAIL: bitcts $* -> rc=$rc: $(cat "$work/err")"; fail=1
+    else
+        echo "ok: $(cat "$work/err")"
+    fi
+}
+bad "$work/nope.so" run --backend "$work/nope.so" --report "$work/r1" --quiet
+bad "ABI major 2 not supported" run --backend "$wrong_major" --report "$work/r2" --quiet
+bad "symbol bitcts_plugin_negotiate not found" run --backend "$missing_symbol" --report "$work/r3" --quiet
+bad "unknown backend 'gpu9'" run --backend gpu9 --report "$work/r4" --quiet
+printf 'bit_xor.* fail  # known\nbit_not.* flaky\n' >"$work/baseline.txt"
+bad "baseline.txt:2: unknown verdict 'flaky'" run --backend "$example" --baseline "$work/baseline.txt" --report "$work/r5" --quiet
+bad "--shard: '4/3'" run --backend "$example" --shard 4/3
+bad "--jobs" run --backend "$example" --jobs 0
+bad "--backend is required" run --filter 'bit_not*'
+# A good run, then a report with an unknown verdict.
+"$bitcts" run --backend "$example" --filter 'bit_not.uint8.r1.*' --report "$work/good" --quiet >/dev/null || { echo "FAIL: good run"; fail=1; }
+for f in report.json junit.xml report.html summary.md results.jsonl; do
+    [ -s "$work/good/$f" ] || { echo "FAIL: $f missing"; fail=1; }
+done
+mkdir -p "$work/doctored" && sed 's/"verdict": *"pass"/"verdict": "flaky"/' "$work/good/report.json" >"$work/doctored/report.json"
+bad "unknown verdict 'flaky'" report diff "$work/good" "$work/doctored"
+bad "" report diff "$work/good" "$work/missing"
+# Expected failures: a baseline turns fail into expected_fail and pass into unexpected_pass.
+printf 'bit_not.uint8.r1.packed.0 fail # tracked elsewhere\n' >"$work/b2.txt"
+"$bitcts" run --backend "$example" --filter 'bit_not.uint8.r1.packed.*' --baseline "$work/b2.txt" --report "$work/b2" --quiet >/dev/null
+[ $? -eq 1 ] && grep -q '"unexpected_pass"' "$work/b2/report.json" || { echo "FAIL: unexpected_pass"; fail=1; }
+exit $fail
