@@ -19,6 +19,7 @@ static const subcommand subcommands[] = {
     {"eval", bitcts_cmd_eval, "reference result for literal inputs"},
     {"vectors", bitcts_cmd_vectors, "export cases as language-neutral vectors"},
     {"run", bitcts_cmd_run, "run a backend over a selection and report the verdicts"},
+    {"sweep", bitcts_cmd_sweep, "exhaustive 2^32 sweeps of a backend, checked against the reference"},
     {"report", bitcts_cmd_report, "compare, merge or re-render run reports"},
 };
 

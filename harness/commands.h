@@ -10,6 +10,7 @@ int bitcts_cmd_list(int argc, char **argv);
 int bitcts_cmd_eval(int argc, char **argv);
 int bitcts_cmd_vectors(int argc, char **argv);
 int bitcts_cmd_run(int argc, char **argv);
+int bitcts_cmd_sweep(int argc, char **argv);
 
 /** Parses --filter, --tier, --feature-level at argv[*i]; sets *handled when it took one.
  * Returns 0 or an exit code (2) after printing the error. */

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+/* `bitcts sweep`: exhaustive sweeps that only a fast backend makes practical, through the same
+ * backend ABI as `bitcts run`: NOT and BIT_COUNT over every value of a 32-bit type, every shift
+ * of every 16-bit value by every count (2^32 pairs), every pair of 16-bit AND/OR/XOR operands.
+ * Inputs are enumerated in chunks of 2^24 elements; the expected values come from the reference,
+ * composed through bit-disjointness (the result for hi|lo is built from the reference's results
+ * for hi and for lo, computed once), so checking keeps pace with the backend. */
+#include <stdio.h>  /* printf */
+#include <stdlib.h> /* malloc */
+#include <string.h> /* strcmp */
+#include <time.h>   /* clock_gettime */
+
+#include "backend.h"
+#include "bitcts/bitcts_status.h"
+#include "cli_util.h"
+#include "commands.h"
+#include "ref_ops.h"
+#include "worker.h"
+
+#define SWEEP_CHUNK_LOG2 24u
+#define SWEEP_CHUNK (1u << SWEEP_CHUNK_LOG2)
+
+static const char sweep_usage[] =
+    "usage: bitcts sweep --backend B [--backend-option KEY=VALUE]... --op OP --type T\n"
+    "                    [--out-type T]\n"
+    "\n"
+    "Runs OP over every input the type allows, in chunks of 2^24 elements, and checks every\n"
+    "element against the reference:\n"
+    "  bit_not, bit_count          every value of T (2^32 for 32-bit types)\n"
+    "  bit_shift_left/right        every value of T by every count of T (uint8: 2^16 pairs,\n"
+    "                              uint16: 2^32 pairs); counts >= the width are classified\n"
+    "  bit_and, bit_or, bit_xor    every pair of values of an 8- or 16-bit T\n"
+    "Exit code 0 when every asserted element matches, 1 otherwise, 2 for bad input.\n";
+
+typedef struct sweep {
+    const bitcts_backend *backend;
+    void *instance;
+    uint32_t op, type, out_type, width; /* width in bits */
+    uint64_t total;                     /* elements (values or pairs) */
+    uint64_t mismatches, first_bad, oob, oob_mask, oob_saturate;
+    uint64_t *lo_table; /* reference results for the low half of an element (see check_chunk) */
+} sweep;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Element e of the sweep: a unary value, or the pair (a, b) = (e >> w, e & mask). */
+static void operands(const sweep *s, uint64_t e, uint64_t *a, uint64_t *b)
+{
+    if (bitcts_op_input_count(s->op) == 1) {
+        *a = e, *b = 0;
+        return;
+    }
+    *a = e >> s->width;
+    *b = e & ((1ull << s->width) - 1);
+}
+
+/* The backend computes one chunk: packed 1-D tensors of n elements. */
+static int run_chunk(sweep *s, uint64_t base, uint32_t n, uint8_t *in[2], uint8_t *out, char *err,
+                     size_t cap, double *backend_s)
+{
+    const uint32_t wb = s->width / 8, ob = bitcts_dtype_size(s->out_type);
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t a, b;
+        operands(s, base + i, &a, &b);
+        bitcts_ref_store(in[0] + (size_t)i * wb, wb, a);
+        if (in[1])
+            bitcts_ref_store(in[1] + (size_t)i * wb, wb, b);
+    }
+    bitcts_op_desc d;
+    memset(&d, 0, sizeof d);
+    d.op = s->op;
+    d.input_count = bitcts_op_input_count(s->op);
+    for (uint32_t t = 0; t < d.input_count; t++)
+        bitcts_tensor_make_packed(s->type, 1, &n, &d.inputs[t]);
+    bitcts_tensor_make_packed(s->out_type, 1, &n, &d.output);
+    bitcts_abi_tensor tensors[3];
+    bitcts_abi_operator_desc desc;
+    bitcts_worker_abi_desc(&d, tensors, &desc);
+    void *op = NULL;
+    const void *inputs[2] = {in[0], in[1]};
+    memset(out, 0xA5, (size_t)n * ob);
+    const double t0 = now_s();
+    int32_t st = s->backend->table->operator_create(s->instance, &desc, &op);
+    if (st == BITCTS_ABI_OK) {
+        st = s->backend->table->operator_execute(s->instance, op, inputs, out);
+        s->backend->table->operator_destroy(s->instance, op);
+    }
+    *backend_s += now_s() - t0;
+    if (st != BITCTS_ABI_OK)
+        snprintf(err, cap, "the backend returned status %d (%s)", st, bitcts_status_name(st));
+    return st;
+}
+
+static uint64_t ref(const sweep *s, uint64_t a, uint64_t b, int policy)
+{
+    return bitcts_ref_element(s->op, s->width, a, b, policy);
+}
+
+/* Tables of reference results used by expected(): built once per sweep. */
+static int build_tables(sweep *s)
+{
+    const int unary = bitcts_op_input_count(s->op) == 1;
+    const int shift = s->op == BITCTS_OP_BIT_SHIFT_LEFT || s->op == BITCTS_OP_BIT_SHIFT_RIGHT;
+    const size_t n = unary ? (s->width > SWEEP_CHUNK_LOG2 ? SWEEP_CHUNK : (size_t)1 << s->width)
+                           : shift ? 0 : 2 * 65536;
+    s->lo_table = calloc(n + 1, sizeof *s->lo_table);
+    if (!s->lo_table)
+        return -1;
+    for (size_t i = 0; unary && i < n; i++) /* the low 24 bits (or every value) */
+        s->lo_table[i] = ref(s, i, 0, BITCTS_SHIFT_POLICY_SATURATE);
+    for (size_t x = 0; !unary && !shift && x < 256; x++) {
+        for (size_t y = 0; y < 256; y++) { /* bitwise ops byte by byte: low and high byte */
+            s->lo_table[x * 256 + y] = ref(s, x, y, BITCTS_SHIFT_POLICY_SATURATE);
+            s->lo_table[65536 + x * 256 + y] = ref(s, x << 8, y << 8, BITCTS_SHIFT_POLICY_SATURATE);
+        }
+    }
+    return 0;
+}
+
+/* Checks one chunk's outputs; counts mismatches of asserted elements and classifies shift
+ * results for counts >= the width. */
+static void check_chunk(sweep *s, uint64_t base, uint32_t n, const uint8_t *out)
+{
+    const uint32_t ob = bitcts_dtype_size(s->out_type);
+    const int unary = bitcts_op_input_count(s->op) == 1;
+    const int shift = s->op == BITCTS_OP_BIT_SHIFT_LEFT || s->op == BITCTS_OP_BIT_SHIFT_RIGHT;
+    const uint64_t lo_mask = SWEEP_CHUNK - 1;
+    const uint64_t hi_ref = unary && s->width > SWEEP_CHUNK_LOG2 ? ref(s, base, 0, 1) : 0;
+    uint64_t by_count[64] = {0}, current_a = ~0ull;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint64_t e = base + i, actual = bitcts_ref_load(out + (size_t)i * ob, ob);
+        uint64_t a, b, expected;
+        operands(s, e, &a, &b);
+        if (unary && s->width > SWEEP_CHUNK_LOG2) {
+            const uint64_t lo = s->lo_table[e & lo_mask];
+            expected = s->op == BITCTS_OP_BIT_COUNT ? hi_ref + lo : (hi_ref & ~lo_mask) | (lo & lo_mask);
+        } else if (unary) {
+            expected = s->lo_table[e];
+        } else if (!shift) {
+            expected = s->width == 8 ? ref(s, a, b, 1)
+                                     : (s->lo_table[65536 + (a >> 8) * 256 + (b >> 8)] & 0xFF00) |
+                                           (s->lo_table[(a & 255) * 256 + (b & 255)] & 0xFF);
+        } else {
+            if (a != current_a) { /* the in-range results of this value, once */
+                current_a = a;
+                for (uint32_t c = 0; c < s->width; c++)
+                    by_count[c] = ref(s, a, c, BITCTS_SHIFT_POLICY_SATURATE);
+            }
+            if (b >= s->width) { /* recorded: mask gives the count & (width - 1) result */
+                s->oob++;
+                s->oob_mask += actual == by_count[b & (s->width - 1)];
+                s->oob_saturate += actual == 0;
+                continue;
+            }
+            expected = by_count[b];
+        }
+        if (actual != expected && s->mismatches++ == 0)
+            s->first_bad = e;
+    }
+}
+
+static int parse_sweep(int argc, char **argv, const char **spec, bitcts_backend_options *opts,
+                       char keys[][64], sweep *s)
+{
+    const char *op = NULL, *type = NULL, *out_type = NULL, *v = NULL;
+    for (int i = 1; i < argc; i++) {
+        int r;
+        if ((r = bitcts_cli_option(argc, argv, &i, "--backend", &v)) != 0) {
+            *spec = r > 0 ? v : NULL;
+        } else if ((r = bitcts_cli_option(argc, argv, &i, "--backend-option", &v)) != 0) {
+            const char *eq = r > 0 ? strchr(v, '=') : NULL;
+            if (!eq || eq == v || opts->count >= BITCTS_MAX_OPTIONS)
+                return bitcts_cli_error("sweep", "--backend-option needs KEY=VALUE");
+            snprintf(keys[opts->count], 64, "%.*s", (int)(eq - v), v);
+            opts->keys[opts->count] = keys[opts->count];
+            opts->values[opts->count++] = eq + 1;
+        } else if ((r = bitcts_cli_option(argc, argv, &i, "--op", &v)) != 0) {
+            op = r > 0 ? v : "";
+        } else if ((r = bitcts_cli_option(argc, argv, &i, "--type", &v)) != 0) {
+            type = r > 0 ? v : "";
+        } else if ((r = bitcts_cli_option(argc, argv, &i, "--out-type", &v)) != 0) {
+            out_type = r > 0 ? v : "";
+        } else {
+            return bitcts_cli_error("sweep", "unknown argument '%s' (see bitcts sweep --help)", argv[i]);
+        }
+    }
+    if (!*spec)
+        return bitcts_cli_error("sweep", "--backend is required");
+    if (!op || (s->op = bitcts_op_parse(op)) == 0)
+        return bitcts_cli_error("sweep", "--op: unknown operator '%s'", op ? op : "");
+    if (!type || (s->type = bitcts_dtype_parse(type)) == 0)
+        return bitcts_cli_error("sweep", "--type: unknown data type '%s'", type ? type : "");
+    s->out_type = out_type ? bitcts_dtype_parse(out_type)
+                           : (s->op == BITCTS_OP_BIT_COUNT ? BITCTS_DT_UINT8 : s->type);
+    s->width = bitcts_dtype_size(s->type) * 8;
+    const int unary = bitcts_op_input_count(s->op) == 1;
+    if (!s->out_type || bitcts_fl_required(s->op, s->type, s->out_type, 1) == 0)
+        return bitcts_cli_error("sweep", "%s does not take %s -> %s", op, type, out_type ? out_type : type);
+    if (s->width > (unary ? 32u : 16u))
+        return bitcts_cli_error("sweep", "%s over %s is not sweepable (at most %u-bit types)", op,
+                                type, unary ? 32u : 16u);
+    s->total = 1ull << (unary ? s->width : 2 * s->width);
+    return 0;
+}
+
+int bitcts_cmd_sweep(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        fputs(sweep_usage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? BITCTS_EXIT_USAGE : 0;
+    }
+    const char *spec = NULL;
+    bitcts_backend_options opts = {0};
+    char keys[BITCTS_MAX_OPTIONS][64];
+    sweep s;
+    memset(&s, 0, sizeof s);
+    int rc = parse_sweep(argc, argv, &spec, &opts, keys, &s);
+    if (rc)
+        return rc;
+    bitcts_backend backend;
+    char err[1024];
+    if (bitcts_backend_open(spec, &opts, &backend, err, sizeof err) != BITCTS_OK)
+        return bitcts_cli_error("sweep", "%s", err);
+    s.backend = &backend;
+    const uint32_t chunk = s.total < SWEEP_CHUNK ? (uint32_t)s.total : SWEEP_CHUNK;
+    uint8_t *in[2] = {malloc((size_t)chunk * 8 + 64), NULL};
+    if (bitcts_op_input_count(s.op) == 2)
+        in[1] = malloc((size_t)chunk * 8 + 64);
+    uint8_t *out = malloc((size_t)chunk * 8 + 64);
+    if (!in[0] || !out || (bitcts_op_input_count(s.op) == 2 && !in[1]) || build_tables(&s) != 0 ||
+        bitcts_backend_instance(&backend, &s.instance, err, sizeof err) != BITCTS_OK) {
+        rc = bitcts_cli_error("sweep", "%s", s.instance ? "out of memory" : err);
+    }
+    const double t0 = now_s();
+    double t_backend = 0;
+    for (uint64_t base = 0; !rc && base < s.total; base += chunk) {
+        if (run_chunk(&s, base, chunk, in, out, err, sizeof err, &t_backend) != BITCTS_ABI_OK) {
+            printf("%s %s: chunk at %llu: %s\n", bitcts_op_name(s.op), bitcts_dtype_name(s.type),
+                   (unsigned long long)base, err);
+            rc = BITCTS_EXIT_FAILURES;
+            break;
+        }
+        check_chunk(&s, base, chunk, out);
+    }
+    if (!rc) {
+        printf("%s %s->%s: %llu elements, %llu mismatches", bitcts_op_name(s.op), bitcts_dtype_name(s.type),
+               bitcts_dtype_name(s.out_type), (unsigned long long)s.total, (unsigned long long)s.mismatches);
+        if (s.mismatches)
+            printf(" (first at element %llu)", (unsigned long long)s.first_bad);
+        if (s.oob)
+            printf("; %llu with counts >= %u recorded: %llu match mask, %llu saturate",
+                   (unsigned long long)s.oob, s.width, (unsigned long long)s.oob_mask,
+                   (unsigned long long)s.oob_saturate);
+        printf("; %.2f s in all, %.2f s in the backend (%.0f M elements/s)\n",
+               now_s() - t0, t_backend, (double)s.total / t_backend / 1e6);
+        rc = s.mismatches ? BITCTS_EXIT_FAILURES : BITCTS_EXIT_OK;
+    }
+    if (s.instance)
+        backend.table->instance_destroy(s.instance);
+    bitcts_backend_close(&backend);
+    free(in[0]), free(in[1]), free(out), free(s.lo_table);
+    return rc;
+}
