@@ -32,6 +32,14 @@ const char *bitcts_backend_builtin_names(void)
 #endif
 }
 
+/* Keeps the backend's last error or warning: instance_create has no instance to report on. */
+static void keep_log(void *user, int32_t level, const char *message)
+{
+    bitcts_backend *b = user;
+    if (level <= BITCTS_ABI_LOG_WARN && message)
+        snprintf(b->last_log, sizeof b->last_log, "%s", message);
+}
+
 static int is_path(const char *spec)
 {
     const size_t n = strlen(spec);
@@ -86,8 +94,9 @@ int bitcts_backend_instance(const bitcts_backend *b, void **instance, char *err,
     *instance = NULL;
     const int32_t st = b->table->instance_create(&info, instance);
     if (st != BITCTS_ABI_OK || !*instance) {
-        snprintf(err, cap, "backend %s: instance_create failed with status %d (%s)",
-                 bitcts_plugin_host_path(b->host), st, bitcts_status_message(st));
+        snprintf(err, cap, "backend %s: instance_create failed with status %d (%s)%s%s",
+                 bitcts_plugin_host_path(b->host), st, bitcts_status_message(st),
+                 b->last_log[0] ? ": " : "", b->last_log);
         return st != BITCTS_ABI_OK ? BITCTS_E_BACKEND_FAILED : BITCTS_E_PLUGIN_MALFORMED;
     }
     return BITCTS_OK;
@@ -100,8 +109,9 @@ int bitcts_backend_open(const char *spec, const bitcts_backend_options *options,
     if (options)
         out->options = *options;
     int st;
+    const bitcts_plugin_host_config config = {.log = keep_log, .log_user = out};
     if (is_path(spec)) {
-        st = bitcts_plugin_host_open(spec, NULL, &out->host, err, cap);
+        st = bitcts_plugin_host_open(spec, &config, &out->host, err, cap);
     } else {
         char name[64];
         snprintf(name, sizeof name, "%s", spec);
@@ -124,7 +134,7 @@ int bitcts_backend_open(const char *spec, const bitcts_backend_options *options,
                      spec, bitcts_backend_builtin_names());
             return BITCTS_E_NOT_FOUND;
         }
-        st = bitcts_plugin_host_open_builtin(b->name, b->negotiate, NULL, &out->host, err, cap);
+        st = bitcts_plugin_host_open_builtin(b->name, b->negotiate, &config, &out->host, err, cap);
     }
     if (st != BITCTS_OK)
         return st;

@@ -35,6 +35,7 @@ typedef struct bitcts_backend {
     char info_features[256];
     char info_extra[256]; /* other instance_info keys, "key=value; ..." */
     char variant_option[64]; /* storage for the variant of a "name:variant" spec */
+    char last_log[256];      /* the backend's last error or warning through the host log */
 } bitcts_backend;
 
 /** Resolves a spec and opens it; the built-in "cpu:VARIANT" adds the option variant=VARIANT.

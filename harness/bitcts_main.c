@@ -5,6 +5,7 @@
 
 #include "bitcts/bitcts_version.h"
 #include "cli_util.h"
+#include "cmd_bench.h"
 #include "commands.h"
 #include "report.h"
 
@@ -20,6 +21,7 @@ static const subcommand subcommands[] = {
     {"vectors", bitcts_cmd_vectors, "export cases as language-neutral vectors"},
     {"run", bitcts_cmd_run, "run a backend over a selection and report the verdicts"},
     {"sweep", bitcts_cmd_sweep, "exhaustive 2^32 sweeps of a backend, checked against the reference"},
+    {"bench", bitcts_cmd_bench, "CPU backend speed against measured memory limits and NumPy"},
     {"report", bitcts_cmd_report, "compare, merge or re-render run reports"},
 };
 

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/* Validation of an operator description the way DirectML validates it (spec sections 1.2,
+ * 1.3, 3.x), written for the CPU backend alone: a backend shares no code with the oracle.
+ * On success the description is copied into a bitcts__cpu_op_info that outlives the caller's
+ * borrowed arrays. Thread-safety: pure (allocates only for the exact overlap check). */
+#ifndef BITCTS_CPU_CPU_VALIDATE_H
+#define BITCTS_CPU_CPU_VALIDATE_H
+
+#include <stddef.h> /* size_t */
+#include <stdint.h> /* uint32_t, int32_t */
+
+#include "bitcts/bitcts_plugin.h" /* bitcts_abi_operator_desc */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* DML_OPERATOR_TYPE values (spec 1.1). */
+#define BITCTS__CPU_OP_SHIFT_LEFT 97u
+#define BITCTS__CPU_OP_SHIFT_RIGHT 98u
+#define BITCTS__CPU_OP_AND 121u
+#define BITCTS__CPU_OP_OR 122u
+#define BITCTS__CPU_OP_XOR 123u
+#define BITCTS__CPU_OP_NOT 124u
+#define BITCTS__CPU_OP_COUNT 125u
+
+/* DML_TENSOR_DATA_TYPE values used by the type rules (spec 3.4). */
+#define BITCTS__CPU_DT_UINT32 3u
+#define BITCTS__CPU_DT_UINT16 4u
+#define BITCTS__CPU_DT_UINT8 5u
+#define BITCTS__CPU_DT_UINT64 10u
+#define BITCTS__CPU_DT_LAST 11u /* INT64: types are 1..11 */
+
+#define BITCTS__CPU_MAX_RANK 8u
+
+/** A validated operator: operand 0 is the output, 1 and 2 the inputs. */
+typedef struct bitcts__cpu_op_info {
+    uint32_t op;
+    uint32_t input_count;
+    uint32_t rank;
+    uint32_t sizes[BITCTS__CPU_MAX_RANK];
+    uint32_t data_type[3];
+    uint32_t width[3];       /* element bytes */
+    uint32_t has_strides[3]; /* 0: packed */
+    uint32_t strides[3][BITCTS__CPU_MAX_RANK];
+} bitcts__cpu_op_info;
+
+/** Element size in bytes of a DML_TENSOR_DATA_TYPE, 0 when unknown. */
+uint32_t bitcts__cpu_dtype_size(uint32_t data_type);
+
+/** Inputs of an operator (1 or 2), 0 when it is not one of the seven. */
+uint32_t bitcts__cpu_op_inputs(uint32_t op);
+
+/** Masks (bit 1u << type) of the input and output types an operator accepts at FL 4_1. */
+uint32_t bitcts__cpu_op_input_types(uint32_t op);
+uint32_t bitcts__cpu_op_output_types(uint32_t op);
+
+/** Checks every rule and fills out.
+ * @param err [out] on failure, "rule_id: detail" naming the tensor and the numbers.
+ * @return BITCTS_ABI_OK; BITCTS_ABI_E_INVALID_ARGUMENT (NULL pointers, struct_size too small);
+ *         BITCTS_ABI_E_NOT_SUPPORTED (not one of the seven operators);
+ *         BITCTS_ABI_E_INVALID_DESCRIPTOR (a rule DirectML enforces);
+ *         BITCTS_ABI_E_OUT_OF_MEMORY (the exact overlap check could not allocate). */
+int32_t bitcts__cpu_validate_op(const bitcts_abi_operator_desc *desc, bitcts__cpu_op_info *out,
+                                char *err, size_t err_cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

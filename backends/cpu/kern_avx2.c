@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: MIT */
+/* The "avx2" variant: 256-bit inner loops for every operator. Shifts use vpsllv/vpsrlv, which
+ * zero-fill counts >= the lane width; 8- and 16-bit elements are shifted inside 32-bit lanes one
+ * sub-lane at a time with masks. BIT_COUNT uses the nibble pshufb table, widened with maddubs,
+ * madd and sad. Built with -mavx2 only; tails go through a zero-padded local vector. */
+#include <immintrin.h> /* AVX2 intrinsics */
+#include <stdint.h>    /* uintptr_t */
+#include <string.h>    /* memcpy */
+
+#include "cpu_features.h"
+#include "cpu_kernels.h"
+
+enum {
+    A2_AND,
+    A2_OR,
+    A2_XOR,
+    A2_NOT,
+    A2_COPY,
+    A2_SHL8,
+    A2_SHL16,
+    A2_SHL32,
+    A2_SHL64,
+    A2_SHR8,
+    A2_SHR16,
+    A2_SHR32,
+    A2_SHR64
+};
+
+/* 8-bit elements: byte k of every 32-bit lane is isolated, shifted as a 32-bit lane and masked
+ * back, so bits never cross into a neighbour and counts >= 8 leave nothing in the byte. */
+BITCTS__CPU_INLINE __m256i a2_shift8(int left, __m256i x, __m256i c)
+{
+    const __m256i byte = _mm256_set1_epi32(0xFF);
+    __m256i r = _mm256_setzero_si256();
+    for (int k = 0; k < 4; ++k) {
+        const __m256i m = _mm256_slli_epi32(byte, 8 * k);
+        const __m256i ck = _mm256_and_si256(_mm256_srli_epi32(c, 8 * k), byte);
+        const __m256i xk = _mm256_and_si256(x, m);
+        const __m256i s = left ? _mm256_sllv_epi32(xk, ck) : _mm256_srlv_epi32(xk, ck);
+        r = _mm256_or_si256(r, _mm256_and_si256(s, m));
+    }
+    return r;
+}
+
+/* 16-bit elements: the low and the high half of each 32-bit lane in two steps. */
+BITCTS__CPU_INLINE __m256i a2_shift16(int left, __m256i x, __m256i c)
+{
+    const __m256i lo = _mm256_set1_epi32(0xFFFF);
+    const __m256i xl = _mm256_and_si256(x, lo);
+    const __m256i cl = _mm256_and_si256(c, lo);
+    const __m256i xh = _mm256_andnot_si256(lo, x);
+    const __m256i ch = _mm256_srli_epi32(c, 16);
+    if (left) {
+        const __m256i even = _mm256_and_si256(_mm256_sllv_epi32(xl, cl), lo);
+        return _mm256_or_si256(even, _mm256_sllv_epi32(xh, ch));
+    }
+    const __m256i odd = _mm256_andnot_si256(lo, _mm256_srlv_epi32(xh, ch));
+    return _mm256_or_si256(_mm256_srlv_epi32(xl, cl), odd);
+}
+
+BITCTS__CPU_INLINE __m256i a2_apply(int op, __m256i x, __m256i y)
+{
+    switch (op) {
+    case A2_AND:
+        return _mm256_and_si256(x, y);
+    case A2_OR:
+        return _mm256_or_si256(x, y);
+    case A2_XOR:
+        return _mm256_xor_si256(x, y);
+    case A2_NOT:
+        return _mm256_xor_si256(x, _mm256_set1_epi32(-1));
+    case A2_SHL8:
+        return a2_shift8(1, x, y);
+    case A2_SHL16:
+        return a2_shift16(1, x, y);
+    case A2_SHL32:
+        return _mm256_sllv_epi32(x, y);
+    case A2_SHL64:
+        return _mm256_sllv_epi64(x, y);
+    case A2_SHR8:
+        return a2_shift8(0, x, y);
+    case A2_SHR16:
+        return a2_shift16(0, x, y);
+    case A2_SHR32:
+        return _mm256_srlv_epi32(x, y);
+    case A2_SHR64:
+        return _mm256_srlv_epi64(x, y);
+    default:
+        return x;
+    }
+}
+
+/* Fewer than 32 bytes at offset j, through zero-padded local vectors. */
+BITCTS__CPU_INLINE void a2_partial(int op, unsigned char *o, const unsigned char *a,
+                                   const unsigned char *b, size_t amask, size_t bmask, size_t j,
+                                   size_t len)
+{
+    _Alignas(32) unsigned char x[32] = {0};
+    _Alignas(32) unsigned char y[32] = {0};
+    _Alignas(32) unsigned char r[32];
+    memcpy(x, a + (j & amask), len);
+    memcpy(y, b + (j & bmask), len);
+    _mm256_store_si256((__m256i *)r, a2_apply(op, _mm256_load_si256((const __m256i *)x),
+                                              _mm256_load_si256((const __m256i *)y)));
+    memcpy(o + j, r, len);
+}
+
+/* The loop of every same-width operator over n elements of w bytes. A scalar operand becomes a
+ * 64-byte pattern (two periods of 32) read at (j & 31), in phase with the element boundaries. */
+BITCTS__CPU_INLINE void a2_binary(int op, uint32_t w, void *out, const void *a, const void *b,
+                                  size_t n, uint32_t flags)
+{
+    const unsigned char *pa = a;
+    const unsigned char *pb = b != NULL ? (const unsigned char *)b : pa;
+    _Alignas(32) unsigned char pattern[64];
+    size_t amask = SIZE_MAX;
+    size_t bmask = SIZE_MAX;
+    if (flags & (BITCTS__CPU_F_A_SCALAR | BITCTS__CPU_F_B_SCALAR)) {
+        const unsigned char *src = (flags & BITCTS__CPU_F_A_SCALAR) ? pa : pb;
+        for (uint32_t k = 0; k < 64; k += w) {
+            memcpy(pattern + k, src, w);
+        }
+        if (flags & BITCTS__CPU_F_A_SCALAR) {
+            pa = pattern;
+            amask = 31;
+        } else {
+            pb = pattern;
+            bmask = 31;
+        }
+    }
+    unsigned char *po = out;
+    const size_t nbytes = n * w;
+    size_t j = 0;
+    if ((flags & BITCTS__CPU_F_NT) && ((uintptr_t)po % w) == 0) {
+        size_t head = (32 - ((uintptr_t)po & 31)) & 31;
+        head = head < nbytes ? head : nbytes;
+        if (head > 0) {
+            a2_partial(op, po, pa, pb, amask, bmask, 0, head);
+        }
+        for (j = head; j + 32 <= nbytes; j += 32) {
+            const __m256i x = _mm256_loadu_si256((const __m256i *)(pa + (j & amask)));
+            const __m256i y = _mm256_loadu_si256((const __m256i *)(pb + (j & bmask)));
+            _mm256_stream_si256((__m256i *)(po + j), a2_apply(op, x, y));
+        }
+    } else {
+        for (; j + 32 <= nbytes; j += 32) {
+            const __m256i x = _mm256_loadu_si256((const __m256i *)(pa + (j & amask)));
+            const __m256i y = _mm256_loadu_si256((const __m256i *)(pb + (j & bmask)));
+            _mm256_storeu_si256((__m256i *)(po + j), a2_apply(op, x, y));
+        }
+    }
+    if (j < nbytes) {
+        a2_partial(op, po, pa, pb, amask, bmask, j, nbytes - j);
+    }
+}
+
+static inline uint32_t a2_log2w(uint32_t flags)
+{
+    return (flags & BITCTS__CPU_F_LOG2W_MASK) >> BITCTS__CPU_F_LOG2W_SHIFT;
+}
+
+static void a2_and(void *o, const void *a, const void *b, size_t n, uint32_t f)
+{
+    a2_binary(A2_AND, 1u << a2_log2w(f), o, a, b, n, f);
+}
+static void a2_or(void *o, const void *a, const void *b, size_t n, uint32_t f)
+{
+    a2_binary(A2_OR, 1u << a2_log2w(f), o, a, b, n, f);
+}
+static void a2_xor(void *o, const void *a, const void *b, size_t n, uint32_t f)
+{
+    a2_binary(A2_XOR, 1u << a2_log2w(f), o, a, b, n, f);
+}
+static void a2_not(void *o, const void *a, const void *b, size_t n, uint32_t f)
+{
+    (void)b;
+    a2_binary(A2_NOT, 1u << a2_log2w(f), o, a, NULL, n, f & BITCTS__CPU_F_NT);
+}
+static void a2_shl8(void *o, const void *a, const void *b, size_t n, uint32_t f)
+{
+    a2_binary(A2_SHL8, 1, o, a, b, n, f);
+}
+static void a2_shl16(void *o, const void *a, const void *b, size_t n, uint32_t f)
+{
+    a2_binary(A2_SHL16, 2, o, a, b, n, f);
+}
+static void a2_shl32(void *o, const void *a, const void *b, size_t n, uint32_t f)
+{
+    a2_binary(A2_SHL32, 4, o, a, b, n, f);
+}
+static void a2_shl64(void *o, const void *a, const void *b, size_t n, uint32_t f)
+{
+    a2_binary(A2_SHL64, 8, o, a, b, n, f);
+}
+static void a2_shr8(void *o, const void *a, const void *b, size_t n, uint32_t f)
+{
+    a2_binary(A2_SHR8, 1, o, a, b, n, f);
+}
+static void a2_shr16(void *o, const void *a, const void *b, size_t n, uint32_t f)
+{
+    a2_binary(A2_SHR16, 2, o, a, b, n, f);
+}
+static void a2_shr32(void *o, const void *a, const void *b, size_t n, uint32_t f)
+{
+    a2_binary(A2_SHR32, 4, o, a, b, n, f);
+}
+static void a2_shr64(void *o, const void *a, const void *b, size_t n, uint32_t f)
+{
+    a2_binary(A2_SHR64, 8, o, a, b, n, f);
+}
+
+BITCTS__CPU_INLINE __m256i a2_popcnt_bytes(__m256i v)
+{
+    const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1,
+                                         2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    const __m256i nib = _mm256_set1_epi8(0x0F);
+    const __m256i lo = _mm256_shuffle_epi8(lut, _mm256_and_si256(v, nib));
+    const __m256i hi = _mm256_shuffle_epi8(lut, _mm256_and_si256(_mm256_srli_epi16(v, 4), nib));
+    return _mm256_add_epi8(lo, hi);
+}
+
+BITCTS__CPU_INLINE void a2_store(int nt, unsigned char *o, __m256i v)
+{
+    if (nt) {
+        _mm256_stream_si256((__m256i *)o, v);
+    } else {
+        _mm256_storeu_si256((__m256i *)o, v);
+    }
+}
+
+/* Per-byte counts of 32 bytes at p, summed over pairs of bytes: 16 UINT16 counts. */
+BITCTS__CPU_INLINE __m256i a2_counts16(const unsigned char *p)
+{
+    const __m256i x = _mm256_loadu_si256((const __m256i *)p);
+    return _mm256_maddubs_epi16(a2_popcnt_bytes(x), _mm256_set1_epi8(1));
+}
+
+/* Counts of the eight UINT32 elements at p. */
+BITCTS__CPU_INLINE __m256i a2_counts32(const unsigned char *p)
+{
+    return _mm256_madd_epi16(a2_counts16(p), _mm256_set1_epi16(1));
+}
+
+/* Counts of the eight UINT64 elements at p (64 bytes), as eight UINT32 in element order. */
+BITCTS__CPU_INLINE __m256i a2_counts64(const unsigned char *p)
+{
+    const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256i x0 = _mm256_loadu_si256((const __m256i *)p);
+    const __m256i x1 = _mm256_loadu_si256((const __m256i *)(p + 32));
+    const __m256i s0 = _mm256_sad_epu8(a2_popcnt_bytes(x0), zero);
+    const __m256i s1 = _mm256_sad_epu8(a2_popcnt_bytes(x1), zero);
+    return _mm256_permute2x128_si256(_mm256_permutevar8x32_epi32(s0, even),
+                                     _mm256_permutevar8x32_epi32(s1, even), 0x20);
+}
+
+/* Four vectors of eight UINT32 counts, stored as UINT32 (ow 4) or narrowed to UINT8 (ow 1):
+ * packs/packus interleave 128-bit lanes; the final permute restores element order. */
+BITCTS__CPU_INLINE void a2_store_counts32(uint32_t ow, int nt, unsigned char *o, __m256i c0,
+                                          __m256i c1, __m256i c2, __m256i c3)
+{
+    if (ow == 4) {
+        a2_store(nt, o, c0);
+        a2_store(nt, o + 32, c1);
+        a2_store(nt, o + 64, c2);
+        a2_store(nt, o + 96, c3);
+        return;
+    }
+    const __m256i bytes =
+        _mm256_packus_epi16(_mm256_packs_epi32(c0, c1), _mm256_packs_epi32(c2, c3));
+    a2_store(nt, o, _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+}
+
+/* One block of 32 elements: 32 * w input bytes, 32 * ow output bytes; values stay in
+ * registers (an array-based form spilled them). */
+BITCTS__CPU_INLINE void a2_count_block(uint32_t w, uint32_t ow, int nt, unsigned char *o,
+                                       const unsigned char *a)
+{
+    if (w == 1) {
+        const __m256i c8 = a2_popcnt_bytes(_mm256_loadu_si256((const __m256i *)a));
+        if (ow == 1) {
+            a2_store(nt, o, c8);
+            return;
+        }
+        const __m128i lo = _mm256_castsi256_si128(c8);
+        const __m128i hi = _mm256_extracti128_si256(c8, 1);
+        a2_store_counts32(4, nt, o, _mm256_cvtepu8_epi32(lo),
+                          _mm256_cvtepu8_epi32(_mm_srli_si128(lo, 8)), _mm256_cvtepu8_epi32(hi),
+                          _mm256_cvtepu8_epi32(_mm_srli_si128(hi, 8)));
+    } else if (w == 2) {
+        const __m256i c0 = a2_counts16(a);
+        const __m256i c1 = a2_counts16(a + 32);
+        if (ow == 1) {
+            a2_store(nt, o, _mm256_permute4x64_epi64(_mm256_packus_epi16(c0, c1), 0xD8));
+            return;
+        }
+        a2_store_counts32(4, nt, o, _mm256_cvtepu16_epi32(_mm256_castsi256_si128(c0)),
+                          _mm256_cvtepu16_epi32(_mm256_extracti128_si256(c0, 1)),
+                          _mm256_cvtepu16_epi32(_mm256_castsi256_si128(c1)),
+                          _mm256_cvtepu16_epi32(_mm256_extracti128_si256(c1, 1)));
+    } else if (w == 4) {
+        a2_store_counts32(ow, nt, o, a2_counts32(a), a2_counts32(a + 32), a2_counts32(a + 64),
+                          a2_counts32(a + 96));
+    } else {
+        a2_store_counts32(ow, nt, o, a2_counts64(a), a2_counts64(a + 64), a2_counts64(a + 128),
+                          a2_counts64(a + 192));
+    }
+}
+
+BITCTS__CPU_INLINE void a2_count_partial(uint32_t w, uint32_t ow, unsigned char *o,
+                                         const unsigned char *a, size_t n)
+{
+    _Alignas(32) unsigned char x[256] = {0};
+    _Alignas(32) unsigned char r[128];
+    memcpy(x, a, n * w);
+    a2_count_block(w, ow, 0, r, x);
+    memcpy(o, r, n * ow);
+}
+
+BITCTS__CPU_INLINE void a2_count(uint32_t w, uint32_t ow, void *out, const void *a, size_t n,
+                                 uint32_t flags)
+{
+    unsigned char *po = out;
+    const unsigned char *pa = a;
+    size_t i = 0;
+    int nt = 0;
+    if (flags & BITCTS__CPU_F_NT) {
+        const size_t head_bytes = (32 - ((uintptr_t)po & 31)) & 31;
+        if (head_bytes % ow == 0) {
+            nt = 1;
+            i = head_bytes / ow < n ? head_bytes / ow : n;
+            if (i > 0) {
+                a2_count_partial(w, ow, po, pa, i);
+            }
+        }
+    }
+    for (; i + 32 <= n; i += 32) {
+        a2_count_block(w, ow, nt, po + i * ow, pa + i * w);
+    }
+    if (i < n) {
+        a2_count_partial(w, ow, po + i * ow, pa + i * w, n - i);
+    }
+}
+
+static void a2_cnt1o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
+{
+    (void)b;
+    a2_count(1, 1, o, a, n, f);
+}
+static void a2_cnt1o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
+{
+    (void)b;
+    a2_count(1, 4, o, a, n, f);
+}
+static void a2_cnt2o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
+{
+    (void)b;
+    a2_count(2, 1, o, a, n, f);
+}
+static void a2_cnt2o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
+{
+    (void)b;
+    a2_count(2, 4, o, a, n, f);
+}
+static void a2_cnt4o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
+{
+    (void)b;
+    a2_count(4, 1, o, a, n, f);
+}
+static void a2_cnt4o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
+{
+    (void)b;
+    a2_count(4, 4, o, a, n, f);
+}
+static void a2_cnt8o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
+{
+    (void)b;
+    a2_count(8, 1, o, a, n, f);
+}
+static void a2_cnt8o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
+{
+    (void)b;
+    a2_count(8, 4, o, a, n, f);
+}
+
+static void a2_copy(void *o, const void *a, const void *b, size_t n, uint32_t f)
+{
+    (void)b;
+    a2_binary(A2_COPY, 1, o, a, NULL, n, f & BITCTS__CPU_F_NT);
+}
+
+static void a2_triad(void *out, const void *a, const void *b, size_t n, uint32_t flags)
+{
+    unsigned char *po = out;
+    const unsigned char *pa = a;
+    const unsigned char *pb = b;
+    const int nt = (flags & BITCTS__CPU_F_NT) && ((uintptr_t)po & 31) == 0;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const __m256i x = _mm256_loadu_si256((const __m256i *)(pa + 8 * i));
+        const __m256i y = _mm256_loadu_si256((const __m256i *)(pb + 8 * i));
+        const __m256i y3 = _mm256_add_epi64(y, _mm256_add_epi64(y, y));
+        a2_store(nt, po + 8 * i, _mm256_add_epi64(x, y3));
+    }
+    for (; i < n; ++i) {
+        uint64_t x, y;
+        memcpy(&x, pa + 8 * i, 8);
+        memcpy(&y, pb + 8 * i, 8);
+        x += 3 * y;
+        memcpy(po + 8 * i, &x, 8);
+    }
+}
+
+/* Orders this variant's streaming stores (the caller fences once per range). */
+static void a2_fence(void)
+{
+    _mm_sfence();
+}
+
+const bitcts__cpu_variant bitcts__cpu_variant_avx2 = {
+    .name = "avx2",
+    .required = BITCTS_CPU_FEAT_SSE2 | BITCTS_CPU_FEAT_AVX2,
+    .priority = 20,
+    .kernels =
+        {
+            .bitwise = {a2_and, a2_or, a2_xor},
+            .bit_not = a2_not,
+            .shift_left = {a2_shl8, a2_shl16, a2_shl32, a2_shl64},
+            .shift_right = {a2_shr8, a2_shr16, a2_shr32, a2_shr64},
+            .count = {{a2_cnt1o1, a2_cnt1o4},
+                      {a2_cnt2o1, a2_cnt2o4},
+                      {a2_cnt4o1, a2_cnt4o4},
+                      {a2_cnt8o1, a2_cnt8o4}},
+            .stream_copy = a2_copy,
+            .stream_triad = a2_triad,
+            .nt_fence = a2_fence,
+        },
+};
