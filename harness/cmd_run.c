@@ -13,6 +13,7 @@ static const char run_usage[] =
     "usage: bitcts run --backend B [--backend-option KEY=VALUE]... [--filter GLOB] [--tier T]\n"
     "                  [--feature-level FL] [--jobs N] [--shard I/N] [--baseline FILE]\n"
     "                  [--timeout S] [--report DIR] [--seed S] [--resume] [--quiet]\n"
+    "                  [--threads N]\n"
     "\n"
     "Runs each selected case: generates it, computes the expected output with the reference,\n"
     "runs the backend in a worker process and compares bit for bit. Verdicts: pass, warn, fail,\n"
@@ -21,6 +22,7 @@ static const char run_usage[] =
     "  --backend B         a built-in backend (cpu, cpu:<variant>) or a plugin library path\n"
     "  --backend-option    passed to the backend's instance_create (repeatable)\n"
     "  --jobs N            worker processes (default: the number of cores)\n"
+    "  --threads N         threads per backend instance: --backend-option threads=N (cpu)\n"
     "  --shard I/N         run every N-th case starting at the I-th (1-based), interleaved\n"
     "  --baseline FILE     expected failures: lines '<glob> <fail|timeout|crash> [reason]'\n"
     "  --timeout S         seconds a backend call may take before the case is a timeout (30)\n"
@@ -57,6 +59,13 @@ static int parse_run_option(int argc, char **argv, int *i, bitcts_run_config *cf
         snprintf(key, sizeof cfg->option_key_store[0], "%.*s", (int)(eq - v), v);
         cfg->options.keys[cfg->options.count] = key;
         cfg->options.values[cfg->options.count++] = eq + 1;
+    } else if ((r = bitcts_cli_option(argc, argv, i, "--threads", &v)) != 0) {
+        uint64_t n = 0;
+        if (r < 0 || bitcts_cli_parse_u64(v, &n) || n < 1 || n > 256 ||
+            cfg->options.count >= BITCTS_MAX_OPTIONS)
+            return bitcts_cli_error("run", "--threads: '%s' is not a number from 1 to 256", r < 0 ? "" : v);
+        cfg->options.keys[cfg->options.count] = "threads";
+        cfg->options.values[cfg->options.count++] = v;
     } else if ((r = bitcts_cli_option(argc, argv, i, "--jobs", &v)) != 0) {
         uint64_t n = 0;
         if (r < 0 || bitcts_cli_parse_u64(v, &n) || n < 1 || n > 256)

@@ -14,6 +14,9 @@ start=$(date +%s.%N)
 ./build/bitcts vectors export --tier default --out out/vectors
 end=$(date +%s.%N)
 awk -v s="$start" -v e="$end" 'BEGIN { printf "default tier exported to out/vectors in %.2f s (wall)\n", e - s }'
-# The default tier through the example plugin, in worker processes, with every report format.
+# The default tier through the example plugin and through the built-in CPU SIMD backend, in
+# worker processes, with every report format.
 ./build/bitcts run --backend ./build/backends/example/libbitcts_example.so --tier default \
     --report out/report-example
+./build/bitcts run --backend cpu --tier default --report out/report-cpu
+echo "reports: out/report-example/report.html, out/report-cpu/report.html"

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Installs what bitcts needs from Debian's packages (run as root, or with sudo available).
-# Installs nothing when everything is already there.
+# Installs nothing when everything is already there. --with-browser adds Chromium, which the
+# tests use to render the HTML report headless.
 set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config git libxxhash-dev libjansson-dev
-          libvulkan-dev libvulkan-volk-dev glslc mesa-vulkan-drivers python3 python3-numpy)
+          libvulkan-dev libvulkan-volk-dev glslc mesa-vulkan-drivers python3 python3-numpy
+          libxml2-utils)
+[ "${1:-}" = "--with-browser" ] && packages+=(chromium)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -3,7 +3,7 @@
 # The tests: set up, build with warnings as errors, run every CTest test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash tools/setup.sh
+bash tools/setup.sh --with-browser
 cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBITCTS_WERROR=ON >/dev/null
 cmake --build build-test -j"$(nproc)"
 cd build-test

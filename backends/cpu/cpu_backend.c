@@ -348,6 +348,7 @@ static int32_t BITCTS_PLUGIN_CALL cpu_operator_execute(void *instance, void *op,
     const bitcts__cpu_call call = {
         .kernel = oper->kernel,
         .fence = inst->kernels.nt_fence,
+        .transpose = inst->kernels.transpose,
         .flags = oper->flags | cpu_nt_flag(inst, oper->plan.output_bytes),
         .out = output,
         .in = {inputs[0], oper->input_count == 2 ? inputs[1] : NULL},

@@ -92,6 +92,11 @@ static void dispatch_merge(bitcts__cpu_kernels *k, const bitcts__cpu_kernels *v)
     dispatch_fill(&k->stream_copy, v->stream_copy);
     dispatch_fill(&k->stream_triad, v->stream_triad);
     dispatch_fill_fence(&k->nt_fence, v->nt_fence);
+    for (int i = 0; i < 4; ++i) {
+        if (k->transpose[i] == NULL) {
+            k->transpose[i] = v->transpose[i];
+        }
+    }
 }
 
 static int dispatch_complete(const bitcts__cpu_kernels *k)

@@ -42,6 +42,14 @@ typedef void bitcts__cpu_kernel_fn(void *out, const void *a, const void *b, size
 /** Orders the non-temporal stores of earlier kernel calls before any later store (sfence). */
 typedef void bitcts__cpu_fence_fn(void);
 
+/** Transposes `lines` contiguous source lines of `len` elements of one width (the slot's):
+ * element i of line j, at src + j * src_stride + i * w, goes to dst + i * dst_stride + j * w.
+ * The ISA moves whole groups of lines (its register block) over all of len, tails included,
+ * and returns the lines done, a multiple of its group; the caller moves the rest. Source and
+ * destination do not overlap; no alignment is assumed. */
+typedef size_t bitcts__cpu_transpose_fn(void *dst, size_t dst_stride, const void *src,
+                                        size_t src_stride, size_t lines, size_t len);
+
 /* Indexes of bitcts__cpu_kernels.bitwise. */
 #define BITCTS__CPU_BITWISE_AND 0
 #define BITCTS__CPU_BITWISE_OR 1
@@ -57,6 +65,9 @@ typedef struct bitcts__cpu_kernels {
     bitcts__cpu_kernel_fn *stream_copy;    /* n bytes, b unused: the bench's copy limit */
     bitcts__cpu_kernel_fn *stream_triad;   /* n uint64 words: out = a + 3 * b (3 streams) */
     bitcts__cpu_fence_fn *nt_fence; /* a variant whose kernels use NT stores sets its own */
+    /* By log2 of the element width; optional everywhere (NULL in every variant means the
+     * walk's portable gather). */
+    bitcts__cpu_transpose_fn *transpose[4];
 } bitcts__cpu_kernels;
 
 /** A variant: what one kern_<isa>.c provides. Selected when required is a subset of the

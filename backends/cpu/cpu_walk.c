@@ -321,16 +321,26 @@ static inline size_t walk_gather_blocks(unsigned char *buf, const unsigned char 
     return cols;
 }
 
+static uint32_t walk_log2(uint32_t w)
+{
+    return w == 1 ? 0 : w == 2 ? 1 : w == 4 ? 2 : 3;
+}
+
 /* Gathers an nr x nc block (row stride rs, col stride cs, in bytes) into a packed buffer,
  * walking the operand's more contiguous direction innermost, so each of its cache lines is
  * used up at once. (Crossing lines innermost would keep all of a tile's lines live together,
- * which power-of-two strides map onto a few cache sets that then thrash.) */
+ * which power-of-two strides map onto a few cache sets that then thrash.) A transposed tile
+ * (rs == w) goes through the variant's transpose `tr` when it has one, for the columns it
+ * takes; the rest by 64-bit word blocks, then element by element. */
 static void walk_gather(unsigned char *buf, const unsigned char *src, size_t nr, size_t nc,
-                        size_t rs, size_t cs, uint32_t w)
+                        size_t rs, size_t cs, uint32_t w, bitcts__cpu_transpose_fn *tr)
 {
     if (nr > 1 && rs < cs) {
         size_t c = 0;
-        if (rs == w && w < 8 && walk_little_endian()) {
+        if (rs == w && tr != NULL) {
+            c = tr(buf, nc * w, src, cs, nc, nr);
+        }
+        if (c == 0 && rs == w && w < 8 && walk_little_endian()) {
             c = w == 1 ? walk_gather_blocks(buf, src, nr, nc, cs, 1)
                 : w == 2 ? walk_gather_blocks(buf, src, nr, nc, cs, 2)
                          : walk_gather_blocks(buf, src, nr, nc, cs, 4);
@@ -368,6 +378,75 @@ static void walk_fill(unsigned char *dst, const unsigned char *value, size_t n, 
     }
 }
 
+/* Software prefetch of the next tile of a transposed pair. Its inputs are read in short runs
+ * (the direct operands 64 output columns of every tile row, the transposed one a few lines
+ * of every column) that no hardware prefetcher follows, so while one tile is computed the
+ * lines of the next are requested, a few per row. */
+#if defined(__GNUC__) || defined(__clang__)
+#define WALK_PREFETCH(addr) __builtin_prefetch((addr), 0, 3)
+#else
+#define WALK_PREFETCH(addr) ((void)(addr))
+#endif
+
+/* The lines of one operand's part of the next tile: `spans` runs of `bytes` bytes, `stride`
+ * apart, visited `per_row` lines at a time through a cursor. */
+typedef struct walk_pf {
+    const unsigned char *base;
+    size_t stride, bytes, spans, per_row;
+    size_t span, at; /* cursor: run, byte offset in it */
+} walk_pf;
+
+static void walk_pf_row(walk_pf *f)
+{
+    for (size_t i = 0; i < f->per_row && f->span < f->spans; ++i) {
+        WALK_PREFETCH(f->base + f->span * f->stride + f->at);
+        f->at += 64;
+        if (f->at >= f->bytes) {
+            f->at = 0;
+            ++f->span;
+        }
+    }
+}
+
+/* Sets up pf[1..2] for the tile after (rb, cb) in the same outer position; returns 0 when
+ * there is none (the last tile of its outer position) or the plan is not tiled. */
+static int walk_pf_setup(const bitcts__cpu_plan *p, const bitcts__cpu_call *c, const size_t *off,
+                         size_t rb, size_t cb, size_t nr_now, walk_pf *pf)
+{
+    if (!p->tiled) {
+        return 0;
+    }
+    if (cb + 1 < p->col_blocks) {
+        ++cb;
+    } else if (rb + 1 < p->row_blocks) {
+        ++rb;
+        cb = 0;
+    } else {
+        return 0;
+    }
+    const size_t r0 = rb * p->row_block;
+    const size_t c0 = cb * p->col_block;
+    const size_t nr = walk_min(p->row_block, p->rows - r0);
+    const size_t nc = walk_min(p->col_block, p->cols - c0);
+    for (uint32_t k = 1; k < p->operands; ++k) {
+        walk_pf *f = &pf[k];
+        memset(f, 0, sizeof *f);
+        f->base = c->in[k - 1] + off[k] + r0 * p->row_stride[k] + c0 * p->col_stride[k];
+        if (p->kind[k] == BITCTS__CPU_WALK_DIRECT) {
+            f->stride = p->row_stride[k];
+            f->bytes = nc * p->width[k];
+            f->spans = nr;
+        } else if (p->kind[k] == BITCTS__CPU_WALK_BUFFER && p->row_stride[k] == p->width[k]) {
+            f->stride = p->col_stride[k];
+            f->bytes = nr * p->width[k];
+            f->spans = nc;
+        }
+        const size_t lines = f->spans * ((f->bytes + 63) / 64);
+        f->per_row = (lines + nr_now - 1) / nr_now;
+    }
+    return 1;
+}
+
 static void walk_block(const bitcts__cpu_plan *p, const bitcts__cpu_call *c, const size_t *off,
                        size_t rb, size_t cb, unsigned char *scratch)
 {
@@ -384,7 +463,9 @@ static void walk_block(const bitcts__cpu_plan *p, const bitcts__cpu_call *c, con
         step[k] = p->row_stride[k];
         if (p->kind[k] == BITCTS__CPU_WALK_BUFFER) {
             unsigned char *buf = scratch + k * WALK_BUFFER_BYTES;
-            walk_gather(buf, base, nr, nc, p->row_stride[k], p->col_stride[k], p->width[k]);
+            bitcts__cpu_transpose_fn *tr =
+                c->transpose != NULL ? c->transpose[walk_log2(p->width[k])] : NULL;
+            walk_gather(buf, base, nr, nc, p->row_stride[k], p->col_stride[k], p->width[k], tr);
             row[k] = buf;
             step[k] = nc * p->width[k];
         }
@@ -395,7 +476,14 @@ static void walk_block(const bitcts__cpu_plan *p, const bitcts__cpu_call *c, con
     const size_t ostep = direct ? p->row_stride[0] : nc * p->width[0];
     const uint32_t flags = (c->flags | p->scalar_flags) & (direct ? ~0u : ~BITCTS__CPU_F_NT);
     unsigned char *one = scratch + 3 * WALK_BUFFER_BYTES;
+    walk_pf pf[BITCTS__CPU_WALK_MAX_OPERANDS];
+    const int prefetch = walk_pf_setup(p, c, off, rb, cb, nr, pf);
     for (size_t r = 0; r < nr; ++r) {
+        if (prefetch) {
+            for (uint32_t k = 1; k < p->operands; ++k) {
+                walk_pf_row(&pf[k]);
+            }
+        }
         const unsigned char *a = row[1] + r * step[1];
         const unsigned char *b = p->operands == 3 ? row[2] + r * step[2] : NULL;
         if (p->all_scalar) {

@@ -71,6 +71,9 @@ typedef struct bitcts__cpu_call {
     bitcts__cpu_kernel_fn *kernel;
     bitcts__cpu_fence_fn *fence; /* run once at the end of a range when flags has NT */
     uint32_t flags;              /* BITCTS__CPU_F_LOG2W_* and BITCTS__CPU_F_NT */
+    /* The variant's transposes by log2 width (entries may be NULL), or NULL: the gather of a
+     * transposed operand then stays portable. */
+    bitcts__cpu_transpose_fn *const *transpose;
     unsigned char *out;
     const unsigned char *in[2];
 } bitcts__cpu_call;

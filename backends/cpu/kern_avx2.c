@@ -411,6 +411,100 @@ static void a2_triad(void *out, const void *a, const void *b, size_t n, uint32_t
     }
 }
 
+/* ---- transposes (the walk's gather of a transposed operand) ---- */
+
+/* Element e (in lane order) that register k holds after the unpack network of a2_tr_block:
+ * the bit reversal of k over log2(n) bits, read from the 16-entry table at k * 16 / n. */
+static const unsigned char a2_tr_order[16] = {0, 8, 4, 12, 2, 10, 6, 14,
+                                              1, 9, 5, 13, 3, 11, 7, 15};
+
+/* Interleaves the low (hi = 0) or high halves of a and b in units of ew bytes, per lane. */
+BITCTS__CPU_INLINE __m256i a2_tr_unpack(__m256i a, __m256i b, uint32_t ew, int hi)
+{
+    switch (ew) {
+    case 1:
+        return hi ? _mm256_unpackhi_epi8(a, b) : _mm256_unpacklo_epi8(a, b);
+    case 2:
+        return hi ? _mm256_unpackhi_epi16(a, b) : _mm256_unpacklo_epi16(a, b);
+    case 4:
+        return hi ? _mm256_unpackhi_epi32(a, b) : _mm256_unpacklo_epi32(a, b);
+    default:
+        return hi ? _mm256_unpackhi_epi64(a, b) : _mm256_unpacklo_epi64(a, b);
+    }
+}
+
+/* n = 16 / w lines of 32 bytes: each 128-bit lane holds an n x n block, transposed by log2(n)
+ * rounds of unpacks; register k then holds, in lane l, destination row l * n + order(k). */
+BITCTS__CPU_INLINE void a2_tr_block(uint32_t w, unsigned char *dst, size_t ds,
+                                    const unsigned char *src, size_t ss)
+{
+    const uint32_t n = 16 / w;
+    __m256i r[16];
+#pragma GCC unroll 16
+    for (uint32_t j = 0; j < n; ++j) {
+        r[j] = _mm256_loadu_si256((const __m256i *)(src + j * ss));
+    }
+#pragma GCC unroll 4
+    for (uint32_t ew = w; ew < 16; ew *= 2) {
+        __m256i t[16];
+#pragma GCC unroll 8
+        for (uint32_t i = 0; i < n / 2; ++i) {
+            t[i] = a2_tr_unpack(r[2 * i], r[2 * i + 1], ew, 0);
+            t[i + n / 2] = a2_tr_unpack(r[2 * i], r[2 * i + 1], ew, 1);
+        }
+#pragma GCC unroll 16
+        for (uint32_t i = 0; i < n; ++i) {
+            r[i] = t[i];
+        }
+    }
+#pragma GCC unroll 16
+    for (uint32_t k = 0; k < n; ++k) {
+        unsigned char *d = dst + a2_tr_order[k * (16 / n)] * ds;
+        _mm_storeu_si128((__m128i *)d, _mm256_castsi256_si128(r[k]));
+        _mm_storeu_si128((__m128i *)(d + n * ds), _mm256_extracti128_si256(r[k], 1));
+    }
+}
+
+/* Groups of 16 / w lines, 32 bytes at a time, the len tail element by element. */
+BITCTS__CPU_INLINE size_t a2_transpose(uint32_t w, void *dst, size_t ds, const void *src,
+                                       size_t ss, size_t lines, size_t len)
+{
+    const size_t n = 16 / w;
+    const size_t e = 32 / w;
+    const size_t done = lines - lines % n;
+    unsigned char *pd = dst;
+    const unsigned char *ps = src;
+    for (size_t j = 0; j < done; j += n) {
+        size_t i = 0;
+        for (; i + e <= len; i += e) {
+            a2_tr_block(w, pd + i * ds + j * w, ds, ps + j * ss + i * w, ss);
+        }
+        for (; i < len; ++i) {
+            for (size_t k = j; k < j + n; ++k) {
+                memcpy(pd + i * ds + k * w, ps + k * ss + i * w, w);
+            }
+        }
+    }
+    return done;
+}
+
+static size_t a2_tr1(void *d, size_t ds, const void *s, size_t ss, size_t lines, size_t len)
+{
+    return a2_transpose(1, d, ds, s, ss, lines, len);
+}
+static size_t a2_tr2(void *d, size_t ds, const void *s, size_t ss, size_t lines, size_t len)
+{
+    return a2_transpose(2, d, ds, s, ss, lines, len);
+}
+static size_t a2_tr4(void *d, size_t ds, const void *s, size_t ss, size_t lines, size_t len)
+{
+    return a2_transpose(4, d, ds, s, ss, lines, len);
+}
+static size_t a2_tr8(void *d, size_t ds, const void *s, size_t ss, size_t lines, size_t len)
+{
+    return a2_transpose(8, d, ds, s, ss, lines, len);
+}
+
 /* Orders this variant's streaming stores (the caller fences once per range). */
 static void a2_fence(void)
 {
@@ -434,5 +528,6 @@ const bitcts__cpu_variant bitcts__cpu_variant_avx2 = {
             .stream_copy = a2_copy,
             .stream_triad = a2_triad,
             .nt_fence = a2_fence,
+            .transpose = {a2_tr1, a2_tr2, a2_tr4, a2_tr8},
         },
 };

@@ -439,6 +439,102 @@ static void a5_triad(void *out, const void *a, const void *b, size_t n, uint32_t
     }
 }
 
+/* ---- transposes (the walk's gather of a transposed operand) ---- */
+
+/* Element e (in lane order) that register k holds after the unpack network of a5_tr_block:
+ * the bit reversal of k over log2(n) bits, read from the 16-entry table at k * 16 / n. */
+static const unsigned char a5_tr_order[16] = {0, 8, 4, 12, 2, 10, 6, 14,
+                                              1, 9, 5, 13, 3, 11, 7, 15};
+
+/* Interleaves the low (hi = 0) or high halves of a and b in units of ew bytes, per lane. */
+BITCTS__CPU_INLINE __m512i a5_tr_unpack(__m512i a, __m512i b, uint32_t ew, int hi)
+{
+    switch (ew) {
+    case 1:
+        return hi ? _mm512_unpackhi_epi8(a, b) : _mm512_unpacklo_epi8(a, b);
+    case 2:
+        return hi ? _mm512_unpackhi_epi16(a, b) : _mm512_unpacklo_epi16(a, b);
+    case 4:
+        return hi ? _mm512_unpackhi_epi32(a, b) : _mm512_unpacklo_epi32(a, b);
+    default:
+        return hi ? _mm512_unpackhi_epi64(a, b) : _mm512_unpacklo_epi64(a, b);
+    }
+}
+
+/* n = 16 / w lines of 64 bytes: each 128-bit lane holds an n x n block, transposed by log2(n)
+ * rounds of unpacks; register k then holds, in lane l, destination row l * n + order(k). */
+BITCTS__CPU_INLINE void a5_tr_block(uint32_t w, unsigned char *dst, size_t ds,
+                                    const unsigned char *src, size_t ss)
+{
+    const uint32_t n = 16 / w;
+    __m512i r[16];
+#pragma GCC unroll 16
+    for (uint32_t j = 0; j < n; ++j) {
+        r[j] = _mm512_loadu_si512(src + j * ss);
+    }
+#pragma GCC unroll 4
+    for (uint32_t ew = w; ew < 16; ew *= 2) {
+        __m512i t[16];
+#pragma GCC unroll 8
+        for (uint32_t i = 0; i < n / 2; ++i) {
+            t[i] = a5_tr_unpack(r[2 * i], r[2 * i + 1], ew, 0);
+            t[i + n / 2] = a5_tr_unpack(r[2 * i], r[2 * i + 1], ew, 1);
+        }
+#pragma GCC unroll 16
+        for (uint32_t i = 0; i < n; ++i) {
+            r[i] = t[i];
+        }
+    }
+#pragma GCC unroll 16
+    for (uint32_t k = 0; k < n; ++k) {
+        unsigned char *d = dst + a5_tr_order[k * (16 / n)] * ds;
+        _mm_storeu_si128((__m128i *)d, _mm512_castsi512_si128(r[k]));
+        _mm_storeu_si128((__m128i *)(d + n * ds), _mm512_extracti32x4_epi32(r[k], 1));
+        _mm_storeu_si128((__m128i *)(d + 2 * n * ds), _mm512_extracti32x4_epi32(r[k], 2));
+        _mm_storeu_si128((__m128i *)(d + 3 * n * ds), _mm512_extracti32x4_epi32(r[k], 3));
+    }
+}
+
+/* Groups of 16 / w lines, 64 bytes at a time, the len tail element by element. */
+BITCTS__CPU_INLINE size_t a5_transpose(uint32_t w, void *dst, size_t ds, const void *src,
+                                       size_t ss, size_t lines, size_t len)
+{
+    const size_t n = 16 / w;
+    const size_t e = 64 / w;
+    const size_t done = lines - lines % n;
+    unsigned char *pd = dst;
+    const unsigned char *ps = src;
+    for (size_t j = 0; j < done; j += n) {
+        size_t i = 0;
+        for (; i + e <= len; i += e) {
+            a5_tr_block(w, pd + i * ds + j * w, ds, ps + j * ss + i * w, ss);
+        }
+        for (; i < len; ++i) {
+            for (size_t k = j; k < j + n; ++k) {
+                memcpy(pd + i * ds + k * w, ps + k * ss + i * w, w);
+            }
+        }
+    }
+    return done;
+}
+
+static size_t a5_tr1(void *d, size_t ds, const void *s, size_t ss, size_t lines, size_t len)
+{
+    return a5_transpose(1, d, ds, s, ss, lines, len);
+}
+static size_t a5_tr2(void *d, size_t ds, const void *s, size_t ss, size_t lines, size_t len)
+{
+    return a5_transpose(2, d, ds, s, ss, lines, len);
+}
+static size_t a5_tr4(void *d, size_t ds, const void *s, size_t ss, size_t lines, size_t len)
+{
+    return a5_transpose(4, d, ds, s, ss, lines, len);
+}
+static size_t a5_tr8(void *d, size_t ds, const void *s, size_t ss, size_t lines, size_t len)
+{
+    return a5_transpose(8, d, ds, s, ss, lines, len);
+}
+
 /* Orders this variant's streaming stores (the caller fences once per range). */
 static void a5_fence(void)
 {
@@ -463,5 +559,6 @@ const bitcts__cpu_variant bitcts__cpu_variant_avx512 = {
             .stream_copy = a5_copy,
             .stream_triad = a5_triad,
             .nt_fence = a5_fence,
+            .transpose = {a5_tr1, a5_tr2, a5_tr4, a5_tr8},
         },
 };
