@@ -23,6 +23,17 @@ static const builtin builtins[] = {
     {NULL, NULL},
 };
 
+int bitcts_backend_options_add(bitcts_backend_options *o, char key_store[][64], const char *text)
+{
+    const char *eq = text ? strchr(text, '=') : NULL;
+    if (!eq || eq == text || eq - text >= 64 || o->count >= BITCTS_MAX_OPTIONS)
+        return -1;
+    snprintf(key_store[o->count], 64, "%.*s", (int)(eq - text), text);
+    o->keys[o->count] = key_store[o->count];
+    o->values[o->count++] = eq + 1;
+    return 0;
+}
+
 const char *bitcts_backend_builtin_names(void)
 {
 #ifdef BITCTS_HAVE_CPU_BACKEND

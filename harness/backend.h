@@ -46,6 +46,9 @@ int bitcts_backend_open(const char *spec, const bitcts_backend_options *options,
 void bitcts_backend_close(bitcts_backend *b);
 /** Creates an instance with the run's options. */
 int bitcts_backend_instance(const bitcts_backend *b, void **instance, char *err, size_t cap);
+/** Adds "KEY=VALUE" to the options; the key is copied into key_store[count] (64 bytes).
+ * @return 0, or -1 when the text is not KEY=VALUE or the options are full. */
+int bitcts_backend_options_add(bitcts_backend_options *o, char key_store[][64], const char *text);
 /** Names of the built-in backends, comma-separated, for messages. */
 const char *bitcts_backend_builtin_names(void);
 

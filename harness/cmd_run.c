@@ -51,14 +51,9 @@ static int parse_run_option(int argc, char **argv, int *i, bitcts_run_config *cf
             return bitcts_cli_error("run", "--backend needs a backend name or plugin path");
         cfg->backend_spec = v;
     } else if ((r = bitcts_cli_option(argc, argv, i, "--backend-option", &v)) != 0) {
-        const char *eq = r > 0 ? strchr(v, '=') : NULL;
-        if (!eq || eq == v || cfg->options.count >= BITCTS_MAX_OPTIONS)
+        if (r < 0 || bitcts_backend_options_add(&cfg->options, cfg->option_key_store, v) != 0)
             return bitcts_cli_error("run", "--backend-option needs KEY=VALUE (at most %d)",
                                     BITCTS_MAX_OPTIONS);
-        char *key = cfg->option_key_store[cfg->options.count];
-        snprintf(key, sizeof cfg->option_key_store[0], "%.*s", (int)(eq - v), v);
-        cfg->options.keys[cfg->options.count] = key;
-        cfg->options.values[cfg->options.count++] = eq + 1;
     } else if ((r = bitcts_cli_option(argc, argv, i, "--threads", &v)) != 0) {
         uint64_t n = 0;
         if (r < 0 || bitcts_cli_parse_u64(v, &n) || n < 1 || n > 256 ||

@@ -244,12 +244,8 @@ static int parse_sweep(int argc, char **argv, const char **spec, bitcts_backend_
         if ((r = bitcts_cli_option(argc, argv, &i, "--backend", &v)) != 0) {
             *spec = r > 0 ? v : NULL;
         } else if ((r = bitcts_cli_option(argc, argv, &i, "--backend-option", &v)) != 0) {
-            const char *eq = r > 0 ? strchr(v, '=') : NULL;
-            if (!eq || eq == v || opts->count >= BITCTS_MAX_OPTIONS)
+            if (r < 0 || bitcts_backend_options_add(opts, keys, v) != 0)
                 return bitcts_cli_error("sweep", "--backend-option needs KEY=VALUE");
-            snprintf(keys[opts->count], 64, "%.*s", (int)(eq - v), v);
-            opts->keys[opts->count] = keys[opts->count];
-            opts->values[opts->count++] = eq + 1;
         } else if ((r = bitcts_cli_option(argc, argv, &i, "--op", &v)) != 0) {
             op = r > 0 ? v : "";
         } else if ((r = bitcts_cli_option(argc, argv, &i, "--type", &v)) != 0) {
