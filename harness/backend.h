@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Backends as the harness sees them: a spec ("cpu", "cpu:avx2", "./libimpl.so") resolved to a
  * built-in negotiate function or a plugin path, opened through the plugin host; instances made
- * with the run's options; capabilities gathered once. Thread-safety: one session per process. */
+ * with the run's options; capabilities gathered once. Thread-safety: one open backend per process. */
 #ifndef BITCTS_HARNESS_BACKEND_H
 #define BITCTS_HARNESS_BACKEND_H
 
