@@ -239,6 +239,25 @@ static void run_valid(const bitcts_worker_ctx *ctx, void *instance, size_t idx,
     free_buffers(&x, d->alias_input);
 }
 
+/* Sends "E <index> <case object>" with the case's repro line. */
+static void send_result(const bitcts_worker_ctx *ctx, size_t idx, const bitcts_case_result *r)
+{
+    const bitcts_case_key *k = &ctx->plan->cases[idx];
+    char repro[512];
+    bitcts_case_repro(ctx->backend_spec, ctx->repro_options, ctx->seed, k->id, repro, sizeof repro);
+    json_t *obj = bitcts_case_result_json(k, idx, r, repro);
+    char *text = json_dumps(obj, JSON_COMPACT | JSON_ENSURE_ASCII);
+    json_decref(obj);
+    if (!text)
+        return; /* the parent reports the case as an internal error */
+    char head[32];
+    const int n = snprintf(head, sizeof head, "E %zu ", idx);
+    send_text(ctx->fd, head, (size_t)n);
+    send_text(ctx->fd, text, strlen(text));
+    send_text(ctx->fd, "\n", 1);
+    free(text);
+}
+
 static void run_case(const bitcts_worker_ctx *ctx, void *instance, size_t idx)
 {
     const bitcts_case_key *k = &ctx->plan->cases[idx];
@@ -255,19 +274,7 @@ static void run_case(const bitcts_worker_ctx *ctx, void *instance, size_t idx)
     else
         run_valid(ctx, instance, idx, &data, &r);
     bitcts_case_free(&data);
-    char repro[512];
-    bitcts_case_repro(ctx->backend_spec, ctx->repro_options, ctx->seed, k->id, repro, sizeof repro);
-    json_t *obj = bitcts_case_result_json(k, idx, &r, repro);
-    char *text = json_dumps(obj, JSON_COMPACT | JSON_ENSURE_ASCII);
-    json_decref(obj);
-    if (!text)
-        return;
-    char head[32];
-    const int n = snprintf(head, sizeof head, "E %zu ", idx);
-    send_text(ctx->fd, head, (size_t)n);
-    send_text(ctx->fd, text, strlen(text));
-    send_text(ctx->fd, "\n", 1);
-    free(text);
+    send_result(ctx, idx, &r);
 }
 
 void bitcts_worker_run(const bitcts_worker_ctx *ctx, const size_t *indices, size_t count)
@@ -277,21 +284,12 @@ void bitcts_worker_run(const bitcts_worker_ctx *ctx, const size_t *indices, size
     if (bitcts_backend_instance(ctx->backend, &instance, err, sizeof err) != BITCTS_OK) {
         /* Every case of the batch fails with the reason; nothing runs. */
         for (size_t i = 0; i < count; i++) {
-            const bitcts_case_key *k = &ctx->plan->cases[indices[i]];
             bitcts_case_result r;
             memset(&r, 0, sizeof r);
             r.verdict = BITCTS_VERDICT_FAIL;
             snprintf(r.detail, sizeof r.detail, "in the worker: %s", err);
             send_mark(ctx->fd, 'B', indices[i]);
-            json_t *obj = bitcts_case_result_json(k, indices[i], &r, "");
-            char *text = json_dumps(obj, JSON_COMPACT | JSON_ENSURE_ASCII);
-            char head[32];
-            const int n = snprintf(head, sizeof head, "E %zu ", indices[i]);
-            send_text(ctx->fd, head, (size_t)n);
-            send_text(ctx->fd, text ? text : "{}", text ? strlen(text) : 2);
-            send_text(ctx->fd, "\n", 1);
-            free(text);
-            json_decref(obj);
+            send_result(ctx, indices[i], &r);
         }
         return;
     }
