@@ -174,9 +174,6 @@ void bitcts_backend_close(bitcts_backend *b)
 
 const bitcts_abi_op_caps *bitcts_backend_op_caps(const bitcts_backend *b, uint32_t op)
 {
-    for (int i = 0; i < 7; i++) {
-        if (bitcts_op_all[i] == op)
-            return b->caps.has_op[i] ? &b->caps.ops[i] : NULL;
-    }
-    return NULL;
+    const int i = bitcts_op_index(op);
+    return i >= 0 && b->caps.has_op[i] ? &b->caps.ops[i] : NULL;
 }

@@ -74,9 +74,7 @@ static void print_counts(const bitcts_plan *plan, const bitcts_selection *sel)
         if (!bitcts_selection_matches(sel, k))
             continue;
         total++;
-        int o = 0;
-        while (bitcts_op_all[o] != k->op)
-            o++;
+        const int o = bitcts_op_index(k->op);
         by_fl[((k->feature_level >> 12) & 0xF) * 2 + (((k->feature_level >> 8) & 0xF) ? 1 : 0)]++;
         if (k->pattern == BITCTS_PAT_INVALID) {
             negative++;
@@ -135,9 +133,7 @@ static void print_counts(const bitcts_plan *plan, const bitcts_selection *sel)
                 continue;
             if (sel->max_feature_level && k->feature_level > sel->max_feature_level)
                 continue;
-            int o = 0;
-            while (bitcts_op_all[o] != k->op)
-                o++;
+            const int o = bitcts_op_index(k->op);
             unsigned char *cell =
                 &seen[o][k->in_type][k->out_type == BITCTS_DT_UINT32 ? 1 : 0][k->rank][k->pattern];
             if (*cell)

@@ -254,10 +254,8 @@ void bitcts__run_print_summary(const run_state *s)
     for (size_t i = 0; i < s->selected_count; i++) {
         const json_t *c = s->results[s->selected[i]];
         const int v = bitcts_verdict_parse(json_string_value(json_object_get(c, "verdict")));
-        int o = 0;
-        while (o < 7 && bitcts_op_all[o] != s->plan->cases[s->selected[i]].op)
-            o++;
-        if (v >= 0) {
+        const int o = bitcts_op_index(s->plan->cases[s->selected[i]].op);
+        if (v >= 0 && o >= 0) {
             counts[o][v]++;
             counts[7][v]++;
         }

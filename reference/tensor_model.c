@@ -47,6 +47,15 @@ const uint32_t bitcts_op_all[7] = {BITCTS_OP_BIT_AND,        BITCTS_OP_BIT_OR,
                                    BITCTS_OP_BIT_COUNT,      BITCTS_OP_BIT_SHIFT_LEFT,
                                    BITCTS_OP_BIT_SHIFT_RIGHT};
 
+int bitcts_op_index(uint32_t op)
+{
+    for (int i = 0; i < 7; i++) {
+        if (bitcts_op_all[i] == op)
+            return i;
+    }
+    return -1;
+}
+
 const char *bitcts_op_name(uint32_t op)
 {
     switch (op) {

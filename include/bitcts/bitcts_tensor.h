@@ -145,6 +145,8 @@ uint32_t bitcts_op_input_count(uint32_t op);
 int bitcts_op_allows_in_place(uint32_t op);
 /** The seven operator codes in a fixed order, for iteration. */
 extern const uint32_t bitcts_op_all[7];
+/** The position of op in bitcts_op_all (0-6), or -1 for an unknown operator. */
+int bitcts_op_index(uint32_t op);
 
 /* ---- feature levels ---- */
 /** Parses "4_1", "4.1" or "0x4100"; returns 0 when malformed or unknown. */

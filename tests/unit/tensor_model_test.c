@@ -48,6 +48,11 @@ static void test_enums(void)
     CHECK_EQ_U64(bitcts_op_parse("bit_not"), 124);
     CHECK_EQ_U64(bitcts_op_parse("bit_count"), 125);
     CHECK_EQ_U64(bitcts_op_parse("bit_nand"), 0);
+    CHECK_EQ_U64(bitcts_op_index(BITCTS_OP_BIT_AND), 0);
+    CHECK_EQ_U64(bitcts_op_index(BITCTS_OP_BIT_SHIFT_RIGHT), 6);
+    CHECK(bitcts_op_index(7) == -1);
+    for (int i = 0; i < 7; i++)
+        CHECK(bitcts_op_index(bitcts_op_all[i]) == i);
     CHECK_EQ_U64(bitcts_op_input_count(124), 1);
     CHECK_EQ_U64(bitcts_op_input_count(97), 2);
     CHECK(!bitcts_op_allows_in_place(125));
