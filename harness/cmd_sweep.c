@@ -165,21 +165,29 @@ static uint64_t load_out(const uint8_t *out, uint32_t ob, uint32_t i)
 }
 
 /* 32-bit unary chunk: expected = f(hi) composed with the table's f(lo) (bits are disjoint:
- * COUNT adds, NOT keeps each half's own bits). A tight loop; the first mismatch is found on a
- * second pass only when there is one. */
-static uint64_t check_unary32(const sweep *s, uint64_t base, uint32_t n, const uint8_t *out,
-                              uint32_t ob)
+ * COUNT adds, NOT keeps each half's own bits). */
+static inline uint64_t unary32_expected(int count, uint64_t hi, uint64_t lo)
 {
-    const uint64_t hi = ref((sweep *)s, base, 0, BITCTS_SHIFT_POLICY_SATURATE);
     const uint64_t m = SWEEP_CHUNK - 1;
+    return count ? hi + lo : (hi & ~m) | (lo & m);
+}
+
+/* A tight counting loop; the first mismatch is looked for on a second pass only when there is
+ * one. */
+static void check_unary32(sweep *s, uint64_t base, uint32_t n, const uint8_t *out, uint32_t ob)
+{
+    const uint64_t hi = ref(s, base, 0, BITCTS_SHIFT_POLICY_SATURATE);
     const int count = s->op == BITCTS_OP_BIT_COUNT;
     uint64_t bad = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        const uint64_t lo = s->lo_table[i];
-        const uint64_t expected = count ? hi + lo : (hi & ~m) | (lo & m);
-        bad += load_out(out, ob, i) != expected;
+    for (uint32_t i = 0; i < n; i++)
+        bad += load_out(out, ob, i) != unary32_expected(count, hi, s->lo_table[i]);
+    for (uint32_t i = 0; bad && s->mismatches == 0 && i < n; i++) {
+        if (load_out(out, ob, i) != unary32_expected(count, hi, s->lo_table[i])) {
+            s->first_bad = base + i;
+            break;
+        }
     }
-    return bad;
+    s->mismatches += bad;
 }
 
 static uint64_t expected_of(sweep *s, uint64_t e, uint64_t *by_count, uint64_t *current_a,
@@ -209,22 +217,15 @@ static uint64_t expected_of(sweep *s, uint64_t e, uint64_t *by_count, uint64_t *
 static void check_chunk(sweep *s, uint64_t base, uint32_t n, const uint8_t *out)
 {
     const uint32_t ob = bitcts_dtype_size(s->out_type);
-    if (bitcts_op_input_count(s->op) == 1 && s->width > SWEEP_CHUNK_LOG2 &&
-        check_unary32(s, base, n, out, ob) == 0)
+    if (bitcts_op_input_count(s->op) == 1 && s->width > SWEEP_CHUNK_LOG2) {
+        check_unary32(s, base, n, out, ob);
         return;
+    }
     uint64_t by_count[64] = {0}, current_a = ~0ull;
     for (uint32_t i = 0; i < n; i++) {
         const uint64_t e = base + i, actual = load_out(out, ob, i);
         int recorded = 0;
-        uint64_t expected;
-        if (bitcts_op_input_count(s->op) == 1 && s->width > SWEEP_CHUNK_LOG2) {
-            const uint64_t hi = ref(s, base, 0, 1), lo = s->lo_table[i];
-            expected = s->op == BITCTS_OP_BIT_COUNT ? hi + lo
-                                                    : (hi & ~(uint64_t)(SWEEP_CHUNK - 1)) |
-                                                          (lo & (SWEEP_CHUNK - 1));
-        } else {
-            expected = expected_of(s, e, by_count, &current_a, &recorded);
-        }
+        const uint64_t expected = expected_of(s, e, by_count, &current_a, &recorded);
         if (recorded) {
             s->oob++;
             s->oob_mask += actual == expected;
