@@ -183,7 +183,7 @@ static size_t output_types(uint32_t op, uint32_t in_type, uint32_t *out)
 
 static void add_default_cases(plan_builder *b)
 {
-    for (int o = 0; o < 7; o++) {
+    for (int o = 0; o < (int)BITCTS_OP_COUNT; o++) {
         const uint32_t op = bitcts_op_all[o];
         const int shift = op == BITCTS_OP_BIT_SHIFT_LEFT || op == BITCTS_OP_BIT_SHIFT_RIGHT;
         for (uint32_t t = 1; t < BITCTS_DT_COUNT; t++) {
@@ -229,7 +229,7 @@ static void add_negative_cases(plan_builder *b)
         {BITCTS_RULE_ALIGNMENT, 2},         {BITCTS_RULE_OUTPUT_FLAGS, 1},
         {BITCTS_RULE_UNKNOWN_FLAGS, 1},
     };
-    for (int o = 0; o < 7; o++) {
+    for (int o = 0; o < (int)BITCTS_OP_COUNT; o++) {
         const uint32_t op = bitcts_op_all[o];
         const int shift = op == BITCTS_OP_BIT_SHIFT_LEFT || op == BITCTS_OP_BIT_SHIFT_RIGHT;
         for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {

@@ -9,7 +9,8 @@
 #include <stddef.h> /* size_t */
 #include <stdint.h> /* uint32_t */
 
-#include "bitcts/bitcts_tensor.h" /* bitcts_op_desc */
+#include "tensor_model.h" /* bitcts_op_desc */
+#include "validate.h"     /* bitcts_rule, for negative cases */
 
 #ifdef __cplusplus
 extern "C" {

@@ -7,7 +7,7 @@
 #include <stddef.h> /* size_t */
 #include <stdint.h> /* uint8_t */
 
-#include "bitcts/bitcts_tensor.h" /* bitcts_tensor_desc */
+#include "tensor_model.h"
 
 #define BITCTS_DIGEST_HEX 33 /* 32 digits and the terminator */
 

@@ -5,7 +5,7 @@
 
 #include "backend.h"
 #include "bitcts/bitcts_status.h"
-#include "bitcts/bitcts_tensor.h"
+#include "tensor_model.h"
 
 #ifdef BITCTS_HAVE_CPU_BACKEND
 #include "cpu_backend.h" /* bitcts_cpu_negotiate */
@@ -86,7 +86,7 @@ static int read_caps(bitcts_backend *b, void *instance, char *err, size_t cap)
         return BITCTS_E_BACKEND_FAILED;
     }
     b->caps.feature_level = caps.feature_level;
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < (int)BITCTS_OP_COUNT; i++) {
         bitcts_abi_op_caps *oc = &b->caps.ops[i];
         memset(oc, 0, sizeof *oc);
         oc->struct_size = sizeof *oc;

@@ -21,8 +21,8 @@ typedef struct bitcts_backend_options {
 
 typedef struct bitcts_backend_caps {
     uint32_t feature_level;
-    int has_op[7];                  /* indexed like bitcts_op_all */
-    bitcts_abi_op_caps ops[7];
+    int has_op[BITCTS_OP_COUNT];                  /* indexed like bitcts_op_all */
+    bitcts_abi_op_caps ops[BITCTS_OP_COUNT];
 } bitcts_backend_caps;
 
 /** An opened backend: the host handle, its table, and what the parent learnt from one instance. */

@@ -7,7 +7,7 @@
 
 #include "baseline.h"
 #include "bitcts/bitcts_status.h"
-#include "verdict.h"
+#include "bitcts/bitcts_verdict.h"
 
 #define BASELINE_MAX_ENTRIES 100000
 

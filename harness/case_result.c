@@ -5,7 +5,7 @@
 #include <string.h> /* strlen */
 
 #include "case_result.h"
-#include "verdict.h"
+#include "bitcts/bitcts_verdict.h"
 
 static json_t *hex(uint64_t v, uint32_t width)
 {

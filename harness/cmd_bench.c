@@ -15,7 +15,7 @@
 
 #include "bitcts/bitcts_plugin.h"
 #include "bitcts/bitcts_status.h"
-#include "bitcts/bitcts_tensor.h"
+#include "tensor_model.h"
 #include "cli_util.h"
 #include "cmd_bench.h"
 #include "cpu_backend.h"
@@ -113,7 +113,7 @@ typedef struct bench_small {
 typedef struct bench_ctx {
     bench_opts opt;
     const bitcts_plugin_table *table;
-    const bitcts_cpu_stream_ext *stream;
+    const bitcts_abi_stream_ext *stream;
     void *inst[BENCH_MAX_THREADS];
     unsigned char *a, *b, *out, *ref;
     size_t cap_in, cap_out;
@@ -875,9 +875,9 @@ static int bench_setup(bench_ctx *ctx)
     if (bitcts_cpu_negotiate(&n) != BITCTS_ABI_OK)
         return bitcts_cli_error("bench", "the cpu backend did not negotiate ABI 1.0");
     ctx->table = n.table;
-    ctx->stream = ctx->table->get_extension(BITCTS_CPU_EXT_STREAM);
+    ctx->stream = ctx->table->get_extension(BITCTS_ABI_EXT_STREAM);
     if (!ctx->stream)
-        return bitcts_cli_error("bench", "the cpu backend lacks %s", BITCTS_CPU_EXT_STREAM);
+        return bitcts_cli_error("bench", "the cpu backend lacks %s", BITCTS_ABI_EXT_STREAM);
     for (int ti = 0; ti < ctx->opt.thread_count; ti++)
         if (!(ctx->inst[ti] = bench_instance(ctx, ctx->opt.variant, ctx->opt.threads[ti])))
             return BITCTS_EXIT_USAGE;

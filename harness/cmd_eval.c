@@ -10,6 +10,7 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "ref_ops.h"
+#include "validate.h"
 
 static const char eval_usage[] =
     "usage: bitcts eval OPERATOR --type T [--out-type T] --sizes N,N,...\n"

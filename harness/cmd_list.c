@@ -64,10 +64,10 @@ static void print_counts(const bitcts_plan *plan, const bitcts_selection *sel)
     combo_row rows[128];
     size_t n_rows = 0, total = 0, negative = 0;
     size_t by_fl[16] = {0};
-    size_t by_pattern[7][BITCTS_PAT_COUNT];
+    size_t by_pattern[BITCTS_OP_COUNT][BITCTS_PAT_COUNT];
     memset(by_pattern, 0, sizeof by_pattern);
     /* cells[op][type][out][rank][pattern]: does a selected case fill it? */
-    static unsigned char cells[7][BITCTS_DT_COUNT][2][BITCTS_MAX_DIMS + 1][BITCTS_PAT_COUNT];
+    static unsigned char cells[BITCTS_OP_COUNT][BITCTS_DT_COUNT][2][BITCTS_MAX_DIMS + 1][BITCTS_PAT_COUNT];
     memset(cells, 0, sizeof cells);
     for (size_t i = 0; i < plan->count; i++) {
         const bitcts_case_key *k = &plan->cases[i];
@@ -100,17 +100,17 @@ static void print_counts(const bitcts_plan *plan, const bitcts_selection *sel)
         printf(" %7zu\n", rows[i].total);
     }
     printf("\n%-16s", "pattern");
-    for (int o = 0; o < 7; o++)
+    for (int o = 0; o < (int)BITCTS_OP_COUNT; o++)
         printf(" %15s", bitcts_op_name(bitcts_op_all[o]));
     printf("\n");
     for (uint32_t p = 0; p < BITCTS_PAT_COUNT; p++) {
         size_t any = 0;
-        for (int o = 0; o < 7; o++)
+        for (int o = 0; o < (int)BITCTS_OP_COUNT; o++)
             any += by_pattern[o][p];
         if (!any)
             continue;
         printf("%-16s", bitcts_pattern_name(p));
-        for (int o = 0; o < 7; o++)
+        for (int o = 0; o < (int)BITCTS_OP_COUNT; o++)
             printf(" %15zu", by_pattern[o][p]);
         printf("\n");
     }
@@ -125,7 +125,7 @@ static void print_counts(const bitcts_plan *plan, const bitcts_selection *sel)
     size_t applicable = 0, empty = 0;
     if (sel->tiers & BITCTS_TIER_DEFAULT) {
         bitcts_selection all_default = {.tiers = BITCTS_TIER_DEFAULT};
-        static unsigned char seen[7][BITCTS_DT_COUNT][2][BITCTS_MAX_DIMS + 1][BITCTS_PAT_COUNT];
+        static unsigned char seen[BITCTS_OP_COUNT][BITCTS_DT_COUNT][2][BITCTS_MAX_DIMS + 1][BITCTS_PAT_COUNT];
         memset(seen, 0, sizeof seen);
         for (size_t i = 0; i < plan->count; i++) {
             const bitcts_case_key *k = &plan->cases[i];

@@ -10,7 +10,7 @@
 #include "compare.h"
 #include "digest.h"
 #include "ref_ops.h"
-#include "verdict.h"
+#include "bitcts/bitcts_verdict.h"
 
 uint8_t *bitcts_guarded_alloc(uint64_t size)
 {

@@ -9,7 +9,7 @@
 #include <stddef.h> /* size_t */
 #include <stdint.h> /* uint8_t */
 
-#include "bitcts/bitcts_tensor.h" /* bitcts_op_desc */
+#include "tensor_model.h"
 
 #define BITCTS_GUARD_BYTES 64u     /* guard band before and after every buffer */
 #define BITCTS_GUARD_PATTERN 0xA5u /* the guard bands' fill */

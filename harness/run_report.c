@@ -15,7 +15,7 @@
 #include "fs_util.h"
 #include "report.h"
 #include "run_state.h"
-#include "verdict.h"
+#include "bitcts/bitcts_verdict.h"
 
 void bitcts__run_log(run_state *s, json_t *rec)
 {
@@ -141,7 +141,7 @@ static json_t *backend_json(const run_state *s)
 {
     const bitcts_backend *b = &s->backend;
     json_t *caps = json_object();
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < (int)BITCTS_OP_COUNT; i++) {
         if (!b->caps.has_op[i])
             continue;
         const bitcts_abi_op_caps *c = &b->caps.ops[i];
@@ -249,7 +249,7 @@ void bitcts__run_progress(run_state *s, int final)
 
 void bitcts__run_print_summary(const run_state *s)
 {
-    size_t counts[8][BITCTS_VERDICT_COUNT];
+    size_t counts[BITCTS_OP_COUNT + 1][BITCTS_VERDICT_COUNT];
     memset(counts, 0, sizeof counts);
     for (size_t i = 0; i < s->selected_count; i++) {
         const json_t *c = s->results[s->selected[i]];
@@ -257,19 +257,19 @@ void bitcts__run_print_summary(const run_state *s)
         const int o = bitcts_op_index(s->plan->cases[s->selected[i]].op);
         if (v >= 0 && o >= 0) {
             counts[o][v]++;
-            counts[7][v]++;
+            counts[BITCTS_OP_COUNT][v]++;
         }
     }
     printf("\n%-16s", "operator");
     for (int v = 0; v < BITCTS_VERDICT_COUNT; v++) {
-        if (counts[7][v])
+        if (counts[BITCTS_OP_COUNT][v])
             printf(" %15s", bitcts_verdict_name(v));
     }
     printf("\n");
-    for (int o = 0; o < 8; o++) {
-        printf("%-16s", o < 7 ? bitcts_op_name(bitcts_op_all[o]) : "total");
+    for (int o = 0; o <= (int)BITCTS_OP_COUNT; o++) {
+        printf("%-16s", o < (int)BITCTS_OP_COUNT ? bitcts_op_name(bitcts_op_all[o]) : "total");
         for (int v = 0; v < BITCTS_VERDICT_COUNT; v++) {
-            if (counts[7][v])
+            if (counts[BITCTS_OP_COUNT][v])
                 printf(" %15zu", counts[o][v]);
         }
         printf("\n");

@@ -21,7 +21,7 @@
 #include "cli_util.h"
 #include "fs_util.h"
 #include "run_state.h"
-#include "verdict.h"
+#include "bitcts/bitcts_verdict.h"
 #include "worker.h"
 
 double bitcts__run_now(void)

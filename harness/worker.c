@@ -10,8 +10,9 @@
 
 #include "bitcts/bitcts_status.h"
 #include "case_result.h"
+#include "bitcts/bitcts_verdict.h"
 #include "ref_ops.h"
-#include "verdict.h"
+#include "validate.h"
 #include "worker.h"
 
 static void send_text(int fd, const char *text, size_t len)

@@ -7,6 +7,7 @@
 
 #include "bitcts/bitcts_status.h"
 #include "ref_ops.h"
+#include "validate.h"
 
 uint64_t bitcts_ref_load(const uint8_t *p, uint32_t width_bytes)
 {

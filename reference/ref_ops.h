@@ -7,7 +7,7 @@
 
 #include <stdint.h> /* uint64_t */
 
-#include "bitcts/bitcts_tensor.h" /* bitcts_op_desc */
+#include "tensor_model.h" /* bitcts_op_desc */
 
 #ifdef __cplusplus
 extern "C" {

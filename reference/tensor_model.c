@@ -6,7 +6,7 @@
 #include <string.h> /* strcmp */
 
 #include "bitcts/bitcts_status.h"
-#include "bitcts/bitcts_tensor.h"
+#include "tensor_model.h"
 
 typedef struct dtype_info {
     const char *name;
@@ -15,82 +15,113 @@ typedef struct dtype_info {
     int is_signed;
 } dtype_info;
 
-/* Indexed by DML_TENSOR_DATA_TYPE (spec 3.4). */
-static const dtype_info dtype_table[BITCTS_DT_COUNT] = {
-    [BITCTS_DT_UNKNOWN] = {NULL, 0, 0, 0},      [BITCTS_DT_FLOAT32] = {"float32", 4, 1, 1},
-    [BITCTS_DT_FLOAT16] = {"float16", 2, 1, 1}, [BITCTS_DT_UINT32] = {"uint32", 4, 0, 0},
-    [BITCTS_DT_UINT16] = {"uint16", 2, 0, 0},   [BITCTS_DT_UINT8] = {"uint8", 1, 0, 0},
-    [BITCTS_DT_INT32] = {"int32", 4, 0, 1},     [BITCTS_DT_INT16] = {"int16", 2, 0, 1},
-    [BITCTS_DT_INT8] = {"int8", 1, 0, 1},       [BITCTS_DT_FLOAT64] = {"float64", 8, 1, 1},
-    [BITCTS_DT_UINT64] = {"uint64", 8, 0, 0},   [BITCTS_DT_INT64] = {"int64", 8, 0, 1},
-};
+/* Indexed by DML_TENSOR_DATA_TYPE (spec 3.4), from the SDK's list. */
+#define DTYPE_ENTRY(name_, value, bytes, is_float_, is_signed_, text)                              \
+    [value] = {.name = text, .size = bytes, .is_float = is_float_, .is_signed = is_signed_},
+static const dtype_info dtype_table[BITCTS_DT_COUNT] = {BITCTS_DML_DATA_TYPE_LIST(DTYPE_ENTRY)};
+#undef DTYPE_ENTRY
 
-uint32_t bitcts_dtype_size(uint32_t t) { return t < BITCTS_DT_COUNT ? dtype_table[t].size : 0; }
-const char *bitcts_dtype_name(uint32_t t) { return t < BITCTS_DT_COUNT ? dtype_table[t].name : NULL; }
-int bitcts_dtype_is_float(uint32_t t) { return t < BITCTS_DT_COUNT && dtype_table[t].is_float; }
+uint32_t bitcts_dtype_size(uint32_t t)
+{
+    return t < BITCTS_DT_COUNT ? dtype_table[t].size : 0;
+}
+
+const char *bitcts_dtype_name(uint32_t t)
+{
+    return t < BITCTS_DT_COUNT ? dtype_table[t].name : NULL;
+}
+
+int bitcts_dtype_is_float(uint32_t t)
+{
+    return t < BITCTS_DT_COUNT && dtype_table[t].is_float;
+}
+
 int bitcts_dtype_is_signed(uint32_t t)
 {
-    return t < BITCTS_DT_COUNT && dtype_table[t].is_signed && !dtype_table[t].is_float;
+    return t < BITCTS_DT_COUNT && dtype_table[t].is_signed;
 }
 
 uint32_t bitcts_dtype_parse(const char *name)
 {
-    for (uint32_t t = 1; t < BITCTS_DT_COUNT; t++) {
-        if (name && strcmp(name, dtype_table[t].name) == 0)
+    for (uint32_t t = 1; name != NULL && t < BITCTS_DT_COUNT; ++t) {
+        if (strcmp(name, dtype_table[t].name) == 0) {
             return t;
+        }
     }
     return BITCTS_DT_UNKNOWN;
 }
 
-const uint32_t bitcts_op_all[7] = {BITCTS_OP_BIT_AND,        BITCTS_OP_BIT_OR,
-                                   BITCTS_OP_BIT_XOR,        BITCTS_OP_BIT_NOT,
-                                   BITCTS_OP_BIT_COUNT,      BITCTS_OP_BIT_SHIFT_LEFT,
-                                   BITCTS_OP_BIT_SHIFT_RIGHT};
+typedef struct op_info {
+    uint32_t op;
+    uint32_t inputs;
+    const char *name;
+} op_info;
+
+/* In the SDK list's order, which is bitcts's operator order (spec 1.1). */
+#define OP_ENTRY(name_, value, inputs_, text) {.op = value, .inputs = inputs_, .name = text},
+static const op_info op_table[BITCTS_OP_COUNT] = {BITCTS_DML_OPERATOR_LIST(OP_ENTRY)};
+#undef OP_ENTRY
+
+#define OP_CODE_ENTRY(name_, value, inputs_, text) value,
+const uint32_t bitcts_op_all[BITCTS_OP_COUNT] = {BITCTS_DML_OPERATOR_LIST(OP_CODE_ENTRY)};
+#undef OP_CODE_ENTRY
 
 int bitcts_op_index(uint32_t op)
 {
-    for (int i = 0; i < 7; i++) {
-        if (bitcts_op_all[i] == op)
+    for (int i = 0; i < (int)BITCTS_OP_COUNT; ++i) {
+        if (op_table[i].op == op) {
             return i;
+        }
     }
     return -1;
 }
 
 const char *bitcts_op_name(uint32_t op)
 {
-    switch (op) {
-    case BITCTS_OP_BIT_AND: return "bit_and";
-    case BITCTS_OP_BIT_OR: return "bit_or";
-    case BITCTS_OP_BIT_XOR: return "bit_xor";
-    case BITCTS_OP_BIT_NOT: return "bit_not";
-    case BITCTS_OP_BIT_COUNT: return "bit_count";
-    case BITCTS_OP_BIT_SHIFT_LEFT: return "bit_shift_left";
-    case BITCTS_OP_BIT_SHIFT_RIGHT: return "bit_shift_right";
-    default: return NULL;
-    }
+    const int i = bitcts_op_index(op);
+    return i < 0 ? NULL : op_table[i].name;
 }
 
 uint32_t bitcts_op_parse(const char *name)
 {
-    for (int i = 0; i < 7; i++) {
-        if (name && strcmp(name, bitcts_op_name(bitcts_op_all[i])) == 0)
-            return bitcts_op_all[i];
+    for (uint32_t i = 0; name != NULL && i < BITCTS_OP_COUNT; ++i) {
+        if (strcmp(name, op_table[i].name) == 0) {
+            return op_table[i].op;
+        }
     }
     return 0;
 }
 
 uint32_t bitcts_op_input_count(uint32_t op)
 {
-    if (!bitcts_op_name(op))
-        return 0;
-    return (op == BITCTS_OP_BIT_NOT || op == BITCTS_OP_BIT_COUNT) ? 1 : 2;
+    const int i = bitcts_op_index(op);
+    return i < 0 ? 0 : op_table[i].inputs;
 }
 
-int bitcts_op_allows_in_place(uint32_t op) { return bitcts_op_name(op) && op != BITCTS_OP_BIT_COUNT; }
+int bitcts_op_allows_in_place(uint32_t op)
+{
+    return bitcts_op_index(op) >= 0 && op != BITCTS_OP_BIT_COUNT;
+}
 
-static const uint32_t known_fls[] = {0x1000, 0x2000, 0x2100, 0x3000, 0x3100, 0x4000, 0x4100,
-                                     0x5000, 0x5100, 0x5200, 0x6000, 0x6100, 0x6200, 0x6300,
-                                     0x6400};
+int bitcts_op_is_shift(uint32_t op)
+{
+    return op == BITCTS_OP_BIT_SHIFT_LEFT || op == BITCTS_OP_BIT_SHIFT_RIGHT;
+}
+
+const char *bitcts_role_name(uint32_t input_count, uint32_t index)
+{
+    if (index >= input_count) {
+        return "Output";
+    }
+    if (input_count == 1) {
+        return "Input";
+    }
+    return index == 0 ? "A" : "B";
+}
+
+#define FL_ENTRY(name, value) value,
+static const uint32_t known_fls[] = {BITCTS_DML_FEATURE_LEVEL_LIST(FL_ENTRY)};
+#undef FL_ENTRY
 
 uint32_t bitcts_fl_parse(const char *text)
 {
@@ -154,8 +185,7 @@ uint32_t bitcts_fl_required(uint32_t op, uint32_t in_type, uint32_t out_type, ui
         if (out_type != BITCTS_DT_UINT8 && out_type != BITCTS_DT_UINT32)
             return 0;
         return is_small_unsigned(in_type) ? BITCTS_FL_3_0 : BITCTS_FL_4_1;
-    default:
-        return 0;
+    default: return 0;
     }
 }
 

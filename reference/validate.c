@@ -7,7 +7,8 @@
 #include <string.h> /* memset */
 
 #include "bitcts/bitcts_status.h"
-#include "bitcts/bitcts_tensor.h"
+#include "tensor_model.h"
+#include "validate.h"
 
 #define RULE_ID_ENTRY(name, value, id, text) [value] = id,
 #define RULE_TEXT_ENTRY(name, value, id, text) [value] = text,

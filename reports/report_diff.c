@@ -45,7 +45,7 @@ static int digest_entry(json_t *list, const json_t *ca, const json_t *cb)
     const int v = bitcts_report_case_verdict(cb);
     const char *da = bitcts_report_str(ca, "output_xxh3_128");
     const char *db = bitcts_report_str(cb, "output_xxh3_128");
-    if (v != bitcts_report_case_verdict(ca) || !bitcts_report_verdict_is_healthy(v) || !*da ||
+    if (v != bitcts_report_case_verdict(ca) || !bitcts_verdict_is_healthy(v) || !*da ||
         !*db || strcmp(da, db) == 0)
         return 0;
     return append(list, json_pack("{s:s, s:s, s:s, s:s, s:s}", "id", bitcts_report_str(cb, "id"),

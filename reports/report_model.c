@@ -10,52 +10,14 @@
 #include "fs_util.h"
 #include "report_model.h"
 
-static const char *const verdict_names[BITCTS_REPORT_VERDICT_COUNT] = {
-    "pass",     "warn",    "fail",           "timeout",       "crash",          "not_supported",
-    "recorded", "missing", "internal_error", "expected_fail", "unexpected_pass"};
-
 static const char *const policy_names[BITCTS_REPORT_POLICY_COUNT] = {
     "mask", "saturate", "mask_or_saturate", "other", ""};
 
 /* ---- verdicts ---- */
 
-const char *bitcts_report_verdict_name(int verdict)
-{
-    return verdict >= 0 && verdict < BITCTS_REPORT_VERDICT_COUNT ? verdict_names[verdict]
-                                                                 : "unknown";
-}
-
-int bitcts_report_verdict_parse(const char *name)
-{
-    for (int v = 0; name && v < BITCTS_REPORT_VERDICT_COUNT; v++) {
-        if (strcmp(name, verdict_names[v]) == 0)
-            return v;
-    }
-    return -1;
-}
-
-int bitcts_report_verdict_rank(int verdict)
-{
-    return verdict >= BITCTS_REPORT_VERDICT_PASS && verdict <= BITCTS_REPORT_VERDICT_CRASH ? verdict
-                                                                                           : -1;
-}
-
-int bitcts_report_verdict_is_failure(int v)
-{
-    return v == BITCTS_REPORT_VERDICT_FAIL || v == BITCTS_REPORT_VERDICT_TIMEOUT ||
-           v == BITCTS_REPORT_VERDICT_CRASH || v == BITCTS_REPORT_VERDICT_MISSING ||
-           v == BITCTS_REPORT_VERDICT_INTERNAL_ERROR || v == BITCTS_REPORT_VERDICT_UNEXPECTED_PASS;
-}
-
-int bitcts_report_verdict_is_healthy(int v)
-{
-    return v == BITCTS_REPORT_VERDICT_PASS || v == BITCTS_REPORT_VERDICT_WARN ||
-           v == BITCTS_REPORT_VERDICT_RECORDED;
-}
-
 static int is_masked(int v)
 {
-    return v == BITCTS_REPORT_VERDICT_NOT_SUPPORTED || v == BITCTS_REPORT_VERDICT_EXPECTED_FAIL;
+    return v == BITCTS_VERDICT_NOT_SUPPORTED || v == BITCTS_VERDICT_EXPECTED_FAIL;
 }
 
 /* The rules are documented at the declaration; the order of the tests is the rule order. */
@@ -63,23 +25,23 @@ bitcts_report_change bitcts_report_verdict_change(int from, int to)
 {
     if (from == to)
         return BITCTS_REPORT_CHANGE_SAME;
-    const int rank_from = bitcts_report_verdict_rank(from);
-    const int rank_to = bitcts_report_verdict_rank(to);
+    const int rank_from = bitcts_verdict_rank(from);
+    const int rank_to = bitcts_verdict_rank(to);
     if (rank_from >= 0 && rank_to >= 0)
         return rank_to > rank_from ? BITCTS_REPORT_CHANGE_REGRESSION : BITCTS_REPORT_CHANGE_FIX;
-    if (from == BITCTS_REPORT_VERDICT_EXPECTED_FAIL && to == BITCTS_REPORT_VERDICT_UNEXPECTED_PASS)
+    if (from == BITCTS_VERDICT_EXPECTED_FAIL && to == BITCTS_VERDICT_UNEXPECTED_PASS)
         return BITCTS_REPORT_CHANGE_FIX;
-    if (from == BITCTS_REPORT_VERDICT_UNEXPECTED_PASS && to == BITCTS_REPORT_VERDICT_EXPECTED_FAIL)
+    if (from == BITCTS_VERDICT_UNEXPECTED_PASS && to == BITCTS_VERDICT_EXPECTED_FAIL)
         return BITCTS_REPORT_CHANGE_REGRESSION;
-    const int fails_from = bitcts_report_verdict_is_failure(from);
-    const int fails_to = bitcts_report_verdict_is_failure(to);
+    const int fails_from = bitcts_verdict_is_failure(from);
+    const int fails_to = bitcts_verdict_is_failure(to);
     if (fails_from && is_masked(to))
         return BITCTS_REPORT_CHANGE_OTHER;
     if (fails_to != fails_from)
         return fails_to ? BITCTS_REPORT_CHANGE_REGRESSION : BITCTS_REPORT_CHANGE_FIX;
-    if (bitcts_report_verdict_is_healthy(from) && is_masked(to))
+    if (bitcts_verdict_is_healthy(from) && is_masked(to))
         return BITCTS_REPORT_CHANGE_REGRESSION;
-    if (is_masked(from) && bitcts_report_verdict_is_healthy(to))
+    if (is_masked(from) && bitcts_verdict_is_healthy(to))
         return BITCTS_REPORT_CHANGE_FIX;
     return BITCTS_REPORT_CHANGE_OTHER;
 }
@@ -114,14 +76,14 @@ double bitcts_report_num(const json_t *obj, const char *key)
 
 int bitcts_report_case_verdict(const json_t *case_obj)
 {
-    return bitcts_report_verdict_parse(json_string_value(json_object_get(case_obj, "verdict")));
+    return bitcts_verdict_parse(json_string_value(json_object_get(case_obj, "verdict")));
 }
 
 int bitcts_report_is_clean(const json_t *report)
 {
     const json_t *cases = json_object_get(report, "cases");
     for (size_t i = 0; i < json_array_size(cases); i++) {
-        if (bitcts_report_verdict_is_failure(bitcts_report_case_verdict(json_array_get(cases, i))))
+        if (bitcts_verdict_is_failure(bitcts_report_case_verdict(json_array_get(cases, i))))
             return 0;
     }
     return 1;
@@ -443,7 +405,7 @@ static bitcts_status check_case_fields(vctx *c, const json_t *obj, int *verdict)
     if (st != BITCTS_OK)
         return st;
     const char *name = json_string_value(json_object_get(obj, "verdict"));
-    if ((*verdict = bitcts_report_verdict_parse(name)) < 0)
+    if ((*verdict = bitcts_verdict_parse(name)) < 0)
         return vfail(c, BITCTS_E_PARSE, "has unknown verdict '%s'", shown(name, q, sizeof q));
     if ((st = need_strs(c, obj, keys)) == BITCTS_OK)
         st = need_duration(c, obj, "duration_ms");
@@ -505,7 +467,7 @@ static bitcts_status check_summary(vctx *c, const json_t *r, const size_t *count
     json_object_foreach((json_t *)by, key, value)
     {
         char q[80];
-        const int v = bitcts_report_verdict_parse(key);
+        const int v = bitcts_verdict_parse(key);
         if (v < 0)
             return vfail(c, BITCTS_E_PARSE, "counts unknown verdict '%s'", shown(key, q, sizeof q));
         if (!json_is_integer(value) || json_integer_value(value) < 0 ||
@@ -513,10 +475,10 @@ static bitcts_status check_summary(vctx *c, const json_t *r, const size_t *count
             return vfail(c, BITCTS_E_PARSE, "count of '%s' does not match the cases (%zu)", key,
                          counts[v]);
     }
-    for (int v = 0; v < BITCTS_REPORT_VERDICT_COUNT; v++) {
-        if (counts[v] && !json_object_get(by, verdict_names[v]))
+    for (int v = 0; v < BITCTS_VERDICT_COUNT; v++) {
+        if (counts[v] && !json_object_get(by, bitcts_verdict_name(v)))
             return vfail(c, BITCTS_E_PARSE, "does not count the %zu '%s' cases", counts[v],
-                         verdict_names[v]);
+                         bitcts_verdict_name(v));
     }
     c->where[0] = '\0';
     return BITCTS_OK;
@@ -635,7 +597,7 @@ static bitcts_status check_unique_ids(vctx *c, const json_t *r)
 static bitcts_status check_cases(vctx *c, const json_t *r)
 {
     const json_t *cases = NULL;
-    size_t counts[BITCTS_REPORT_VERDICT_COUNT] = {0};
+    size_t counts[BITCTS_VERDICT_COUNT] = {0};
     bitcts_status st = need_kind(c, r, "cases", JSON_ARRAY, &cases);
     if (st != BITCTS_OK)
         return st;
@@ -737,7 +699,7 @@ bitcts_status bitcts_report_load(const char *path, json_t **out, char *err, size
 
 json_t *bitcts_report_summarize(const json_t *cases)
 {
-    size_t counts[BITCTS_REPORT_VERDICT_COUNT] = {0};
+    size_t counts[BITCTS_VERDICT_COUNT] = {0};
     const size_t n = json_array_size(cases);
     for (size_t i = 0; i < n; i++) {
         const int v = bitcts_report_case_verdict(json_array_get(cases, i));
@@ -747,9 +709,9 @@ json_t *bitcts_report_summarize(const json_t *cases)
     }
     json_t *by = json_object();
     json_t *summary = json_pack("{s:I, s:o}", "total", (json_int_t)n, "by_verdict", by);
-    for (int v = 0; summary && v < BITCTS_REPORT_VERDICT_COUNT; v++) {
+    for (int v = 0; summary && v < BITCTS_VERDICT_COUNT; v++) {
         if (counts[v] &&
-            json_object_set_new(by, verdict_names[v], json_integer((json_int_t)counts[v])) != 0) {
+            json_object_set_new(by, bitcts_verdict_name(v), json_integer((json_int_t)counts[v])) != 0) {
             json_decref(summary);
             return NULL;
         }
@@ -832,7 +794,7 @@ static int tally_case(bitcts_report_tally *t, bitcts_report_op_tally *row, const
     row->verdicts[verdict]++;
     t->totals[verdict]++;
     row->ms += bitcts_report_num(c, "duration_ms");
-    if (verdict == BITCTS_REPORT_VERDICT_RECORDED) {
+    if (verdict == BITCTS_VERDICT_RECORDED) {
         const int p = bitcts_report_policy_parse(bitcts_report_str(c, "policy"));
         row->policies[p < 0 ? BITCTS_REPORT_POLICY_COUNT - 1 : p]++;
         t->policies[p < 0 ? BITCTS_REPORT_POLICY_COUNT - 1 : p]++;

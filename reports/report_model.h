@@ -10,7 +10,8 @@
 
 #include <jansson.h> /* json_t */
 
-#include "bitcts/bitcts_status.h" /* bitcts_status */
+#include "bitcts/bitcts_status.h"  /* bitcts_status */
+#include "bitcts/bitcts_verdict.h" /* the verdict list and its properties */
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,23 +41,6 @@ extern "C" {
 #define BITCTS_REPORT_SLOWEST 10u     /* entries of a recomputed "slowest" list */
 #define BITCTS_REPORT_ERROR_CAP 1024u /* a comfortable size for error buffers */
 
-/* Verdicts, with the same pinned values as the harness's list (reports/ reads files only and
- * does not link the harness). PASS..CRASH are ordered best to worst; the rest sit outside. */
-typedef enum bitcts_report_verdict {
-    BITCTS_REPORT_VERDICT_PASS = 0,
-    BITCTS_REPORT_VERDICT_WARN = 1,
-    BITCTS_REPORT_VERDICT_FAIL = 2,
-    BITCTS_REPORT_VERDICT_TIMEOUT = 3,
-    BITCTS_REPORT_VERDICT_CRASH = 4,
-    BITCTS_REPORT_VERDICT_NOT_SUPPORTED = 5,
-    BITCTS_REPORT_VERDICT_RECORDED = 6,
-    BITCTS_REPORT_VERDICT_MISSING = 7,
-    BITCTS_REPORT_VERDICT_INTERNAL_ERROR = 8,
-    BITCTS_REPORT_VERDICT_EXPECTED_FAIL = 9,
-    BITCTS_REPORT_VERDICT_UNEXPECTED_PASS = 10
-} bitcts_report_verdict;
-#define BITCTS_REPORT_VERDICT_COUNT 11
-
 /* How a case's verdict moved from run A to run B (bitcts_report_verdict_change). */
 typedef enum bitcts_report_change {
     BITCTS_REPORT_CHANGE_SAME = 0,
@@ -67,24 +51,13 @@ typedef enum bitcts_report_change {
 
 /* ---- verdicts ---- */
 
-/** Name of a verdict ("pass", "not_supported", ...); static; "unknown" outside the list. */
-const char *bitcts_report_verdict_name(int verdict);
-/** The verdict of a name, or -1 for NULL or an unknown name. */
-int bitcts_report_verdict_parse(const char *name);
-/** Position in the order pass(0) < warn < fail < timeout < crash(4); -1 for the others. */
-int bitcts_report_verdict_rank(int verdict);
-/** 1 for the verdicts that make a run fail: fail, timeout, crash, missing, internal_error,
- * unexpected_pass. */
-int bitcts_report_verdict_is_failure(int verdict);
-/** 1 for pass, warn and recorded: the backend did the work and the suite accepted it. */
-int bitcts_report_verdict_is_healthy(int verdict);
 /** Classifies the move from verdict `from` (run A) to `to` (run B). Rules, first match wins:
  * 1. equal: SAME.
  * 2. both ordered (pass..crash): REGRESSION when `to` ranks worse, else FIX.
  * 3. expected_fail -> unexpected_pass: FIX (the backend now passes); the reverse: REGRESSION.
  * 4. failing -> not_supported or expected_fail: OTHER (the failure went away by a refusal or
  *    by a baseline entry, not by a fix; never hidden as a fix).
- * 5. not failing -> failing (bitcts_report_verdict_is_failure): REGRESSION.
+ * 5. not failing -> failing (bitcts_verdict_is_failure): REGRESSION.
  * 6. failing -> not failing: FIX.
  * 7. healthy (pass, warn, recorded) -> not_supported or expected_fail: REGRESSION (coverage
  *    lost, or a new failure masked by a baseline); the reverse: FIX.
@@ -127,7 +100,7 @@ const char *bitcts_report_str(const json_t *obj, const char *key);
 double bitcts_report_num(const json_t *obj, const char *key);
 /** The verdict of a case object, or -1. */
 int bitcts_report_case_verdict(const json_t *case_obj);
-/** 1 when no case has a failing verdict (bitcts_report_verdict_is_failure): the run passed. */
+/** 1 when no case has a failing verdict (bitcts_verdict_is_failure): the run passed. */
 int bitcts_report_is_clean(const json_t *report);
 
 /* Policies of recorded cases, in display order; "" (none given) last. */
@@ -144,7 +117,7 @@ typedef struct bitcts_report_op_tally {
     size_t first; /* plan position of its first case */
     size_t start; /* its cases, in plan order, are order[start .. start + count) */
     size_t count;
-    size_t verdicts[BITCTS_REPORT_VERDICT_COUNT];
+    size_t verdicts[BITCTS_VERDICT_COUNT];
     size_t policies[BITCTS_REPORT_POLICY_COUNT]; /* recorded cases by policy */
     double ms;                                   /* summed duration_ms */
 } bitcts_report_op_tally;
@@ -154,7 +127,7 @@ typedef struct bitcts_report_tally {
     size_t *order; /* case positions grouped by operator, each group in plan order */
     bitcts_report_op_tally *ops;
     size_t n_ops;
-    size_t totals[BITCTS_REPORT_VERDICT_COUNT];
+    size_t totals[BITCTS_VERDICT_COUNT];
     size_t policies[BITCTS_REPORT_POLICY_COUNT];
 } bitcts_report_tally;
 

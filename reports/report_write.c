@@ -174,8 +174,8 @@ typedef struct view {
 
 static int is_listed(int verdict)
 {
-    return verdict != BITCTS_REPORT_VERDICT_PASS && verdict != BITCTS_REPORT_VERDICT_RECORDED &&
-           verdict != BITCTS_REPORT_VERDICT_NOT_SUPPORTED;
+    return verdict != BITCTS_VERDICT_PASS && verdict != BITCTS_VERDICT_RECORDED &&
+           verdict != BITCTS_VERDICT_NOT_SUPPORTED;
 }
 
 static bitcts_status view_build(view *v, const json_t *report)
@@ -184,7 +184,7 @@ static bitcts_status view_build(view *v, const json_t *report)
     const bitcts_status st = bitcts_report_tally_create(report, &v->t);
     if (st != BITCTS_OK)
         return st;
-    for (int k = 0; k < BITCTS_REPORT_VERDICT_COUNT; k++)
+    for (int k = 0; k < BITCTS_VERDICT_COUNT; k++)
         v->listed += is_listed(k) ? v->t->totals[k] : 0;
     v->clean = bitcts_report_is_clean(report);
     return BITCTS_OK;
@@ -316,21 +316,21 @@ static void case_evidence_text(sbuf *b, const json_t *c)
 
 static int junit_is_failure(int v)
 {
-    return bitcts_report_verdict_is_failure(v);
+    return bitcts_verdict_is_failure(v);
 }
 
 static void junit_case(sbuf *b, const char *op, const json_t *c)
 {
     const int v = bitcts_report_case_verdict(c);
-    const char *name = bitcts_report_verdict_name(v);
+    const char *name = bitcts_verdict_name(v);
     const char *detail = bitcts_report_str(c, "detail");
     sb_puts(b, "    <testcase classname=\"bitcts.");
     sb_esc(b, op, 1);
     sb_puts(b, "\" name=\"");
     sb_esc(b, bitcts_report_str(c, "id"), 1);
     sb_printf(b, "\" time=\"%.6f\"%s>\n", bitcts_report_num(c, "duration_ms") / 1000.0,
-              v == BITCTS_REPORT_VERDICT_PASS ? "/" : "");
-    if (v == BITCTS_REPORT_VERDICT_PASS)
+              v == BITCTS_VERDICT_PASS ? "/" : "");
+    if (v == BITCTS_VERDICT_PASS)
         return;
     sbuf text = {0};
     case_evidence_text(&text, c);
@@ -341,7 +341,7 @@ static void junit_case(sbuf *b, const char *op, const json_t *c)
         sb_puts(b, "\">");
         sb_esc(b, text.data ? text.data : "", 0);
         sb_puts(b, "</failure>\n");
-    } else if (v == BITCTS_REPORT_VERDICT_NOT_SUPPORTED) {
+    } else if (v == BITCTS_VERDICT_NOT_SUPPORTED) {
         sb_puts(b, "      <skipped message=\"");
         sb_esc(b, *detail ? detail : "not supported", 1);
         sb_puts(b, "\"/>\n");
@@ -358,7 +358,7 @@ static void render_junit(sbuf *b, const view *v)
 {
     size_t failures = 0;
     double total_ms = 0;
-    for (int k = 0; k < BITCTS_REPORT_VERDICT_COUNT; k++)
+    for (int k = 0; k < BITCTS_VERDICT_COUNT; k++)
         failures += junit_is_failure(k) ? v->t->totals[k] : 0;
     for (size_t i = 0; i < v->t->n_ops; i++)
         total_ms += v->t->ops[i].ms;
@@ -366,19 +366,19 @@ static void render_junit(sbuf *b, const view *v)
     sb_printf(b,
               "<testsuites name=\"bitcts\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
               "skipped=\"%zu\" time=\"%.6f\">\n",
-              v->t->n, failures, v->t->totals[BITCTS_REPORT_VERDICT_NOT_SUPPORTED],
+              v->t->n, failures, v->t->totals[BITCTS_VERDICT_NOT_SUPPORTED],
               total_ms / 1000.0);
     for (size_t i = 0; i < v->t->n_ops; i++) {
         const bitcts_report_op_tally *row = &v->t->ops[i];
         size_t row_failures = 0;
-        for (int k = 0; k < BITCTS_REPORT_VERDICT_COUNT; k++)
+        for (int k = 0; k < BITCTS_VERDICT_COUNT; k++)
             row_failures += junit_is_failure(k) ? row->verdicts[k] : 0;
         sb_puts(b, "  <testsuite name=\"bitcts.");
         sb_esc(b, row->name, 1);
         sb_printf(b,
                   "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" "
                   "time=\"%.6f\" timestamp=\"",
-                  row->count, row_failures, row->verdicts[BITCTS_REPORT_VERDICT_NOT_SUPPORTED],
+                  row->count, row_failures, row->verdicts[BITCTS_VERDICT_NOT_SUPPORTED],
                   row->ms / 1000.0);
         sb_esc(b, bitcts_report_str(v->report, "started"), 1);
         sb_puts(b, "\" hostname=\"");
@@ -499,22 +499,22 @@ static void html_identity(sbuf *b, const view *v)
 static void html_count_cell(sbuf *b, size_t count, int verdict)
 {
     if (count)
-        sb_printf(b, "<td class=\"n v-%s\">%zu</td>", bitcts_report_verdict_name(verdict), count);
+        sb_printf(b, "<td class=\"n v-%s\">%zu</td>", bitcts_verdict_name(verdict), count);
     else
         sb_puts(b, "<td class=\"n zero\">0</td>");
 }
 
 static void html_verdict_table(sbuf *b, const view *v)
 {
-    int shown[BITCTS_REPORT_VERDICT_COUNT];
-    for (int k = 0; k < BITCTS_REPORT_VERDICT_COUNT; k++)
+    int shown[BITCTS_VERDICT_COUNT];
+    for (int k = 0; k < BITCTS_VERDICT_COUNT; k++)
         shown[k] =
-            v->t->totals[k] || k == BITCTS_REPORT_VERDICT_PASS || k == BITCTS_REPORT_VERDICT_FAIL;
+            v->t->totals[k] || k == BITCTS_VERDICT_PASS || k == BITCTS_VERDICT_FAIL;
     sb_puts(b, "<h2 id=\"verdicts\">Verdicts by operator</h2>\n"
                "<table id=\"verdict-table\" class=\"verdicts\">\n<tr><th>operator</th>");
-    for (int k = 0; k < BITCTS_REPORT_VERDICT_COUNT; k++) {
+    for (int k = 0; k < BITCTS_VERDICT_COUNT; k++) {
         if (shown[k])
-            sb_printf(b, "<th class=\"n\">%s</th>", bitcts_report_verdict_name(k));
+            sb_printf(b, "<th class=\"n\">%s</th>", bitcts_verdict_name(k));
     }
     sb_puts(b, "<th class=\"n\">total</th><th class=\"n\">time (s)</th></tr>\n");
     double total_ms = 0;
@@ -523,7 +523,7 @@ static void html_verdict_table(sbuf *b, const view *v)
         sb_puts(b, "<tr><td><code>");
         sb_esc(b, row->name, 0);
         sb_puts(b, "</code></td>");
-        for (int k = 0; k < BITCTS_REPORT_VERDICT_COUNT; k++) {
+        for (int k = 0; k < BITCTS_VERDICT_COUNT; k++) {
             if (shown[k])
                 html_count_cell(b, row->verdicts[k], k);
         }
@@ -532,7 +532,7 @@ static void html_verdict_table(sbuf *b, const view *v)
         total_ms += row->ms;
     }
     sb_puts(b, "<tr class=\"total\"><td>total</td>");
-    for (int k = 0; k < BITCTS_REPORT_VERDICT_COUNT; k++) {
+    for (int k = 0; k < BITCTS_VERDICT_COUNT; k++) {
         if (shown[k])
             html_count_cell(b, v->t->totals[k], k);
     }
@@ -646,9 +646,9 @@ static void html_failures(sbuf *b, const view *v)
     sb_puts(b, "<div id=\"controls\">Filter: <input id=\"f-text\" placeholder=\"case id contains\" "
                "oninput=\"bitctsFilter()\"> <select id=\"f-verdict\" onchange=\"bitctsFilter()\">"
                "<option value=\"\">all verdicts</option>");
-    for (int k = 0; k < BITCTS_REPORT_VERDICT_COUNT; k++) {
+    for (int k = 0; k < BITCTS_VERDICT_COUNT; k++) {
         if (is_listed(k) && v->t->totals[k])
-            sb_printf(b, "<option>%s</option>", bitcts_report_verdict_name(k));
+            sb_printf(b, "<option>%s</option>", bitcts_verdict_name(k));
     }
     sb_puts(b,
             "</select> <span id=\"f-count\" class=\"note\"></span></div>\n<div id=\"failures\">\n");
@@ -670,20 +670,20 @@ static void html_failures(sbuf *b, const view *v)
 
 static void html_recorded(sbuf *b, const view *v)
 {
-    if (!v->t->totals[BITCTS_REPORT_VERDICT_RECORDED])
+    if (!v->t->totals[BITCTS_VERDICT_RECORDED])
         return;
     sb_printf(b,
               "<h2 id=\"recorded\">Recorded cases by policy (%zu)</h2>\n"
               "<p class=\"note\">Shift counts at or above the element width: the result is "
               "classified, not asserted.</p>\n<table>\n<tr><th>operator</th>",
-              v->t->totals[BITCTS_REPORT_VERDICT_RECORDED]);
+              v->t->totals[BITCTS_VERDICT_RECORDED]);
     for (size_t p = 0; p < BITCTS_REPORT_POLICY_COUNT; p++)
         sb_printf(b, "<th class=\"n\">%s</th>",
                   *bitcts_report_policy_name((int)p) ? bitcts_report_policy_name((int)p)
                                                      : "(none)");
     sb_puts(b, "</tr>\n");
     for (size_t i = 0; i < v->t->n_ops; i++) {
-        if (!v->t->ops[i].verdicts[BITCTS_REPORT_VERDICT_RECORDED])
+        if (!v->t->ops[i].verdicts[BITCTS_VERDICT_RECORDED])
             continue;
         sb_puts(b, "<tr><td><code>");
         sb_esc(b, v->t->ops[i].name, 0);
@@ -738,16 +738,16 @@ static void render_html(sbuf *b, const view *v)
 
 static void md_verdict_table(sbuf *b, const view *v)
 {
-    int shown[BITCTS_REPORT_VERDICT_COUNT];
+    int shown[BITCTS_VERDICT_COUNT];
     sb_puts(b, "## Verdicts by operator\n\n| operator |");
-    for (int k = 0; k < BITCTS_REPORT_VERDICT_COUNT; k++) {
+    for (int k = 0; k < BITCTS_VERDICT_COUNT; k++) {
         shown[k] =
-            v->t->totals[k] || k == BITCTS_REPORT_VERDICT_PASS || k == BITCTS_REPORT_VERDICT_FAIL;
+            v->t->totals[k] || k == BITCTS_VERDICT_PASS || k == BITCTS_VERDICT_FAIL;
         if (shown[k])
-            sb_printf(b, " %s |", bitcts_report_verdict_name(k));
+            sb_printf(b, " %s |", bitcts_verdict_name(k));
     }
     sb_puts(b, " total |\n|---|");
-    for (int k = 0; k < BITCTS_REPORT_VERDICT_COUNT; k++)
+    for (int k = 0; k < BITCTS_VERDICT_COUNT; k++)
         sb_puts(b, shown[k] ? "---:|" : "");
     sb_puts(b, "---:|\n");
     for (size_t i = 0; i <= v->t->n_ops; i++) {
@@ -758,7 +758,7 @@ static void md_verdict_table(sbuf *b, const view *v)
         else
             sb_puts(b, "**total**");
         sb_puts(b, " |");
-        for (int k = 0; k < BITCTS_REPORT_VERDICT_COUNT; k++) {
+        for (int k = 0; k < BITCTS_VERDICT_COUNT; k++) {
             if (shown[k])
                 sb_printf(b, " %zu |", counts[k]);
         }

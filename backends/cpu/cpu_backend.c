@@ -19,7 +19,7 @@
 #define BITCTS_CPU_BUILD_ID "unknown"
 #endif
 #define CPU_VERSION "1.0.0"
-#define CPU_FEATURE_LEVEL 0x4100u /* DML_FEATURE_LEVEL_4_1 */
+#define CPU_FEATURE_LEVEL BITCTS_FL_4_1
 #define CPU_NT_AUTO 0u
 #define CPU_NT_ALWAYS 1u
 #define CPU_NT_NEVER 2u
@@ -229,9 +229,9 @@ static int32_t BITCTS_PLUGIN_CALL cpu_query_op_caps(void *instance, uint32_t ope
     out->operator_type = operator_type;
     out->input_types = bitcts__cpu_op_input_types(operator_type);
     out->output_types = bitcts__cpu_op_output_types(operator_type);
-    out->dimension_counts = 0x1FEu; /* 1..8 */
+    out->dimension_counts = BITCTS_DIMS_1_TO_8;
     /* BIT_COUNT's page says nothing about in-place execution (spec 2.2). */
-    out->flags = operator_type == BITCTS__CPU_OP_COUNT ? 0u : BITCTS_ABI_CAP_IN_PLACE;
+    out->flags = operator_type == BITCTS_OP_BIT_COUNT ? 0u : BITCTS_ABI_CAP_IN_PLACE;
     return BITCTS_ABI_OK;
 }
 
@@ -245,17 +245,17 @@ static bitcts__cpu_kernel_fn *cpu_pick_kernel(const bitcts__cpu_kernels *k,
 {
     const uint32_t lw = cpu_log2(info->width[1]);
     switch (info->op) {
-    case BITCTS__CPU_OP_AND:
+    case BITCTS_OP_BIT_AND:
         return k->bitwise[BITCTS__CPU_BITWISE_AND];
-    case BITCTS__CPU_OP_OR:
+    case BITCTS_OP_BIT_OR:
         return k->bitwise[BITCTS__CPU_BITWISE_OR];
-    case BITCTS__CPU_OP_XOR:
+    case BITCTS_OP_BIT_XOR:
         return k->bitwise[BITCTS__CPU_BITWISE_XOR];
-    case BITCTS__CPU_OP_NOT:
+    case BITCTS_OP_BIT_NOT:
         return k->bit_not;
-    case BITCTS__CPU_OP_SHIFT_LEFT:
+    case BITCTS_OP_BIT_SHIFT_LEFT:
         return k->shift_left[lw];
-    case BITCTS__CPU_OP_SHIFT_RIGHT:
+    case BITCTS_OP_BIT_SHIFT_RIGHT:
         return k->shift_right[lw];
     default:
         return k->count[lw][info->width[0] == 4 ? 1 : 0];
@@ -466,15 +466,15 @@ static int32_t BITCTS_PLUGIN_CALL cpu_stream_triad(void *instance, void *dst, co
     return cpu_stream(inst, &task);
 }
 
-static const bitcts_cpu_stream_ext cpu_stream_ext = {
-    .struct_size = sizeof(bitcts_cpu_stream_ext),
+static const bitcts_abi_stream_ext cpu_stream_ext = {
+    .struct_size = sizeof(bitcts_abi_stream_ext),
     .copy = cpu_stream_copy,
     .triad = cpu_stream_triad,
 };
 
 static const void *BITCTS_PLUGIN_CALL cpu_get_extension(const char *name)
 {
-    if (name != NULL && strcmp(name, BITCTS_CPU_EXT_STREAM) == 0) {
+    if (name != NULL && strcmp(name, BITCTS_ABI_EXT_STREAM) == 0) {
         return &cpu_stream_ext;
     }
     return NULL;

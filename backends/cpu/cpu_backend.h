@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The CPU backend's entry points: its negotiate function for static linking into the bitcts
- * executable (the same table a MODULE build exports as bitcts_plugin_negotiate), an options
- * check that explains a refused instance, and the streaming extension the bench measures its
- * limits with. Thread-safety: negotiate and the options check are reentrant; instances follow
+ * executable (the same table a MODULE build exports as bitcts_plugin_negotiate) and an options
+ * check that explains a refused instance. Thread-safety: negotiate and the options check are reentrant; instances follow
  * the ABI's one-thread-per-instance rule. */
 #ifndef BITCTS_CPU_CPU_BACKEND_H
 #define BITCTS_CPU_CPU_BACKEND_H
@@ -38,19 +37,8 @@ int32_t bitcts_cpu_check_options(const bitcts_abi_create_info *info, char *err, 
  *   nt       auto | always | never: non-temporal stores (default auto: outputs >= 8 MiB) */
 #define BITCTS_CPU_NT_THRESHOLD_BYTES (8u << 20)
 
-/** Name of the streaming extension (get_extension). */
-#define BITCTS_CPU_EXT_STREAM "bitcts_cpu_stream_v1"
-
-/** Streaming kernels of an instance's variant, threads and NT policy: the bench's limits. */
-typedef struct bitcts_cpu_stream_ext {
-    uint32_t struct_size;
-    uint32_t reserved0;
-    /** dst = src over `bytes` bytes (2 streams). */
-    int32_t(BITCTS_PLUGIN_CALL *copy)(void *instance, void *dst, const void *src, uint64_t bytes);
-    /** dst[i] = a[i] + 3 * b[i] over `words` uint64 words (3 streams, integer: no FP). */
-    int32_t(BITCTS_PLUGIN_CALL *triad)(void *instance, void *dst, const void *a, const void *b,
-                                       uint64_t words);
-} bitcts_cpu_stream_ext;
+/* The streaming extension (BITCTS_ABI_EXT_STREAM, bitcts_plugin.h) runs this instance's own
+ * copy and triad kernels: the limits `bitcts bench` measures the operators against. */
 
 #ifdef __cplusplus
 }

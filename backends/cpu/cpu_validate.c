@@ -11,30 +11,20 @@
 #include <stdlib.h> /* calloc, free */
 #include <string.h> /* memset, offsetof */
 
-#define VALIDATE_FLAG_OWNED_BY_DML 0x1u
-#define VALIDATE_MAX_ELEMENTS 0xFFFFFFFFull
 /* Largest span (in elements) the exact overlap check walks with a bitmap (16 MiB of bits). */
 #define VALIDATE_BITMAP_SPAN (1ull << 27)
-
-static const uint32_t validate_all_types = 0xFFEu; /* types 1..11 */
-
-uint32_t bitcts__cpu_dtype_size(uint32_t data_type)
-{
-    static const uint8_t sizes[BITCTS__CPU_DT_LAST + 1] = {0, 4, 2, 4, 2, 1, 4, 2, 1, 8, 8, 8};
-    return data_type <= BITCTS__CPU_DT_LAST ? sizes[data_type] : 0;
-}
 
 uint32_t bitcts__cpu_op_inputs(uint32_t op)
 {
     switch (op) {
-    case BITCTS__CPU_OP_NOT:
-    case BITCTS__CPU_OP_COUNT:
+    case BITCTS_OP_BIT_NOT:
+    case BITCTS_OP_BIT_COUNT:
         return 1;
-    case BITCTS__CPU_OP_SHIFT_LEFT:
-    case BITCTS__CPU_OP_SHIFT_RIGHT:
-    case BITCTS__CPU_OP_AND:
-    case BITCTS__CPU_OP_OR:
-    case BITCTS__CPU_OP_XOR:
+    case BITCTS_OP_BIT_SHIFT_LEFT:
+    case BITCTS_OP_BIT_SHIFT_RIGHT:
+    case BITCTS_OP_BIT_AND:
+    case BITCTS_OP_BIT_OR:
+    case BITCTS_OP_BIT_XOR:
         return 2;
     default:
         return 0;
@@ -43,17 +33,16 @@ uint32_t bitcts__cpu_op_inputs(uint32_t op)
 
 uint32_t bitcts__cpu_op_input_types(uint32_t op)
 {
-    if (op == BITCTS__CPU_OP_SHIFT_LEFT || op == BITCTS__CPU_OP_SHIFT_RIGHT) {
-        return (1u << BITCTS__CPU_DT_UINT8) | (1u << BITCTS__CPU_DT_UINT16) |
-               (1u << BITCTS__CPU_DT_UINT32) | (1u << BITCTS__CPU_DT_UINT64);
+    if (op == BITCTS_OP_BIT_SHIFT_LEFT || op == BITCTS_OP_BIT_SHIFT_RIGHT) {
+        return BITCTS_DT_MASK_UNSIGNED;
     }
-    return bitcts__cpu_op_inputs(op) != 0 ? validate_all_types : 0;
+    return bitcts__cpu_op_inputs(op) != 0 ? BITCTS_DT_MASK_ALL : 0;
 }
 
 uint32_t bitcts__cpu_op_output_types(uint32_t op)
 {
-    if (op == BITCTS__CPU_OP_COUNT) {
-        return (1u << BITCTS__CPU_DT_UINT8) | (1u << BITCTS__CPU_DT_UINT32);
+    if (op == BITCTS_OP_BIT_COUNT) {
+        return BITCTS_DT_MASK_COUNT_OUTPUT;
     }
     return bitcts__cpu_op_input_types(op);
 }
@@ -113,7 +102,7 @@ static int32_t validate_tensor(const bitcts_abi_tensor *t, const char *name, int
         return validate_fail(err, cap, BITCTS_ABI_E_INVALID_ARGUMENT,
                              "%s: struct_size %u is too small", name, t->struct_size);
     }
-    if (t->dimension_count < 1 || t->dimension_count > BITCTS__CPU_MAX_RANK) {
+    if (t->dimension_count < 1 || t->dimension_count > BITCTS_MAX_DIMS) {
         return validate_fail(err, cap, BITCTS_ABI_E_INVALID_DESCRIPTOR,
                              "dimension_count: %s has DimensionCount %u (allowed 1-8)", name,
                              t->dimension_count);
@@ -127,18 +116,18 @@ static int32_t validate_tensor(const bitcts_abi_tensor *t, const char *name, int
                                  "size_zero: %s dimension %u has size 0", name, d);
         }
     }
-    const uint32_t es = bitcts__cpu_dtype_size(t->data_type);
+    const uint32_t es = bitcts_dml_type_bytes(t->data_type);
     if (es == 0) {
         return validate_fail(err, cap, BITCTS_ABI_E_INVALID_DESCRIPTOR,
                              "unknown_type: %s DataType %u is not a known DML data type", name,
                              t->data_type);
     }
-    if (t->flags & ~VALIDATE_FLAG_OWNED_BY_DML) {
+    if (t->flags & ~BITCTS_TENSOR_FLAG_OWNED_BY_DML) {
         return validate_fail(err, cap, BITCTS_ABI_E_INVALID_DESCRIPTOR,
                              "unknown_flags: %s Flags 0x%x has bits DirectML does not define",
                              name, t->flags);
     }
-    if (is_output && (t->flags & VALIDATE_FLAG_OWNED_BY_DML)) {
+    if (is_output && (t->flags & BITCTS_TENSOR_FLAG_OWNED_BY_DML)) {
         return validate_fail(err, cap, BITCTS_ABI_E_INVALID_DESCRIPTOR,
                              "output_flags: %s carries DML_TENSOR_FLAG_OWNED_BY_DML", name);
     }
@@ -168,7 +157,7 @@ static int32_t validate_pair(uint32_t op, const bitcts_abi_tensor *in, const cha
                                  d, in->sizes[d], d, o->sizes[d]);
         }
     }
-    if (op != BITCTS__CPU_OP_COUNT && in->data_type != o->data_type) {
+    if (op != BITCTS_OP_BIT_COUNT && in->data_type != o->data_type) {
         return validate_fail(err, cap, BITCTS_ABI_E_INVALID_DESCRIPTOR,
                              "type_mismatch: %s DataType %u, Output DataType %u", name,
                              in->data_type, o->data_type);
@@ -192,13 +181,13 @@ static int32_t validate_size(const bitcts_abi_tensor *t, const char *name, char 
     uint64_t elements = 1;
     for (uint32_t d = 0; d < t->dimension_count; ++d) {
         elements *= t->sizes[d];
-        if (elements > VALIDATE_MAX_ELEMENTS) {
+        if (elements > BITCTS_MAX_ELEMENTS) {
             return validate_fail(err, cap, BITCTS_ABI_E_INVALID_DESCRIPTOR,
                                  "too_many_elements: %s has more than 2^32-1 elements", name);
         }
     }
     uint64_t need = 0;
-    if (validate_min_bytes(t, bitcts__cpu_dtype_size(t->data_type), &need) != 0) {
+    if (validate_min_bytes(t, bitcts_dml_type_bytes(t->data_type), &need) != 0) {
         return validate_fail(err, cap, BITCTS_ABI_E_INVALID_DESCRIPTOR,
                              "size_overflow: %s's implied buffer size overflows 64 bits", name);
     }
@@ -219,7 +208,7 @@ static int validate_bitmap_overlap(const bitcts_abi_tensor *t, uint64_t span, in
     if (bits == NULL) {
         return -1;
     }
-    uint32_t idx[BITCTS__CPU_MAX_RANK] = {0};
+    uint32_t idx[BITCTS_MAX_DIMS] = {0};
     uint64_t off = 0;
     const uint32_t rank = t->dimension_count;
     *overlap = 0;
@@ -254,8 +243,8 @@ static int32_t validate_output_layout(const bitcts_abi_tensor *t, char *err, siz
     if (t->strides == NULL) {
         return BITCTS_ABI_OK;
     }
-    uint64_t stride[BITCTS__CPU_MAX_RANK];
-    uint64_t size[BITCTS__CPU_MAX_RANK];
+    uint64_t stride[BITCTS_MAX_DIMS];
+    uint64_t size[BITCTS_MAX_DIMS];
     uint32_t n = 0;
     uint64_t elements = 1;
     for (uint32_t d = 0; d < t->dimension_count; ++d) {
@@ -305,7 +294,7 @@ static int32_t validate_output_layout(const bitcts_abi_tensor *t, char *err, siz
 static void validate_copy(const bitcts_abi_tensor *t, bitcts__cpu_op_info *out, uint32_t k)
 {
     out->data_type[k] = t->data_type;
-    out->width[k] = bitcts__cpu_dtype_size(t->data_type);
+    out->width[k] = bitcts_dml_type_bytes(t->data_type);
     out->has_strides[k] = t->strides != NULL;
     for (uint32_t d = 0; d < t->dimension_count; ++d) {
         out->strides[k][d] = t->strides != NULL ? t->strides[d] : 0;

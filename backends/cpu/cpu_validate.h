@@ -15,38 +15,18 @@
 extern "C" {
 #endif
 
-/* DML_OPERATOR_TYPE values (spec 1.1). */
-#define BITCTS__CPU_OP_SHIFT_LEFT 97u
-#define BITCTS__CPU_OP_SHIFT_RIGHT 98u
-#define BITCTS__CPU_OP_AND 121u
-#define BITCTS__CPU_OP_OR 122u
-#define BITCTS__CPU_OP_XOR 123u
-#define BITCTS__CPU_OP_NOT 124u
-#define BITCTS__CPU_OP_COUNT 125u
-
-/* DML_TENSOR_DATA_TYPE values used by the type rules (spec 3.4). */
-#define BITCTS__CPU_DT_UINT32 3u
-#define BITCTS__CPU_DT_UINT16 4u
-#define BITCTS__CPU_DT_UINT8 5u
-#define BITCTS__CPU_DT_UINT64 10u
-#define BITCTS__CPU_DT_LAST 11u /* INT64: types are 1..11 */
-
-#define BITCTS__CPU_MAX_RANK 8u
 
 /** A validated operator: operand 0 is the output, 1 and 2 the inputs. */
 typedef struct bitcts__cpu_op_info {
     uint32_t op;
     uint32_t input_count;
     uint32_t rank;
-    uint32_t sizes[BITCTS__CPU_MAX_RANK];
+    uint32_t sizes[BITCTS_MAX_DIMS];
     uint32_t data_type[3];
     uint32_t width[3];       /* element bytes */
     uint32_t has_strides[3]; /* 0: packed */
-    uint32_t strides[3][BITCTS__CPU_MAX_RANK];
+    uint32_t strides[3][BITCTS_MAX_DIMS];
 } bitcts__cpu_op_info;
-
-/** Element size in bytes of a DML_TENSOR_DATA_TYPE, 0 when unknown. */
-uint32_t bitcts__cpu_dtype_size(uint32_t data_type);
 
 /** Inputs of an operator (1 or 2), 0 when it is not one of the seven. */
 uint32_t bitcts__cpu_op_inputs(uint32_t op);

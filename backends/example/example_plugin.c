@@ -9,42 +9,7 @@
 #include <stdlib.h> /* calloc, free */
 #include <string.h> /* strcmp */
 
-#include "bitcts/bitcts_plugin.h" /* the ABI */
-
-/* DML_OPERATOR_TYPE values of the operator family. */
-#define EX_OP_SHIFT_LEFT 97u
-#define EX_OP_SHIFT_RIGHT 98u
-#define EX_OP_AND 121u
-#define EX_OP_OR 122u
-#define EX_OP_XOR 123u
-#define EX_OP_NOT 124u
-#define EX_OP_COUNT 125u
-
-/* DML_TENSOR_DATA_TYPE values. */
-#define EX_DT_FLOAT32 1u
-#define EX_DT_FLOAT16 2u
-#define EX_DT_UINT32 3u
-#define EX_DT_UINT16 4u
-#define EX_DT_UINT8 5u
-#define EX_DT_INT32 6u
-#define EX_DT_INT16 7u
-#define EX_DT_INT8 8u
-#define EX_DT_FLOAT64 9u
-#define EX_DT_UINT64 10u
-#define EX_DT_INT64 11u
-#define EX_BIT(n) (1u << (n))
-
-/* Type masks per operator at DML_FEATURE_LEVEL_4_1 (spec section 1.3). */
-#define EX_TYPES_ALL 0x0FFEu /* the eleven types 1..11 */
-#define EX_TYPES_SHIFT                                                                             \
-    (EX_BIT(EX_DT_UINT8) | EX_BIT(EX_DT_UINT16) | EX_BIT(EX_DT_UINT32) | EX_BIT(EX_DT_UINT64))
-#define EX_TYPES_COUNT_OUT (EX_BIT(EX_DT_UINT8) | EX_BIT(EX_DT_UINT32))
-#define EX_RANKS_1_TO_8 0x01FEu /* bit n set for DimensionCount n */
-
-#define EX_FEATURE_LEVEL 0x4100u /* DML_FEATURE_LEVEL_4_1 */
-#define EX_MAX_DIMS 8u
-#define EX_MAX_ELEMENTS 0xFFFFFFFFull /* DirectML's limit: 2^32 - 1 elements per tensor */
-#define EX_FLAG_OWNED_BY_DML 0x1u     /* the only DML_TENSOR_FLAGS bit; inputs only */
+#include "bitcts/bitcts_plugin.h" /* the ABI, with the DML numbers of bitcts_dml.h */
 
 /* Tensors of an operator in walking order: A (or Input), B, Output. */
 #define EX_TENSOR_A 0u
@@ -60,10 +25,10 @@ typedef struct example_operator {
     uint32_t operator_type;
     uint32_t input_count;
     uint32_t rank;
-    uint32_t sizes[EX_MAX_DIMS];
+    uint32_t sizes[BITCTS_MAX_DIMS];
     uint64_t elements;                     /* product of sizes, <= 2^32 - 1 */
     uint32_t width[3];                     /* bytes per element, 0 for an absent B */
-    uint64_t stride_bytes[3][EX_MAX_DIMS]; /* explicit or packed strides times width */
+    uint64_t stride_bytes[3][BITCTS_MAX_DIMS]; /* explicit or packed strides times width */
 } example_operator;
 
 /* The host's services, retained from negotiation until plugin_shutdown. */
@@ -78,42 +43,19 @@ static void example_log(int32_t level, const char *message)
     }
 }
 
-/* ---- data types ---- */
-
-static uint32_t example_type_width(uint32_t data_type)
-{
-    switch (data_type) {
-    case EX_DT_UINT8:
-    case EX_DT_INT8:
-        return 1;
-    case EX_DT_FLOAT16:
-    case EX_DT_UINT16:
-    case EX_DT_INT16:
-        return 2;
-    case EX_DT_FLOAT32:
-    case EX_DT_UINT32:
-    case EX_DT_INT32:
-        return 4;
-    case EX_DT_FLOAT64:
-    case EX_DT_UINT64:
-    case EX_DT_INT64:
-        return 8;
-    default:
-        return 0;
-    }
-}
+/* ---- operators ---- */
 
 static uint32_t example_input_count(uint32_t operator_type)
 {
     switch (operator_type) {
-    case EX_OP_NOT:
-    case EX_OP_COUNT:
+    case BITCTS_OP_BIT_NOT:
+    case BITCTS_OP_BIT_COUNT:
         return 1;
-    case EX_OP_AND:
-    case EX_OP_OR:
-    case EX_OP_XOR:
-    case EX_OP_SHIFT_LEFT:
-    case EX_OP_SHIFT_RIGHT:
+    case BITCTS_OP_BIT_AND:
+    case BITCTS_OP_BIT_OR:
+    case BITCTS_OP_BIT_XOR:
+    case BITCTS_OP_BIT_SHIFT_LEFT:
+    case BITCTS_OP_BIT_SHIFT_RIGHT:
         return 2;
     default:
         return 0; /* not one of the seven */
@@ -122,13 +64,13 @@ static uint32_t example_input_count(uint32_t operator_type)
 
 static uint32_t example_input_types(uint32_t operator_type)
 {
-    const int shift = operator_type == EX_OP_SHIFT_LEFT || operator_type == EX_OP_SHIFT_RIGHT;
-    return shift ? EX_TYPES_SHIFT : EX_TYPES_ALL;
+    const int shift = operator_type == BITCTS_OP_BIT_SHIFT_LEFT || operator_type == BITCTS_OP_BIT_SHIFT_RIGHT;
+    return shift ? BITCTS_DT_MASK_UNSIGNED : BITCTS_DT_MASK_ALL;
 }
 
 static uint32_t example_output_types(uint32_t operator_type)
 {
-    return operator_type == EX_OP_COUNT ? EX_TYPES_COUNT_OUT : example_input_types(operator_type);
+    return operator_type == BITCTS_OP_BIT_COUNT ? BITCTS_DT_MASK_COUNT_OUTPUT : example_input_types(operator_type);
 }
 
 /* ---- the arithmetic: raw bits, so float NaN payloads, -0 and denormals pass untouched ---- */
@@ -166,19 +108,19 @@ static uint64_t example_compute(uint32_t operator_type, uint32_t bits, uint64_t 
 {
     const uint64_t mask = bits == 64 ? ~(uint64_t)0 : (((uint64_t)1 << bits) - 1);
     switch (operator_type) {
-    case EX_OP_AND:
+    case BITCTS_OP_BIT_AND:
         return a & b;
-    case EX_OP_OR:
+    case BITCTS_OP_BIT_OR:
         return a | b;
-    case EX_OP_XOR:
+    case BITCTS_OP_BIT_XOR:
         return a ^ b;
-    case EX_OP_NOT:
+    case BITCTS_OP_BIT_NOT:
         return ~a & mask;
-    case EX_OP_COUNT:
+    case BITCTS_OP_BIT_COUNT:
         return example_popcount(a);
-    case EX_OP_SHIFT_LEFT:
+    case BITCTS_OP_BIT_SHIFT_LEFT:
         return b >= bits ? 0 : (a << b) & mask;
-    case EX_OP_SHIFT_RIGHT:
+    case BITCTS_OP_BIT_SHIFT_RIGHT:
         return b >= bits ? 0 : a >> b;
     default:
         return 0;
@@ -193,13 +135,13 @@ typedef struct example_walk {
     uint32_t rank;
     uint32_t tensor_count;
     const uint32_t *sizes;
-    const uint64_t (*strides)[EX_MAX_DIMS]; /* strides[t][d] of tensor t */
-    uint32_t index[EX_MAX_DIMS];
+    const uint64_t (*strides)[BITCTS_MAX_DIMS]; /* strides[t][d] of tensor t */
+    uint32_t index[BITCTS_MAX_DIMS];
     uint64_t offset[3];
 } example_walk;
 
 static void example_walk_start(example_walk *w, uint32_t rank, const uint32_t *sizes,
-                               uint32_t tensor_count, const uint64_t (*strides)[EX_MAX_DIMS])
+                               uint32_t tensor_count, const uint64_t (*strides)[BITCTS_MAX_DIMS])
 {
     memset(w, 0, sizeof *w);
     w->rank = rank;
@@ -264,7 +206,7 @@ static uint64_t example_required_bytes(uint32_t rank, const uint32_t *sizes,
 static int32_t example_output_overlaps(uint32_t rank, const uint32_t *sizes,
                                        const uint64_t *strides, uint64_t elements, int *overlaps)
 {
-    uint32_t order[EX_MAX_DIMS];
+    uint32_t order[BITCTS_MAX_DIMS];
     uint32_t n = 0;
     for (uint32_t d = 0; d < rank; ++d) {
         if (sizes[d] > 1) {
@@ -291,10 +233,10 @@ static int32_t example_output_overlaps(uint32_t rank, const uint32_t *sizes,
     if (seen == NULL) {
         return BITCTS_ABI_E_OUT_OF_MEMORY;
     }
-    uint64_t one_tensor[1][EX_MAX_DIMS];
+    uint64_t one_tensor[1][BITCTS_MAX_DIMS];
     memcpy(one_tensor[0], strides, rank * sizeof strides[0]);
     example_walk walk;
-    example_walk_start(&walk, rank, sizes, 1, (const uint64_t(*)[EX_MAX_DIMS])one_tensor);
+    example_walk_start(&walk, rank, sizes, 1, (const uint64_t(*)[BITCTS_MAX_DIMS])one_tensor);
     for (uint64_t e = 0; e < elements && !*overlaps; ++e) {
         const uint64_t at = walk.offset[0];
         const uint8_t bit = (uint8_t)(1u << (at & 7u));
@@ -343,20 +285,20 @@ static int32_t example_check_tensor(example_instance *inst, const bitcts_abi_ten
         return example_refuse(inst, BITCTS_ABI_E_INVALID_ARGUMENT, role, "struct",
                               "tensor missing or struct_size too small");
     }
-    if ((t->flags & ~EX_FLAG_OWNED_BY_DML) != 0) {
+    if ((t->flags & ~BITCTS_TENSOR_FLAG_OWNED_BY_DML) != 0) {
         snprintf(detail, sizeof detail, "Flags 0x%x has undefined bits", (unsigned)t->flags);
         return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "unknown_flags", detail);
     }
-    if (is_output && (t->flags & EX_FLAG_OWNED_BY_DML) != 0) {
+    if (is_output && (t->flags & BITCTS_TENSOR_FLAG_OWNED_BY_DML) != 0) {
         return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "output_flags",
                               "DML_TENSOR_FLAG_OWNED_BY_DML is for inputs only");
     }
-    const uint32_t width = example_type_width(t->data_type);
+    const uint32_t width = bitcts_dml_type_bytes(t->data_type);
     if (width == 0) {
         snprintf(detail, sizeof detail, "DataType %u is unknown", (unsigned)t->data_type);
         return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "unknown_type", detail);
     }
-    if (t->dimension_count < 1 || t->dimension_count > EX_MAX_DIMS) {
+    if (t->dimension_count < 1 || t->dimension_count > BITCTS_MAX_DIMS) {
         snprintf(detail, sizeof detail, "DimensionCount %u is outside 1..8",
                  (unsigned)t->dimension_count);
         return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "dimension_count",
@@ -372,7 +314,7 @@ static int32_t example_check_tensor(example_instance *inst, const bitcts_abi_ten
             return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "size_zero", detail);
         }
         elements *= t->sizes[d]; /* stays <= 2^32 * (2^32 - 1): checked every step */
-        if (elements > EX_MAX_ELEMENTS) {
+        if (elements > BITCTS_MAX_ELEMENTS) {
             return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "too_many_elements",
                                   "more than 2^32-1 elements");
         }
@@ -425,7 +367,7 @@ static int32_t example_check_pair(example_instance *inst, uint32_t operator_type
                                   detail);
         }
     }
-    const int count_output = is_output && operator_type == EX_OP_COUNT;
+    const int count_output = is_output && operator_type == BITCTS_OP_BIT_COUNT;
     if (!count_output && t->data_type != first->data_type) {
         snprintf(detail, sizeof detail, "DataType %u differs from the first input's %u",
                  (unsigned)t->data_type, (unsigned)first->data_type);
@@ -433,7 +375,7 @@ static int32_t example_check_pair(example_instance *inst, uint32_t operator_type
     }
     const uint32_t allowed =
         is_output ? example_output_types(operator_type) : example_input_types(operator_type);
-    if ((allowed & EX_BIT(t->data_type)) == 0) {
+    if ((allowed & BITCTS_DT_BIT(t->data_type)) == 0) {
         snprintf(detail, sizeof detail, "DataType %u is not allowed for operator %u",
                  (unsigned)t->data_type, (unsigned)operator_type);
         return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role,
@@ -478,7 +420,7 @@ static int32_t example_check_desc(example_instance *inst, const bitcts_abi_opera
         if (status != BITCTS_ABI_OK) {
             return status;
         }
-        op->width[t] = example_type_width(tensors[t]->data_type);
+        op->width[t] = bitcts_dml_type_bytes(tensors[t]->data_type);
         for (uint32_t d = 0; d < tensors[t]->dimension_count; ++d) {
             op->stride_bytes[t][d] *= op->width[t];
         }
@@ -570,7 +512,7 @@ static int32_t BITCTS_PLUGIN_CALL example_query_caps(void *instance, bitcts_abi_
     if (instance == NULL || out == NULL || out->struct_size < sizeof *out) {
         return BITCTS_ABI_E_INVALID_ARGUMENT;
     }
-    out->feature_level = EX_FEATURE_LEVEL;
+    out->feature_level = BITCTS_FL_4_1;
     return BITCTS_ABI_OK;
 }
 
@@ -586,9 +528,9 @@ static int32_t BITCTS_PLUGIN_CALL example_query_op_caps(void *instance, uint32_t
     out->operator_type = operator_type;
     out->input_types = example_input_types(operator_type);
     out->output_types = example_output_types(operator_type);
-    out->dimension_counts = EX_RANKS_1_TO_8;
+    out->dimension_counts = BITCTS_DIMS_1_TO_8;
     /* DirectML documents in-place execution for six of the seven; BIT_COUNT says nothing. */
-    out->flags = operator_type == EX_OP_COUNT ? 0u : BITCTS_ABI_CAP_IN_PLACE;
+    out->flags = operator_type == BITCTS_OP_BIT_COUNT ? 0u : BITCTS_ABI_CAP_IN_PLACE;
     return BITCTS_ABI_OK;
 }
 

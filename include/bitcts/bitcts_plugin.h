@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The bitcts backend ABI: one contract for built-in backends and third-party plugins. It speaks
  * DirectML's vocabulary (DML_OPERATOR_TYPE, DML_TENSOR_DATA_TYPE, DML_BUFFER_TENSOR_DESC fields,
- * DML_FEATURE_LEVEL encoding). Self-contained: stdint.h and stddef.h only. Requirements PLG-n
- * are numbered in docs/plugin-abi.md.
+ * DML_FEATURE_LEVEL encoding; the numbers are in bitcts_dml.h). Part of the header-only SDK: it
+ * needs stdint.h, stddef.h and the SDK's own headers. Requirements PLG-n are numbered in
+ * docs/plugin-abi.md.
  * Thread-safety: the host calls one instance from one thread at a time; different instances may
  * be used from different threads. bitcts_plugin_negotiate may be called once per load. */
 #ifndef BITCTS_INCLUDE_BITCTS_PLUGIN_H
@@ -10,6 +11,9 @@
 
 #include <stddef.h> /* size_t */
 #include <stdint.h> /* fixed-width integers */
+
+#include "bitcts_dml.h"    /* BITCTS_OP_*, BITCTS_DT_*, BITCTS_FL_*, BITCTS_TENSOR_FLAG_* */
+#include "bitcts_status.h" /* the status list the BITCTS_ABI_* codes are tied to */
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,7 +35,8 @@ extern "C" {
 #define BITCTS_ABI_VERSION_1_0 BITCTS_ABI_VERSION(1, 0)
 #define BITCTS_ABI_VERSION_CURRENT BITCTS_ABI_VERSION_1_0
 
-/* Status values a plugin returns: the same pinned numbers as bitcts_status.h. */
+/* Status values a plugin returns: the same pinned numbers as bitcts_status.h, written out so
+ * that a binding in another language can copy them, and checked against the list below. */
 #define BITCTS_ABI_OK 0
 #define BITCTS_ABI_E_INVALID_ARGUMENT 1
 #define BITCTS_ABI_E_OUT_OF_MEMORY 2
@@ -40,6 +45,26 @@ extern "C" {
 #define BITCTS_ABI_E_BACKEND_FAILED 201
 #define BITCTS_ABI_E_DEVICE 202
 #define BITCTS_ABI_E_INCOMPATIBLE 302
+
+#ifdef __cplusplus
+#define BITCTS_ABI_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#define BITCTS_ABI_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
+BITCTS_ABI_STATIC_ASSERT(BITCTS_ABI_OK == BITCTS_OK, "BITCTS_ABI_OK");
+BITCTS_ABI_STATIC_ASSERT(BITCTS_ABI_E_INVALID_ARGUMENT == BITCTS_E_INVALID_ARGUMENT,
+                         "BITCTS_ABI_E_INVALID_ARGUMENT");
+BITCTS_ABI_STATIC_ASSERT(BITCTS_ABI_E_OUT_OF_MEMORY == BITCTS_E_OUT_OF_MEMORY,
+                         "BITCTS_ABI_E_OUT_OF_MEMORY");
+BITCTS_ABI_STATIC_ASSERT(BITCTS_ABI_E_INVALID_DESCRIPTOR == BITCTS_E_INVALID_DESCRIPTOR,
+                         "BITCTS_ABI_E_INVALID_DESCRIPTOR");
+BITCTS_ABI_STATIC_ASSERT(BITCTS_ABI_E_NOT_SUPPORTED == BITCTS_E_NOT_SUPPORTED,
+                         "BITCTS_ABI_E_NOT_SUPPORTED");
+BITCTS_ABI_STATIC_ASSERT(BITCTS_ABI_E_BACKEND_FAILED == BITCTS_E_BACKEND_FAILED,
+                         "BITCTS_ABI_E_BACKEND_FAILED");
+BITCTS_ABI_STATIC_ASSERT(BITCTS_ABI_E_DEVICE == BITCTS_E_DEVICE, "BITCTS_ABI_E_DEVICE");
+BITCTS_ABI_STATIC_ASSERT(BITCTS_ABI_E_INCOMPATIBLE == BITCTS_E_PLUGIN_INCOMPATIBLE,
+                         "BITCTS_ABI_E_INCOMPATIBLE");
 
 /* Log levels of the host's log callback. */
 #define BITCTS_ABI_LOG_ERROR 0
@@ -154,10 +179,27 @@ typedef struct bitcts_plugin_negotiation {
     uint32_t struct_size;
     uint32_t host_min_version;
     uint32_t host_max_version;
-    uint32_t chosen_version;             /* out: written by the plugin */
-    const bitcts_abi_host *host;         /* retained by the plugin until plugin_shutdown */
-    const bitcts_plugin_table *table;    /* out: written by the plugin */
+    uint32_t chosen_version;          /* out: written by the plugin */
+    const bitcts_abi_host *host;      /* retained by the plugin until plugin_shutdown */
+    const bitcts_plugin_table *table; /* out: written by the plugin */
 } bitcts_plugin_negotiation;
+
+/* ---- extensions (get_extension) ---- */
+
+/** "bitcts_stream_v1": a backend's own streaming kernels over host memory, with the variant,
+ * threads and store policy of an instance. `bitcts bench` measures the backend's operators
+ * against them: the memory limit, measured in the same run on the same buffers. */
+#define BITCTS_ABI_EXT_STREAM "bitcts_stream_v1"
+
+typedef struct bitcts_abi_stream_ext {
+    uint32_t struct_size;
+    uint32_t reserved0;
+    /** dst = src over `bytes` bytes (2 streams). */
+    int32_t(BITCTS_PLUGIN_CALL *copy)(void *instance, void *dst, const void *src, uint64_t bytes);
+    /** dst[i] = a[i] + 3 * b[i] over `words` uint64 words (3 streams, integer: no FP). */
+    int32_t(BITCTS_PLUGIN_CALL *triad)(void *instance, void *dst, const void *a, const void *b,
+                                       uint64_t words);
+} bitcts_abi_stream_ext;
 
 #define BITCTS_PLUGIN_ENTRY_NAME "bitcts_plugin_negotiate"
 typedef int32_t(BITCTS_PLUGIN_CALL *bitcts_plugin_negotiate_fn)(bitcts_plugin_negotiation *n);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Status codes of bitcts: one X-macro list generates the enum, the names and the messages.
- * Values are pinned: never renumbered, never reused. Thread-safety: all functions are pure. */
+/* Status codes of bitcts: one X-macro list generates the enum, the names and the messages
+ * (static inline, so the SDK needs no library). Values are pinned: never renumbered, never
+ * reused. Thread-safety: all functions are pure. */
 #ifndef BITCTS_INCLUDE_BITCTS_STATUS_H
 #define BITCTS_INCLUDE_BITCTS_STATUS_H
 
@@ -35,10 +36,29 @@ extern "C" {
 typedef enum bitcts_status { BITCTS_STATUS_LIST(BITCTS_STATUS_ENUM_ENTRY) } bitcts_status;
 #undef BITCTS_STATUS_ENUM_ENTRY
 
-/** Symbolic name of a status ("BITCTS_E_PARSE"); static, never NULL. */
-const char *bitcts_status_name(int status);
+/** Symbolic name of a status ("BITCTS_E_PARSE"); static, never NULL ("BITCTS_E_UNKNOWN"). */
+static inline const char *bitcts_status_name(int status)
+{
+#define BITCTS_STATUS_NAME_CASE(name, value, message)                                              \
+    case value: return #name;
+    switch (status) {
+        BITCTS_STATUS_LIST(BITCTS_STATUS_NAME_CASE)
+    default: return "BITCTS_E_UNKNOWN";
+    }
+#undef BITCTS_STATUS_NAME_CASE
+}
+
 /** Human message of a status; static, never NULL ("unknown status" for unknown codes). */
-const char *bitcts_status_message(int status);
+static inline const char *bitcts_status_message(int status)
+{
+#define BITCTS_STATUS_MESSAGE_CASE(name, value, message)                                           \
+    case value: return message;
+    switch (status) {
+        BITCTS_STATUS_LIST(BITCTS_STATUS_MESSAGE_CASE)
+    default: return "unknown status";
+    }
+#undef BITCTS_STATUS_MESSAGE_CASE
+}
 
 #ifdef __cplusplus
 }

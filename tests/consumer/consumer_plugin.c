@@ -1,10 +1,113 @@
 /* SPDX-License-Identifier: MIT */
 /* The smallest well-formed bitcts plugin, built out of tree against the installed plugin SDK
  * (tests/consumer/CMakeLists.txt). It negotiates ABI 1.0, fills every mandatory slot and
- * supports no operator, which proves that the installed header is self-contained. */
-#include <bitcts/bitcts_plugin.h> /* the ABI, from the installed package */
+ * supports no operator; and it uses every name the SDK declares (tests/consumer/sdk_names.py
+ * checks that), which proves that the installed headers are self-contained and define all
+ * they declare: a name declared but not defined would fail to link with --no-undefined. */
+#include <bitcts/bitcts_plugin.h>  /* the ABI, bitcts_dml.h and bitcts_status.h */
+#include <bitcts/bitcts_verdict.h> /* the verdict list */
+#include <bitcts/bitcts_version.h> /* the suite's version */
 
 static int consumer_instance;
+/* The tour's result, kept so that the compiler must evaluate every name it uses. */
+static volatile uint32_t consumer_tour;
+
+/* ---- a tour of the SDK: every list, constant and helper, folded into one number ---- */
+
+#define CONSUMER_TYPE(name, value, bytes, is_float, is_signed, text)                               \
+    sum = sum * 31u + (uint32_t)(value) + bitcts_dml_type_bytes(value) + (uint32_t)(bytes) +       \
+          (uint32_t)(is_float) + (uint32_t)(is_signed) + (uint32_t)sizeof(text);
+#define CONSUMER_OP(name, value, inputs, text)                                                     \
+    sum = sum * 31u + (uint32_t)(value) + (uint32_t)(inputs) + (uint32_t)sizeof(text);
+#define CONSUMER_FL(name, value) sum = sum * 31u + (uint32_t)(value);
+#define CONSUMER_STATUS(name, value, message)                                                      \
+    sum = sum * 31u + (uint32_t)(name) + (uint32_t)sizeof(message) +                               \
+          (uint32_t)bitcts_status_name(value)[0] + (uint32_t)bitcts_status_message(value)[0];
+#define CONSUMER_VERDICT(name, value, text, failure, rank, healthy)                                \
+    sum = sum * 31u + (uint32_t)BITCTS_VERDICT_##name + (uint32_t)bitcts_verdict_parse(text) +     \
+          (uint32_t)bitcts_verdict_is_failure(value) +                                             \
+          (uint32_t)(bitcts_verdict_rank(value) + 1) +                                             \
+          (uint32_t)bitcts_verdict_is_healthy(value) + (uint32_t)bitcts_verdict_name(value)[0] +   \
+          (uint32_t)(failure) + (uint32_t)((rank) + 1) + (uint32_t)(healthy);
+
+BITCTS_ABI_STATIC_ASSERT(BITCTS_VERDICT_COUNT == 11, "eleven verdicts in ABI 1.0's schema");
+
+static uint32_t consumer_sdk_tour(void)
+{
+    uint32_t sum = 0;
+    BITCTS_DML_DATA_TYPE_LIST(CONSUMER_TYPE)
+    BITCTS_DML_OPERATOR_LIST(CONSUMER_OP)
+    BITCTS_DML_FEATURE_LEVEL_LIST(CONSUMER_FL)
+    BITCTS_STATUS_LIST(CONSUMER_STATUS)
+    BITCTS_VERDICT_LIST(CONSUMER_VERDICT)
+    const uint32_t types[] = {BITCTS_DT_UNKNOWN, BITCTS_DT_FLOAT32, BITCTS_DT_FLOAT16,
+                              BITCTS_DT_UINT32,  BITCTS_DT_UINT16,  BITCTS_DT_UINT8,
+                              BITCTS_DT_INT32,   BITCTS_DT_INT16,   BITCTS_DT_INT8,
+                              BITCTS_DT_FLOAT64, BITCTS_DT_UINT64,  BITCTS_DT_INT64,
+                              BITCTS_DT_COUNT};
+    const uint32_t ops[] = {
+        BITCTS_OP_BIT_SHIFT_LEFT, BITCTS_OP_BIT_SHIFT_RIGHT, BITCTS_OP_BIT_AND,   BITCTS_OP_BIT_OR,
+        BITCTS_OP_BIT_XOR,        BITCTS_OP_BIT_NOT,         BITCTS_OP_BIT_COUNT, BITCTS_OP_COUNT};
+    const uint32_t levels[] = {BITCTS_FL_1_0, BITCTS_FL_2_0, BITCTS_FL_2_1,
+                               BITCTS_FL_3_0, BITCTS_FL_3_1, BITCTS_FL_4_0,
+                               BITCTS_FL_4_1, BITCTS_FL_5_0, BITCTS_FL_6_4};
+    const uint32_t masks[] = {BITCTS_DT_BIT(BITCTS_DT_UINT8),
+                              BITCTS_DT_MASK_ALL,
+                              BITCTS_DT_MASK_SMALL_UNSIGNED,
+                              BITCTS_DT_MASK_UNSIGNED,
+                              BITCTS_DT_MASK_COUNT_OUTPUT,
+                              BITCTS_DIMS_1_TO_8,
+                              BITCTS_MAX_DIMS,
+                              BITCTS_TENSOR_FLAG_NONE,
+                              BITCTS_TENSOR_FLAG_OWNED_BY_DML,
+                              BITCTS_TENSOR_FLAGS_KNOWN};
+    const int32_t codes[] = {BITCTS_ABI_OK,
+                             BITCTS_ABI_E_INVALID_ARGUMENT,
+                             BITCTS_ABI_E_OUT_OF_MEMORY,
+                             BITCTS_ABI_E_INVALID_DESCRIPTOR,
+                             BITCTS_ABI_E_NOT_SUPPORTED,
+                             BITCTS_ABI_E_BACKEND_FAILED,
+                             BITCTS_ABI_E_DEVICE,
+                             BITCTS_ABI_E_INCOMPATIBLE,
+                             BITCTS_ABI_LOG_ERROR,
+                             BITCTS_ABI_LOG_WARN,
+                             BITCTS_ABI_LOG_INFO,
+                             BITCTS_ABI_LOG_DEBUG,
+                             BITCTS_VERSION_MAJOR,
+                             BITCTS_VERSION_MINOR,
+                             BITCTS_VERSION_PATCH};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; ++i) {
+        sum = sum * 31u + types[i];
+    }
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; ++i) {
+        sum = sum * 31u + ops[i];
+    }
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; ++i) {
+        sum = sum * 31u + levels[i];
+    }
+    for (size_t i = 0; i < sizeof masks / sizeof masks[0]; ++i) {
+        sum = sum * 31u + masks[i];
+    }
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; ++i) {
+        sum = sum * 31u + (uint32_t)codes[i];
+    }
+    const bitcts_status ok = BITCTS_OK;
+    const bitcts_verdict pass = BITCTS_VERDICT_PASS;
+    sum = sum * 31u + (uint32_t)ok + (uint32_t)pass + (uint32_t)(BITCTS_MAX_ELEMENTS >> 16);
+    sum = sum * 31u + BITCTS_ABI_MAJOR(BITCTS_ABI_VERSION_CURRENT) +
+          BITCTS_ABI_MINOR(BITCTS_ABI_VERSION(1, 0)) + (uint32_t)sizeof(BITCTS_VERSION_STRING) +
+          (uint32_t)sizeof(BITCTS_PLUGIN_ENTRY_NAME) + (uint32_t)sizeof(BITCTS_ABI_EXT_STREAM) +
+          BITCTS_ABI_CAP_IN_PLACE;
+    sum = sum * 31u +
+          (uint32_t)(sizeof(bitcts_abi_tensor) + sizeof(bitcts_abi_operator_desc) +
+                     sizeof(bitcts_abi_op_caps) + sizeof(bitcts_abi_caps) +
+                     sizeof(bitcts_abi_host) + sizeof(bitcts_abi_create_info) +
+                     sizeof(bitcts_abi_stream_ext) + sizeof(bitcts_plugin_table) +
+                     sizeof(bitcts_plugin_negotiation) + sizeof(bitcts_plugin_negotiate_fn));
+    return sum;
+}
+
+/* ---- the plugin ---- */
 
 static int32_t BITCTS_PLUGIN_CALL consumer_instance_create(const bitcts_abi_create_info *info,
                                                            void **out_instance)
@@ -96,6 +199,7 @@ bitcts_plugin_negotiate(bitcts_plugin_negotiation *n)
         n->host_max_version < BITCTS_ABI_VERSION_1_0) {
         return BITCTS_ABI_E_INCOMPATIBLE;
     }
+    consumer_tour = consumer_sdk_tour();
     n->chosen_version = BITCTS_ABI_VERSION_1_0;
     n->table = &consumer_table;
     return BITCTS_ABI_OK;

@@ -42,40 +42,6 @@
 #error "define BITCTS_BUG as one of the BUG_<name> names above"
 #endif
 
-/* DML_OPERATOR_TYPE values of the operator family. */
-#define BR_OP_SHIFT_LEFT 97u
-#define BR_OP_SHIFT_RIGHT 98u
-#define BR_OP_AND 121u
-#define BR_OP_OR 122u
-#define BR_OP_XOR 123u
-#define BR_OP_NOT 124u
-#define BR_OP_COUNT 125u
-
-/* DML_TENSOR_DATA_TYPE values. */
-#define BR_DT_FLOAT32 1u
-#define BR_DT_FLOAT16 2u
-#define BR_DT_UINT32 3u
-#define BR_DT_UINT16 4u
-#define BR_DT_UINT8 5u
-#define BR_DT_INT32 6u
-#define BR_DT_INT16 7u
-#define BR_DT_INT8 8u
-#define BR_DT_FLOAT64 9u
-#define BR_DT_UINT64 10u
-#define BR_DT_INT64 11u
-#define BR_BIT(n) (1u << (n))
-
-/* Type masks per operator at DML_FEATURE_LEVEL_4_1 (spec section 1.3). */
-#define BR_TYPES_ALL 0x0FFEu /* the eleven types 1..11 */
-#define BR_TYPES_SHIFT                                                                             \
-    (BR_BIT(BR_DT_UINT8) | BR_BIT(BR_DT_UINT16) | BR_BIT(BR_DT_UINT32) | BR_BIT(BR_DT_UINT64))
-#define BR_TYPES_COUNT_OUT (BR_BIT(BR_DT_UINT8) | BR_BIT(BR_DT_UINT32))
-#define BR_RANKS_1_TO_8 0x01FEu /* bit n set for DimensionCount n */
-
-#define BR_FEATURE_LEVEL 0x4100u /* DML_FEATURE_LEVEL_4_1 */
-#define BR_MAX_DIMS 8u
-#define BR_MAX_ELEMENTS 0xFFFFFFFFull /* DirectML's limit: 2^32 - 1 elements per tensor */
-#define BR_FLAG_OWNED_BY_DML 0x1u     /* the only DML_TENSOR_FLAGS bit; inputs only */
 
 /* Tensors of an operator in walking order: A (or Input), B, Output. */
 #define BR_TENSOR_A 0u
@@ -91,14 +57,14 @@ typedef struct broken_operator {
     uint32_t operator_type;
     uint32_t input_count;
     uint32_t rank;
-    uint32_t sizes[BR_MAX_DIMS];
+    uint32_t sizes[BITCTS_MAX_DIMS];
     uint64_t elements;       /* product of sizes, <= 2^32 - 1 */
     uint32_t width[3];       /* bytes per element, 0 for an absent B */
     uint64_t total_bytes[3]; /* TotalTensorSizeInBytes per tensor */
     uint32_t in_type;
     uint32_t out_type;
     int valid;                             /* 0 only under accepts_invalid */
-    uint64_t stride_bytes[3][BR_MAX_DIMS]; /* explicit or packed strides times width */
+    uint64_t stride_bytes[3][BITCTS_MAX_DIMS]; /* explicit or packed strides times width */
 } broken_operator;
 
 /* The host's services, retained from negotiation until plugin_shutdown. */
@@ -113,42 +79,19 @@ static void broken_log(int32_t level, const char *message)
     }
 }
 
-/* ---- data types ---- */
-
-static uint32_t broken_type_width(uint32_t data_type)
-{
-    switch (data_type) {
-    case BR_DT_UINT8:
-    case BR_DT_INT8:
-        return 1;
-    case BR_DT_FLOAT16:
-    case BR_DT_UINT16:
-    case BR_DT_INT16:
-        return 2;
-    case BR_DT_FLOAT32:
-    case BR_DT_UINT32:
-    case BR_DT_INT32:
-        return 4;
-    case BR_DT_FLOAT64:
-    case BR_DT_UINT64:
-    case BR_DT_INT64:
-        return 8;
-    default:
-        return 0;
-    }
-}
+/* ---- operators ---- */
 
 static uint32_t broken_input_count(uint32_t operator_type)
 {
     switch (operator_type) {
-    case BR_OP_NOT:
-    case BR_OP_COUNT:
+    case BITCTS_OP_BIT_NOT:
+    case BITCTS_OP_BIT_COUNT:
         return 1;
-    case BR_OP_AND:
-    case BR_OP_OR:
-    case BR_OP_XOR:
-    case BR_OP_SHIFT_LEFT:
-    case BR_OP_SHIFT_RIGHT:
+    case BITCTS_OP_BIT_AND:
+    case BITCTS_OP_BIT_OR:
+    case BITCTS_OP_BIT_XOR:
+    case BITCTS_OP_BIT_SHIFT_LEFT:
+    case BITCTS_OP_BIT_SHIFT_RIGHT:
         return 2;
     default:
         return 0; /* not one of the seven */
@@ -157,13 +100,13 @@ static uint32_t broken_input_count(uint32_t operator_type)
 
 static uint32_t broken_input_types(uint32_t operator_type)
 {
-    const int shift = operator_type == BR_OP_SHIFT_LEFT || operator_type == BR_OP_SHIFT_RIGHT;
-    return shift ? BR_TYPES_SHIFT : BR_TYPES_ALL;
+    const int shift = operator_type == BITCTS_OP_BIT_SHIFT_LEFT || operator_type == BITCTS_OP_BIT_SHIFT_RIGHT;
+    return shift ? BITCTS_DT_MASK_UNSIGNED : BITCTS_DT_MASK_ALL;
 }
 
 static uint32_t broken_output_types(uint32_t operator_type)
 {
-    return operator_type == BR_OP_COUNT ? BR_TYPES_COUNT_OUT : broken_input_types(operator_type);
+    return operator_type == BITCTS_OP_BIT_COUNT ? BITCTS_DT_MASK_COUNT_OUTPUT : broken_input_types(operator_type);
 }
 
 /* ---- the arithmetic: raw bits, so float NaN payloads, -0 and denormals pass untouched ---- */
@@ -200,25 +143,25 @@ static uint64_t broken_popcount(uint64_t value)
 static uint64_t broken_compute(uint32_t operator_type, uint32_t bits, uint64_t a, uint64_t b)
 {
 #if BUG == BUG_popcount_top_bit
-    if (operator_type == BR_OP_COUNT && bits == 64) {
+    if (operator_type == BITCTS_OP_BIT_COUNT && bits == 64) {
         a &= ~((uint64_t)1 << 63);
     }
 #endif
     const uint64_t mask = bits == 64 ? ~(uint64_t)0 : (((uint64_t)1 << bits) - 1);
     switch (operator_type) {
-    case BR_OP_AND:
+    case BITCTS_OP_BIT_AND:
         return a & b;
-    case BR_OP_OR:
+    case BITCTS_OP_BIT_OR:
         return a | b;
-    case BR_OP_XOR:
+    case BITCTS_OP_BIT_XOR:
         return a ^ b;
-    case BR_OP_NOT:
+    case BITCTS_OP_BIT_NOT:
         return ~a & mask;
-    case BR_OP_COUNT:
+    case BITCTS_OP_BIT_COUNT:
         return broken_popcount(a);
-    case BR_OP_SHIFT_LEFT:
+    case BITCTS_OP_BIT_SHIFT_LEFT:
         return b >= bits ? 0 : (a << b) & mask;
-    case BR_OP_SHIFT_RIGHT:
+    case BITCTS_OP_BIT_SHIFT_RIGHT:
         return b >= bits ? 0 : a >> b;
     default:
         return 0;
@@ -233,13 +176,13 @@ typedef struct broken_walk {
     uint32_t rank;
     uint32_t tensor_count;
     const uint32_t *sizes;
-    const uint64_t (*strides)[BR_MAX_DIMS]; /* strides[t][d] of tensor t */
-    uint32_t index[BR_MAX_DIMS];
+    const uint64_t (*strides)[BITCTS_MAX_DIMS]; /* strides[t][d] of tensor t */
+    uint32_t index[BITCTS_MAX_DIMS];
     uint64_t offset[3];
 } broken_walk;
 
 static void broken_walk_start(broken_walk *w, uint32_t rank, const uint32_t *sizes,
-                              uint32_t tensor_count, const uint64_t (*strides)[BR_MAX_DIMS])
+                              uint32_t tensor_count, const uint64_t (*strides)[BITCTS_MAX_DIMS])
 {
     memset(w, 0, sizeof *w);
     w->rank = rank;
@@ -304,7 +247,7 @@ static uint64_t broken_required_bytes(uint32_t rank, const uint32_t *sizes, cons
 static int32_t broken_output_overlaps(uint32_t rank, const uint32_t *sizes, const uint64_t *strides,
                                       uint64_t elements, int *overlaps)
 {
-    uint32_t order[BR_MAX_DIMS];
+    uint32_t order[BITCTS_MAX_DIMS];
     uint32_t n = 0;
     for (uint32_t d = 0; d < rank; ++d) {
         if (sizes[d] > 1) {
@@ -331,10 +274,10 @@ static int32_t broken_output_overlaps(uint32_t rank, const uint32_t *sizes, cons
     if (seen == NULL) {
         return BITCTS_ABI_E_OUT_OF_MEMORY;
     }
-    uint64_t one_tensor[1][BR_MAX_DIMS];
+    uint64_t one_tensor[1][BITCTS_MAX_DIMS];
     memcpy(one_tensor[0], strides, rank * sizeof strides[0]);
     broken_walk walk;
-    broken_walk_start(&walk, rank, sizes, 1, (const uint64_t(*)[BR_MAX_DIMS])one_tensor);
+    broken_walk_start(&walk, rank, sizes, 1, (const uint64_t(*)[BITCTS_MAX_DIMS])one_tensor);
     for (uint64_t e = 0; e < elements && !*overlaps; ++e) {
         const uint64_t at = walk.offset[0];
         const uint8_t bit = (uint8_t)(1u << (at & 7u));
@@ -383,20 +326,20 @@ static int32_t broken_check_tensor(broken_instance *inst, const bitcts_abi_tenso
         return broken_refuse(inst, BITCTS_ABI_E_INVALID_ARGUMENT, role, "struct",
                              "tensor missing or struct_size too small");
     }
-    if ((t->flags & ~BR_FLAG_OWNED_BY_DML) != 0) {
+    if ((t->flags & ~BITCTS_TENSOR_FLAG_OWNED_BY_DML) != 0) {
         snprintf(detail, sizeof detail, "Flags 0x%x has undefined bits", (unsigned)t->flags);
         return broken_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "unknown_flags", detail);
     }
-    if (is_output && (t->flags & BR_FLAG_OWNED_BY_DML) != 0) {
+    if (is_output && (t->flags & BITCTS_TENSOR_FLAG_OWNED_BY_DML) != 0) {
         return broken_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "output_flags",
                              "DML_TENSOR_FLAG_OWNED_BY_DML is for inputs only");
     }
-    const uint32_t width = broken_type_width(t->data_type);
+    const uint32_t width = bitcts_dml_type_bytes(t->data_type);
     if (width == 0) {
         snprintf(detail, sizeof detail, "DataType %u is unknown", (unsigned)t->data_type);
         return broken_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "unknown_type", detail);
     }
-    if (t->dimension_count < 1 || t->dimension_count > BR_MAX_DIMS) {
+    if (t->dimension_count < 1 || t->dimension_count > BITCTS_MAX_DIMS) {
         snprintf(detail, sizeof detail, "DimensionCount %u is outside 1..8",
                  (unsigned)t->dimension_count);
         return broken_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "dimension_count",
@@ -412,7 +355,7 @@ static int32_t broken_check_tensor(broken_instance *inst, const bitcts_abi_tenso
             return broken_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "size_zero", detail);
         }
         elements *= t->sizes[d]; /* stays <= 2^32 * (2^32 - 1): checked every step */
-        if (elements > BR_MAX_ELEMENTS) {
+        if (elements > BITCTS_MAX_ELEMENTS) {
             return broken_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "too_many_elements",
                                  "more than 2^32-1 elements");
         }
@@ -465,7 +408,7 @@ static int32_t broken_check_pair(broken_instance *inst, uint32_t operator_type,
                                  detail);
         }
     }
-    const int count_output = is_output && operator_type == BR_OP_COUNT;
+    const int count_output = is_output && operator_type == BITCTS_OP_BIT_COUNT;
     if (!count_output && t->data_type != first->data_type) {
         snprintf(detail, sizeof detail, "DataType %u differs from the first input's %u",
                  (unsigned)t->data_type, (unsigned)first->data_type);
@@ -473,7 +416,7 @@ static int32_t broken_check_pair(broken_instance *inst, uint32_t operator_type,
     }
     const uint32_t allowed =
         is_output ? broken_output_types(operator_type) : broken_input_types(operator_type);
-    if ((allowed & BR_BIT(t->data_type)) == 0) {
+    if ((allowed & BITCTS_DT_BIT(t->data_type)) == 0) {
         snprintf(detail, sizeof detail, "DataType %u is not allowed for operator %u",
                  (unsigned)t->data_type, (unsigned)operator_type);
         return broken_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role,
@@ -518,7 +461,7 @@ static int32_t broken_check_desc(broken_instance *inst, const bitcts_abi_operato
         if (status != BITCTS_ABI_OK) {
             return status;
         }
-        op->width[t] = broken_type_width(tensors[t]->data_type);
+        op->width[t] = bitcts_dml_type_bytes(tensors[t]->data_type);
         op->total_bytes[t] = tensors[t]->total_tensor_size_in_bytes;
 #if BUG == BUG_ignores_strides || BUG == BUG_zero_stride
         uint64_t packed = 1;
@@ -530,7 +473,7 @@ static int32_t broken_check_desc(broken_instance *inst, const bitcts_abi_operato
         }
 #endif
 #if BUG == BUG_count_input_width
-        if (is_output && desc->operator_type == BR_OP_COUNT) {
+        if (is_output && desc->operator_type == BITCTS_OP_BIT_COUNT) {
             op->width[t] = op->width[BR_TENSOR_A];
         }
 #endif
@@ -558,18 +501,18 @@ static int32_t broken_check_desc(broken_instance *inst, const bitcts_abi_operato
 static uint64_t broken_fixup_result(const broken_operator *op, uint64_t r)
 {
 #if BUG == BUG_nan_canonicalise
-    const int bitwise = op->operator_type == BR_OP_AND || op->operator_type == BR_OP_OR ||
-                        op->operator_type == BR_OP_XOR || op->operator_type == BR_OP_NOT;
-    if (bitwise && op->out_type == BR_DT_FLOAT32 && (r & 0x7F800000u) == 0x7F800000u &&
+    const int bitwise = op->operator_type == BITCTS_OP_BIT_AND || op->operator_type == BITCTS_OP_BIT_OR ||
+                        op->operator_type == BITCTS_OP_BIT_XOR || op->operator_type == BITCTS_OP_BIT_NOT;
+    if (bitwise && op->out_type == BITCTS_DT_FLOAT32 && (r & 0x7F800000u) == 0x7F800000u &&
         (r & 0x007FFFFFu) != 0) {
         r = 0x7FC00000u;
     }
-    if (bitwise && op->out_type == BR_DT_FLOAT16 && (r & 0x7C00u) == 0x7C00u &&
+    if (bitwise && op->out_type == BITCTS_DT_FLOAT16 && (r & 0x7C00u) == 0x7C00u &&
         (r & 0x03FFu) != 0) {
         r = 0x7E00u;
     }
 #elif BUG == BUG_fp16_denormal_flush
-    if (op->out_type == BR_DT_FLOAT16 && (r & 0x7C00u) == 0 && (r & 0x03FFu) != 0) {
+    if (op->out_type == BITCTS_DT_FLOAT16 && (r & 0x7C00u) == 0 && (r & 0x03FFu) != 0) {
         r &= 0x8000u;
     }
 #else
@@ -709,7 +652,7 @@ static int32_t BITCTS_PLUGIN_CALL broken_query_caps(void *instance, bitcts_abi_c
     if (instance == NULL || out == NULL || out->struct_size < sizeof *out) {
         return BITCTS_ABI_E_INVALID_ARGUMENT;
     }
-    out->feature_level = BR_FEATURE_LEVEL;
+    out->feature_level = BITCTS_FL_4_1;
     return BITCTS_ABI_OK;
 }
 
@@ -725,9 +668,9 @@ static int32_t BITCTS_PLUGIN_CALL broken_query_op_caps(void *instance, uint32_t 
     out->operator_type = operator_type;
     out->input_types = broken_input_types(operator_type);
     out->output_types = broken_output_types(operator_type);
-    out->dimension_counts = BR_RANKS_1_TO_8;
+    out->dimension_counts = BITCTS_DIMS_1_TO_8;
     /* DirectML documents in-place execution for six of the seven; BIT_COUNT says nothing. */
-    out->flags = operator_type == BR_OP_COUNT ? 0u : BITCTS_ABI_CAP_IN_PLACE;
+    out->flags = operator_type == BITCTS_OP_BIT_COUNT ? 0u : BITCTS_ABI_CAP_IN_PLACE;
     return BITCTS_ABI_OK;
 }
 
@@ -753,7 +696,7 @@ static int32_t BITCTS_PLUGIN_CALL broken_operator_create(void *instance,
     }
 #elif BUG == BUG_claims_fp64
     if (status == BITCTS_ABI_OK &&
-        (op->in_type == BR_DT_FLOAT64 || op->out_type == BR_DT_FLOAT64)) {
+        (op->in_type == BITCTS_DT_FLOAT64 || op->out_type == BITCTS_DT_FLOAT64)) {
         snprintf(inst->last_error, sizeof inst->last_error, "FLOAT64 is not supported");
         status = BITCTS_ABI_E_NOT_SUPPORTED;
     }
@@ -784,14 +727,14 @@ static int32_t BITCTS_PLUGIN_CALL broken_operator_execute(void *instance, void *
         return BITCTS_ABI_E_BACKEND_FAILED;
     }
 #elif BUG == BUG_hang
-    if (oper->operator_type == BR_OP_XOR && oper->in_type == BR_DT_UINT16) {
+    if (oper->operator_type == BITCTS_OP_BIT_XOR && oper->in_type == BITCTS_DT_UINT16) {
         for (;;) {
             const struct timespec second = {1, 0};
             nanosleep(&second, NULL);
         }
     }
 #elif BUG == BUG_abort_count
-    if (oper->operator_type == BR_OP_COUNT) {
+    if (oper->operator_type == BITCTS_OP_BIT_COUNT) {
         abort();
     }
 #elif BUG == BUG_broken_in_place

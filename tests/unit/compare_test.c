@@ -8,7 +8,7 @@
 #include "check.h"
 #include "compare.h"
 #include "ref_ops.h"
-#include "verdict.h"
+#include "bitcts/bitcts_verdict.h"
 
 typedef struct fixture {
     bitcts_op_desc d;

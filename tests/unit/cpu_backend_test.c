@@ -17,7 +17,7 @@
 
 #include "bitcts/bitcts_plugin.h"
 #include "bitcts/bitcts_status.h"
-#include "bitcts/bitcts_tensor.h"
+#include "tensor_model.h"
 #include "check.h"
 #include "cpu_backend.h"
 #include "cpu_dispatch.h"
@@ -614,7 +614,7 @@ static void test_caps(void *inst)
     CHECK_EQ_U64(caps.feature_level, 0x4100);
     bitcts_abi_op_caps oc = {sizeof oc, 0, 0, 0, 0, 0};
     CHECK(table->query_op_caps(inst, 1, &oc) == BITCTS_ABI_E_NOT_SUPPORTED);
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < (int)BITCTS_OP_COUNT; i++) {
         CHECK(table->query_op_caps(inst, bitcts_op_all[i], &oc) == BITCTS_ABI_OK);
         CHECK_EQ_U64(oc.dimension_counts, 0x1FE);
         const int count = bitcts_op_all[i] == BITCTS_OP_BIT_COUNT;

@@ -48,7 +48,7 @@ static uint64_t per_bit(uint32_t op, uint32_t width, uint64_t a, uint64_t b)
 static void test_per_bit(void)
 {
     static const uint32_t widths[4] = {8, 16, 32, 64};
-    for (int o = 0; o < 7; o++) {
+    for (int o = 0; o < (int)BITCTS_OP_COUNT; o++) {
         const uint32_t op = bitcts_op_all[o];
         for (int w = 0; w < 4; w++) {
             const uint32_t width = widths[w];

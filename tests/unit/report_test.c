@@ -206,11 +206,11 @@ static int run_cli(int argc, char **argv)
 
 static void test_verdicts(void)
 {
-    CHECK_EQ_U64(BITCTS_REPORT_VERDICT_COUNT, 11);
-    for (int v = 0; v < BITCTS_REPORT_VERDICT_COUNT; v++)
-        CHECK_EQ_U64(bitcts_report_verdict_parse(bitcts_report_verdict_name(v)), v);
-    CHECK_EQ_U64(bitcts_report_verdict_parse("flaky"), (uint64_t)-1);
-    CHECK_EQ_STR(bitcts_report_verdict_name(99), "unknown");
+    CHECK_EQ_U64(BITCTS_VERDICT_COUNT, 11);
+    for (int v = 0; v < BITCTS_VERDICT_COUNT; v++)
+        CHECK_EQ_U64(bitcts_verdict_parse(bitcts_verdict_name(v)), v);
+    CHECK_EQ_U64(bitcts_verdict_parse("flaky"), (uint64_t)-1);
+    CHECK_EQ_STR(bitcts_verdict_name(99), "unknown");
     static const struct {
         const char *from, *to;
         bitcts_report_change change;
@@ -236,7 +236,7 @@ static void test_verdicts(void)
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         const bitcts_report_change got = bitcts_report_verdict_change(
-            bitcts_report_verdict_parse(table[i].from), bitcts_report_verdict_parse(table[i].to));
+            bitcts_verdict_parse(table[i].from), bitcts_verdict_parse(table[i].to));
         if (got != table[i].change)
             fprintf(stderr, "change %s -> %s\n", table[i].from, table[i].to);
         CHECK_EQ_U64(got, table[i].change);

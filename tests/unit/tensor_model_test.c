@@ -4,7 +4,7 @@
 #include <stdint.h>
 
 #include "bitcts/bitcts_status.h"
-#include "bitcts/bitcts_tensor.h"
+#include "tensor_model.h"
 #include "check.h"
 
 static uint64_t calc(uint32_t type, uint32_t rank, const uint32_t *sizes, const uint32_t *strides,
@@ -51,7 +51,7 @@ static void test_enums(void)
     CHECK_EQ_U64(bitcts_op_index(BITCTS_OP_BIT_AND), 0);
     CHECK_EQ_U64(bitcts_op_index(BITCTS_OP_BIT_SHIFT_RIGHT), 6);
     CHECK(bitcts_op_index(7) == -1);
-    for (int i = 0; i < 7; i++)
+    for (int i = 0; i < (int)BITCTS_OP_COUNT; i++)
         CHECK(bitcts_op_index(bitcts_op_all[i]) == i);
     CHECK_EQ_U64(bitcts_op_input_count(124), 1);
     CHECK_EQ_U64(bitcts_op_input_count(97), 2);

@@ -3,7 +3,8 @@
  * and a valid description passes; feature-level gating follows spec 1.3 and 4.2. */
 #include <string.h>
 
-#include "bitcts/bitcts_tensor.h"
+#include "tensor_model.h"
+#include "validate.h"
 #include "check.h"
 
 static bitcts_op_desc binary(uint32_t op, uint32_t type, uint32_t rank, const uint32_t *sizes)
