@@ -201,6 +201,32 @@ typedef struct bitcts_abi_stream_ext {
                                        uint64_t words);
 } bitcts_abi_stream_ext;
 
+/** "bitcts_device_timing_v1": for backends whose operators run on a device with its own memory
+ * (GPUs), where the host's clock would time the transfers too. The backend keeps the buffers
+ * resident on the device and times the work itself (timestamp queries), next to a copy on the
+ * same device: the limit `bitcts bench` measures such a backend against. */
+#define BITCTS_ABI_EXT_DEVICE_TIMING "bitcts_device_timing_v1"
+
+/* Methods of bitcts_abi_device_timing_ext.time_copy. */
+#define BITCTS_ABI_COPY_API 0u    /* the API's own buffer copy (vkCmdCopyBuffer, cudaMemcpy) */
+#define BITCTS_ABI_COPY_KERNEL 1u /* a copy kernel written like the backend's operators */
+
+typedef struct bitcts_abi_device_timing_ext {
+    uint32_t struct_size;
+    uint32_t reserved0;
+    /** Uploads the operator's inputs and the output's initial bytes once, runs the operator
+     * `reps` times on the device, writes each run's device time in nanoseconds to ns[0 ..
+     * reps), then downloads the output of the last run into `output` (so the caller can check
+     * it). Buffers are as for operator_execute. */
+    int32_t(BITCTS_PLUGIN_CALL *time_execute)(void *instance, void *op, const void *const *inputs,
+                                              void *output, uint32_t reps, uint64_t *ns);
+    /** Copies `bytes` bytes between two device-local buffers `reps` times with `method`
+     * (BITCTS_ABI_COPY_*) and writes each copy's device time in nanoseconds to ns[0 .. reps).
+     * BITCTS_ABI_E_NOT_SUPPORTED for a method the backend lacks. */
+    int32_t(BITCTS_PLUGIN_CALL *time_copy)(void *instance, uint64_t bytes, uint32_t method,
+                                           uint32_t reps, uint64_t *ns);
+} bitcts_abi_device_timing_ext;
+
 #define BITCTS_PLUGIN_ENTRY_NAME "bitcts_plugin_negotiate"
 typedef int32_t(BITCTS_PLUGIN_CALL *bitcts_plugin_negotiate_fn)(bitcts_plugin_negotiation *n);
 
