@@ -34,15 +34,6 @@ json_t *bitcts_json_tensor(const bitcts_tensor_desc *t, const char *role)
                      (json_int_t)t->guaranteed_base_offset_alignment);
 }
 
-const char *bitcts_case_role(const bitcts_op_desc *d, int index)
-{
-    if (index >= (int)d->input_count)
-        return "Output";
-    if (d->input_count == 1)
-        return "Input";
-    return index == 0 ? "A" : "B";
-}
-
 static json_t *tiers_json(uint32_t tiers)
 {
     static const char *const names[4] = {"smoke", "default", "large", "exhaustive"};
@@ -64,7 +55,7 @@ json_t *bitcts_json_case(const bitcts_case_key *key, const bitcts_case_data *dat
     for (uint32_t i = 0; i <= data->desc.input_count; i++) {
         const bitcts_tensor_desc *t =
             i < data->desc.input_count ? &data->desc.inputs[i] : &data->desc.output;
-        json_array_append_new(tensors, bitcts_json_tensor(t, bitcts_case_role(&data->desc, (int)i)));
+        json_array_append_new(tensors, bitcts_json_tensor(t, bitcts_role_name(data->desc.input_count, i)));
     }
     json_t *c = json_pack(
         "{s:s, s:s, s:I, s:s, s:s, s:I, s:s, s:I, s:o, s:s, s:s, s:s, s:s}", "id", key->id,
@@ -80,7 +71,7 @@ json_t *bitcts_json_case(const bitcts_case_key *key, const bitcts_case_data *dat
     json_object_set_new(c, "tensors", tensors);
     json_object_set_new(c, "output_aliases",
                         data->alias_input >= 0
-                            ? json_string(bitcts_case_role(&data->desc, data->alias_input))
+                            ? json_string(bitcts_role_name(data->desc.input_count, (uint32_t)data->alias_input))
                             : json_null());
     return c;
 }

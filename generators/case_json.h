@@ -11,8 +11,6 @@
 /** {"role", "DataType", "DataTypeValue", "Flags", "DimensionCount", "Sizes", "Strides",
  * "TotalTensorSizeInBytes", "GuaranteedBaseOffsetAlignment"}. New reference. */
 json_t *bitcts_json_tensor(const bitcts_tensor_desc *t, const char *role);
-/** Role names of a case's tensors: "A"/"B" or "Input", and "Output". */
-const char *bitcts_case_role(const bitcts_op_desc *d, int index);
 /** The case's identity and description (no files): id, operator, types, feature level, tiers,
  * pattern, values, case seed, expectation, tensors, aliasing. New reference. */
 json_t *bitcts_json_case(const bitcts_case_key *key, const bitcts_case_data *data);

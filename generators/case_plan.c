@@ -81,7 +81,7 @@ const char *bitcts_tier_name(uint32_t tiers)
 
 int bitcts_case_is_recorded(const bitcts_case_key *key)
 {
-    const int shift = key->op == BITCTS_OP_BIT_SHIFT_LEFT || key->op == BITCTS_OP_BIT_SHIFT_RIGHT;
+    const int shift = bitcts_op_is_shift(key->op);
     return shift && (key->values == BITCTS_VALUES_SHIFT_OOB ||
                      (key->values == BITCTS_VALUES_ENUMERATED && key->pattern == BITCTS_PAT_EXHAUSTIVE));
 }
@@ -185,7 +185,7 @@ static void add_default_cases(plan_builder *b)
 {
     for (int o = 0; o < (int)BITCTS_OP_COUNT; o++) {
         const uint32_t op = bitcts_op_all[o];
-        const int shift = op == BITCTS_OP_BIT_SHIFT_LEFT || op == BITCTS_OP_BIT_SHIFT_RIGHT;
+        const int shift = bitcts_op_is_shift(op);
         for (uint32_t t = 1; t < BITCTS_DT_COUNT; t++) {
             uint32_t outs[2];
             const size_t n_out = output_types(op, t, outs);
@@ -231,7 +231,7 @@ static void add_negative_cases(plan_builder *b)
     };
     for (int o = 0; o < (int)BITCTS_OP_COUNT; o++) {
         const uint32_t op = bitcts_op_all[o];
-        const int shift = op == BITCTS_OP_BIT_SHIFT_LEFT || op == BITCTS_OP_BIT_SHIFT_RIGHT;
+        const int shift = bitcts_op_is_shift(op);
         for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
             const bitcts_rule rule = rules[r].rule;
             /* Rules that cannot be broken by this operator: every type is allowed for

@@ -119,7 +119,7 @@ void bitcts_case_fill(const bitcts_case_key *key, uint32_t which, const bitcts_o
     const uint32_t esize = bitcts_dtype_size(t->data_type);
     const uint32_t width = esize * 8;
     const uint64_t bytes = t->total_tensor_size_in_bytes;
-    const int shift = key->op == BITCTS_OP_BIT_SHIFT_LEFT || key->op == BITCTS_OP_BIT_SHIFT_RIGHT;
+    const int shift = bitcts_op_is_shift(key->op);
     const int is_float = bitcts_dtype_is_float(t->data_type);
     uint64_t slot = 0;
     for (uint64_t off = 0; off + esize <= bytes; off += esize, slot++) {

@@ -73,7 +73,7 @@ static int export_case(export_ctx *x, uint64_t seed, const bitcts_case_key *key,
         st = bitcts_fs_mkdirs(dir, x->err, x->cap);
         json_t *files = json_object();
         for (uint32_t i = 0; st == BITCTS_OK && i < d.desc.input_count; i++) {
-            const char *role = bitcts_case_role(&d.desc, (int)i);
+            const char *role = bitcts_role_name(d.desc.input_count, i);
             char name[32];
             json_t *rec = NULL;
             snprintf(name, sizeof name, "%s.bin", role);

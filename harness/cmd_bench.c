@@ -10,13 +10,13 @@
 #include <stdlib.h>   /* aligned_alloc, qsort */
 #include <string.h>   /* memcmp, memset */
 #include <sys/wait.h> /* waitpid */
-#include <time.h>     /* clock_gettime */
 #include <unistd.h>   /* fork, execv, pipe, sysconf */
 
 #include "bitcts/bitcts_plugin.h"
 #include "bitcts/bitcts_status.h"
 #include "tensor_model.h"
 #include "cli_util.h"
+#include "clock.h"
 #include "cmd_bench.h"
 #include "cpu_backend.h"
 #include "ref_ops.h"
@@ -130,13 +130,6 @@ typedef struct bench_ctx {
     char numpy_note[200];
     int failures;
 } bench_ctx;
-
-static double bench_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int bench_cmp_double(const void *x, const void *y)
 {
@@ -439,13 +432,13 @@ static double bench_limit(bench_ctx *ctx, int ti, int triad)
     if (!t)
         return 0;
     for (uint32_t r = 0; r <= ctx->opt.reps; r++) {
-        const double t0 = bench_now();
+        const double t0 = bitcts_clock_now();
         if (triad)
             (void)ctx->stream->triad(ctx->inst[ti], ctx->out, ctx->a, ctx->b, size / 8);
         else
             (void)ctx->stream->copy(ctx->inst[ti], ctx->out, ctx->a, size);
         if (r > 0)
-            t[r - 1] = bench_now() - t0;
+            t[r - 1] = bitcts_clock_now() - t0;
     }
     const double gbps = (triad ? 3.0 : 2.0) * (double)size / bench_median(t, ctx->opt.reps) / 1e9;
     free(t);
@@ -460,9 +453,9 @@ static void bench_measure_limits(bench_ctx *ctx)
     }
     double *t = calloc(ctx->opt.reps, sizeof *t);
     for (uint32_t r = 0; t && r < ctx->opt.reps; r++) {
-        const double t0 = bench_now();
+        const double t0 = bitcts_clock_now();
         memcpy(ctx->out, ctx->a, (size_t)ctx->opt.size_bytes);
-        t[r] = bench_now() - t0;
+        t[r] = bitcts_clock_now() - t0;
     }
     ctx->memcpy_gbps =
         t ? 2.0 * (double)ctx->opt.size_bytes / bench_median(t, ctx->opt.reps) / 1e9 : 0;
@@ -513,9 +506,9 @@ static const char *bench_time(bench_ctx *ctx, void *inst, const bitcts_op_desc *
     double *t = calloc(reps, sizeof *t);
     const char *check = t ? "ok" : "ERROR";
     for (uint32_t r = 0; t && r < reps; r++) {
-        const double t0 = bench_now();
+        const double t0 = bitcts_clock_now();
         const int32_t rc = ctx->table->operator_execute(inst, op, inputs, ctx->out);
-        t[r] = bench_now() - t0;
+        t[r] = bitcts_clock_now() - t0;
         if (rc != BITCTS_ABI_OK) {
             check = "ERROR";
             break;
@@ -534,8 +527,7 @@ static const char *bench_time(bench_ctx *ctx, void *inst, const bitcts_op_desc *
 static void bench_run_config(bench_ctx *ctx, int ci)
 {
     bench_config *c = &ctx->configs[ci];
-    const int shift = c->desc.op == BITCTS_OP_BIT_SHIFT_LEFT ||
-                      c->desc.op == BITCTS_OP_BIT_SHIFT_RIGHT;
+    const int shift = bitcts_op_is_shift(c->desc.op);
     bench_fill_b(ctx, shift ? c->w : 0);
     const size_t out_bytes = (size_t)c->desc.output.total_tensor_size_in_bytes;
     memset(ctx->ref, 0xA5, out_bytes);
@@ -673,10 +665,10 @@ static double bench_small_ns(bench_ctx *ctx, void *inst, const bitcts_op_desc *d
         *check = "WRONG";
     double t[15];
     for (int r = 0; r < 15; r++) {
-        const double t0 = bench_now();
+        const double t0 = bitcts_clock_now();
         for (int k = 0; k < BENCH_SMALL_CALLS; k++)
             (void)ctx->table->operator_execute(inst, op, inputs, ctx->out);
-        t[r] = (bench_now() - t0) / BENCH_SMALL_CALLS * 1e9;
+        t[r] = (bitcts_clock_now() - t0) / BENCH_SMALL_CALLS * 1e9;
     }
     ctx->table->operator_destroy(inst, op);
     return bench_median(t, 15);

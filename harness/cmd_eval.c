@@ -10,6 +10,7 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "ref_ops.h"
+#include "tensor_iter.h"
 #include "validate.h"
 
 static const char eval_usage[] =
@@ -150,20 +151,13 @@ static void print_element(uint64_t v, uint32_t type, const char *format)
 static void print_output(const bitcts_tensor_desc *t, const uint8_t *buffer, const char *format)
 {
     const uint32_t esize = bitcts_dtype_size(t->data_type);
-    uint32_t coord[BITCTS_MAX_DIMS] = {0};
-    const uint64_t count = bitcts_tensor_element_count(t);
-    for (uint64_t e = 0; e < count; e++) {
-        uint64_t off = 0;
-        for (uint32_t k = 0; k < t->dimension_count; k++)
-            off += coord[k] * bitcts_tensor_stride(t, k);
-        if (e)
+    bitcts_tensor_iter it;
+    for (bitcts_tensor_iter_init(&it, t); bitcts_tensor_iter_more(&it);
+         bitcts_tensor_iter_next(&it)) {
+        if (it.index > 0) {
             putchar(',');
-        print_element(bitcts_ref_load(buffer + off * esize, esize), t->data_type, format);
-        for (int k = (int)t->dimension_count - 1; k >= 0; k--) {
-            if (++coord[k] < t->sizes[k])
-                break;
-            coord[k] = 0;
         }
+        print_element(bitcts_ref_load(buffer + it.offset[0] * esize, esize), t->data_type, format);
     }
     putchar('\n');
 }
@@ -271,7 +265,7 @@ int bitcts_cmd_eval(int argc, char **argv)
     uint8_t *out = rc ? NULL : calloc(1, (size_t)d.output.total_tensor_size_in_bytes + 8);
     if (!rc && !out)
         rc = bitcts_cli_error("eval", "out of memory");
-    const int shift = d.op == BITCTS_OP_BIT_SHIFT_LEFT || d.op == BITCTS_OP_BIT_SHIFT_RIGHT;
+    const int shift = bitcts_op_is_shift(d.op);
     const int policies[2] = {BITCTS_SHIFT_POLICY_MASK, BITCTS_SHIFT_POLICY_SATURATE};
     const char *const policy_names[2] = {"mask", "saturate"};
     int oob = 0;

@@ -8,11 +8,11 @@
 #include <stdio.h>  /* printf */
 #include <stdlib.h> /* malloc */
 #include <string.h> /* strcmp */
-#include <time.h>   /* clock_gettime */
 
 #include "backend.h"
 #include "bitcts/bitcts_status.h"
 #include "cli_util.h"
+#include "clock.h"
 #include "commands.h"
 #include "ref_ops.h"
 #include "worker.h"
@@ -40,13 +40,6 @@ typedef struct sweep {
     uint64_t mismatches, first_bad, oob, oob_mask, oob_saturate;
     uint64_t *lo_table; /* reference results for the low half of an element (see check_chunk) */
 } sweep;
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* Little-endian element access with a width the compiler sees at each call site (the
  * reference's loaders live in another translation unit and cannot be inlined). */
@@ -120,13 +113,13 @@ static int run_chunk(sweep *s, uint64_t base, uint32_t n, uint8_t *in[2], uint8_
     void *op = NULL;
     const void *inputs[2] = {in[0], in[1]};
     memset(out, 0xA5, (size_t)n * ob);
-    const double t0 = now_s();
+    const double t0 = bitcts_clock_now();
     int32_t st = s->backend->table->operator_create(s->instance, &desc, &op);
     if (st == BITCTS_ABI_OK) {
         st = s->backend->table->operator_execute(s->instance, op, inputs, out);
         s->backend->table->operator_destroy(s->instance, op);
     }
-    *backend_s += now_s() - t0;
+    *backend_s += bitcts_clock_now() - t0;
     if (st != BITCTS_ABI_OK)
         snprintf(err, cap, "the backend returned status %d (%s)", st, bitcts_status_name(st));
     return st;
@@ -141,7 +134,7 @@ static uint64_t ref(const sweep *s, uint64_t a, uint64_t b, int policy)
 static int build_tables(sweep *s)
 {
     const int unary = bitcts_op_input_count(s->op) == 1;
-    const int shift = s->op == BITCTS_OP_BIT_SHIFT_LEFT || s->op == BITCTS_OP_BIT_SHIFT_RIGHT;
+    const int shift = bitcts_op_is_shift(s->op);
     const size_t n = unary ? (s->width > SWEEP_CHUNK_LOG2 ? SWEEP_CHUNK : (size_t)1 << s->width)
                            : shift ? 0 : 2 * 65536;
     s->lo_table = calloc(n + 1, sizeof *s->lo_table);
@@ -193,7 +186,7 @@ static void check_unary32(sweep *s, uint64_t base, uint32_t n, const uint8_t *ou
 static uint64_t expected_of(sweep *s, uint64_t e, uint64_t *by_count, uint64_t *current_a,
                             int *recorded)
 {
-    const int shift = s->op == BITCTS_OP_BIT_SHIFT_LEFT || s->op == BITCTS_OP_BIT_SHIFT_RIGHT;
+    const int shift = bitcts_op_is_shift(s->op);
     uint64_t a, b;
     operands(s, e, &a, &b);
     *recorded = 0;
@@ -304,7 +297,7 @@ int bitcts_cmd_sweep(int argc, char **argv)
         bitcts_backend_instance(&backend, &s.instance, err, sizeof err) != BITCTS_OK) {
         rc = bitcts_cli_error("sweep", "%s", s.instance ? "out of memory" : err);
     }
-    const double t0 = now_s();
+    const double t0 = bitcts_clock_now();
     double t_backend = 0;
     for (uint64_t base = 0; !rc && base < s.total; base += chunk) {
         if (run_chunk(&s, base, chunk, in, out, err, sizeof err, &t_backend) != BITCTS_ABI_OK) {
@@ -325,7 +318,7 @@ int bitcts_cmd_sweep(int argc, char **argv)
                    (unsigned long long)s.oob, s.width, (unsigned long long)s.oob_mask,
                    (unsigned long long)s.oob_saturate);
         printf("; %.2f s in all, %.2f s in the backend (%.0f M elements/s)\n",
-               now_s() - t0, t_backend, (double)s.total / t_backend / 1e6);
+               bitcts_clock_now() - t0, t_backend, (double)s.total / t_backend / 1e6);
         rc = s.mismatches ? BITCTS_EXIT_FAILURES : BITCTS_EXIT_OK;
     }
     if (s.instance)

@@ -2,10 +2,10 @@
 /* `bitcts vectors export`: the language-neutral vector export (docs/vector-format.md). */
 #include <stdio.h>  /* printf */
 #include <string.h> /* strcmp */
-#include <time.h>   /* clock_gettime */
 
 #include "bitcts/bitcts_status.h"
 #include "cli_util.h"
+#include "clock.h"
 #include "commands.h"
 #include "vec_export.h"
 
@@ -60,16 +60,14 @@ int bitcts_cmd_vectors(int argc, char **argv)
     bitcts_plan *plan = NULL;
     if (bitcts_plan_create(&plan) != BITCTS_OK)
         return bitcts_cli_error("vectors export", "out of memory");
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    const double t0 = bitcts_clock_now();
     bitcts_export_stats stats;
     char err[4200] = "";
     const int st = bitcts_vectors_export(plan, &opt, &stats, err, sizeof err);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
+    const double secs = bitcts_clock_now() - t0;
     bitcts_plan_destroy(plan);
     if (st != BITCTS_OK)
         return bitcts_cli_error("vectors export", "%s", err[0] ? err : bitcts_status_message(st));
-    const double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     fprintf(stderr, "exported %zu cases, %zu files, %.1f MiB to %s in %.2f s\n", stats.cases,
             stats.files, (double)stats.bytes / 1048576.0, opt.out_dir, secs);
     return 0;

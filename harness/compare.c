@@ -10,6 +10,7 @@
 #include "compare.h"
 #include "digest.h"
 #include "ref_ops.h"
+#include "tensor_iter.h"
 #include "bitcts/bitcts_verdict.h"
 
 uint8_t *bitcts_guarded_alloc(uint64_t size)
@@ -28,55 +29,19 @@ void bitcts_guarded_free(uint8_t *data)
         free(data - BITCTS_GUARD_BYTES);
 }
 
-/* Iterates logical elements: offsets of each tensor (inputs, then the output) in elements. */
-typedef struct elem_iter {
-    const bitcts_op_desc *desc;
-    uint32_t coord[BITCTS_MAX_DIMS];
-    uint64_t offset[3];
-    uint64_t stride[3][BITCTS_MAX_DIMS];
-    uint32_t tensors;
-} elem_iter;
-
-static void iter_init(elem_iter *it, const bitcts_op_desc *d)
-{
-    memset(it, 0, sizeof *it);
-    it->desc = d;
-    it->tensors = d->input_count + 1;
-    for (uint32_t k = 0; k < d->output.dimension_count; k++) {
-        for (uint32_t t = 0; t < d->input_count; t++)
-            it->stride[t][k] = bitcts_tensor_stride(&d->inputs[t], k);
-        it->stride[d->input_count][k] = bitcts_tensor_stride(&d->output, k);
-    }
-}
-
-static void iter_next(elem_iter *it)
-{
-    const bitcts_tensor_desc *o = &it->desc->output;
-    for (int k = (int)o->dimension_count - 1; k >= 0; k--) {
-        for (uint32_t t = 0; t < it->tensors; t++)
-            it->offset[t] += it->stride[t][k];
-        if (++it->coord[k] < o->sizes[k])
-            return;
-        for (uint32_t t = 0; t < it->tensors; t++)
-            it->offset[t] -= (uint64_t)it->coord[k] * it->stride[t][k];
-        it->coord[k] = 0;
-    }
-}
-
 void bitcts_compare_poison(const bitcts_op_desc *desc, const uint8_t *expected,
                            const uint8_t *expected_mask, uint8_t *output)
 {
     const uint32_t w = bitcts_dtype_size(desc->output.data_type);
-    elem_iter it;
-    iter_init(&it, desc);
-    for (uint64_t e = bitcts_tensor_element_count(&desc->output); e > 0; e--) {
+    bitcts_tensor_iter it;
+    for (bitcts_tensor_iter_init_op(&it, desc); bitcts_tensor_iter_more(&it);
+         bitcts_tensor_iter_next(&it)) {
         const uint64_t off = it.offset[desc->input_count] * w;
         const uint64_t exp = bitcts_ref_load(expected + off, w);
         uint64_t v = ~exp;
         if (expected_mask && v == bitcts_ref_load(expected_mask + off, w))
             v ^= 1; /* differs from both policies' values */
         bitcts_ref_store(output + off, w, v);
-        iter_next(&it);
     }
 }
 
@@ -106,7 +71,7 @@ static int check_guards(const bitcts_compare_args *a, char *why, size_t cap)
         const uint8_t *p = is_out ? a->output_after : a->inputs_after[t];
         const uint64_t size = is_out ? a->desc->output.total_tensor_size_in_bytes
                                      : a->desc->inputs[t].total_tensor_size_in_bytes;
-        const char *role = is_out ? "Output" : (a->desc->input_count == 1 ? "Input" : (t ? "B" : "A"));
+        const char *role = bitcts_role_name(a->desc->input_count, t);
         const long before = guard_damage(p - BITCTS_GUARD_BYTES);
         const long after = guard_damage(p + size);
         if (before >= 0) {
@@ -141,7 +106,7 @@ static int check_inputs(const bitcts_compare_args *a, char *why, size_t cap)
         if (count) {
             char text[160];
             snprintf(text, sizeof text, "input %s changed: %llu bytes differ, first at byte %llu",
-                     a->desc->input_count == 1 ? "Input" : (t ? "B" : "A"),
+                     bitcts_role_name(a->desc->input_count, t),
                      (unsigned long long)count, (unsigned long long)first);
             append(why, cap, text), bad = 1;
         }
@@ -163,10 +128,10 @@ static void scan_elements(const bitcts_compare_args *a, uint8_t *covered, elemen
     const uint32_t wi = bitcts_dtype_size(d->inputs[0].data_type);
     const uint32_t wo = bitcts_dtype_size(d->output.data_type);
     const uint32_t n_in = d->input_count;
-    elem_iter it;
-    iter_init(&it, d);
+    bitcts_tensor_iter it;
     s->all_mask = s->all_saturate = 1;
-    for (uint64_t e = 0; e < r->elements; e++, iter_next(&it)) {
+    for (bitcts_tensor_iter_init_op(&it, d); bitcts_tensor_iter_more(&it);
+         bitcts_tensor_iter_next(&it)) {
         const uint64_t off = it.offset[n_in] * wo;
         memset(covered + off, 1, wo);
         const uint64_t actual = bitcts_ref_load(a->output_after + off, wo);
@@ -181,7 +146,7 @@ static void scan_elements(const bitcts_compare_args *a, uint8_t *covered, elemen
             continue;
         if (s->mismatches++ == 0) {
             r->has_first = 1;
-            r->first_index = e;
+            r->first_index = it.index;
             memcpy(r->first_coords, it.coord, sizeof it.coord);
             for (uint32_t t = 0; t < n_in; t++)
                 r->first_inputs[t] = bitcts_ref_load(a->inputs_before[t] + it.offset[t] * wi, wi);

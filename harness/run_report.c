@@ -12,6 +12,7 @@
 #include "bitcts/bitcts_status.h"
 #include "bitcts/bitcts_version.h"
 #include "case_json.h"
+#include "clock.h"
 #include "fs_util.h"
 #include "report.h"
 #include "run_state.h"
@@ -217,7 +218,7 @@ int bitcts__run_write_report(run_state *s, char *err, size_t cap)
         "schema", "bitcts-report", "schema_version", "1.0", "suite_version", BITCTS_VERSION_STRING,
         "generator_version", (json_int_t)BITCTS_GENERATOR_VERSION, "seed", seed, "command_line",
         argv, "started", s->started_iso, "finished", finished, "duration_s",
-        bitcts__run_now() - s->started, "selection", selection_json(s), "backend",
+        bitcts_clock_now() - s->started, "selection", selection_json(s), "backend",
         backend_json(s), "host", host_json(), "summary", "total", (json_int_t)s->selected_count,
         "by_verdict", by_verdict, "cases", cases, "slowest", slowest);
     const int st = report ? bitcts_report_write_all(report, s->cfg->report_dir, err, cap)
@@ -230,7 +231,7 @@ void bitcts__run_progress(run_state *s, int final)
 {
     if (!s->progress)
         return;
-    const double t = bitcts__run_now();
+    const double t = bitcts_clock_now();
     if (!final && t - s->last_progress < 0.1)
         return;
     s->last_progress = t;
@@ -311,5 +312,5 @@ void bitcts__run_print_summary(const run_state *s)
         printf("  %9.2f ms  %s\n", json_real_value(json_object_get(s->results[top[i]], "duration_ms")),
                s->plan->cases[top[i]].id);
     printf("\n%zu cases in %.1f s; report in %s/ (report.json, junit.xml, report.html, summary.md)\n",
-           s->selected_count, bitcts__run_now() - s->started, s->cfg->report_dir);
+           s->selected_count, bitcts_clock_now() - s->started, s->cfg->report_dir);
 }

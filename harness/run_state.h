@@ -54,7 +54,6 @@ typedef struct run_state {
     int progress;
 } run_state;
 
-double bitcts__run_now(void);
 void bitcts__run_record(run_state *s, size_t idx, json_t *obj);
 /** Appends a record to results.jsonl and flushes it. Takes ownership of rec. */
 void bitcts__run_log(run_state *s, json_t *rec);

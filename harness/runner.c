@@ -10,7 +10,7 @@
 #include <stdlib.h>    /* malloc */
 #include <string.h>    /* strerror */
 #include <sys/wait.h>  /* waitpid */
-#include <time.h>      /* clock_gettime */
+#include <time.h>      /* time, strftime */
 #include <unistd.h>    /* fork, pipe */
 #ifdef __linux__
 #include <sys/prctl.h> /* PR_SET_PDEATHSIG */
@@ -18,18 +18,12 @@
 
 #include "bitcts/bitcts_status.h"
 #include "case_result.h"
+#include "clock.h"
 #include "cli_util.h"
 #include "fs_util.h"
 #include "run_state.h"
 #include "bitcts/bitcts_verdict.h"
 #include "worker.h"
-
-double bitcts__run_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* Records a result: baseline applied, logged, stored. Takes ownership of obj. `text` is obj's
  * compact JSON when the caller has it (the worker's line), so the log need not re-encode it. */
@@ -168,13 +162,13 @@ static void handle_line(run_state *s, worker_slot *w, char *line)
     case 'B':
         w->current = (long)idx;
         w->phase = 'B';
-        w->phase_start = bitcts__run_now();
+        w->phase_start = bitcts_clock_now();
         bitcts__run_log(s, json_pack("{s:s, s:s}", "record", "begin", "id", s->plan->cases[idx].id));
         break;
     case 'P':
     case 'C':
         w->phase = line[0];
-        w->phase_start = bitcts__run_now();
+        w->phase_start = bitcts_clock_now();
         break;
     case 'E': {
         while (*end == ' ')
@@ -272,7 +266,7 @@ static int poll_timeout_ms(const run_state *s)
     for (int i = 0; i < s->cfg->jobs; i++) {
         const worker_slot *w = &s->slots[i];
         if (w->pid > 0 && w->phase == 'P' && !w->timed_out) {
-            const double left = w->phase_start + s->cfg->timeout_s - bitcts__run_now();
+            const double left = w->phase_start + s->cfg->timeout_s - bitcts_clock_now();
             if (left < wait)
                 wait = left > 0 ? left : 0;
         }
@@ -282,7 +276,7 @@ static int poll_timeout_ms(const run_state *s)
 
 static void enforce_timeouts(run_state *s)
 {
-    const double t = bitcts__run_now();
+    const double t = bitcts_clock_now();
     for (int i = 0; i < s->cfg->jobs; i++) {
         worker_slot *w = &s->slots[i];
         if (w->pid > 0 && w->phase == 'P' && !w->timed_out && t - w->phase_start > s->cfg->timeout_s) {
@@ -415,7 +409,7 @@ int bitcts_run(const bitcts_run_config *cfg)
     run_state s;
     memset(&s, 0, sizeof s);
     s.cfg = cfg;
-    s.started = bitcts__run_now();
+    s.started = bitcts_clock_now();
     const time_t wall = time(NULL);
     strftime(s.started_iso, sizeof s.started_iso, "%Y-%m-%dT%H:%M:%SZ", gmtime(&wall));
     s.progress = !cfg->quiet && isatty(STDERR_FILENO);

@@ -5,11 +5,11 @@
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* malloc */
 #include <string.h> /* memcpy */
-#include <time.h>   /* clock_gettime */
 #include <unistd.h> /* write */
 
 #include "bitcts/bitcts_status.h"
 #include "case_result.h"
+#include "clock.h"
 #include "bitcts/bitcts_verdict.h"
 #include "ref_ops.h"
 #include "validate.h"
@@ -33,13 +33,6 @@ static void send_mark(int fd, char kind, size_t index)
     char line[32];
     const int n = snprintf(line, sizeof line, "%c %zu\n", kind, index);
     send_text(fd, line, (size_t)n);
-}
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
 }
 
 void bitcts_worker_abi_desc(const bitcts_op_desc *desc, bitcts_abi_tensor tensors[3],
@@ -120,9 +113,9 @@ static void run_negative(const bitcts_worker_ctx *ctx, void *instance, size_t id
     bitcts_worker_abi_desc(&data->desc, tensors, &desc);
     void *op = NULL;
     send_mark(ctx->fd, 'P', idx);
-    const double t0 = now_ms();
+    const double t0 = 1e3 * bitcts_clock_now();
     const int32_t st = ctx->backend->table->operator_create(instance, &desc, &op);
-    r->duration_ms = now_ms() - t0;
+    r->duration_ms = 1e3 * bitcts_clock_now() - t0;
     send_mark(ctx->fd, 'C', idx);
     if (st == BITCTS_ABI_OK) {
         ctx->backend->table->operator_destroy(instance, op);
@@ -207,14 +200,14 @@ static void run_valid(const bitcts_worker_ctx *ctx, void *instance, size_t idx,
     const void *inputs[2] = {x.in[0], x.in[1]};
     void *op = NULL;
     send_mark(ctx->fd, 'P', idx);
-    const double t0 = now_ms();
+    const double t0 = 1e3 * bitcts_clock_now();
     int32_t st = b->table->operator_create(instance, &desc, &op);
     int32_t exec_st = BITCTS_ABI_OK;
     if (st == BITCTS_ABI_OK) {
         exec_st = b->table->operator_execute(instance, op, inputs, x.out);
         b->table->operator_destroy(instance, op);
     }
-    r->duration_ms = now_ms() - t0;
+    r->duration_ms = 1e3 * bitcts_clock_now() - t0;
     send_mark(ctx->fd, 'C', idx);
     if (st == BITCTS_ABI_E_NOT_SUPPORTED) {
         char text[200];

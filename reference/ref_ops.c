@@ -3,10 +3,9 @@
  * little-endian word of its type's width; the operator sees only those bits. Elements are
  * visited in logical row-major order, gathered in chunks, computed, then scattered, which is
  * correct in place as well: element i reads and writes only its own offset. */
-#include <string.h> /* memset */
-
 #include "bitcts/bitcts_status.h"
 #include "ref_ops.h"
+#include "tensor_iter.h"
 #include "validate.h"
 
 uint64_t bitcts_ref_load(const uint8_t *p, uint32_t width_bytes)
@@ -61,29 +60,6 @@ uint64_t bitcts_ref_element(uint32_t op, uint32_t width, uint64_t a, uint64_t b,
 
 #define REF_CHUNK 1024
 
-/* Walks the logical elements in row-major order, keeping each tensor's element offset. */
-typedef struct ref_walk {
-    uint32_t rank;
-    uint32_t sizes[BITCTS_MAX_DIMS];
-    uint32_t coord[BITCTS_MAX_DIMS];
-    uint32_t tensors;
-    uint64_t stride[3][BITCTS_MAX_DIMS];
-    uint64_t offset[3];
-} ref_walk;
-
-static void walk_advance(ref_walk *w)
-{
-    for (int k = (int)w->rank - 1; k >= 0; k--) {
-        for (uint32_t t = 0; t < w->tensors; t++)
-            w->offset[t] += w->stride[t][k];
-        if (++w->coord[k] < w->sizes[k])
-            return;
-        for (uint32_t t = 0; t < w->tensors; t++)
-            w->offset[t] -= (uint64_t)w->coord[k] * w->stride[t][k];
-        w->coord[k] = 0;
-    }
-}
-
 /* Loads the elements at the given element offsets. The switch only lets the compiler see a
  * constant width in bitcts_ref_load; every case does the same thing. */
 static void gather(uint64_t *dst, const uint8_t *base, uint32_t width, const uint64_t *offsets,
@@ -117,27 +93,18 @@ int bitcts_ref_execute(const bitcts_op_desc *desc, const void *const *inputs, vo
     const uint32_t in_bytes = bitcts_dtype_size(desc->inputs[0].data_type);
     const uint32_t out_bytes = bitcts_dtype_size(desc->output.data_type);
 
-    ref_walk w;
-    memset(&w, 0, sizeof w);
-    w.rank = desc->output.dimension_count;
-    w.tensors = n_in + 1;
-    for (uint32_t k = 0; k < w.rank; k++) {
-        w.sizes[k] = desc->output.sizes[k];
-        for (uint32_t t = 0; t < n_in; t++)
-            w.stride[t][k] = bitcts_tensor_stride(&desc->inputs[t], k);
-        w.stride[n_in][k] = bitcts_tensor_stride(&desc->output, k);
-    }
-
     /* Per chunk: the offsets of its elements, then gather, compute, scatter. */
+    bitcts_tensor_iter it;
+    bitcts_tensor_iter_init_op(&it, desc);
     uint64_t offsets[3][REF_CHUNK];
     uint64_t a[REF_CHUNK], b[REF_CHUNK], r[REF_CHUNK];
-    uint64_t remaining = bitcts_tensor_element_count(&desc->output);
-    while (remaining > 0) {
-        const uint32_t n = remaining < REF_CHUNK ? (uint32_t)remaining : REF_CHUNK;
-        for (uint32_t i = 0; i < n; i++) {
-            for (uint32_t t = 0; t < w.tensors; t++)
-                offsets[t][i] = w.offset[t];
-            walk_advance(&w);
+    while (bitcts_tensor_iter_more(&it)) {
+        uint32_t n = 0;
+        for (; n < REF_CHUNK && bitcts_tensor_iter_more(&it); ++n) {
+            for (uint32_t t = 0; t <= n_in; ++t) {
+                offsets[t][n] = it.offset[t];
+            }
+            bitcts_tensor_iter_next(&it);
         }
         gather(a, inputs[0], in_bytes, offsets[0], n);
         if (n_in > 1)
@@ -146,7 +113,6 @@ int bitcts_ref_execute(const bitcts_op_desc *desc, const void *const *inputs, vo
             r[i] = bitcts_ref_element(desc->op, in_bytes * 8, a[i], n_in > 1 ? b[i] : 0,
                                       shift_policy);
         scatter(output, out_bytes, offsets[n_in], r, n);
-        remaining -= n;
     }
     return BITCTS_OK;
 }

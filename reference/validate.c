@@ -7,6 +7,7 @@
 #include <string.h> /* memset */
 
 #include "bitcts/bitcts_status.h"
+#include "tensor_iter.h"
 #include "tensor_model.h"
 #include "validate.h"
 
@@ -35,15 +36,6 @@ static bitcts_rule fail(bitcts_validation *v, bitcts_rule rule, const char *tens
         snprintf(v->detail, sizeof v->detail, fmt_detail, x, y);
     }
     return rule;
-}
-
-static const char *tensor_name(const bitcts_op_desc *d, int index)
-{
-    if (index < 0)
-        return "Output";
-    if (d->input_count == 1)
-        return "Input";
-    return index == 0 ? "A" : "B";
 }
 
 static int compare_u64(const void *a, const void *b)
@@ -90,17 +82,10 @@ static int output_overlaps(const bitcts_tensor_desc *t)
     uint64_t *offsets = malloc(count * sizeof *offsets);
     if (!offsets)
         return 1;
-    uint32_t coord[BITCTS_MAX_DIMS] = {0};
-    for (uint64_t e = 0; e < count; e++) {
-        uint64_t off = 0;
-        for (uint32_t k = 0; k < t->dimension_count; k++)
-            off += coord[k] * bitcts_tensor_stride(t, k);
-        offsets[e] = off;
-        for (int k = (int)t->dimension_count - 1; k >= 0; k--) {
-            if (++coord[k] < t->sizes[k])
-                break;
-            coord[k] = 0;
-        }
+    bitcts_tensor_iter it;
+    for (bitcts_tensor_iter_init(&it, t); bitcts_tensor_iter_more(&it);
+         bitcts_tensor_iter_next(&it)) {
+        offsets[it.index] = it.offset[0];
     }
     qsort(offsets, count, sizeof *offsets, compare_u64);
     int dup = 0;
@@ -163,35 +148,30 @@ static bitcts_rule check_sizes(const bitcts_tensor_desc *t, const char *name, in
     return BITCTS_RULE_OK;
 }
 
-static int is_shift(uint32_t op)
-{
-    return op == BITCTS_OP_BIT_SHIFT_LEFT || op == BITCTS_OP_BIT_SHIFT_RIGHT;
-}
-
 /* Feature-level rules (spec 1.3): the operator, the dimension count, the types. */
 static bitcts_rule check_feature_level(const bitcts_op_desc *d, uint32_t fl, bitcts_validation *v)
 {
-    const uint32_t op_fl = is_shift(d->op) ? BITCTS_FL_2_1 : BITCTS_FL_3_0;
+    const uint32_t op_fl = bitcts_op_is_shift(d->op) ? BITCTS_FL_2_1 : BITCTS_FL_3_0;
     if (fl < op_fl)
         return fail(v, BITCTS_RULE_OPERATOR_FL, "", "needs feature level 0x%llx, have 0x%llx",
                     op_fl, fl);
     const uint32_t rank = d->output.dimension_count;
-    if (is_shift(d->op) && fl < BITCTS_FL_3_0 && rank != 4)
-        return fail(v, BITCTS_RULE_DIMENSION_COUNT, "Output",
+    if (bitcts_op_is_shift(d->op) && fl < BITCTS_FL_3_0 && rank != 4)
+        return fail(v, BITCTS_RULE_DIMENSION_COUNT, bitcts_role_name(d->input_count, d->input_count),
                     "DimensionCount %llu; feature level 2_1 shifts need exactly 4%.0llu", rank, 0);
     const uint32_t in_type = d->inputs[0].data_type;
     const uint32_t out_type = d->output.data_type;
     /* Output type first for BIT_COUNT, whose output set is fixed at every feature level. */
     if (d->op == BITCTS_OP_BIT_COUNT && bitcts_fl_required(d->op, BITCTS_DT_UINT8, out_type, 1) == 0)
-        return fail(v, BITCTS_RULE_OUTPUT_TYPE_NOT_ALLOWED, "Output",
+        return fail(v, BITCTS_RULE_OUTPUT_TYPE_NOT_ALLOWED, bitcts_role_name(d->input_count, d->input_count),
                     "DataType %llu; BIT_COUNT writes UINT8 (5) or UINT32 (3)%.0llu", out_type, 0);
     const uint32_t need = bitcts_fl_required(d->op, in_type, out_type, rank);
     if (need == 0)
-        return fail(v, BITCTS_RULE_TYPE_NOT_ALLOWED, tensor_name(d, 0),
+        return fail(v, BITCTS_RULE_TYPE_NOT_ALLOWED, bitcts_role_name(d->input_count, 0),
                     "DataType %llu is not accepted by this operator at any feature level%.0llu",
                     in_type, 0);
     if (need > fl)
-        return fail(v, BITCTS_RULE_TYPE_NOT_ALLOWED, tensor_name(d, 0),
+        return fail(v, BITCTS_RULE_TYPE_NOT_ALLOWED, bitcts_role_name(d->input_count, 0),
                     "DataType %llu needs feature level 0x%llx", in_type, need);
     return BITCTS_RULE_OK;
 }
@@ -208,16 +188,16 @@ bitcts_rule bitcts_validate_op(const bitcts_op_desc *d, uint32_t fl, bitcts_vali
                     d->input_count, inputs);
     bitcts_rule r;
     for (uint32_t i = 0; i < inputs; i++) {
-        if ((r = check_tensor(&d->inputs[i], tensor_name(d, (int)i), 0, v)) != BITCTS_RULE_OK)
+        if ((r = check_tensor(&d->inputs[i], bitcts_role_name(d->input_count, i), 0, v)) != BITCTS_RULE_OK)
             return r;
     }
-    if ((r = check_tensor(&d->output, "Output", 1, v)) != BITCTS_RULE_OK)
+    if ((r = check_tensor(&d->output, bitcts_role_name(d->input_count, d->input_count), 1, v)) != BITCTS_RULE_OK)
         return r;
     /* Matching DimensionCount, Sizes, DataType (spec 1.2; BIT_COUNT: not DataType). */
     const bitcts_tensor_desc *ref = &d->inputs[0];
     for (uint32_t i = 1; i <= inputs; i++) {
         const bitcts_tensor_desc *t = i < inputs ? &d->inputs[i] : &d->output;
-        const char *name = i < inputs ? tensor_name(d, (int)i) : "Output";
+        const char *name = bitcts_role_name(inputs, i);
         if (t->dimension_count != ref->dimension_count)
             return fail(v, BITCTS_RULE_DIMS_MISMATCH, name, "DimensionCount %llu vs %llu",
                         t->dimension_count, ref->dimension_count);
@@ -234,8 +214,8 @@ bitcts_rule bitcts_validate_op(const bitcts_op_desc *d, uint32_t fl, bitcts_vali
     if ((r = check_feature_level(d, fl, v)) != BITCTS_RULE_OK)
         return r;
     for (uint32_t i = 0; i < inputs; i++) {
-        if ((r = check_sizes(&d->inputs[i], tensor_name(d, (int)i), 0, v)) != BITCTS_RULE_OK)
+        if ((r = check_sizes(&d->inputs[i], bitcts_role_name(d->input_count, i), 0, v)) != BITCTS_RULE_OK)
             return r;
     }
-    return check_sizes(&d->output, "Output", 1, v);
+    return check_sizes(&d->output, bitcts_role_name(d->input_count, d->input_count), 1, v);
 }

@@ -5,16 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "ref_ops.h"
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -47,9 +40,9 @@ static void bench(const char *name, uint32_t op, uint32_t type, uint32_t out_typ
     const void *in[2] = {a, b};
     double t[32];
     for (int r = 0; r < reps; r++) {
-        const double t0 = now();
+        const double t0 = bitcts_clock_now();
         bitcts_ref_execute(&d, in, o, BITCTS_SHIFT_POLICY_SATURATE);
-        t[r] = now() - t0;
+        t[r] = bitcts_clock_now() - t0;
     }
     const double s = median(t, reps);
     printf("%-28s %-8s %9.1f M elements/s  (%.3f s for %u elements)\n", name,
@@ -69,9 +62,9 @@ int main(int argc, char **argv)
         a[i] = (uint8_t)(i * 131), b[i] = (uint8_t)(i * 7 + 3) & 7, o[i] = 0;
     double t[32];
     for (int r = 0; r < reps; r++) {
-        const double t0 = now();
+        const double t0 = bitcts_clock_now();
         memcpy(o, a, (size_t)side * side * 4);
-        t[r] = now() - t0;
+        t[r] = bitcts_clock_now() - t0;
     }
     printf("memcpy of the uint32 tensor: %.1f GB/s (read+write)\n",
            2.0 * side * side * 4 / median(t, reps) / 1e9);

@@ -162,7 +162,7 @@ static void check_valid_case(const bitcts_case_key *k)
     }
     default: break;
     }
-    const int shift = k->op == BITCTS_OP_BIT_SHIFT_LEFT || k->op == BITCTS_OP_BIT_SHIFT_RIGHT;
+    const int shift = bitcts_op_is_shift(k->op);
     if (shift) { /* counts in range, except the shift_oob class which has some out of range */
         const uint32_t es = bitcts_dtype_size(k->in_type);
         int oob = 0;

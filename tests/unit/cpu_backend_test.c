@@ -248,7 +248,7 @@ static void run_case(void *inst, const bitcts_op_desc *d, int in_place, uint32_t
                      const char *label)
 {
     const uint32_t n_in = d->input_count;
-    const int is_shift = d->op == BITCTS_OP_BIT_SHIFT_LEFT || d->op == BITCTS_OP_BIT_SHIFT_RIGHT;
+    const int is_shift = bitcts_op_is_shift(d->op);
     const uint32_t w_in = width_of(d->inputs[0].data_type);
     const size_t off = GUARD + (size_t)shift * width_of(d->output.data_type);
     uint8_t *in[2] = {NULL, NULL};
@@ -618,8 +618,7 @@ static void test_caps(void *inst)
         CHECK(table->query_op_caps(inst, bitcts_op_all[i], &oc) == BITCTS_ABI_OK);
         CHECK_EQ_U64(oc.dimension_counts, 0x1FE);
         const int count = bitcts_op_all[i] == BITCTS_OP_BIT_COUNT;
-        const int shift = bitcts_op_all[i] == BITCTS_OP_BIT_SHIFT_LEFT ||
-                          bitcts_op_all[i] == BITCTS_OP_BIT_SHIFT_RIGHT;
+        const int shift = bitcts_op_is_shift(bitcts_op_all[i]);
         CHECK_EQ_U64(oc.input_types, shift ? 0x438u : 0xFFEu);
         CHECK_EQ_U64(oc.output_types, count ? 0x28u : shift ? 0x438u : 0xFFEu);
         CHECK_EQ_U64(oc.flags, count ? 0u : BITCTS_ABI_CAP_IN_PLACE);

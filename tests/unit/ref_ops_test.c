@@ -56,7 +56,7 @@ static void test_per_bit(void)
             for (int n = 0; n < 3000; n++) {
                 const uint64_t a = next_random() & mask;
                 uint64_t b = next_random() & mask;
-                if (op == BITCTS_OP_BIT_SHIFT_LEFT || op == BITCTS_OP_BIT_SHIFT_RIGHT)
+                if (bitcts_op_is_shift(op))
                     b %= width;
                 const uint64_t want = per_bit(op, width, a, b);
                 const uint64_t got = bitcts_ref_element(op, width, a, b, BITCTS_SHIFT_POLICY_MASK);
