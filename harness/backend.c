@@ -4,24 +4,9 @@
 #include <string.h> /* strchr */
 
 #include "backend.h"
+#include "builtin.h"
 #include "bitcts/bitcts_status.h"
 #include "tensor_model.h"
-
-#ifdef BITCTS_HAVE_CPU_BACKEND
-#include "cpu_backend.h" /* bitcts_cpu_negotiate */
-#endif
-
-typedef struct builtin {
-    const char *name;
-    bitcts_plugin_negotiate_fn negotiate;
-} builtin;
-
-static const builtin builtins[] = {
-#ifdef BITCTS_HAVE_CPU_BACKEND
-    {"cpu", bitcts_cpu_negotiate},
-#endif
-    {NULL, NULL},
-};
 
 int bitcts_backend_options_add(bitcts_backend_options *o, char key_store[][64], const char *text)
 {
@@ -34,13 +19,18 @@ int bitcts_backend_options_add(bitcts_backend_options *o, char key_store[][64], 
     return 0;
 }
 
-const char *bitcts_backend_builtin_names(void)
+const char *bitcts_backend_builtin_names(char *buf, size_t cap)
 {
-#ifdef BITCTS_HAVE_CPU_BACKEND
-    return "cpu, cpu:<variant>";
-#else
-    return "none in this build";
-#endif
+    size_t used = 0;
+    buf[0] = '\0';
+    for (const bitcts_builtin_backend *b = bitcts_builtin_backends(); b->name != NULL; ++b) {
+        used += (size_t)snprintf(buf + used, used < cap ? cap - used : 0, "%s%s, %s:<variant>",
+                                 used ? ", " : "", b->name, b->name);
+    }
+    if (used == 0) {
+        snprintf(buf, cap, "none in this build");
+    }
+    return buf;
 }
 
 /* Keeps the backend's last error or warning: instance_create has no instance to report on. */
@@ -96,12 +86,27 @@ static int read_caps(bitcts_backend *b, void *instance, char *err, size_t cap)
     return BITCTS_OK;
 }
 
-int bitcts_backend_instance(const bitcts_backend *b, void **instance, char *err, size_t cap)
+int bitcts_backend_instance_with(const bitcts_backend *b, const bitcts_backend_options *extra,
+                                 void **instance, char *err, size_t cap)
 {
+    bitcts_backend_options all = b->options;
+    for (uint32_t i = 0; extra != NULL && i < extra->count; ++i) {
+        uint32_t k = 0;
+        while (k < all.count && strcmp(all.keys[k], extra->keys[i]) != 0) {
+            ++k;
+        }
+        if (k == BITCTS_MAX_OPTIONS) {
+            snprintf(err, cap, "more than %d backend options", BITCTS_MAX_OPTIONS);
+            return BITCTS_E_INVALID_ARGUMENT;
+        }
+        all.keys[k] = extra->keys[i]; /* an extra option replaces the run's option of that key */
+        all.values[k] = extra->values[i];
+        all.count = k == all.count ? all.count + 1 : all.count;
+    }
     bitcts_abi_create_info info = {.struct_size = sizeof info,
-                                   .option_count = b->options.count,
-                                   .option_keys = b->options.keys,
-                                   .option_values = b->options.values};
+                                   .option_count = all.count,
+                                   .option_keys = all.keys,
+                                   .option_values = all.values};
     *instance = NULL;
     const int32_t st = b->table->instance_create(&info, instance);
     if (st != BITCTS_ABI_OK || !*instance) {
@@ -111,6 +116,11 @@ int bitcts_backend_instance(const bitcts_backend *b, void **instance, char *err,
         return st != BITCTS_ABI_OK ? BITCTS_E_BACKEND_FAILED : BITCTS_E_PLUGIN_MALFORMED;
     }
     return BITCTS_OK;
+}
+
+int bitcts_backend_instance(const bitcts_backend *b, void **instance, char *err, size_t cap)
+{
+    return bitcts_backend_instance_with(b, NULL, instance, err, cap);
 }
 
 int bitcts_backend_open(const char *spec, const bitcts_backend_options *options,
@@ -137,12 +147,11 @@ int bitcts_backend_open(const char *spec, const bitcts_backend_options *options,
             out->options.keys[out->options.count] = "variant";
             out->options.values[out->options.count++] = out->variant_option;
         }
-        const builtin *b = builtins;
-        while (b->name && strcmp(b->name, name) != 0)
-            b++;
-        if (!b->name) {
+        const bitcts_builtin_backend *b = bitcts_builtin_find(name);
+        if (b == NULL) {
+            char names[256];
             snprintf(err, cap, "unknown backend '%s' (built-in: %s; or a path to a plugin library)",
-                     spec, bitcts_backend_builtin_names());
+                     spec, bitcts_backend_builtin_names(names, sizeof names));
             return BITCTS_E_NOT_FOUND;
         }
         st = bitcts_plugin_host_open_builtin(b->name, b->negotiate, &config, &out->host, err, cap);

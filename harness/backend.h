@@ -46,11 +46,15 @@ int bitcts_backend_open(const char *spec, const bitcts_backend_options *options,
 void bitcts_backend_close(bitcts_backend *b);
 /** Creates an instance with the run's options. */
 int bitcts_backend_instance(const bitcts_backend *b, void **instance, char *err, size_t cap);
+/** Creates an instance with the run's options and `extra` ones (an extra key replaces the
+ * run's option of that key): the bench's per-thread-count instances. */
+int bitcts_backend_instance_with(const bitcts_backend *b, const bitcts_backend_options *extra,
+                                 void **instance, char *err, size_t cap);
 /** Adds "KEY=VALUE" to the options; the key is copied into key_store[count] (64 bytes).
  * @return 0, or -1 when the text is not KEY=VALUE or the options are full. */
 int bitcts_backend_options_add(bitcts_backend_options *o, char key_store[][64], const char *text);
-/** Names of the built-in backends, comma-separated, for messages. */
-const char *bitcts_backend_builtin_names(void);
+/** Names of the built-in backends, comma-separated, for messages; written into buf. */
+const char *bitcts_backend_builtin_names(char *buf, size_t cap);
 
 /** The op caps of `op` (NULL when the backend does not support it at all). */
 const bitcts_abi_op_caps *bitcts_backend_op_caps(const bitcts_backend *b, uint32_t op);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The run's records: the append-only results.jsonl (header, begin, end), --resume from it, the
- * report object of docs/report-schema.md, the progress line and the closing summary. */
+/* The run's records: the append-only results.jsonl (header, begin, end), --resume from it, and
+ * the report of docs/report-schema.md. */
 #include <errno.h>        /* errno */
 #include <stdio.h>        /* fprintf */
-#include <stdlib.h>       /* qsort */
+#include <stdlib.h>       /* free */
 #include <string.h>       /* strcmp */
 #include <sys/utsname.h>  /* uname */
 #include <time.h>         /* strftime */
@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "fs_util.h"
 #include "report.h"
+#include "report_files.h"
 #include "run_state.h"
 #include "bitcts/bitcts_verdict.h"
 
@@ -183,134 +184,47 @@ static json_t *host_json(void)
                      ok ? u.machine : "?", "cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN));
 }
 
-static int by_duration(const void *a, const void *b)
-{
-    const double x = json_real_value(json_object_get(*(json_t *const *)a, "duration_ms"));
-    const double y = json_real_value(json_object_get(*(json_t *const *)b, "duration_ms"));
-    return (x < y) - (x > y);
-}
-
+/* The report object: the run's identity, then the cases of the selection in plan order; the
+ * builder derives the summary and the slowest cases. */
 int bitcts__run_write_report(run_state *s, char *err, size_t cap)
 {
-    json_t *cases = json_array(), *by_verdict = json_object(), *slowest = json_array();
-    json_t **sorted = malloc((s->selected_count + 1) * sizeof *sorted);
-    for (size_t i = 0; i < s->selected_count; i++) {
-        json_t *c = s->results[s->selected[i]];
-        json_array_append(cases, c);
-        sorted[i] = c;
-        const char *v = json_string_value(json_object_get(c, "verdict"));
-        json_object_set_new(by_verdict, v, json_integer(json_integer_value(json_object_get(by_verdict, v)) + 1));
-    }
-    qsort(sorted, s->selected_count, sizeof *sorted, by_duration);
-    for (size_t i = 0; i < s->selected_count && i < 10; i++)
-        json_array_append_new(slowest, json_pack("{s:O, s:O}", "id", json_object_get(sorted[i], "id"),
-                                                 "duration_ms", json_object_get(sorted[i], "duration_ms")));
-    free(sorted);
-    json_t *argv = json_array();
-    for (int i = 0; i < s->cfg->argc; i++)
-        json_array_append_new(argv, json_string(s->cfg->argv[i]));
     char seed[19], finished[32];
     bitcts_format_u64(s->cfg->seed, seed);
     const time_t wall = time(NULL);
     strftime(finished, sizeof finished, "%Y-%m-%dT%H:%M:%SZ", gmtime(&wall));
-    json_t *report = json_pack(
-        "{s:s, s:s, s:s, s:I, s:s, s:o, s:s, s:s, s:f, s:o, s:o, s:o, s:{s:I, s:o}, s:o, s:o}",
-        "schema", "bitcts-report", "schema_version", "1.0", "suite_version", BITCTS_VERSION_STRING,
+    json_t *identity = json_pack(
+        "{s:s, s:I, s:s, s:O, s:s, s:o, s:o, s:o}", "suite_version", BITCTS_VERSION_STRING,
         "generator_version", (json_int_t)BITCTS_GENERATOR_VERSION, "seed", seed, "command_line",
-        argv, "started", s->started_iso, "finished", finished, "duration_s",
-        bitcts_clock_now() - s->started, "selection", selection_json(s), "backend",
-        backend_json(s), "host", host_json(), "summary", "total", (json_int_t)s->selected_count,
-        "by_verdict", by_verdict, "cases", cases, "slowest", slowest);
-    const int st = report ? bitcts_report_write_all(report, s->cfg->report_dir, err, cap)
-                          : BITCTS_E_OUT_OF_MEMORY;
-    json_decref(report);
+        s->cfg->command_line ? s->cfg->command_line : json_array(), "started", s->started_iso,
+        "selection", selection_json(s), "backend", backend_json(s), "host", host_json());
+    bitcts_report_builder *b = NULL;
+    int st = identity ? bitcts_report_builder_create(identity, &b) : BITCTS_E_OUT_OF_MEMORY;
+    json_decref(identity);
+    for (size_t i = 0; st == BITCTS_OK && i < s->selected_count; i++)
+        st = bitcts_report_builder_add(b, json_incref(s->results[s->selected[i]]));
+    json_t *report = NULL;
+    if (st == BITCTS_OK)
+        st = bitcts_report_builder_finish(b, finished, bitcts_clock_now() - s->started, &report,
+                                          err, cap);
+    else
+        snprintf(err, cap, "out of memory assembling the report");
+    bitcts_report_builder_destroy(b);
+    if (st == BITCTS_OK)
+        st = bitcts_report_files_write(report, s->cfg->report_dir, err, cap);
+    if (st == BITCTS_OK)
+        s->report = report;
+    else
+        json_decref(report);
     return st;
 }
 
 void bitcts__run_progress(run_state *s, int final)
 {
-    if (!s->progress)
+    if (!s->cfg->progress)
         return;
     const double t = bitcts_clock_now();
     if (!final && t - s->last_progress < 0.1)
         return;
     s->last_progress = t;
-    const size_t total = s->todo_count, done = s->done;
-    const double rate = done / (t - s->started + 1e-9);
-    const double eta = rate > 0 ? (double)(total - (done < total ? done : total)) / rate : 0;
-    char bar[31];
-    const size_t filled = total ? done * 30 / total : 30;
-    for (size_t i = 0; i < 30; i++)
-        bar[i] = i < filled ? '#' : '.';
-    bar[30] = '\0';
-    fprintf(stderr, "\r[%s] %zu/%zu %5.1f%% %7.0f cases/s ETA %4.0fs%s", bar, done, total,
-            total ? 100.0 * done / total : 100.0, rate, eta, final ? "\n" : "");
-    fflush(stderr);
-}
-
-void bitcts__run_print_summary(const run_state *s)
-{
-    size_t counts[BITCTS_OP_COUNT + 1][BITCTS_VERDICT_COUNT];
-    memset(counts, 0, sizeof counts);
-    for (size_t i = 0; i < s->selected_count; i++) {
-        const json_t *c = s->results[s->selected[i]];
-        const int v = bitcts_verdict_parse(json_string_value(json_object_get(c, "verdict")));
-        const int o = bitcts_op_index(s->plan->cases[s->selected[i]].op);
-        if (v >= 0 && o >= 0) {
-            counts[o][v]++;
-            counts[BITCTS_OP_COUNT][v]++;
-        }
-    }
-    printf("\n%-16s", "operator");
-    for (int v = 0; v < BITCTS_VERDICT_COUNT; v++) {
-        if (counts[BITCTS_OP_COUNT][v])
-            printf(" %15s", bitcts_verdict_name(v));
-    }
-    printf("\n");
-    for (int o = 0; o <= (int)BITCTS_OP_COUNT; o++) {
-        printf("%-16s", o < (int)BITCTS_OP_COUNT ? bitcts_op_name(bitcts_op_all[o]) : "total");
-        for (int v = 0; v < BITCTS_VERDICT_COUNT; v++) {
-            if (counts[BITCTS_OP_COUNT][v])
-                printf(" %15zu", counts[o][v]);
-        }
-        printf("\n");
-    }
-    size_t shown = 0;
-    for (size_t i = 0; i < s->selected_count; i++) {
-        const json_t *c = s->results[s->selected[i]];
-        const int v = bitcts_verdict_parse(json_string_value(json_object_get(c, "verdict")));
-        if (!bitcts_verdict_is_failure(v))
-            continue;
-        if (shown++ == 0)
-            printf("\nfailures:\n");
-        if (shown > 20)
-            continue;
-        printf("  %s: %s: %s\n    %s\n", json_string_value(json_object_get(c, "id")),
-               bitcts_verdict_name(v), json_string_value(json_object_get(c, "detail")),
-               json_string_value(json_object_get(c, "repro")));
-    }
-    if (shown > 20)
-        printf("  ... and %zu more (see the report)\n", shown - 20);
-    printf("\nslowest:\n");
-    size_t top[5];
-    size_t n_top = 0;
-    for (; n_top < 5 && n_top < s->selected_count; n_top++) { /* five passes: the next slowest */
-        double best = -1;
-        for (size_t i = 0; i < s->selected_count; i++) {
-            const size_t idx = s->selected[i];
-            const double d = json_real_value(json_object_get(s->results[idx], "duration_ms"));
-            int taken = 0;
-            for (size_t j = 0; j < n_top; j++)
-                taken |= top[j] == idx;
-            if (!taken && d > best) {
-                best = d;
-                top[n_top] = idx;
-            }
-        }
-    }
-    for (size_t i = 0; i < n_top; i++)
-        printf("  %9.2f ms  %s\n", json_real_value(json_object_get(s->results[top[i]], "duration_ms")),
-               s->plan->cases[top[i]].id);
-    printf("\n%zu cases in %.1f s; report in %s/ (report.json, junit.xml, report.html, summary.md)\n",
-           s->selected_count, bitcts_clock_now() - s->started, s->cfg->report_dir);
+    s->cfg->progress(s->cfg->progress_user, s->done, s->todo_count, t - s->started);
 }

@@ -51,7 +51,7 @@ typedef struct run_state {
     double started;
     char started_iso[32];
     double last_progress;
-    int progress;
+    json_t *report; /* the report written */
 } run_state;
 
 void bitcts__run_record(run_state *s, size_t idx, json_t *obj);
@@ -59,11 +59,10 @@ void bitcts__run_record(run_state *s, size_t idx, json_t *obj);
 void bitcts__run_log(run_state *s, json_t *rec);
 /** Opens the log (new, or for --resume: loads the ended cases and checks the header). */
 int bitcts__run_open_log(run_state *s, char *err, size_t cap);
-/** Builds report.json's object and writes every report format. */
+/** Assembles the report (the reports module's builder) and writes the report folder; keeps the
+ * report in s->report. */
 int bitcts__run_write_report(run_state *s, char *err, size_t cap);
-/** Prints the summary table by operator and verdict, failures and the slowest cases. */
-void bitcts__run_print_summary(const run_state *s);
-/** The progress line on a terminal. */
+/** Tells the config's progress callback, at most every 0.1 s unless final. */
 void bitcts__run_progress(run_state *s, int final);
 
 #endif

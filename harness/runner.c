@@ -19,7 +19,6 @@
 #include "bitcts/bitcts_status.h"
 #include "case_result.h"
 #include "clock.h"
-#include "cli_util.h"
 #include "fs_util.h"
 #include "run_state.h"
 #include "bitcts/bitcts_verdict.h"
@@ -404,21 +403,22 @@ static int prepare(run_state *s, char *err, size_t cap)
     return BITCTS_OK;
 }
 
-int bitcts_run(const bitcts_run_config *cfg)
+int bitcts_run(const bitcts_run_config *cfg, bitcts_run_result *out)
 {
+    memset(out, 0, sizeof *out);
     run_state s;
     memset(&s, 0, sizeof s);
     s.cfg = cfg;
     s.started = bitcts_clock_now();
     const time_t wall = time(NULL);
     strftime(s.started_iso, sizeof s.started_iso, "%Y-%m-%dT%H:%M:%SZ", gmtime(&wall));
-    s.progress = !cfg->quiet && isatty(STDERR_FILENO);
     signal(SIGPIPE, SIG_IGN);
-    char err[1024] = "";
-    int st = prepare(&s, err, sizeof err);
-    if (st != BITCTS_OK) {
+    out->status = prepare(&s, out->error, sizeof out->error);
+    if (out->status != BITCTS_OK) {
+        if (out->error[0] == '\0')
+            snprintf(out->error, sizeof out->error, "%s", bitcts_status_message(out->status));
         free_state(&s);
-        return bitcts_cli_error("run", "%s", err[0] ? err : bitcts_status_message(st));
+        return out->status;
     }
     run_loop(&s);
     bitcts__run_progress(&s, 1);
@@ -426,17 +426,23 @@ int bitcts_run(const bitcts_run_config *cfg)
         if (!s.results[s.selected[i]])
             synthesize(&s, s.selected[i], BITCTS_VERDICT_MISSING, "no result was reported");
     }
-    int exit_code = BITCTS_EXIT_OK;
     for (size_t i = 0; i < s.selected_count; i++) {
         const char *v = json_string_value(json_object_get(s.results[s.selected[i]], "verdict"));
-        if (bitcts_verdict_is_failure(bitcts_verdict_parse(v)))
-            exit_code = BITCTS_EXIT_FAILURES;
+        out->failed |= bitcts_verdict_is_failure(bitcts_verdict_parse(v));
     }
-    if (bitcts__run_write_report(&s, err, sizeof err) != BITCTS_OK) {
-        free_state(&s);
-        return bitcts_cli_error("run", "%s", err);
-    }
-    bitcts__run_print_summary(&s);
+    out->cases = s.selected_count;
+    out->status = bitcts__run_write_report(&s, out->error, sizeof out->error);
+    out->report = s.report;
+    out->duration_s = bitcts_clock_now() - s.started;
+    s.report = NULL;
     free_state(&s);
-    return exit_code;
+    return out->status;
+}
+
+void bitcts_run_result_free(bitcts_run_result *r)
+{
+    if (r != NULL) {
+        json_decref(r->report);
+        r->report = NULL;
+    }
 }

@@ -5,10 +5,16 @@
 #ifndef BITCTS_HARNESS_RUNNER_H
 #define BITCTS_HARNESS_RUNNER_H
 
-#include <stdint.h> /* uint64_t */
+#include <jansson.h> /* json_t */
+#include <stddef.h>  /* size_t */
+#include <stdint.h>  /* uint64_t */
 
 #include "backend.h"   /* bitcts_backend_options */
 #include "case_plan.h" /* bitcts_selection */
+
+/** Progress of a run: cases ended and to run, seconds since the start. Called from the run's
+ * thread at most every 0.1 s and once more at the end. */
+typedef void (*bitcts_run_progress_fn)(void *user, size_t done, size_t total, double elapsed_s);
 
 typedef struct bitcts_run_config {
     const char *backend_spec;
@@ -23,14 +29,28 @@ typedef struct bitcts_run_config {
     double timeout_s;
     const char *report_dir;
     int resume;
-    int quiet;
-    int argc;
-    char **argv;
+    const json_t *command_line; /* recorded in the report as given (provenance); borrowed */
+    bitcts_run_progress_fn progress; /* NULL: none */
+    void *progress_user;
     char option_key_store[BITCTS_MAX_OPTIONS][64]; /* the keys of --backend-option */
 } bitcts_run_config;
 
-/** Runs the selection; returns the process exit code (0 nothing failed, 1 failures, 2 bad
- * input). Errors are printed as one line on stderr. */
-int bitcts_run(const bitcts_run_config *cfg);
+/** What a run gives back. */
+typedef struct bitcts_run_result {
+    int status;        /* BITCTS_OK when the run completed and its report was written */
+    char error[1024];  /* one line naming the problem when status is not BITCTS_OK */
+    json_t *report;    /* the report written (docs/report-schema.md); owned */
+    size_t cases;      /* cases in the report */
+    int failed;        /* some case has a failing verdict (bitcts_verdict_is_failure) */
+    double duration_s; /* wall time of the run */
+} bitcts_run_result;
+
+/** Runs the selection in worker processes and writes the report folder.
+ * @param out [out] the result; release it with bitcts_run_result_free.
+ * @return out->status: BITCTS_OK; or the status of what stopped the run before it began
+ *         (an unreadable baseline, a backend that does not load, a log that cannot be
+ *         resumed) or before its report was written, with out->error. */
+int bitcts_run(const bitcts_run_config *cfg, bitcts_run_result *out);
+void bitcts_run_result_free(bitcts_run_result *r);
 
 #endif

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The reports module as the harness sees it: writing a run's report folder (report.json,
- * junit.xml, report.html, summary.md), comparing two runs, merging shard reports, and the
- * `bitcts report` subcommand. It reads and writes report files only and never links harness
- * internals. Thread-safety: reentrant; a report given to these functions is only read. */
+/* The reports module: report.json in, bytes out. Rendering (report.json, JUnit XML, HTML,
+ * Markdown and the terminal summary), the builder every producer assembles a report with,
+ * comparing two runs and merging shard reports. It depends on jansson and the SDK only: files
+ * are the harness's business (harness/report_files.h). Thread-safety: reentrant; a report
+ * given to these functions is only read. */
 #ifndef BITCTS_REPORTS_REPORT_H
 #define BITCTS_REPORTS_REPORT_H
 
@@ -21,28 +22,18 @@ typedef enum bitcts_report_format {
     BITCTS_REPORT_FORMAT_JSON = 0,    /* report.json */
     BITCTS_REPORT_FORMAT_JUNIT = 1,   /* junit.xml */
     BITCTS_REPORT_FORMAT_HTML = 2,    /* report.html */
-    BITCTS_REPORT_FORMAT_MARKDOWN = 3 /* summary.md */
+    BITCTS_REPORT_FORMAT_MARKDOWN = 3, /* summary.md */
+    BITCTS_REPORT_FORMAT_TEXT = 4      /* the terminal summary (no file) */
 } bitcts_report_format;
 
 /* Caps on what the human views list; report.json always holds every case. */
 #define BITCTS_REPORT_HTML_MAX_FAILURES 500u
 #define BITCTS_REPORT_MD_MAX_FAILURES 50u
+#define BITCTS_REPORT_TEXT_MAX_FAILURES 20u
+#define BITCTS_REPORT_TEXT_SLOWEST 5u
 
-/* ---- writing ---- */
+/* ---- rendering ---- */
 
-/** Validates the report, then writes DIR/report.json, DIR/junit.xml, DIR/report.html and
- * DIR/summary.md, each atomically (a temporary name, then rename), creating DIR if needed.
- * @param report [in] a report object (docs/report-schema.md); borrowed.
- * @param dir [in] the report folder.
- * @param err [out] one line naming the file and the problem on failure, "" on success.
- * @return BITCTS_OK; BITCTS_E_INVALID_ARGUMENT; BITCTS_E_PARSE and BITCTS_E_FORMAT_VERSION (the
- *         report fails validation: nothing is written); BITCTS_E_IO; BITCTS_E_OUT_OF_MEMORY. */
-BITCTS_NODISCARD int bitcts_report_write_all(const json_t *report, const char *dir, char *err,
-                                             size_t cap);
-/** As bitcts_report_write_all, but leaves DIR/report.json alone: re-renders the three views
- * (used by `bitcts report render` on an existing report). Same statuses. */
-BITCTS_NODISCARD int bitcts_report_write_views(const json_t *report, const char *dir, char *err,
-                                               size_t cap);
 /** Renders one format of a *validated* report into a NUL-terminated malloc'd buffer.
  * @param out [out] the text, owned by the caller (free()); NULL on failure.
  * @param size [out] optional; its length in bytes.
@@ -51,6 +42,34 @@ BITCTS_NODISCARD int bitcts_report_write_views(const json_t *report, const char 
 BITCTS_NODISCARD bitcts_status bitcts_report_render(const json_t *report,
                                                     bitcts_report_format format, char **out,
                                                     size_t *size);
+
+/* ---- building ---- */
+
+/** Assembles a report.json object: the one way bitcts run, check and report merge produce one.
+ * Single-threaded; destroy it after finish. */
+typedef struct bitcts_report_builder bitcts_report_builder;
+
+/** Starts a report from the fields that say what ran (docs/report-schema.md): suite_version,
+ * generator_version, seed, command_line, started, selection, backend, host. They are copied;
+ * fields the builder derives (schema, schema_version, cases, summary, slowest, finished,
+ * duration_s) are dropped from the copy.
+ * @return BITCTS_OK; BITCTS_E_INVALID_ARGUMENT (not an object); BITCTS_E_OUT_OF_MEMORY. */
+BITCTS_NODISCARD bitcts_status bitcts_report_builder_create(const json_t *identity,
+                                                            bitcts_report_builder **out);
+/** Appends a case object (docs/report-schema.md, "cases"); the builder takes the reference,
+ * also on failure. @return BITCTS_OK; BITCTS_E_INVALID_ARGUMENT; BITCTS_E_OUT_OF_MEMORY. */
+BITCTS_NODISCARD bitcts_status bitcts_report_builder_add(bitcts_report_builder *b,
+                                                         json_t *case_obj);
+/** Sets schema, finished and duration_s, derives summary and slowest (bitcts_report_summarize,
+ * bitcts_report_slowest) from the cases, validates the whole and hands it over.
+ * @param out [out] the report, a new reference; the builder no longer holds it.
+ * @return BITCTS_OK; BITCTS_E_INVALID_ARGUMENT; BITCTS_E_OUT_OF_MEMORY; BITCTS_E_PARSE (the
+ *         result fails validation: a producer's bug, named in err). */
+BITCTS_NODISCARD bitcts_status bitcts_report_builder_finish(bitcts_report_builder *b,
+                                                            const char *finished,
+                                                            double duration_s, json_t **out,
+                                                            char *err, size_t cap);
+void bitcts_report_builder_destroy(bitcts_report_builder *b);
 
 /* ---- comparing and merging ---- */
 
@@ -87,13 +106,6 @@ BITCTS_NODISCARD bitcts_status bitcts_report_diff(const json_t *a, const json_t 
 BITCTS_NODISCARD bitcts_status bitcts_report_merge(const json_t *const *shards,
                                                    const char *const *names, size_t count,
                                                    json_t **out, char *err, size_t cap);
-
-/* ---- command line ---- */
-
-/** `bitcts report diff|merge|render ...`; argv[0] is "report". Prints to stdout/stderr.
- * @return the exit code: 0 success (diff: no regression), 1 diff found regressions,
- *         2 bad input (one-line error on stderr). */
-int bitcts_cmd_report(int argc, char **argv);
 
 #ifdef __cplusplus
 }

@@ -240,27 +240,34 @@ static json_t *unsharded_command_line(const json_t *report)
     return out;
 }
 
-/* Sets the run-level fields: earliest start, latest finish, summed duration, no shard. */
-static int set_run_fields(merge_ctx *m, json_t *merged)
+/* The merged run's identity: shard 0's, with the earliest start, the command line without
+ * --shard and no shard in the selection; and the latest finish and the summed duration. */
+static json_t *merged_identity(merge_ctx *m, const char **finished, double *duration)
 {
     const char *started = bitcts_report_str(m->shards[0], "started");
-    const char *finished = bitcts_report_str(m->shards[0], "finished");
-    double duration = 0;
+    *finished = bitcts_report_str(m->shards[0], "finished");
+    *duration = 0;
     for (size_t i = 0; i < m->count; i++) {
         const char *s = bitcts_report_str(m->shards[i], "started");
         const char *f = bitcts_report_str(m->shards[i], "finished");
         started = strcmp(s, started) < 0 ? s : started; /* ISO 8601 UTC sorts as text */
-        finished = strcmp(f, finished) > 0 ? f : finished;
-        duration += bitcts_report_num(m->shards[i], "duration_s");
+        *finished = strcmp(f, *finished) > 0 ? f : *finished;
+        *duration += bitcts_report_num(m->shards[i], "duration_s");
     }
+    json_t *identity = json_copy((json_t *)m->shards[0]); /* members shared until the builder
+                                                             copies them */
     json_t *selection = json_deep_copy(json_object_get(m->shards[0], "selection"));
-    int rc = !selection || json_object_set_new(selection, "shard", json_string("")) != 0;
-    rc |= json_object_set_new(merged, "selection", selection) != 0;
-    rc |= json_object_set_new(merged, "started", json_string(started)) != 0;
-    rc |= json_object_set_new(merged, "finished", json_string(finished)) != 0;
-    rc |= json_object_set_new(merged, "duration_s", json_real(duration)) != 0;
-    rc |= json_object_set_new(merged, "command_line", unsharded_command_line(m->shards[0])) != 0;
-    return rc;
+    int rc = identity == NULL || selection == NULL ||
+             json_object_set_new(selection, "shard", json_string("")) != 0;
+    rc |= identity == NULL || json_object_set_new(identity, "selection", selection) != 0;
+    rc |= identity == NULL || json_object_set_new(identity, "started", json_string(started)) != 0;
+    rc |= identity == NULL ||
+          json_object_set_new(identity, "command_line", unsharded_command_line(m->shards[0])) != 0;
+    if (rc) {
+        json_decref(identity);
+        return NULL;
+    }
+    return identity;
 }
 
 bitcts_status bitcts_report_merge(const json_t *const *shards, const char *const *names,
@@ -280,19 +287,21 @@ bitcts_status bitcts_report_merge(const json_t *const *shards, const char *const
         st = merged_cases(&m, &cases);
     if (st != BITCTS_OK)
         return st;
-    json_t *shallow = json_copy((json_t *)shards[0]); /* members still shared with shard 0 */
-    int rc = !shallow || set_run_fields(&m, shallow) != 0;
-    rc = rc || json_object_set_new(shallow, "summary", bitcts_report_summarize(cases)) != 0;
-    rc = rc || json_object_set_new(shallow, "slowest",
-                                   bitcts_report_slowest(cases, BITCTS_REPORT_SLOWEST)) != 0;
-    rc = rc || json_object_set(shallow, "cases", cases) != 0;
-    json_decref(cases);
-    json_t *merged = rc ? NULL : json_deep_copy(shallow); /* nothing shared with the inputs */
-    json_decref(shallow);
-    if (!merged) {
-        merge_fail(&m, "out of memory");
-        return BITCTS_E_OUT_OF_MEMORY;
+    const char *finished = NULL;
+    double duration = 0;
+    json_t *identity = merged_identity(&m, &finished, &duration);
+    bitcts_report_builder *b = NULL;
+    st = identity ? bitcts_report_builder_create(identity, &b) : BITCTS_E_OUT_OF_MEMORY;
+    for (size_t i = 0; st == BITCTS_OK && i < json_array_size(cases); i++) {
+        json_t *copy = json_deep_copy(json_array_get(cases, i)); /* nothing shared with shards */
+        st = copy ? bitcts_report_builder_add(b, copy) : BITCTS_E_OUT_OF_MEMORY;
     }
-    *out = merged;
-    return BITCTS_OK;
+    if (st == BITCTS_OK)
+        st = bitcts_report_builder_finish(b, finished, duration, out, err, cap);
+    else
+        merge_fail(&m, "out of memory");
+    bitcts_report_builder_destroy(b);
+    json_decref(identity);
+    json_decref(cases);
+    return st;
 }

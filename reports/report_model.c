@@ -7,7 +7,6 @@
 #include <stdlib.h> /* qsort, malloc */
 #include <string.h> /* strcmp, strlen */
 
-#include "fs_util.h"
 #include "report_model.h"
 
 static const char *const policy_names[BITCTS_REPORT_POLICY_COUNT] = {
@@ -664,35 +663,6 @@ bitcts_status bitcts_report_parse(const char *name, const char *bytes, size_t si
     }
     *out = report;
     return BITCTS_OK;
-}
-
-bitcts_status bitcts_report_load(const char *path, json_t **out, char *err, size_t cap)
-{
-    if (err && cap)
-        err[0] = '\0';
-    if (!path || !*path || !out) {
-        if (err && cap)
-            snprintf(err, cap, "no report path given");
-        return BITCTS_E_INVALID_ARGUMENT;
-    }
-    *out = NULL;
-    char file[4096];
-    const int n = bitcts_fs_dir_state(path) == 1
-                      ? snprintf(file, sizeof file, "%s/report.json", path)
-                      : snprintf(file, sizeof file, "%s", path);
-    if (n < 0 || (size_t)n >= sizeof file) {
-        if (err && cap)
-            snprintf(err, cap, "report path is too long");
-        return BITCTS_E_INVALID_ARGUMENT;
-    }
-    char *bytes = NULL;
-    size_t size = 0;
-    const int rd = bitcts_fs_read(file, BITCTS_REPORT_MAX_BYTES, &bytes, &size, err, cap);
-    if (rd != BITCTS_OK)
-        return (bitcts_status)rd;
-    const bitcts_status st = bitcts_report_parse(file, bytes, size, out, err, cap);
-    free(bytes);
-    return st;
 }
 
 /* ---- recomputed parts ---- */

@@ -79,10 +79,6 @@ bitcts_report_change bitcts_report_verdict_change(int from, int to);
  *         major version other than 1); BITCTS_E_OUT_OF_MEMORY. */
 BITCTS_NODISCARD bitcts_status bitcts_report_parse(const char *name, const char *bytes, size_t size,
                                                    json_t **out, char *err, size_t cap);
-/** Reads PATH/report.json when PATH is a folder, else the file PATH, then parses it.
- * @return as bitcts_report_parse, plus BITCTS_E_IO (cannot read) and BITCTS_E_PARSE (too big). */
-BITCTS_NODISCARD bitcts_status bitcts_report_load(const char *path, json_t **out, char *err,
-                                                  size_t cap);
 /** Checks every field the reports module relies on: types, known verdicts and policies,
  * digests (32 hex or ""), unique case ids, bounds, and that "summary" counts the cases.
  * Unknown extra fields are allowed (newer minor versions add some). Errors name the case by

@@ -9,8 +9,9 @@
 #include <unistd.h> /* access */
 
 #include "check.h"
+#include "commands.h"
 #include "fs_util.h"
-#include "report.h"
+#include "report_files.h"
 
 #define SEED "0x0062697463747331"
 #define ODD_ID "bit_xor.uint8.r1.odd<&\"'>.0"
@@ -247,13 +248,13 @@ static void test_roundtrip(const char *dir, const json_t *report)
 {
     char err[BITCTS_REPORT_ERROR_CAP];
     json_t *back = NULL;
-    CHECK_EQ_U64(bitcts_report_load(dir, &back, err, sizeof err), BITCTS_OK);
+    CHECK_EQ_U64(bitcts_report_files_load(dir, &back, err, sizeof err), BITCTS_OK);
     CHECK(back && json_equal(back, report));
     CHECK_EQ_U64(json_array_size(json_object_get(back, "cases")), N_CASES);
     json_decref(back);
     /* Rendering again from the parsed file gives the same bytes. */
     char *html1 = read_text(dir, "report.html");
-    CHECK_EQ_U64(bitcts_report_write_views(report, dir, err, sizeof err), BITCTS_OK);
+    CHECK_EQ_U64(bitcts_report_files_write_views(report, dir, err, sizeof err), BITCTS_OK);
     char *html2 = read_text(dir, "report.html");
     CHECK(html1 && html2 && strcmp(html1, html2) == 0);
     free(html1);
@@ -427,8 +428,8 @@ static void test_diff(const char *tmp, const json_t *a)
     snprintf(dir_a, sizeof dir_a, "%s/diff-a", tmp);
     snprintf(dir_b, sizeof dir_b, "%s/diff-b", tmp);
     snprintf(json_file, sizeof json_file, "%s/diff.json", tmp);
-    CHECK_EQ_U64(bitcts_report_write_all(a, dir_a, err, sizeof err), BITCTS_OK);
-    CHECK_EQ_U64(bitcts_report_write_all(b, dir_b, err, sizeof err), BITCTS_OK);
+    CHECK_EQ_U64(bitcts_report_files_write(a, dir_a, err, sizeof err), BITCTS_OK);
+    CHECK_EQ_U64(bitcts_report_files_write(b, dir_b, err, sizeof err), BITCTS_OK);
     char *argv1[] = {"report", "diff", dir_a, dir_b, "--json", json_file, NULL};
     CHECK_EQ_U64(run_cli(6, argv1), 1);
     json_t *saved = json_load_file(json_file, 0, NULL);
@@ -522,13 +523,13 @@ static void test_merge(const char *tmp, const json_t *whole)
     char out[4096];
     for (int i = 0; i < 3; i++) {
         snprintf(paths[i], sizeof paths[i], "%s/shard-%d", tmp, i);
-        CHECK_EQ_U64(bitcts_report_write_all(shards[i], paths[i], err, sizeof err), BITCTS_OK);
+        CHECK_EQ_U64(bitcts_report_files_write(shards[i], paths[i], err, sizeof err), BITCTS_OK);
     }
     snprintf(out, sizeof out, "%s/merged", tmp);
     char *argv[] = {"report", "merge", "--out", out, paths[0], paths[1], paths[2], NULL};
     CHECK_EQ_U64(run_cli(7, argv), 0);
     json_t *back = NULL;
-    CHECK_EQ_U64(bitcts_report_load(out, &back, err, sizeof err), BITCTS_OK);
+    CHECK_EQ_U64(bitcts_report_files_load(out, &back, err, sizeof err), BITCTS_OK);
     CHECK(back && json_equal(json_object_get(back, "cases"), cases));
     json_decref(back);
     char *html = read_text(out, "report.html");
@@ -618,14 +619,14 @@ static void test_malformed(const char *tmp, const json_t *report)
     /* The writer refuses an invalid report and writes nothing. */
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/refused", tmp);
-    CHECK_EQ_U64(bitcts_report_write_all(bad, dir, err, sizeof err), BITCTS_E_PARSE);
+    CHECK_EQ_U64(bitcts_report_files_write(bad, dir, err, sizeof err), BITCTS_E_PARSE);
     CHECK(strstr(err, "refused/report.json") != NULL);
     CHECK_EQ_U64(bitcts_fs_dir_state(dir), 0);
     json_decref(bad);
     /* A file that is not there; a folder without a report. */
     json_t *none = NULL;
-    CHECK_EQ_U64(bitcts_report_load("/nonexistent/x", &none, err, sizeof err), BITCTS_E_IO);
-    CHECK_EQ_U64(bitcts_report_load(tmp, &none, err, sizeof err), BITCTS_E_IO);
+    CHECK_EQ_U64(bitcts_report_files_load("/nonexistent/x", &none, err, sizeof err), BITCTS_E_IO);
+    CHECK_EQ_U64(bitcts_report_files_load(tmp, &none, err, sizeof err), BITCTS_E_IO);
     CHECK(none == NULL);
 }
 
@@ -641,7 +642,7 @@ int main(int argc, char **argv)
     char err[BITCTS_REPORT_ERROR_CAP];
     char dir[4200];
     snprintf(dir, sizeof dir, "%s/report", tmp);
-    CHECK_EQ_U64(bitcts_report_write_all(report, dir, err, sizeof err), BITCTS_OK);
+    CHECK_EQ_U64(bitcts_report_files_write(report, dir, err, sizeof err), BITCTS_OK);
     if (err[0])
         fprintf(stderr, "write_all: %s\n", err);
     test_verdicts();
@@ -653,7 +654,7 @@ int main(int argc, char **argv)
     test_merge(tmp, report);
     test_malformed(tmp, report);
     if (argc > 1) { /* the sample for the browser check */
-        CHECK_EQ_U64(bitcts_report_write_all(report, argv[1], err, sizeof err), BITCTS_OK);
+        CHECK_EQ_U64(bitcts_report_files_write(report, argv[1], err, sizeof err), BITCTS_OK);
         if (err[0])
             fprintf(stderr, "sample: %s\n", err);
     }

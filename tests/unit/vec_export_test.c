@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The vector export: the manifest parses, every file's digest and size match its bytes, the
- * logical digest matches the expected elements, a case's files and manifest entry do not depend
- * on the selection, and failures leave nothing behind. */
+/* The vector export into a folder: the manifest parses, every file's digest and size match its
+ * bytes, the logical digest matches the expected elements, a case's files and manifest entry do
+ * not depend on the selection, and failures leave nothing behind. */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +12,7 @@
 #include "check.h"
 #include "digest.h"
 #include "fs_util.h"
-#include "vec_export.h"
+#include "export_dir.h"
 
 static char root[256];
 
@@ -31,10 +31,9 @@ static int export_to(const bitcts_plan *plan, const char *dir, const char *filte
                      char *err, size_t cap)
 {
     bitcts_export_options opt = {.seed = BITCTS_DEFAULT_SEED,
-                                 .selection = {.tiers = tiers, .filter = filter},
-                                 .out_dir = dir};
+                                 .selection = {.tiers = tiers, .filter = filter}};
     bitcts_export_stats stats;
-    return bitcts_vectors_export(plan, &opt, &stats, err, cap);
+    return bitcts_export_dir(plan, &opt, dir, &stats, err, cap);
 }
 
 /* Checks one file record against the bytes on disk. */

@@ -2,19 +2,18 @@
 /* The vector exporter (docs/vector-format.md). Each case's files depend on (seed, id) alone. */
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* free */
-#include <string.h> /* strstr */
-#include <unistd.h> /* getpid */
+#include <string.h> /* strlen */
 
 #include "bitcts/bitcts_status.h"
 #include "bitcts/bitcts_version.h"
 #include "case_json.h"
 #include "digest.h"
-#include "fs_util.h"
 #include "ref_ops.h"
 #include "vec_export.h"
 
 typedef struct export_ctx {
-    const char *root; /* staging folder */
+    const bitcts_vec_sink *sink;
+    int have_cases_dir; /* "cases" exists (made with the first case that has files) */
     bitcts_export_stats *stats;
     char *err;
     size_t cap;
@@ -24,10 +23,9 @@ typedef struct export_ctx {
 static int write_file(export_ctx *x, const char *id, const char *name, const uint8_t *data,
                       uint64_t bytes, json_t **record)
 {
-    char rel[256], path[4096], digest[BITCTS_DIGEST_HEX];
+    char rel[256], digest[BITCTS_DIGEST_HEX];
     snprintf(rel, sizeof rel, "cases/%s/%s", id, name);
-    snprintf(path, sizeof path, "%s/%s", x->root, rel);
-    int st = bitcts_fs_write(path, data, (size_t)bytes, x->err, x->cap);
+    int st = x->sink->write_file(x->sink->user, rel, data, (size_t)bytes, x->err, x->cap);
     if (st != BITCTS_OK)
         return st;
     bitcts_digest_bytes(data, (size_t)bytes, digest);
@@ -68,9 +66,14 @@ static int export_case(export_ctx *x, uint64_t seed, const bitcts_case_key *key,
     }
     json_t *entry = bitcts_json_case(key, &d);
     if (key->pattern != BITCTS_PAT_INVALID) {
-        char dir[4096];
-        snprintf(dir, sizeof dir, "%s/cases/%s", x->root, key->id);
-        st = bitcts_fs_mkdirs(dir, x->err, x->cap);
+        char dir[256];
+        snprintf(dir, sizeof dir, "cases/%s", key->id);
+        if (!x->have_cases_dir) {
+            st = x->sink->make_dir(x->sink->user, "cases", x->err, x->cap);
+            x->have_cases_dir = st == BITCTS_OK;
+        }
+        if (st == BITCTS_OK)
+            st = x->sink->make_dir(x->sink->user, dir, x->err, x->cap);
         json_t *files = json_object();
         for (uint32_t i = 0; st == BITCTS_OK && i < d.desc.input_count; i++) {
             const char *role = bitcts_role_name(d.desc.input_count, i);
@@ -108,45 +111,13 @@ static int export_case(export_ctx *x, uint64_t seed, const bitcts_case_key *key,
     return st;
 }
 
-/* The destination must be missing, empty, or an earlier export (it is then replaced). */
-static int check_destination(const char *out_dir, char *err, size_t cap)
-{
-    const int state = bitcts_fs_dir_state(out_dir);
-    if (state == 0)
-        return BITCTS_OK;
-    if (state < 0) {
-        snprintf(err, cap, "--out %s exists and is not a directory", out_dir);
-        return BITCTS_E_EXISTS;
-    }
-    if (bitcts_fs_dir_is_empty(out_dir))
-        return BITCTS_OK;
-    char manifest[4096], *text = NULL, ignored[256];
-    snprintf(manifest, sizeof manifest, "%s/manifest.json", out_dir);
-    const int ok = bitcts_fs_read(manifest, 1u << 30, &text, NULL, ignored, sizeof ignored) ==
-                       BITCTS_OK &&
-                   strstr(text, "\"" BITCTS_VECTOR_FORMAT "\"") != NULL;
-    free(text);
-    if (!ok) {
-        snprintf(err, cap, "--out %s is not empty and holds no bitcts vector export; not replacing it",
-                 out_dir);
-        return BITCTS_E_EXISTS;
-    }
-    return BITCTS_OK;
-}
-
 int bitcts_vectors_export(const bitcts_plan *plan, const bitcts_export_options *opt,
-                          bitcts_export_stats *stats, char *err, size_t cap)
+                          const bitcts_vec_sink *sink, bitcts_export_stats *stats, char *err,
+                          size_t cap)
 {
     memset(stats, 0, sizeof *stats);
-    int st = check_destination(opt->out_dir, err, cap);
-    if (st != BITCTS_OK)
-        return st;
-    char staging[4096];
-    snprintf(staging, sizeof staging, "%s.partial-%ld", opt->out_dir, (long)getpid());
-    bitcts_fs_remove_tree(staging);
-    if ((st = bitcts_fs_mkdirs(staging, err, cap)) != BITCTS_OK)
-        return st;
-    export_ctx x = {.root = staging, .stats = stats, .err = err, .cap = cap};
+    int st = BITCTS_OK;
+    export_ctx x = {.sink = sink, .stats = stats, .err = err, .cap = cap};
     json_t *cases = json_array();
     for (size_t i = 0; st == BITCTS_OK && i < plan->count; i++) {
         if (bitcts_selection_matches(&opt->selection, &plan->cases[i]))
@@ -165,15 +136,10 @@ int bitcts_vectors_export(const bitcts_plan *plan, const bitcts_export_options *
         "digest_algorithm", "XXH3-128", "case_count", (json_int_t)stats->cases, "cases", cases);
     if (st == BITCTS_OK) {
         char *text = json_dumps(manifest, JSON_INDENT(1) | JSON_ENSURE_ASCII);
-        char path[4096];
-        snprintf(path, sizeof path, "%s/manifest.json", staging);
-        st = text ? bitcts_fs_write(path, text, strlen(text), err, cap) : BITCTS_E_OUT_OF_MEMORY;
+        st = text ? sink->write_file(sink->user, "manifest.json", text, strlen(text), err, cap)
+                  : BITCTS_E_OUT_OF_MEMORY;
         free(text);
     }
     json_decref(manifest);
-    if (st == BITCTS_OK)
-        st = bitcts_fs_replace_dir(staging, opt->out_dir, err, cap);
-    if (st != BITCTS_OK)
-        bitcts_fs_remove_tree(staging);
     return st;
 }

@@ -1,43 +1,28 @@
 /* SPDX-License-Identifier: MIT */
-/* `bitcts sweep`: exhaustive sweeps that only a fast backend makes practical, through the same
- * backend ABI as `bitcts run`: NOT and BIT_COUNT over every value of a 32-bit type, every shift
- * of every 16-bit value by every count (2^32 pairs), every pair of 16-bit AND/OR/XOR operands.
- * Inputs are enumerated in chunks of 2^24 elements; the expected values come from the reference,
- * composed through bit-disjointness (the result for hi|lo is built from the reference's results
- * for hi and for lo, computed once), so checking keeps pace with the backend. */
-#include <stdio.h>  /* printf */
+/* Exhaustive sweeps that only a fast backend makes practical, through the same backend ABI as
+ * `bitcts run`: NOT and BIT_COUNT over every value of a 32-bit type, every shift of every 16-bit
+ * value by every count (2^32 pairs), every pair of 16-bit AND/OR/XOR operands. Inputs are
+ * enumerated in chunks of 2^24 elements; the expected values come from the reference, composed
+ * through bit-disjointness (the result for hi|lo is built from the reference's results for hi
+ * and for lo, computed once), so checking keeps pace with the backend. */
+#include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* malloc */
-#include <string.h> /* strcmp */
+#include <string.h> /* memset */
 
-#include "backend.h"
 #include "bitcts/bitcts_status.h"
-#include "cli_util.h"
 #include "clock.h"
-#include "commands.h"
 #include "ref_ops.h"
+#include "sweep.h"
 #include "worker.h"
 
 #define SWEEP_CHUNK_LOG2 24u
 #define SWEEP_CHUNK (1u << SWEEP_CHUNK_LOG2)
 
-static const char sweep_usage[] =
-    "usage: bitcts sweep --backend B [--backend-option KEY=VALUE]... --op OP --type T\n"
-    "                    [--out-type T]\n"
-    "\n"
-    "Runs OP over every input the type allows, in chunks of 2^24 elements, and checks every\n"
-    "element against the reference:\n"
-    "  bit_not, bit_count          every value of T (2^32 for 32-bit types)\n"
-    "  bit_shift_left/right        every value of T by every count of T (uint8: 2^16 pairs,\n"
-    "                              uint16: 2^32 pairs); counts >= the width are classified\n"
-    "  bit_and, bit_or, bit_xor    every pair of values of an 8- or 16-bit T\n"
-    "Exit code 0 when every asserted element matches, 1 otherwise, 2 for bad input.\n";
-
 typedef struct sweep {
     const bitcts_backend *backend;
     void *instance;
     uint32_t op, type, out_type, width; /* width in bits */
-    uint64_t total;                     /* elements (values or pairs) */
-    uint64_t mismatches, first_bad, oob, oob_mask, oob_saturate;
+    bitcts_sweep_result *r;
     uint64_t *lo_table; /* reference results for the low half of an element (see check_chunk) */
 } sweep;
 
@@ -174,13 +159,13 @@ static void check_unary32(sweep *s, uint64_t base, uint32_t n, const uint8_t *ou
     uint64_t bad = 0;
     for (uint32_t i = 0; i < n; i++)
         bad += load_out(out, ob, i) != unary32_expected(count, hi, s->lo_table[i]);
-    for (uint32_t i = 0; bad && s->mismatches == 0 && i < n; i++) {
+    for (uint32_t i = 0; bad && s->r->mismatches == 0 && i < n; i++) {
         if (load_out(out, ob, i) != unary32_expected(count, hi, s->lo_table[i])) {
-            s->first_bad = base + i;
+            s->r->first_bad = base + i;
             break;
         }
     }
-    s->mismatches += bad;
+    s->r->mismatches += bad;
 }
 
 static uint64_t expected_of(sweep *s, uint64_t e, uint64_t *by_count, uint64_t *current_a,
@@ -220,110 +205,88 @@ static void check_chunk(sweep *s, uint64_t base, uint32_t n, const uint8_t *out)
         int recorded = 0;
         const uint64_t expected = expected_of(s, e, by_count, &current_a, &recorded);
         if (recorded) {
-            s->oob++;
-            s->oob_mask += actual == expected;
-            s->oob_saturate += actual == 0;
-        } else if (actual != expected && s->mismatches++ == 0) {
-            s->first_bad = e;
+            s->r->oob++;
+            s->r->oob_mask += actual == expected;
+            s->r->oob_saturate += actual == 0;
+        } else if (actual != expected && s->r->mismatches++ == 0) {
+            s->r->first_bad = e;
         }
     }
 }
 
-static int parse_sweep(int argc, char **argv, const char **spec, bitcts_backend_options *opts,
-                       char keys[][64], sweep *s)
+int bitcts_sweep_check(const bitcts_sweep_config *cfg, uint64_t *total, char *err, size_t cap)
 {
-    const char *op = NULL, *type = NULL, *out_type = NULL, *v = NULL;
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if ((r = bitcts_cli_option(argc, argv, &i, "--backend", &v)) != 0) {
-            *spec = r > 0 ? v : NULL;
-        } else if ((r = bitcts_cli_option(argc, argv, &i, "--backend-option", &v)) != 0) {
-            if (r < 0 || bitcts_backend_options_add(opts, keys, v) != 0)
-                return bitcts_cli_error("sweep", "--backend-option needs KEY=VALUE");
-        } else if ((r = bitcts_cli_option(argc, argv, &i, "--op", &v)) != 0) {
-            op = r > 0 ? v : "";
-        } else if ((r = bitcts_cli_option(argc, argv, &i, "--type", &v)) != 0) {
-            type = r > 0 ? v : "";
-        } else if ((r = bitcts_cli_option(argc, argv, &i, "--out-type", &v)) != 0) {
-            out_type = r > 0 ? v : "";
-        } else {
-            return bitcts_cli_error("sweep", "unknown argument '%s' (see bitcts sweep --help)", argv[i]);
-        }
+    const uint32_t width = bitcts_dtype_size(cfg->type) * 8;
+    const int unary = bitcts_op_input_count(cfg->op) == 1;
+    if (bitcts_op_index(cfg->op) < 0 || width == 0 ||
+        bitcts_fl_required(cfg->op, cfg->type, cfg->out_type, 1) == 0) {
+        snprintf(err, cap, "%s does not take %s -> %s", bitcts_op_name(cfg->op),
+                 bitcts_dtype_name(cfg->type), bitcts_dtype_name(cfg->out_type));
+        return BITCTS_E_INVALID_ARGUMENT;
     }
-    if (!*spec)
-        return bitcts_cli_error("sweep", "--backend is required");
-    if (!op || (s->op = bitcts_op_parse(op)) == 0)
-        return bitcts_cli_error("sweep", "--op: unknown operator '%s'", op ? op : "");
-    if (!type || (s->type = bitcts_dtype_parse(type)) == 0)
-        return bitcts_cli_error("sweep", "--type: unknown data type '%s'", type ? type : "");
-    s->out_type = out_type ? bitcts_dtype_parse(out_type)
-                           : (s->op == BITCTS_OP_BIT_COUNT ? BITCTS_DT_UINT8 : s->type);
-    s->width = bitcts_dtype_size(s->type) * 8;
-    const int unary = bitcts_op_input_count(s->op) == 1;
-    if (!s->out_type || bitcts_fl_required(s->op, s->type, s->out_type, 1) == 0)
-        return bitcts_cli_error("sweep", "%s does not take %s -> %s", op, type, out_type ? out_type : type);
-    if (s->width > (unary ? 32u : 16u))
-        return bitcts_cli_error("sweep", "%s over %s is not sweepable (at most %u-bit types)", op,
-                                type, unary ? 32u : 16u);
-    s->total = 1ull << (unary ? s->width : 2 * s->width);
-    return 0;
+    if (width > (unary ? 32u : 16u)) {
+        snprintf(err, cap, "%s over %s is not sweepable (at most %u-bit types)",
+                 bitcts_op_name(cfg->op), bitcts_dtype_name(cfg->type), unary ? 32u : 16u);
+        return BITCTS_E_INVALID_ARGUMENT;
+    }
+    *total = 1ull << (unary ? width : 2 * width);
+    return BITCTS_OK;
 }
 
-int bitcts_cmd_sweep(int argc, char **argv)
+/* Every chunk through the backend, each checked. */
+static int sweep_chunks(sweep *s, uint8_t *in[2], uint8_t *out, char *err, size_t cap)
 {
-    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        fputs(sweep_usage, argc < 2 ? stderr : stdout);
-        return argc < 2 ? BITCTS_EXIT_USAGE : 0;
+    const uint64_t total = s->r->total;
+    const uint32_t chunk = total < SWEEP_CHUNK ? (uint32_t)total : SWEEP_CHUNK;
+    for (uint64_t base = 0; base < total; base += chunk) {
+        if (run_chunk(s, base, chunk, in, out, err, cap, &s->r->backend_seconds) !=
+            BITCTS_ABI_OK) {
+            s->r->failed_chunk = base;
+            return BITCTS_E_BACKEND_FAILED;
+        }
+        check_chunk(s, base, chunk, out);
     }
-    const char *spec = NULL;
-    bitcts_backend_options opts = {0};
-    char keys[BITCTS_MAX_OPTIONS][64];
-    sweep s;
-    memset(&s, 0, sizeof s);
-    int rc = parse_sweep(argc, argv, &spec, &opts, keys, &s);
-    if (rc)
-        return rc;
-    bitcts_backend backend;
-    char err[1024];
-    if (bitcts_backend_open(spec, &opts, &backend, err, sizeof err) != BITCTS_OK)
-        return bitcts_cli_error("sweep", "%s", err);
-    s.backend = &backend;
-    const uint32_t chunk = s.total < SWEEP_CHUNK ? (uint32_t)s.total : SWEEP_CHUNK;
-    uint8_t *in[2] = {malloc((size_t)chunk * 8 + 64), NULL};
-    if (bitcts_op_input_count(s.op) == 2)
-        in[1] = malloc((size_t)chunk * 8 + 64);
-    uint8_t *out = malloc((size_t)chunk * 8 + 64);
-    if (!in[0] || !out || (bitcts_op_input_count(s.op) == 2 && !in[1]) || build_tables(&s) != 0 ||
-        bitcts_backend_instance(&backend, &s.instance, err, sizeof err) != BITCTS_OK) {
-        rc = bitcts_cli_error("sweep", "%s", s.instance ? "out of memory" : err);
-    }
+    return BITCTS_OK;
+}
+
+int bitcts_sweep_run(const bitcts_sweep_config *cfg, bitcts_sweep_result *out, char *err,
+                     size_t cap)
+{
+    memset(out, 0, sizeof *out);
     const double t0 = bitcts_clock_now();
-    double t_backend = 0;
-    for (uint64_t base = 0; !rc && base < s.total; base += chunk) {
-        if (run_chunk(&s, base, chunk, in, out, err, sizeof err, &t_backend) != BITCTS_ABI_OK) {
-            printf("%s %s: chunk at %llu: %s\n", bitcts_op_name(s.op), bitcts_dtype_name(s.type),
-                   (unsigned long long)base, err);
-            rc = BITCTS_EXIT_FAILURES;
-            break;
-        }
-        check_chunk(&s, base, chunk, out);
+    sweep s = {.op = cfg->op, .type = cfg->type, .out_type = cfg->out_type,
+               .width = bitcts_dtype_size(cfg->type) * 8, .r = out};
+    int st = bitcts_sweep_check(cfg, &out->total, err, cap);
+    if (st != BITCTS_OK) {
+        return st;
     }
-    if (!rc) {
-        printf("%s %s->%s: %llu elements, %llu mismatches", bitcts_op_name(s.op), bitcts_dtype_name(s.type),
-               bitcts_dtype_name(s.out_type), (unsigned long long)s.total, (unsigned long long)s.mismatches);
-        if (s.mismatches)
-            printf(" (first at element %llu)", (unsigned long long)s.first_bad);
-        if (s.oob)
-            printf("; %llu with counts >= %u recorded: %llu match mask, %llu saturate",
-                   (unsigned long long)s.oob, s.width, (unsigned long long)s.oob_mask,
-                   (unsigned long long)s.oob_saturate);
-        printf("; %.2f s in all, %.2f s in the backend (%.0f M elements/s)\n",
-               bitcts_clock_now() - t0, t_backend, (double)s.total / t_backend / 1e6);
-        rc = s.mismatches ? BITCTS_EXIT_FAILURES : BITCTS_EXIT_OK;
+    bitcts_backend backend;
+    if ((st = bitcts_backend_open(cfg->backend_spec, &cfg->options, &backend, err, cap)) !=
+        BITCTS_OK) {
+        return st;
     }
-    if (s.instance)
+    s.backend = &backend;
+    const size_t chunk_bytes = (size_t)SWEEP_CHUNK * 8 + 64;
+    const int binary = bitcts_op_input_count(s.op) == 2;
+    uint8_t *in[2] = {malloc(chunk_bytes), binary ? malloc(chunk_bytes) : NULL};
+    uint8_t *outbuf = malloc(chunk_bytes);
+    if (in[0] == NULL || outbuf == NULL || (binary && in[1] == NULL) || build_tables(&s) != 0) {
+        snprintf(err, cap, "out of memory");
+        st = BITCTS_E_OUT_OF_MEMORY;
+    } else {
+        st = bitcts_backend_instance(&backend, &s.instance, err, cap);
+    }
+    if (st == BITCTS_OK) {
+        st = sweep_chunks(&s, in, outbuf, err, cap);
+    }
+    if (s.instance != NULL) {
         backend.table->instance_destroy(s.instance);
+    }
     bitcts_backend_close(&backend);
-    free(in[0]), free(in[1]), free(out), free(s.lo_table);
-    return rc;
+    free(in[0]);
+    free(in[1]);
+    free(outbuf);
+    free(s.lo_table);
+    out->seconds = bitcts_clock_now() - t0;
+    return st;
 }

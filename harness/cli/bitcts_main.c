@@ -5,9 +5,7 @@
 
 #include "bitcts/bitcts_version.h"
 #include "cli_util.h"
-#include "cmd_bench.h"
 #include "commands.h"
-#include "report.h"
 
 typedef struct subcommand {
     const char *name;

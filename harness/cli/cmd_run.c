@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* `bitcts run`: the command line of the runner. */
 #include <stdio.h>  /* fputs */
-#include <stdlib.h> /* strtod */
+#include <stdlib.h> /* strtod, free */
 #include <string.h> /* strcmp */
-#include <unistd.h> /* sysconf */
+#include <unistd.h> /* sysconf, isatty */
 
 #include "cli_util.h"
 #include "commands.h"
+#include "report.h"
 #include "runner.h"
 
 static const char run_usage[] =
@@ -29,6 +30,36 @@ static const char run_usage[] =
     "  --report DIR        where results.jsonl and the reports go (default: bitcts-report)\n"
     "  --resume            keep the cases DIR/results.jsonl already has and run the rest\n"
     "  --quiet             no progress line\n";
+
+/* The progress line on a terminal: a bar, counts, rate and the time left. */
+static void print_progress(void *user, size_t done, size_t total, double elapsed_s)
+{
+    (void)user;
+    const double rate = (double)done / (elapsed_s + 1e-9);
+    const double eta = rate > 0 ? (double)(total - (done < total ? done : total)) / rate : 0;
+    char bar[31];
+    const size_t filled = total ? (done < total ? done : total) * 30 / total : 30;
+    for (size_t i = 0; i < 30; i++)
+        bar[i] = i < filled ? '#' : '.';
+    bar[30] = '\0';
+    fprintf(stderr, "\r[%s] %zu/%zu %5.1f%% %7.0f cases/s ETA %4.0fs", bar, done, total,
+            total ? 100.0 * (double)done / (double)total : 100.0, rate, eta);
+    if (done >= total)
+        fputc('\n', stderr);
+    fflush(stderr);
+}
+
+/* The terminal summary (rendered by the reports module) and where the report went. */
+static void print_summary(const bitcts_run_config *cfg, const bitcts_run_result *r)
+{
+    char *text = NULL;
+    if (bitcts_report_render(r->report, BITCTS_REPORT_FORMAT_TEXT, &text, NULL) == BITCTS_OK)
+        printf("\n%s", text);
+    free(text);
+    printf("\n%zu cases in %.1f s; report in %s/ (report.json, junit.xml, report.html, "
+           "summary.md)\n",
+           r->cases, r->duration_s, cfg->report_dir);
+}
 
 static int parse_shard(const char *v, bitcts_run_config *cfg)
 {
@@ -87,12 +118,23 @@ static int parse_run_option(int argc, char **argv, int *i, bitcts_run_config *cf
             return bitcts_cli_error("run", "--seed: '%s' is not a 64-bit number", r < 0 ? "" : v);
     } else if (strcmp(argv[*i], "--resume") == 0) {
         cfg->resume = 1;
-    } else if (strcmp(argv[*i], "--quiet") == 0) {
-        cfg->quiet = 1;
     } else {
         *handled = 0;
     }
     return 0;
+}
+
+/* The command line as the report records it. */
+static json_t *command_line_json(int argc, char **argv)
+{
+    json_t *list = json_array();
+    for (int i = 0; list && i < argc; i++) {
+        if (json_array_append_new(list, json_string(argv[i])) != 0) {
+            json_decref(list);
+            return NULL;
+        }
+    }
+    return list;
 }
 
 int bitcts_cmd_run(int argc, char **argv)
@@ -101,15 +143,18 @@ int bitcts_cmd_run(int argc, char **argv)
                              .seed = BITCTS_DEFAULT_SEED,
                              .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN),
                              .timeout_s = 30,
-                             .report_dir = "bitcts-report",
-                             .argc = argc,
-                             .argv = argv};
+                             .report_dir = "bitcts-report"};
     if (cfg.jobs < 1)
         cfg.jobs = 1;
+    int quiet = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(run_usage, stdout);
             return 0;
+        }
+        if (strcmp(argv[i], "--quiet") == 0) {
+            quiet = 1;
+            continue;
         }
         int handled = 0;
         int rc = bitcts_parse_selection("run", argc, argv, &i, &cfg.selection, &cfg.tier_text, &handled);
@@ -122,5 +167,21 @@ int bitcts_cmd_run(int argc, char **argv)
     }
     if (!cfg.backend_spec)
         return bitcts_cli_error("run", "--backend is required (a built-in name or a plugin path)");
-    return bitcts_run(&cfg);
+    json_t *command_line = command_line_json(argc, argv);
+    if (command_line == NULL)
+        return bitcts_cli_error("run", "out of memory");
+    cfg.command_line = command_line;
+    if (!quiet && isatty(STDERR_FILENO))
+        cfg.progress = print_progress;
+    bitcts_run_result result;
+    const int st = bitcts_run(&cfg, &result);
+    json_decref(command_line);
+    if (st != BITCTS_OK) {
+        bitcts_run_result_free(&result);
+        return bitcts_cli_error("run", "%s", result.error);
+    }
+    print_summary(&cfg, &result);
+    const int exit_code = result.failed ? BITCTS_EXIT_FAILURES : BITCTS_EXIT_OK;
+    bitcts_run_result_free(&result);
+    return exit_code;
 }

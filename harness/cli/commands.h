@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The subcommands of the bitcts executable. Each returns the process exit code: 0 success,
- * 1 a completed run with failures, 2 bad input (with a one-line error on stderr). */
-#ifndef BITCTS_HARNESS_COMMANDS_H
-#define BITCTS_HARNESS_COMMANDS_H
+/* The subcommands of the bitcts executable, one file each. Each returns the process exit code:
+ * 0 success, 1 a completed run with failures, 2 bad input (with a one-line error on stderr).
+ * Thread-safety: commands run on the main thread. */
+#ifndef BITCTS_HARNESS_CLI_COMMANDS_H
+#define BITCTS_HARNESS_CLI_COMMANDS_H
 
 #include "case_plan.h" /* bitcts_selection */
 
@@ -11,6 +12,8 @@ int bitcts_cmd_eval(int argc, char **argv);
 int bitcts_cmd_vectors(int argc, char **argv);
 int bitcts_cmd_run(int argc, char **argv);
 int bitcts_cmd_sweep(int argc, char **argv);
+int bitcts_cmd_bench(int argc, char **argv);
+int bitcts_cmd_report(int argc, char **argv);
 
 /** Parses --filter, --tier, --feature-level at argv[*i]; sets *handled when it took one.
  * Returns 0 or an exit code (2) after printing the error. */

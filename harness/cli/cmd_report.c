@@ -6,8 +6,9 @@
 #include <string.h> /* strcmp */
 
 #include "cli_util.h"
+#include "commands.h"
 #include "fs_util.h"
-#include "report.h"
+#include "report_files.h"
 
 static const char report_usage[] =
     "usage: bitcts report <action> [<args>]\n"
@@ -161,7 +162,7 @@ static int cmd_diff(int argc, char **argv)
     char err[BITCTS_REPORT_ERROR_CAP + 4200] = "";
     int rc = BITCTS_EXIT_USAGE;
     for (int k = 0; k < 2; k++) {
-        if (bitcts_report_load(paths[k], &reports[k], err, sizeof err) != BITCTS_OK) {
+        if (bitcts_report_files_load(paths[k], &reports[k], err, sizeof err) != BITCTS_OK) {
             bitcts_cli_error("report diff", "%s", err);
             goto cleanup;
         }
@@ -196,7 +197,7 @@ static int merge_loaded(json_t **reports, const char **paths, int n, const char 
                                                  &merged, err, sizeof err);
     if (st != BITCTS_OK)
         return bitcts_cli_error("report merge", "%s", err[0] ? err : bitcts_status_message(st));
-    const int wr = bitcts_report_write_all(merged, out_dir, err, sizeof err);
+    const int wr = bitcts_report_files_write(merged, out_dir, err, sizeof err);
     const size_t cases = json_array_size(json_object_get(merged, "cases"));
     const int clean = bitcts_report_is_clean(merged);
     json_decref(merged);
@@ -249,7 +250,7 @@ static int cmd_merge(int argc, char **argv)
     }
     for (int k = 0; k < n; k++) {
         char err[BITCTS_REPORT_ERROR_CAP + 4200] = "";
-        if (bitcts_report_load(paths[k], &reports[k], err, sizeof err) != BITCTS_OK) {
+        if (bitcts_report_files_load(paths[k], &reports[k], err, sizeof err) != BITCTS_OK) {
             rc = bitcts_cli_error("report merge", "%s", err);
             goto cleanup;
         }
@@ -278,9 +279,9 @@ static int cmd_render(int argc, char **argv)
         return bitcts_cli_error("report render", "%s is not a report folder", argv[1]);
     char err[BITCTS_REPORT_ERROR_CAP + 4200] = "";
     json_t *report = NULL;
-    if (bitcts_report_load(argv[1], &report, err, sizeof err) != BITCTS_OK)
+    if (bitcts_report_files_load(argv[1], &report, err, sizeof err) != BITCTS_OK)
         return bitcts_cli_error("report render", "%s", err);
-    const int st = bitcts_report_write_views(report, argv[1], err, sizeof err);
+    const int st = bitcts_report_files_write_views(report, argv[1], err, sizeof err);
     json_decref(report);
     if (st != BITCTS_OK)
         return bitcts_cli_error("report render", "%s", err);

@@ -7,7 +7,7 @@
 #include "cli_util.h"
 #include "clock.h"
 #include "commands.h"
-#include "vec_export.h"
+#include "export_dir.h"
 
 static const char vectors_usage[] =
     "usage: bitcts vectors export --out DIR [--filter GLOB] [--tier T] [--feature-level FL]\n"
@@ -29,6 +29,7 @@ int bitcts_cmd_vectors(int argc, char **argv)
         return bitcts_cli_error("vectors", "unknown action '%s' (export)", argv[1]);
     bitcts_export_options opt = {.seed = BITCTS_DEFAULT_SEED,
                                  .selection = {.tiers = BITCTS_TIER_DEFAULT}};
+    const char *out_dir = NULL;
     for (int i = 2; i < argc; i++) {
         int handled = 0;
         const char *v = NULL;
@@ -43,7 +44,7 @@ int bitcts_cmd_vectors(int argc, char **argv)
                 return bitcts_cli_error("vectors export", "--out needs a directory");
             if (strlen(v) > 3000)
                 return bitcts_cli_error("vectors export", "--out path is too long");
-            opt.out_dir = v;
+            out_dir = v;
         } else if ((r = bitcts_cli_option(argc, argv, &i, "--seed", &v)) != 0) {
             if (r < 0 || bitcts_cli_parse_u64(v, &opt.seed) != 0)
                 return bitcts_cli_error("vectors export", "--seed: '%s' is not a 64-bit number",
@@ -55,7 +56,7 @@ int bitcts_cmd_vectors(int argc, char **argv)
             return bitcts_cli_error("vectors export", "unknown argument '%s'", argv[i]);
         }
     }
-    if (!opt.out_dir)
+    if (!out_dir)
         return bitcts_cli_error("vectors export", "--out DIR is required");
     bitcts_plan *plan = NULL;
     if (bitcts_plan_create(&plan) != BITCTS_OK)
@@ -63,12 +64,12 @@ int bitcts_cmd_vectors(int argc, char **argv)
     const double t0 = bitcts_clock_now();
     bitcts_export_stats stats;
     char err[4200] = "";
-    const int st = bitcts_vectors_export(plan, &opt, &stats, err, sizeof err);
+    const int st = bitcts_export_dir(plan, &opt, out_dir, &stats, err, sizeof err);
     const double secs = bitcts_clock_now() - t0;
     bitcts_plan_destroy(plan);
     if (st != BITCTS_OK)
         return bitcts_cli_error("vectors export", "%s", err[0] ? err : bitcts_status_message(st));
     fprintf(stderr, "exported %zu cases, %zu files, %.1f MiB to %s in %.2f s\n", stats.cases,
-            stats.files, (double)stats.bytes / 1048576.0, opt.out_dir, secs);
+            stats.files, (double)stats.bytes / 1048576.0, out_dir, secs);
     return 0;
 }

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/* Report folders on disk: loading a report.json (or the folder holding one) into the reports
+ * module's model, and writing a report folder (report.json and its views), each file
+ * atomically (a temporary name, then rename). The reports module itself only takes and returns
+ * bytes. Thread-safety: reentrant. */
+#include <stdio.h>  /* snprintf */
+#include <stdlib.h> /* free */
+#include <string.h> /* strlen */
+
+#include "fs_util.h"
+#include "report_files.h"
+
+bitcts_status bitcts_report_files_load(const char *path, json_t **out, char *err, size_t cap)
+{
+    if (err && cap)
+        err[0] = '\0';
+    if (!path || !*path || !out) {
+        if (err && cap)
+            snprintf(err, cap, "no report path given");
+        return BITCTS_E_INVALID_ARGUMENT;
+    }
+    *out = NULL;
+    char file[4096];
+    const int n = bitcts_fs_dir_state(path) == 1
+                      ? snprintf(file, sizeof file, "%s/report.json", path)
+                      : snprintf(file, sizeof file, "%s", path);
+    if (n < 0 || (size_t)n >= sizeof file) {
+        if (err && cap)
+            snprintf(err, cap, "report path is too long");
+        return BITCTS_E_INVALID_ARGUMENT;
+    }
+    char *bytes = NULL;
+    size_t size = 0;
+    const int rd = bitcts_fs_read(file, BITCTS_REPORT_MAX_BYTES, &bytes, &size, err, cap);
+    if (rd != BITCTS_OK)
+        return (bitcts_status)rd;
+    const bitcts_status st = bitcts_report_parse(file, bytes, size, out, err, cap);
+    free(bytes);
+    return st;
+}
+
+static int write_format(const json_t *report, const char *dir, const char *file,
+                        bitcts_report_format format, char *err, size_t cap)
+{
+    char path[4096];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, file) >= sizeof path) {
+        snprintf(err, cap, "report folder path is too long: %s", dir);
+        return BITCTS_E_INVALID_ARGUMENT;
+    }
+    char *text = NULL;
+    size_t size = 0;
+    const bitcts_status st = bitcts_report_render(report, format, &text, &size);
+    if (st != BITCTS_OK) {
+        snprintf(err, cap, "cannot render %s: %s", path, bitcts_status_message(st));
+        return st;
+    }
+    const int wr = bitcts_fs_write_atomic(path, text, size, err, cap);
+    free(text);
+    return wr;
+}
+
+/* Validates and creates the folder; shared by both writers. */
+static int prepare(const json_t *report, const char *dir, char *err, size_t cap)
+{
+    if (!report || !dir || !*dir || !err || !cap) {
+        if (err && cap)
+            snprintf(err, cap, "no report or folder given");
+        return BITCTS_E_INVALID_ARGUMENT;
+    }
+    err[0] = '\0';
+    char name[4096];
+    snprintf(name, sizeof name, "%s/report.json", dir);
+    const bitcts_status st = bitcts_report_validate(report, name, err, cap);
+    if (st != BITCTS_OK)
+        return st;
+    return bitcts_fs_mkdirs(dir, err, cap);
+}
+
+static int write_views(const json_t *report, const char *dir, char *err, size_t cap)
+{
+    int st = write_format(report, dir, "junit.xml", BITCTS_REPORT_FORMAT_JUNIT, err, cap);
+    if (st == BITCTS_OK)
+        st = write_format(report, dir, "report.html", BITCTS_REPORT_FORMAT_HTML, err, cap);
+    if (st == BITCTS_OK)
+        st = write_format(report, dir, "summary.md", BITCTS_REPORT_FORMAT_MARKDOWN, err, cap);
+    return st;
+}
+
+int bitcts_report_files_write_views(const json_t *report, const char *dir, char *err, size_t cap)
+{
+    const int st = prepare(report, dir, err, cap);
+    return st != BITCTS_OK ? st : write_views(report, dir, err, cap);
+}
+
+int bitcts_report_files_write(const json_t *report, const char *dir, char *err, size_t cap)
+{
+    int st = prepare(report, dir, err, cap);
+    if (st == BITCTS_OK)
+        st = write_format(report, dir, "report.json", BITCTS_REPORT_FORMAT_JSON, err, cap);
+    return st != BITCTS_OK ? st : write_views(report, dir, err, cap);
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/* Report folders on disk (docs/report-schema.md): load a report, write a report folder.
+ * Thread-safety: reentrant; a report given to these functions is only read. */
+#ifndef BITCTS_HARNESS_REPORT_FILES_H
+#define BITCTS_HARNESS_REPORT_FILES_H
+
+#include <stddef.h> /* size_t */
+
+#include "report.h" /* json_t, bitcts_status, the model */
+
+/** Reads PATH/report.json when PATH is a folder, else the file PATH, then parses and validates
+ * it (bitcts_report_parse).
+ * @return as bitcts_report_parse, plus BITCTS_E_IO (cannot read) and BITCTS_E_PARSE (larger
+ *         than BITCTS_REPORT_MAX_BYTES). */
+BITCTS_NODISCARD bitcts_status bitcts_report_files_load(const char *path, json_t **out, char *err,
+                                                        size_t cap);
+
+/** Validates the report, then writes DIR/report.json, DIR/junit.xml, DIR/report.html and
+ * DIR/summary.md, each atomically, creating DIR if needed.
+ * @param err [out] one line naming the file and the problem on failure, "" on success.
+ * @return BITCTS_OK; BITCTS_E_INVALID_ARGUMENT; BITCTS_E_PARSE and BITCTS_E_FORMAT_VERSION (the
+ *         report fails validation: nothing is written); BITCTS_E_IO; BITCTS_E_OUT_OF_MEMORY. */
+BITCTS_NODISCARD int bitcts_report_files_write(const json_t *report, const char *dir, char *err,
+                                               size_t cap);
+
+/** As bitcts_report_files_write, but leaves DIR/report.json alone: re-renders the three views
+ * (`bitcts report render`). Same statuses. */
+BITCTS_NODISCARD int bitcts_report_files_write_views(const json_t *report, const char *dir,
+                                                     char *err, size_t cap);
+
+#endif

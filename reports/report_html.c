@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: MIT */
+/* The HTML view of a report: one self-contained page (inline style and script) with the run's
+ * identity, the verdict table, every listed failure with a bit-level mismatch table, and more. */
+#include <stdio.h>  /* snprintf */
+#include <stdlib.h> /* free */
+#include <string.h> /* strlen */
+
+#include "report_render.h"
+
+static const char html_style[] =
+    "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0;"
+    "color:#1f2328;background:#fff}\n"
+    "header{background:#24292f;color:#fff;padding:14px 24px}\n"
+    "header h1{margin:0;font-size:22px;font-weight:600}\n"
+    "main{padding:8px 24px 40px;max-width:1500px}\n"
+    "h2{font-size:18px;border-bottom:1px solid #d0d7de;padding-bottom:4px;margin-top:28px}\n"
+    ".status{display:inline-block;padding:2px 12px;border-radius:12px;font-size:15px;"
+    "margin-left:12px;vertical-align:middle}\n"
+    ".passed{background:#1a7f37}.failed{background:#cf222e}\n"
+    "dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:3px 18px;margin:12px 0}\n"
+    "dl.meta dt{font-weight:600;color:#57606a}dl.meta dd{margin:0;word-break:break-all}\n"
+    "table{border-collapse:collapse;margin:8px 0 12px}\n"
+    "th,td{border:1px solid #d0d7de;padding:3px 9px;text-align:left;vertical-align:top}\n"
+    "th{background:#f6f8fa;font-weight:600}td.n,th.n{text-align:right;"
+    "font-variant-numeric:tabular-nums}\n"
+    "tr.total td{font-weight:600;background:#f6f8fa}td.zero{color:#afb8c1}\n"
+    ".v-pass{background:#dafbe1}.v-warn{background:#fff8c5}.v-recorded{background:#ddf4ff}\n"
+    ".v-fail,.v-timeout,.v-crash,.v-missing,.v-internal_error,.v-unexpected_pass"
+    "{background:#ffebe9}\n"
+    ".v-not_supported,.v-expected_fail{background:#eaeef2}\n"
+    "code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;"
+    "font-size:12.5px}\n"
+    "pre{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:6px 10px;"
+    "white-space:pre-wrap;word-break:break-all;margin:6px 0}\n"
+    ".case{border:1px solid #d0d7de;border-left:6px solid #cf222e;border-radius:6px;"
+    "padding:6px 14px;margin:12px 0}\n"
+    ".case.warn{border-left-color:#bf8700}.case.expected_fail{border-left-color:#8c959f}\n"
+    ".case h3{margin:4px 0;font-size:14px;word-break:break-all}\n"
+    ".badge{display:inline-block;border-radius:10px;padding:0 8px;margin-right:8px;"
+    "font-size:12px;font-weight:600;border:1px solid #d0d7de}\n"
+    "mark{background:#ffb8b0;color:inherit}\n"
+    ".note{color:#57606a}\n"
+    "#controls{margin:8px 0}#controls input,#controls select{font:inherit;padding:2px 6px}\n";
+
+static const char html_script[] =
+    "<script>\n"
+    "function bitctsFilter(){var t=document.getElementById('f-text').value.toLowerCase(),"
+    "v=document.getElementById('f-verdict').value,n=0;"
+    "document.querySelectorAll('#failures .case').forEach(function(e){"
+    "var ok=(!v||e.dataset.verdict===v)&&(!t||e.dataset.id.toLowerCase().indexOf(t)>=0);"
+    "e.style.display=ok?'':'none';n+=ok?1:0;});"
+    "document.getElementById('f-count').textContent=n+' shown';}\n"
+    "</script>\n";
+
+static void html_meta_row(sbuf *b, const char *label, const char *value, int mono)
+{
+    sb_printf(b, "<dt>%s</dt><dd%s>", label, mono ? " class=\"mono\"" : "");
+    sb_esc(b, *value ? value : "\xE2\x80\x94", 0);
+    sb_puts(b, "</dd>\n");
+}
+
+static void html_identity(sbuf *b, const bitcts__report_view *v)
+{
+    const json_t *r = v->report;
+    const json_t *be = json_object_get(r, "backend");
+    const json_t *host = json_object_get(r, "host");
+    const json_t *sel = json_object_get(r, "selection");
+    char line[512];
+    sb_puts(b, "<dl class=\"meta\">\n");
+    html_meta_row(b, "Suite version", bitcts_report_str(r, "suite_version"), 0);
+    snprintf(line, sizeof line, "%s \xE2\x80\x94 %s, version %s, build %s",
+             bitcts_report_str(be, "name"), bitcts_report_str(be, "vendor"),
+             bitcts_report_str(be, "version"), bitcts_report_str(be, "build_id"));
+    html_meta_row(b, "Backend", line, 0);
+    snprintf(line, sizeof line, "%s (%s)", bitcts_report_str(be, "spec"),
+             bitcts_report_str(be, "path"));
+    html_meta_row(b, "Backend spec (path)", line, 1);
+    html_meta_row(b, "Library XXH3-128", bitcts_report_str(be, "library_xxh3_128"), 1);
+    html_meta_row(b, "Feature level", bitcts_report_str(be, "feature_level"), 0);
+    html_meta_row(b, "ABI version", bitcts_report_str(be, "abi_version"), 0);
+    const char *key;
+    const json_t *value;
+    json_object_foreach((json_t *)json_object_get(be, "info"), key, value)
+    {
+        sb_puts(b, "<dt>Backend info: ");
+        sb_esc(b, key, 0);
+        sb_puts(b, "</dt><dd>");
+        sb_esc(b, json_string_value(value), 0);
+        sb_puts(b, "</dd>\n");
+    }
+    snprintf(line, sizeof line, "%s \xE2\x80\x94 %s, %s, %lld CPUs",
+             bitcts_report_str(host, "hostname"), bitcts_report_str(host, "os"),
+             bitcts_report_str(host, "machine"),
+             (long long)json_integer_value(json_object_get(host, "cpus")));
+    html_meta_row(b, "Host", line, 0);
+    html_meta_row(b, "Seed", bitcts_report_str(r, "seed"), 1);
+    sb_puts(b, "<dt>Command line</dt><dd><code>");
+    bitcts__report_command_line(b, r, sb_esc_text);
+    sb_puts(b, "</code></dd>\n");
+    snprintf(line, sizeof line, "tier %s, filter %s, feature level %s, shard %s",
+             bitcts_report_str(sel, "tier"), bitcts_report_str(sel, "filter"),
+             *bitcts_report_str(sel, "feature_level") ? bitcts_report_str(sel, "feature_level")
+                                                      : "any",
+             *bitcts_report_str(sel, "shard") ? bitcts_report_str(sel, "shard") : "none");
+    html_meta_row(b, "Selection", line, 0);
+    snprintf(line, sizeof line, "%s \xE2\x86\x92 %s (%.1f s)", bitcts_report_str(r, "started"),
+             bitcts_report_str(r, "finished"), bitcts_report_num(r, "duration_s"));
+    html_meta_row(b, "Run", line, 0);
+    sb_puts(b, "</dl>\n");
+}
+
+static void html_count_cell(sbuf *b, size_t count, int verdict)
+{
+    if (count)
+        sb_printf(b, "<td class=\"n v-%s\">%zu</td>", bitcts_verdict_name(verdict), count);
+    else
+        sb_puts(b, "<td class=\"n zero\">0</td>");
+}
+
+static void html_verdict_table(sbuf *b, const bitcts__report_view *v)
+{
+    int shown[BITCTS_VERDICT_COUNT];
+    for (int k = 0; k < BITCTS_VERDICT_COUNT; k++)
+        shown[k] =
+            v->t->totals[k] || k == BITCTS_VERDICT_PASS || k == BITCTS_VERDICT_FAIL;
+    sb_puts(b, "<h2 id=\"verdicts\">Verdicts by operator</h2>\n"
+               "<table id=\"verdict-table\" class=\"verdicts\">\n<tr><th>operator</th>");
+    for (int k = 0; k < BITCTS_VERDICT_COUNT; k++) {
+        if (shown[k])
+            sb_printf(b, "<th class=\"n\">%s</th>", bitcts_verdict_name(k));
+    }
+    sb_puts(b, "<th class=\"n\">total</th><th class=\"n\">time (s)</th></tr>\n");
+    double total_ms = 0;
+    for (size_t i = 0; i < v->t->n_ops; i++) {
+        const bitcts_report_op_tally *row = &v->t->ops[i];
+        sb_puts(b, "<tr><td><code>");
+        sb_esc(b, row->name, 0);
+        sb_puts(b, "</code></td>");
+        for (int k = 0; k < BITCTS_VERDICT_COUNT; k++) {
+            if (shown[k])
+                html_count_cell(b, row->verdicts[k], k);
+        }
+        sb_printf(b, "<td class=\"n\">%zu</td><td class=\"n\">%.2f</td></tr>\n", row->count,
+                  row->ms / 1000.0);
+        total_ms += row->ms;
+    }
+    sb_puts(b, "<tr class=\"total\"><td>total</td>");
+    for (int k = 0; k < BITCTS_VERDICT_COUNT; k++) {
+        if (shown[k])
+            html_count_cell(b, v->t->totals[k], k);
+    }
+    sb_printf(b, "<td class=\"n\">%zu</td><td class=\"n\">%.2f</td></tr>\n</table>\n", v->t->n,
+              total_ms / 1000.0);
+}
+
+/* Binary digits of `bits`, with the digits that differ from `other` marked. */
+static void html_bits(sbuf *b, const char *bits, const char *other)
+{
+    const int same_len = strlen(bits) == strlen(other);
+    for (size_t i = 0; bits[i]; i++) {
+        const int differs = same_len && bits[i] != other[i];
+        if (differs)
+            sb_puts(b, "<mark>");
+        sb_esc(b, (const char[]){bits[i], '\0'}, 0);
+        if (differs)
+            sb_puts(b, "</mark>");
+    }
+}
+
+static void html_value_row(sbuf *b, const char *label, const char *hex, const char *bin,
+                           const char *other_bin)
+{
+    sb_printf(b, "<tr><th>%s</th><td class=\"mono\">", label);
+    sb_esc(b, hex, 0);
+    sb_puts(b, "</td><td class=\"mono\">");
+    html_bits(b, bin, other_bin);
+    sb_puts(b, "</td></tr>\n");
+}
+
+static void html_mismatch(sbuf *b, const json_t *failure)
+{
+    const json_t *first = json_object_get(failure, "first");
+    sb_printf(b, "<p>%lld of %lld elements differ",
+              (long long)json_integer_value(json_object_get(failure, "mismatches")),
+              (long long)json_integer_value(json_object_get(failure, "elements")));
+    if (!json_is_object(first)) {
+        sb_puts(b, ".</p>\n");
+        return;
+    }
+    const json_t *coords = json_object_get(first, "coords");
+    const json_t *inputs = json_object_get(first, "inputs");
+    sb_printf(b, "; the first at index %lld, coordinates [",
+              (long long)json_integer_value(json_object_get(first, "index")));
+    for (size_t i = 0; i < json_array_size(coords); i++)
+        sb_printf(b, "%s%lld", i ? ", " : "",
+                  (long long)json_integer_value(json_array_get(coords, i)));
+    sb_puts(b,
+            "]:</p>\n<table class=\"mismatch\">\n<tr><th></th><th>hex</th><th>binary</th></tr>\n");
+    for (size_t i = 0; i < json_array_size(inputs); i++) {
+        const char *hex = json_string_value(json_array_get(inputs, i));
+        char bin[80];
+        char label[32];
+        bitcts__report_hex_to_bin(hex, bin, sizeof bin);
+        snprintf(label, sizeof label, "input %s", bitcts__report_input_name(json_array_size(inputs), i));
+        html_value_row(b, json_array_size(inputs) == 1 ? "input" : label, hex, bin, "");
+    }
+    const char *expected_bin = bitcts_report_str(first, "expected_bin");
+    const char *actual_bin = bitcts_report_str(first, "actual_bin");
+    html_value_row(b, "expected", bitcts_report_str(first, "expected"), expected_bin, actual_bin);
+    html_value_row(b, "actual", bitcts_report_str(first, "actual"), actual_bin, expected_bin);
+    sb_puts(b, "</table>\n");
+}
+
+static void html_case(sbuf *b, const json_t *c)
+{
+    const char *verdict = bitcts_report_str(c, "verdict");
+    const char *id = bitcts_report_str(c, "id");
+    const json_t *warnings = json_object_get(c, "warnings");
+    sb_printf(b, "<div class=\"case %s\" data-verdict=\"%s\" data-id=\"", verdict, verdict);
+    sb_esc(b, id, 1);
+    sb_puts(b, "\" id=\"case-");
+    sb_esc(b, id, 1);
+    sb_printf(b, "\">\n<h3><span class=\"badge v-%s\">%s</span><code>", verdict, verdict);
+    sb_esc(b, id, 0);
+    sb_printf(b, "</code> <span class=\"note\">%.3f ms</span></h3>\n",
+              bitcts_report_num(c, "duration_ms"));
+    if (*bitcts_report_str(c, "detail")) {
+        sb_puts(b, "<p class=\"detail\">");
+        sb_esc(b, bitcts_report_str(c, "detail"), 0);
+        sb_puts(b, "</p>\n");
+    }
+    if (json_is_object(json_object_get(c, "failure")))
+        html_mismatch(b, json_object_get(c, "failure"));
+    for (size_t i = 0; i < json_array_size(warnings); i++) {
+        sb_puts(b, "<p>warning: ");
+        sb_esc(b, json_string_value(json_array_get(warnings, i)), 0);
+        sb_puts(b, "</p>\n");
+    }
+    if (*bitcts_report_str(c, "baseline")) {
+        sb_puts(b, "<p>baseline: ");
+        sb_esc(b, bitcts_report_str(c, "baseline"), 0);
+        sb_puts(b, "</p>\n");
+    }
+    if (*bitcts_report_str(c, "output_xxh3_128"))
+        sb_printf(b, "<p>output XXH3-128: <code>%s</code></p>\n",
+                  bitcts_report_str(c, "output_xxh3_128")); /* validated: hex digits only */
+    sb_puts(b, "<pre><code>");
+    sb_esc(b, bitcts_report_str(c, "repro"), 0);
+    sb_puts(b, "</code></pre>\n</div>\n");
+}
+
+static void html_failures(sbuf *b, const bitcts__report_view *v)
+{
+    sb_printf(b, "<h2 id=\"failures-title\">Failures and warnings (%zu)</h2>\n", v->listed);
+    if (!v->listed) {
+        sb_puts(b, "<p>None: every case passed, was recorded or is not supported.</p>\n");
+        return;
+    }
+    sb_puts(b, "<div id=\"controls\">Filter: <input id=\"f-text\" placeholder=\"case id contains\" "
+               "oninput=\"bitctsFilter()\"> <select id=\"f-verdict\" onchange=\"bitctsFilter()\">"
+               "<option value=\"\">all verdicts</option>");
+    for (int k = 0; k < BITCTS_VERDICT_COUNT; k++) {
+        if (bitcts__report_is_listed(k) && v->t->totals[k])
+            sb_printf(b, "<option>%s</option>", bitcts_verdict_name(k));
+    }
+    sb_puts(b,
+            "</select> <span id=\"f-count\" class=\"note\"></span></div>\n<div id=\"failures\">\n");
+    size_t shown = 0;
+    for (size_t i = 0; i < v->t->n && shown < BITCTS_REPORT_HTML_MAX_FAILURES; i++) {
+        const json_t *c = json_array_get(v->cases, i);
+        if (bitcts__report_is_listed(bitcts_report_case_verdict(c))) {
+            html_case(b, c);
+            shown++;
+        }
+    }
+    sb_puts(b, "</div>\n");
+    if (shown < v->listed)
+        sb_printf(b,
+                  "<p class=\"note\">%zu more not shown (the first %u are listed); "
+                  "report.json and junit.xml hold every case.</p>\n",
+                  v->listed - shown, BITCTS_REPORT_HTML_MAX_FAILURES);
+}
+
+static void html_recorded(sbuf *b, const bitcts__report_view *v)
+{
+    if (!v->t->totals[BITCTS_VERDICT_RECORDED])
+        return;
+    sb_printf(b,
+              "<h2 id=\"recorded\">Recorded cases by policy (%zu)</h2>\n"
+              "<p class=\"note\">Shift counts at or above the element width: the result is "
+              "classified, not asserted.</p>\n<table>\n<tr><th>operator</th>",
+              v->t->totals[BITCTS_VERDICT_RECORDED]);
+    for (size_t p = 0; p < BITCTS_REPORT_POLICY_COUNT; p++)
+        sb_printf(b, "<th class=\"n\">%s</th>",
+                  *bitcts_report_policy_name((int)p) ? bitcts_report_policy_name((int)p)
+                                                     : "(none)");
+    sb_puts(b, "</tr>\n");
+    for (size_t i = 0; i < v->t->n_ops; i++) {
+        if (!v->t->ops[i].verdicts[BITCTS_VERDICT_RECORDED])
+            continue;
+        sb_puts(b, "<tr><td><code>");
+        sb_esc(b, v->t->ops[i].name, 0);
+        sb_puts(b, "</code></td>");
+        for (size_t p = 0; p < BITCTS_REPORT_POLICY_COUNT; p++)
+            sb_printf(b, "<td class=\"n\">%zu</td>", v->t->ops[i].policies[p]);
+        sb_puts(b, "</tr>\n");
+    }
+    sb_puts(b, "</table>\n");
+}
+
+static void html_slowest(sbuf *b, const bitcts__report_view *v)
+{
+    const json_t *slowest = json_object_get(v->report, "slowest");
+    if (!json_array_size(slowest))
+        return;
+    sb_puts(b, "<h2 id=\"slowest\">Slowest cases</h2>\n<table>\n"
+               "<tr><th>case</th><th class=\"n\">ms</th></tr>\n");
+    for (size_t i = 0; i < json_array_size(slowest); i++) {
+        const json_t *e = json_array_get(slowest, i);
+        sb_puts(b, "<tr><td><code>");
+        sb_esc(b, bitcts_report_str(e, "id"), 0);
+        sb_printf(b, "</code></td><td class=\"n\">%.3f</td></tr>\n",
+                  bitcts_report_num(e, "duration_ms"));
+    }
+    sb_puts(b, "</table>\n");
+}
+
+void bitcts__report_render_html(sbuf *b, const bitcts__report_view *v)
+{
+    const char *backend = bitcts_report_str(json_object_get(v->report, "backend"), "name");
+    sb_puts(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+               "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+               "<title>bitcts report: ");
+    sb_esc(b, backend, 0);
+    sb_printf(b,
+              "</title>\n<style>\n%s</style>\n%s</head>\n<body>\n<header><h1>bitcts "
+              "conformance report<span class=\"status %s\">%s</span></h1></header>\n<main>\n",
+              html_style, html_script, v->clean ? "passed" : "failed",
+              v->clean ? "PASSED" : "FAILED");
+    sb_printf(b, "<p id=\"overview\">%zu cases, %zu listed below as failures or warnings.</p>\n",
+              v->t->n, v->listed);
+    html_identity(b, v);
+    html_verdict_table(b, v);
+    html_failures(b, v);
+    html_recorded(b, v);
+    html_slowest(b, v);
+    sb_puts(b, "</main>\n</body>\n</html>\n");
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/* The Markdown view of a report (GitHub-flavoured): identity, the verdict table, listed
+ * failures with their repro commands, the slowest cases. */
+#include <stdio.h>  /* snprintf */
+#include <stdlib.h> /* free */
+#include <string.h> /* strlen */
+
+#include "report_render.h"
+
+static void md_verdict_table(sbuf *b, const bitcts__report_view *v)
+{
+    int shown[BITCTS_VERDICT_COUNT];
+    sb_puts(b, "## Verdicts by operator\n\n| operator |");
+    for (int k = 0; k < BITCTS_VERDICT_COUNT; k++) {
+        shown[k] =
+            v->t->totals[k] || k == BITCTS_VERDICT_PASS || k == BITCTS_VERDICT_FAIL;
+        if (shown[k])
+            sb_printf(b, " %s |", bitcts_verdict_name(k));
+    }
+    sb_puts(b, " total |\n|---|");
+    for (int k = 0; k < BITCTS_VERDICT_COUNT; k++)
+        sb_puts(b, shown[k] ? "---:|" : "");
+    sb_puts(b, "---:|\n");
+    for (size_t i = 0; i <= v->t->n_ops; i++) {
+        const size_t *counts = i < v->t->n_ops ? v->t->ops[i].verdicts : v->t->totals;
+        sb_puts(b, "| ");
+        if (i < v->t->n_ops)
+            sb_md_cell(b, v->t->ops[i].name);
+        else
+            sb_puts(b, "**total**");
+        sb_puts(b, " |");
+        for (int k = 0; k < BITCTS_VERDICT_COUNT; k++) {
+            if (shown[k])
+                sb_printf(b, " %zu |", counts[k]);
+        }
+        sb_printf(b, " %zu |\n", i < v->t->n_ops ? v->t->ops[i].count : v->t->n);
+    }
+}
+
+static void md_case(sbuf *b, const json_t *c)
+{
+    const json_t *failure = json_object_get(c, "failure");
+    const json_t *first = json_object_get(failure, "first");
+    sb_puts(b, "- ");
+    sb_md_code(b, bitcts_report_str(c, "id"));
+    sb_printf(b, " **%s**", bitcts_report_str(c, "verdict"));
+    if (*bitcts_report_str(c, "detail")) {
+        sb_puts(b, ": ");
+        sb_md(b, bitcts_report_str(c, "detail"));
+    }
+    if (json_is_object(first)) {
+        char text[256];
+        snprintf(text, sizeof text,
+                 "%lld of %lld elements differ; first at index %lld: expected %s, actual %s",
+                 (long long)json_integer_value(json_object_get(failure, "mismatches")),
+                 (long long)json_integer_value(json_object_get(failure, "elements")),
+                 (long long)json_integer_value(json_object_get(first, "index")),
+                 bitcts_report_str(first, "expected"), bitcts_report_str(first, "actual"));
+        sb_puts(b, " (");
+        sb_md(b, text);
+        sb_puts(b, ")");
+    }
+    sb_puts(b, "  \n  ");
+    sb_md_code(b, bitcts_report_str(c, "repro"));
+    sb_puts(b, "\n");
+}
+
+void bitcts__report_render_markdown(sbuf *b, const bitcts__report_view *v)
+{
+    const json_t *r = v->report;
+    const json_t *be = json_object_get(r, "backend");
+    sb_printf(b, "# bitcts report: %s\n\n", v->clean ? "PASSED" : "FAILED");
+    sb_printf(b, "%zu cases; suite ", v->t->n);
+    sb_md(b, bitcts_report_str(r, "suite_version"));
+    sb_puts(b, "; backend **");
+    sb_md(b, bitcts_report_str(be, "name"));
+    sb_puts(b, "** ");
+    sb_md(b, bitcts_report_str(be, "vendor"));
+    sb_puts(b, " ");
+    sb_md(b, bitcts_report_str(be, "version"));
+    sb_puts(b, ", feature level ");
+    sb_md(b, bitcts_report_str(be, "feature_level"));
+    sb_puts(b, "; library ");
+    sb_md_code(b, *bitcts_report_str(be, "library_xxh3_128")
+                      ? bitcts_report_str(be, "library_xxh3_128")
+                      : "built-in");
+    sb_puts(b, "; seed ");
+    sb_md_code(b, bitcts_report_str(r, "seed"));
+    sb_puts(b, "; host ");
+    sb_md(b, bitcts_report_str(json_object_get(r, "host"), "hostname"));
+    sb_puts(b, ".\n\nCommand: ");
+    bitcts__report_command_line(b, r, sb_md_code);
+    sb_puts(b, "\n\n");
+    md_verdict_table(b, v);
+    sb_printf(b, "\n## Failures and warnings (%zu)\n\n", v->listed);
+    size_t shown = 0;
+    for (size_t i = 0; i < v->t->n && shown < BITCTS_REPORT_MD_MAX_FAILURES; i++) {
+        const json_t *c = json_array_get(v->cases, i);
+        if (bitcts__report_is_listed(bitcts_report_case_verdict(c))) {
+            md_case(b, c);
+            shown++;
+        }
+    }
+    if (!v->listed)
+        sb_puts(b, "None.\n");
+    else if (shown < v->listed)
+        sb_printf(b, "\n%zu more not shown; see report.html or report.json.\n", v->listed - shown);
+    const json_t *slowest = json_object_get(r, "slowest");
+    if (json_array_size(slowest))
+        sb_puts(b, "\n## Slowest cases\n\n| case | ms |\n|---|---:|\n");
+    for (size_t i = 0; i < json_array_size(slowest); i++) {
+        sb_puts(b, "| ");
+        sb_md_cell(b, bitcts_report_str(json_array_get(slowest, i), "id"));
+        sb_printf(b, " | %.3f |\n", bitcts_report_num(json_array_get(slowest, i), "duration_ms"));
+    }
+}

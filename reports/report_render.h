@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* What the renderers of reports/ share: the view of a validated report (its tally and what the
+ * failure sections list), the helpers every format uses, and one entry point per format.
+ * Internal to reports/. Thread-safety: reentrant; a view only reads its report. */
+#ifndef BITCTS_REPORTS_REPORT_RENDER_H
+#define BITCTS_REPORTS_REPORT_RENDER_H
+
+#include "report.h"      /* bitcts_report_tally, the model */
+#include "report_sbuf.h" /* sbuf and the escapers */
+
+/** A validated report as the renderers see it. */
+typedef struct bitcts__report_view {
+    const json_t *report;
+    const json_t *cases;
+    bitcts_report_tally *t;
+    size_t listed; /* cases the failure sections list */
+    int clean;
+} bitcts__report_view;
+
+/** Tallies the report. @return BITCTS_OK or BITCTS_E_OUT_OF_MEMORY (see tally_create). */
+bitcts_status bitcts__report_view_build(bitcts__report_view *v, const json_t *report);
+/** 1 for the verdicts the failure sections list (all but pass, recorded, not_supported). */
+int bitcts__report_is_listed(int verdict);
+/** "0x00ff" -> "0000000011111111" into out; "" for anything else. */
+void bitcts__report_hex_to_bin(const char *hex, char *out, size_t cap);
+/** The report's command line as shell words, quoted where needed, through `emit`. */
+void bitcts__report_command_line(sbuf *b, const json_t *report, void (*emit)(sbuf *, const char *));
+/** The name of input i of a first mismatch with `count` inputs: "input", or "A", "B". */
+const char *bitcts__report_input_name(size_t count, size_t i);
+/** The plain-text evidence of a case: detail, mismatch, digest, warnings, baseline, repro. */
+void bitcts__report_case_evidence(sbuf *b, const json_t *c);
+
+void bitcts__report_render_junit(sbuf *b, const bitcts__report_view *v);
+void bitcts__report_render_html(sbuf *b, const bitcts__report_view *v);
+void bitcts__report_render_markdown(sbuf *b, const bitcts__report_view *v);
+void bitcts__report_render_text(sbuf *b, const bitcts__report_view *v);
+
+#endif

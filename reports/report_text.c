@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/* The terminal view of a report: the verdict table by operator, the failing cases with their
+ * repro commands (the first BITCTS_REPORT_TEXT_MAX_FAILURES), and the slowest cases from the
+ * report's own "slowest" list, so that every view ranks them alike. Text from the report is
+ * shown with control characters replaced, so that nothing in a report can drive a terminal. */
+#include "report_render.h"
+
+/* Plain text with every control character (and DEL) replaced by '?'. */
+static void sb_plain(sbuf *b, const char *s)
+{
+    for (const char *p = s; *p != '\0'; ++p) {
+        const unsigned char c = (unsigned char)*p;
+        sb_add(b, c < 0x20 || c == 0x7f ? "?" : p, 1);
+    }
+}
+
+/* The same into a bounded buffer, for a padded table cell. */
+static const char *plain_copy(char *out, size_t cap, const char *s)
+{
+    size_t n = 0;
+    for (; s[n] != '\0' && n + 1 < cap; ++n) {
+        const unsigned char c = (unsigned char)s[n];
+        out[n] = c < 0x20 || c == 0x7f ? '?' : s[n];
+    }
+    out[n] = '\0';
+    return out;
+}
+
+static void text_verdict_table(sbuf *b, const bitcts__report_view *v)
+{
+    sb_printf(b, "%-16s", "operator");
+    for (int k = 0; k < BITCTS_VERDICT_COUNT; ++k) {
+        if (v->t->totals[k] != 0) {
+            sb_printf(b, " %15s", bitcts_verdict_name(k));
+        }
+    }
+    sb_puts(b, "\n");
+    for (size_t i = 0; i <= v->t->n_ops; ++i) {
+        const size_t *counts = i < v->t->n_ops ? v->t->ops[i].verdicts : v->t->totals;
+        char name[64];
+        sb_printf(b, "%-16s",
+                  plain_copy(name, sizeof name, i < v->t->n_ops ? v->t->ops[i].name : "total"));
+        for (int k = 0; k < BITCTS_VERDICT_COUNT; ++k) {
+            if (v->t->totals[k] != 0) {
+                sb_printf(b, " %15zu", counts[k]);
+            }
+        }
+        sb_puts(b, "\n");
+    }
+}
+
+static void text_failures(sbuf *b, const bitcts__report_view *v)
+{
+    size_t failing = 0;
+    for (int k = 0; k < BITCTS_VERDICT_COUNT; ++k) {
+        failing += bitcts_verdict_is_failure(k) ? v->t->totals[k] : 0;
+    }
+    if (failing == 0) {
+        return;
+    }
+    sb_printf(b, "\nfailures (%zu):\n", failing);
+    size_t shown = 0;
+    for (size_t i = 0; i < v->t->n && shown < BITCTS_REPORT_TEXT_MAX_FAILURES; ++i) {
+        const json_t *c = json_array_get(v->cases, i);
+        const int verdict = bitcts_report_case_verdict(c);
+        if (!bitcts_verdict_is_failure(verdict)) {
+            continue;
+        }
+        ++shown;
+        sb_puts(b, "  ");
+        sb_plain(b, bitcts_report_str(c, "id"));
+        sb_printf(b, ": %s: ", bitcts_verdict_name(verdict));
+        sb_plain(b, bitcts_report_str(c, "detail"));
+        sb_puts(b, "\n    ");
+        sb_plain(b, bitcts_report_str(c, "repro"));
+        sb_puts(b, "\n");
+    }
+    if (shown < failing) {
+        sb_printf(b, "  ... and %zu more (see the report)\n", failing - shown);
+    }
+}
+
+static void text_slowest(sbuf *b, const bitcts__report_view *v)
+{
+    const json_t *slowest = json_object_get(v->report, "slowest");
+    if (json_array_size(slowest) == 0) {
+        return;
+    }
+    sb_puts(b, "\nslowest:\n");
+    for (size_t i = 0; i < json_array_size(slowest) && i < BITCTS_REPORT_TEXT_SLOWEST; ++i) {
+        const json_t *e = json_array_get(slowest, i);
+        sb_printf(b, "  %9.2f ms  ", bitcts_report_num(e, "duration_ms"));
+        sb_plain(b, bitcts_report_str(e, "id"));
+        sb_puts(b, "\n");
+    }
+}
+
+void bitcts__report_render_text(sbuf *b, const bitcts__report_view *v)
+{
+    text_verdict_table(b, v);
+    text_failures(b, v);
+    text_slowest(b, v);
+}
