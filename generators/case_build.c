@@ -21,8 +21,8 @@ uint64_t bitcts_case_seed(uint64_t suite_seed, const char *id)
 }
 
 /* Innermost sizes cross every SIMD width from 1 to 64 bytes; outer sizes stay small. */
-static const uint32_t inner_sizes[] = {1,  2,  3,  4,   5,   7,   8,   9,   15,  16,  17,  31,
-                                       32, 33, 63, 64,  65,  127, 128, 129, 255, 256, 257};
+static const uint32_t inner_sizes[] = {1,  2,  3,  4,  5,  7,   8,   9,   15,  16,  17, 31,
+                                       32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257};
 static const uint32_t rank1_sizes[] = {511, 512, 513, 1023, 1024, 1025, 4095, 4096, 4097};
 static const uint32_t outer_sizes[] = {1, 2, 3, 4, 5, 7, 8};
 
@@ -36,18 +36,21 @@ static void make_shape(bitcts_rng *rng, uint32_t rank, uint32_t *sizes)
         return;
     }
     sizes[rank - 1] = inner_sizes[bitcts_rng_below(rng, n_inner)];
-    for (uint32_t k = 0; k + 1 < rank; k++)
+    for (uint32_t k = 0; k + 1 < rank; ++k) {
         sizes[k] = outer_sizes[bitcts_rng_below(rng, sizeof outer_sizes / sizeof outer_sizes[0])];
+    }
     for (;;) { /* halve the largest outer dimension until the budget holds */
         uint64_t total = 1;
         uint32_t largest = 0;
-        for (uint32_t k = 0; k < rank; k++) {
+        for (uint32_t k = 0; k < rank; ++k) {
             total *= sizes[k];
-            if (k + 1 < rank && sizes[k] > sizes[largest])
+            if (k + 1 < rank && sizes[k] > sizes[largest]) {
                 largest = k;
+            }
         }
-        if (total <= SHAPE_BUDGET || sizes[largest] == 1)
+        if (total <= SHAPE_BUDGET || sizes[largest] == 1) {
             break;
+        }
         sizes[largest] = (sizes[largest] + 1) / 2;
     }
 }
@@ -58,7 +61,7 @@ static void strides_in_order(bitcts_tensor_desc *t, const uint32_t *order, uint3
 {
     uint64_t s = 1;
     t->has_strides = 1;
-    for (int i = (int)t->dimension_count - 1; i >= 0; i--) {
+    for (int i = (int)t->dimension_count - 1; i >= 0; --i) {
         const uint32_t d = order[i];
         if (zero_mask & (1u << d)) {
             t->strides[d] = 0;
@@ -71,22 +74,24 @@ static void strides_in_order(bitcts_tensor_desc *t, const uint32_t *order, uint3
 
 static void identity_order(uint32_t rank, uint32_t *order)
 {
-    for (uint32_t k = 0; k < rank; k++)
+    for (uint32_t k = 0; k < rank; ++k) {
         order[k] = k;
+    }
 }
 
 static void random_permutation(bitcts_rng *rng, uint32_t rank, uint32_t *order)
 {
     identity_order(rank, order);
-    for (uint32_t k = rank - 1; k > 0; k--) { /* Fisher-Yates */
+    for (uint32_t k = rank - 1; k > 0; --k) { /* Fisher-Yates */
         const uint32_t j = (uint32_t)bitcts_rng_below(rng, k + 1);
         const uint32_t tmp = order[k];
         order[k] = order[j];
         order[j] = tmp;
     }
     int identity = 1;
-    for (uint32_t k = 0; k < rank; k++)
+    for (uint32_t k = 0; k < rank; ++k) {
         identity &= order[k] == k;
+    }
     if (identity) { /* a permuted case must really be permuted */
         order[rank - 1] = rank - 2;
         order[rank - 2] = rank - 1;
@@ -97,11 +102,13 @@ static void random_permutation(bitcts_rng *rng, uint32_t rank, uint32_t *order)
 static int effectively_permuted(const uint32_t *sizes, uint32_t rank, const uint32_t *order)
 {
     int last = -1;
-    for (uint32_t i = 0; i < rank; i++) {
-        if (sizes[order[i]] == 1)
+    for (uint32_t i = 0; i < rank; ++i) {
+        if (sizes[order[i]] == 1) {
             continue;
-        if ((int)order[i] < last)
+        }
+        if ((int)order[i] < last) {
             return 1;
+        }
         last = (int)order[i];
     }
     return 0;
@@ -112,20 +119,23 @@ static void force_transposition(bitcts_op_desc *d, uint32_t *order)
 {
     const uint32_t r = d->output.dimension_count;
     uint32_t big = 0;
-    for (uint32_t k = 0; k < r; k++)
+    for (uint32_t k = 0; k < r; ++k) {
         big += d->output.sizes[k] > 1;
+    }
     for (uint32_t k = r; big < 2 && k-- > 0;) {
         if (d->output.sizes[k] == 1) {
             d->output.sizes[k] = 3;
-            for (uint32_t i = 0; i < d->input_count; i++)
+            for (uint32_t i = 0; i < d->input_count; ++i) {
                 d->inputs[i].sizes[k] = 3;
-            big++;
+            }
+            ++big;
         }
     }
-    if (effectively_permuted(d->output.sizes, r, order))
+    if (effectively_permuted(d->output.sizes, r, order)) {
         return;
+    }
     int p = -1, q = -1; /* the last two positions holding dims of size > 1 */
-    for (int i = 0; i < (int)r; i++) {
+    for (int i = 0; i < (int)r; ++i) {
         if (d->output.sizes[order[i]] > 1) {
             p = q;
             q = i;
@@ -146,8 +156,9 @@ static void layout_padded_inner(bitcts_rng *rng, bitcts_tensor_desc *t)
     }
     t->strides[r - 1] = 1;
     t->strides[r - 2] = t->sizes[r - 1] + 1 + (uint32_t)bitcts_rng_below(rng, 9);
-    for (int k = (int)r - 3; k >= 0; k--)
+    for (int k = (int)r - 3; k >= 0; --k) {
         t->strides[k] = t->strides[k + 1] * t->sizes[k + 1];
+    }
 }
 
 static void layout_padded_outer(bitcts_rng *rng, bitcts_tensor_desc *t)
@@ -165,10 +176,11 @@ static uint32_t broadcast_mask(bitcts_rng *rng, bitcts_tensor_desc *t, uint32_t 
     const uint32_t r = t->dimension_count;
     const uint32_t all = (1u << r) - 1;
     uint32_t mask = 0;
-    for (int tries = 0; tries < 64 && (mask == 0 || mask == all || (mask & avoid)); tries++)
+    for (int tries = 0; tries < 64 && (mask == 0 || mask == all || (mask & avoid)); ++tries) {
         mask = (uint32_t)bitcts_rng_below(rng, all + 1);
+    }
     if (mask == 0 || mask == all || (mask & avoid)) { /* fall back to one free dim */
-        for (uint32_t k = 0; k < r; k++) {
+        for (uint32_t k = 0; k < r; ++k) {
             if (!(avoid & (1u << k))) {
                 mask = 1u << k;
                 break;
@@ -180,15 +192,17 @@ static uint32_t broadcast_mask(bitcts_rng *rng, bitcts_tensor_desc *t, uint32_t 
 
 static void ensure_broadcast_extent(uint32_t mask, bitcts_op_desc *d)
 {
-    for (uint32_t k = 0; k < d->output.dimension_count; k++) {
-        if ((mask & (1u << k)) && d->output.sizes[k] > 1)
+    for (uint32_t k = 0; k < d->output.dimension_count; ++k) {
+        if ((mask & (1u << k)) && d->output.sizes[k] > 1) {
             return;
+        }
     }
-    for (uint32_t k = 0; k < d->output.dimension_count; k++) {
+    for (uint32_t k = 0; k < d->output.dimension_count; ++k) {
         if (mask & (1u << k)) { /* give the broadcast dim a real extent */
             d->output.sizes[k] = 3;
-            for (uint32_t i = 0; i < d->input_count; i++)
+            for (uint32_t i = 0; i < d->input_count; ++i) {
                 d->inputs[i].sizes[k] = 3;
+            }
             return;
         }
     }
@@ -207,7 +221,7 @@ static void set_common(const bitcts_case_key *key, const uint32_t *sizes, bitcts
     d->op = key->op;
     d->input_count = bitcts_op_input_count(key->op);
     bitcts_tensor_desc *all[3] = {&d->inputs[0], &d->inputs[1], &d->output};
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 3; ++i) {
         all[i]->data_type = i == 2 ? key->out_type : key->in_type;
         all[i]->dimension_count = key->rank;
         memcpy(all[i]->sizes, sizes, key->rank * sizeof sizes[0]);
@@ -223,13 +237,15 @@ static int apply_pattern(bitcts_rng *rng, const bitcts_case_key *key, bitcts_op_
     identity_order(r, order);
     switch (key->pattern) {
     case BITCTS_PAT_PADDED_INNER:
-        for (uint32_t i = 0; i < n_in; i++)
+        for (uint32_t i = 0; i < n_in; ++i) {
             layout_padded_inner(rng, &d->inputs[i]);
+        }
         layout_padded_inner(rng, &d->output);
         return -1;
     case BITCTS_PAT_PADDED_OUTER:
-        for (uint32_t i = 0; i < n_in; i++)
+        for (uint32_t i = 0; i < n_in; ++i) {
             layout_padded_outer(rng, &d->inputs[i]);
+        }
         layout_padded_outer(rng, &d->output);
         return -1;
     case BITCTS_PAT_BROADCAST:
@@ -263,7 +279,7 @@ static int apply_pattern(bitcts_rng *rng, const bitcts_case_key *key, bitcts_op_
         random_permutation(rng, r, order);
         force_transposition(d, order);
         strides_in_order(&d->inputs[0], order, 0);
-        for (uint32_t t = 1; t <= n_in; t++) { /* B and the output: packed or permuted */
+        for (uint32_t t = 1; t <= n_in; ++t) { /* B and the output: packed or permuted */
             bitcts_tensor_desc *desc = t < n_in ? &d->inputs[t] : &d->output;
             if (bitcts_rng_below(rng, 2)) {
                 random_permutation(rng, r, order);
@@ -285,8 +301,7 @@ static int apply_pattern(bitcts_rng *rng, const bitcts_case_key *key, bitcts_op_
         }
         return which;
     }
-    default: /* packed, oversized, large_packed, exhaustive */
-        return -1;
+    default: /* packed, oversized, large_packed, exhaustive */ return -1;
     }
 }
 
@@ -295,7 +310,7 @@ static int alloc_buffer(uint64_t bytes, uint8_t **out)
     /* At least 1 byte so every buffer has an address; 64-byte alignment for backends. */
     const size_t size = (size_t)((bytes + 63) & ~(uint64_t)63);
     *out = aligned_alloc(64, size ? size : 64);
-    return *out ? BITCTS_OK : BITCTS_E_OUT_OF_MEMORY;
+    return *out != NULL ? BITCTS_OK : BITCTS_E_OUT_OF_MEMORY;
 }
 
 static int build_valid(uint64_t seed, const bitcts_case_key *key, bitcts_case_data *out)
@@ -303,15 +318,16 @@ static int build_valid(uint64_t seed, const bitcts_case_key *key, bitcts_case_da
     bitcts_rng shape;
     bitcts_rng_init(&shape, seed, "shape");
     uint32_t sizes[BITCTS_MAX_DIMS] = {0};
-    if (!bitcts_case_fixed_shape(key, sizes))
+    if (!bitcts_case_fixed_shape(key, sizes)) {
         make_shape(&shape, key->rank, sizes);
+    }
     set_common(key, sizes, &out->desc);
     bitcts_rng layout;
     bitcts_rng_init(&layout, seed, "layout");
     out->alias_input = apply_pattern(&layout, key, &out->desc);
     const uint32_t n_in = out->desc.input_count;
     const int oversized = key->pattern == BITCTS_PAT_OVERSIZED;
-    for (uint32_t t = 0; t <= n_in; t++) {
+    for (uint32_t t = 0; t <= n_in; ++t) {
         bitcts_tensor_desc *desc = t < n_in ? &out->desc.inputs[t] : &out->desc.output;
         if (oversized) {
             desc->has_strides = (uint32_t)bitcts_rng_below(&layout, 2);
@@ -328,10 +344,11 @@ static int build_valid(uint64_t seed, const bitcts_case_key *key, bitcts_case_da
         out->desc.output = out->desc.inputs[out->alias_input];
     }
     static const char *const tags[2] = {"A", "B"};
-    for (uint32_t i = 0; i < n_in; i++) {
+    for (uint32_t i = 0; i < n_in; ++i) {
         int st = alloc_buffer(out->desc.inputs[i].total_tensor_size_in_bytes, &out->inputs[i]);
-        if (st != BITCTS_OK)
+        if (st != BITCTS_OK) {
             return st;
+        }
         bitcts_rng stream;
         bitcts_rng_init(&stream, seed, tags[i]);
         bitcts_case_fill(key, i, &out->desc, &stream, out->inputs[i]);
@@ -341,14 +358,16 @@ static int build_valid(uint64_t seed, const bitcts_case_key *key, bitcts_case_da
         return BITCTS_OK;
     }
     int st = alloc_buffer(out->desc.output.total_tensor_size_in_bytes, &out->owned_output);
-    if (st != BITCTS_OK)
+    if (st != BITCTS_OK) {
         return st;
+    }
     bitcts_rng stream;
     bitcts_rng_init(&stream, seed, "Output");
     for (uint64_t k = 0; k < out->desc.output.total_tensor_size_in_bytes; k += 8) {
         const uint64_t v = bitcts_rng_next(&stream);
-        for (uint64_t j = 0; j < 8 && k + j < out->desc.output.total_tensor_size_in_bytes; j++)
+        for (uint64_t j = 0; j < 8 && k + j < out->desc.output.total_tensor_size_in_bytes; ++j) {
             out->owned_output[k + j] = (uint8_t)(v >> (8 * j));
+        }
     }
     out->output = out->owned_output;
     return BITCTS_OK;
@@ -364,15 +383,17 @@ int bitcts_case_build(uint64_t suite_seed, const bitcts_case_key *key, bitcts_ca
         return BITCTS_OK;
     }
     const int st = build_valid(out->case_seed, key, out);
-    if (st != BITCTS_OK)
+    if (st != BITCTS_OK) {
         bitcts_case_free(out);
+    }
     return st;
 }
 
 void bitcts_case_free(bitcts_case_data *data)
 {
-    if (!data)
+    if (data == NULL) {
         return;
+    }
     free(data->inputs[0]);
     free(data->inputs[1]);
     free(data->owned_output);
@@ -386,12 +407,14 @@ int bitcts_case_expected(const bitcts_case_data *data, int shift_policy, uint8_t
     const uint64_t bytes = data->desc.output.total_tensor_size_in_bytes;
     uint8_t *expected = NULL;
     int st = alloc_buffer(bytes, &expected);
-    if (st != BITCTS_OK)
+    if (st != BITCTS_OK) {
         return st;
+    }
     memcpy(expected, data->output, (size_t)bytes);
     const void *inputs[2] = {data->inputs[0], data->inputs[1]};
-    if (data->alias_input >= 0) /* in place: the reference reads and writes the copy */
+    if (data->alias_input >= 0) { /* in place: the reference reads and writes the copy */
         inputs[data->alias_input] = expected;
+    }
     st = bitcts_ref_execute(&data->desc, inputs, expected, shift_policy);
     if (st != BITCTS_OK) {
         free(expected);

@@ -32,7 +32,10 @@ static const char *const pattern_names[BITCTS_PAT_COUNT] = {
     [BITCTS_PAT_INVALID] = "invalid",
 };
 
-const char *bitcts_pattern_name(uint32_t p) { return p < BITCTS_PAT_COUNT ? pattern_names[p] : "?"; }
+const char *bitcts_pattern_name(uint32_t p)
+{
+    return p < BITCTS_PAT_COUNT ? pattern_names[p] : "?";
+}
 
 const char *bitcts_values_name(uint32_t v)
 {
@@ -52,38 +55,44 @@ uint32_t bitcts_tier_parse(const char *text)
                  {"all", BITCTS_TIER_ALL}};
     uint32_t mask = 0;
     const char *p = text;
-    while (p && *p) {
+    while (p != NULL && *p) {
         const char *comma = strchr(p, ',');
-        const size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        const size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
         uint32_t found = 0;
-        for (size_t i = 0; i < sizeof tiers / sizeof tiers[0]; i++) {
-            if (strlen(tiers[i].name) == len && strncmp(p, tiers[i].name, len) == 0)
+        for (size_t i = 0; i < sizeof tiers / sizeof tiers[0]; ++i) {
+            if (strlen(tiers[i].name) == len && strncmp(p, tiers[i].name, len) == 0) {
                 found = tiers[i].mask;
+            }
         }
-        if (!found)
+        if (!found) {
             return 0;
+        }
         mask |= found;
-        p = comma ? comma + 1 : NULL;
+        p = comma != NULL ? comma + 1 : NULL;
     }
     return mask;
 }
 
 const char *bitcts_tier_name(uint32_t tiers)
 {
-    if (tiers & BITCTS_TIER_SMOKE)
+    if (tiers & BITCTS_TIER_SMOKE) {
         return "smoke";
-    if (tiers & BITCTS_TIER_DEFAULT)
+    }
+    if (tiers & BITCTS_TIER_DEFAULT) {
         return "default";
-    if (tiers & BITCTS_TIER_LARGE)
+    }
+    if (tiers & BITCTS_TIER_LARGE) {
         return "large";
+    }
     return "exhaustive";
 }
 
 int bitcts_case_is_recorded(const bitcts_case_key *key)
 {
     const int shift = bitcts_op_is_shift(key->op);
-    return shift && (key->values == BITCTS_VALUES_SHIFT_OOB ||
-                     (key->values == BITCTS_VALUES_ENUMERATED && key->pattern == BITCTS_PAT_EXHAUSTIVE));
+    return shift &&
+           (key->values == BITCTS_VALUES_SHIFT_OOB ||
+            (key->values == BITCTS_VALUES_ENUMERATED && key->pattern == BITCTS_PAT_EXHAUSTIVE));
 }
 
 typedef struct plan_builder {
@@ -94,12 +103,13 @@ typedef struct plan_builder {
 
 static void add_case(plan_builder *b, bitcts_case_key key)
 {
-    if (b->failed)
+    if (b->failed) {
         return;
+    }
     if (b->plan->count == b->cap) {
         const size_t cap = b->cap ? b->cap * 2 : 4096;
         bitcts_case_key *grown = realloc(b->plan->cases, cap * sizeof *grown);
-        if (!grown) {
+        if (grown == NULL) {
             b->failed = 1;
             return;
         }
@@ -108,19 +118,21 @@ static void add_case(plan_builder *b, bitcts_case_key key)
     }
     const char *pat = key.pattern == BITCTS_PAT_INVALID ? NULL : bitcts_pattern_name(key.pattern);
     char pattern_buf[48];
-    if (!pat) {
+    if (pat == NULL) {
         snprintf(pattern_buf, sizeof pattern_buf, "invalid_%s", bitcts_rule_id((int)key.rule));
         pat = pattern_buf;
     }
-    if (key.op == BITCTS_OP_BIT_COUNT)
+    if (key.op == BITCTS_OP_BIT_COUNT) {
         snprintf(key.id, sizeof key.id, "%s.%s.%s.r%u.%s.%u", bitcts_op_name(key.op),
                  bitcts_dtype_name(key.in_type), bitcts_dtype_name(key.out_type), key.rank, pat,
                  key.index);
-    else
+    } else {
         snprintf(key.id, sizeof key.id, "%s.%s.r%u.%s.%u", bitcts_op_name(key.op),
                  bitcts_dtype_name(key.in_type), key.rank, pat, key.index);
-    if (key.feature_level == 0)
+    }
+    if (key.feature_level == 0) {
         key.feature_level = bitcts_fl_required(key.op, key.in_type, key.out_type, key.rank);
+    }
     b->plan->cases[b->plan->count++] = key;
 }
 
@@ -131,8 +143,9 @@ static size_t applicable_patterns(uint32_t op, uint32_t rank, uint32_t *out)
     const int binary = bitcts_op_input_count(op) == 2;
     out[n++] = BITCTS_PAT_PACKED;
     out[n++] = BITCTS_PAT_PADDED_INNER;
-    if (rank >= 2)
+    if (rank >= 2) {
         out[n++] = BITCTS_PAT_PADDED_OUTER;
+    }
     if (binary) {
         if (rank >= 2) {
             out[n++] = BITCTS_PAT_BROADCAST_A;
@@ -142,12 +155,14 @@ static size_t applicable_patterns(uint32_t op, uint32_t rank, uint32_t *out)
         out[n++] = BITCTS_PAT_SCALAR_A;
         out[n++] = BITCTS_PAT_SCALAR_B;
     } else {
-        if (rank >= 2)
+        if (rank >= 2) {
             out[n++] = BITCTS_PAT_BROADCAST;
+        }
         out[n++] = BITCTS_PAT_SCALAR;
     }
-    if (rank >= 2)
+    if (rank >= 2) {
         out[n++] = BITCTS_PAT_PERMUTED;
+    }
     if (bitcts_op_allows_in_place(op)) {
         if (binary) {
             out[n++] = BITCTS_PAT_INPLACE_A;
@@ -162,8 +177,9 @@ static size_t applicable_patterns(uint32_t op, uint32_t rank, uint32_t *out)
 
 static int is_smoke(uint32_t rank, uint32_t pattern, uint32_t index)
 {
-    if (index != 0 || (rank != 1 && rank != 4))
+    if (index != 0 || (rank != 1 && rank != 4)) {
         return 0;
+    }
     return pattern == BITCTS_PAT_PACKED || pattern == BITCTS_PAT_SCALAR_B ||
            pattern == BITCTS_PAT_BROADCAST || pattern == BITCTS_PAT_PERMUTED ||
            pattern == BITCTS_PAT_INPLACE_A || pattern == BITCTS_PAT_INPLACE;
@@ -183,26 +199,33 @@ static size_t output_types(uint32_t op, uint32_t in_type, uint32_t *out)
 
 static void add_default_cases(plan_builder *b)
 {
-    for (int o = 0; o < (int)BITCTS_OP_COUNT; o++) {
+    for (int o = 0; o < (int)BITCTS_OP_COUNT; ++o) {
         const uint32_t op = bitcts_op_all[o];
         const int shift = bitcts_op_is_shift(op);
-        for (uint32_t t = 1; t < BITCTS_DT_COUNT; t++) {
+        for (uint32_t t = 1; t < BITCTS_DT_COUNT; ++t) {
             uint32_t outs[2];
             const size_t n_out = output_types(op, t, outs);
-            for (size_t j = 0; j < n_out; j++) {
-                if (bitcts_fl_required(op, t, outs[j], 1) == 0)
+            for (size_t j = 0; j < n_out; ++j) {
+                if (bitcts_fl_required(op, t, outs[j], 1) == 0) {
                     continue;
-                for (uint32_t rank = 1; rank <= BITCTS_MAX_DIMS; rank++) {
+                }
+                for (uint32_t rank = 1; rank <= BITCTS_MAX_DIMS; ++rank) {
                     uint32_t pats[16];
                     const size_t n_pat = applicable_patterns(op, rank, pats);
-                    for (size_t p = 0; p < n_pat; p++) {
+                    for (size_t p = 0; p < n_pat; ++p) {
                         const uint32_t n_values = shift ? 3 : 2;
-                        for (uint32_t v = 0; v < n_values; v++) {
-                            bitcts_case_key k = {.op = op, .in_type = t, .out_type = outs[j],
-                                                 .rank = rank, .pattern = pats[p], .index = v,
-                                                 .values = v, .tiers = BITCTS_TIER_DEFAULT};
-                            if (is_smoke(rank, pats[p], v))
+                        for (uint32_t v = 0; v < n_values; ++v) {
+                            bitcts_case_key k = {.op = op,
+                                                 .in_type = t,
+                                                 .out_type = outs[j],
+                                                 .rank = rank,
+                                                 .pattern = pats[p],
+                                                 .index = v,
+                                                 .values = v,
+                                                 .tiers = BITCTS_TIER_DEFAULT};
+                            if (is_smoke(rank, pats[p], v)) {
                                 k.tiers |= BITCTS_TIER_SMOKE;
+                            }
                             add_case(b, k);
                         }
                     }
@@ -220,36 +243,44 @@ static void add_negative_cases(plan_builder *b)
         bitcts_rule rule;
         uint32_t variants;
     } rules[] = {
-        {BITCTS_RULE_SIZE_ZERO, 1},         {BITCTS_RULE_DIMENSION_COUNT, 2},
-        {BITCTS_RULE_DIMS_MISMATCH, 1},     {BITCTS_RULE_SIZES_MISMATCH, 1},
-        {BITCTS_RULE_TYPE_MISMATCH, 1},     {BITCTS_RULE_UNKNOWN_TYPE, 2},
-        {BITCTS_RULE_TYPE_NOT_ALLOWED, 2},  {BITCTS_RULE_OUTPUT_TYPE_NOT_ALLOWED, 3},
-        {BITCTS_RULE_TOO_MANY_ELEMENTS, 1}, {BITCTS_RULE_BUFFER_TOO_SMALL, 2},
+        {BITCTS_RULE_SIZE_ZERO, 1},          {BITCTS_RULE_DIMENSION_COUNT, 2},
+        {BITCTS_RULE_DIMS_MISMATCH, 1},      {BITCTS_RULE_SIZES_MISMATCH, 1},
+        {BITCTS_RULE_TYPE_MISMATCH, 1},      {BITCTS_RULE_UNKNOWN_TYPE, 2},
+        {BITCTS_RULE_TYPE_NOT_ALLOWED, 2},   {BITCTS_RULE_OUTPUT_TYPE_NOT_ALLOWED, 3},
+        {BITCTS_RULE_TOO_MANY_ELEMENTS, 1},  {BITCTS_RULE_BUFFER_TOO_SMALL, 2},
         {BITCTS_RULE_OUTPUT_ZERO_STRIDE, 1}, {BITCTS_RULE_OUTPUT_OVERLAP, 1},
-        {BITCTS_RULE_ALIGNMENT, 2},         {BITCTS_RULE_OUTPUT_FLAGS, 1},
+        {BITCTS_RULE_ALIGNMENT, 2},          {BITCTS_RULE_OUTPUT_FLAGS, 1},
         {BITCTS_RULE_UNKNOWN_FLAGS, 1},
     };
-    for (int o = 0; o < (int)BITCTS_OP_COUNT; o++) {
+    for (int o = 0; o < (int)BITCTS_OP_COUNT; ++o) {
         const uint32_t op = bitcts_op_all[o];
         const int shift = bitcts_op_is_shift(op);
-        for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
+        for (size_t r = 0; r < sizeof rules / sizeof rules[0]; ++r) {
             const bitcts_rule rule = rules[r].rule;
             /* Rules that cannot be broken by this operator: every type is allowed for
              * AND/OR/XOR/NOT at 4_1; only COUNT has a separate output type; COUNT's types may
              * differ. */
-            if (rule == BITCTS_RULE_TYPE_NOT_ALLOWED && !shift)
+            if (rule == BITCTS_RULE_TYPE_NOT_ALLOWED && !shift) {
                 continue;
-            if (rule == BITCTS_RULE_OUTPUT_TYPE_NOT_ALLOWED && op != BITCTS_OP_BIT_COUNT)
+            }
+            if (rule == BITCTS_RULE_OUTPUT_TYPE_NOT_ALLOWED && op != BITCTS_OP_BIT_COUNT) {
                 continue;
-            if (rule == BITCTS_RULE_TYPE_MISMATCH && op == BITCTS_OP_BIT_COUNT)
+            }
+            if (rule == BITCTS_RULE_TYPE_MISMATCH && op == BITCTS_OP_BIT_COUNT) {
                 continue;
-            for (uint32_t v = 0; v < rules[r].variants; v++) {
-                bitcts_case_key k = {.op = op, .in_type = BITCTS_DT_UINT8,
-                                     .out_type = BITCTS_DT_UINT8, .rank = 4,
-                                     .pattern = BITCTS_PAT_INVALID, .index = v,
-                                     .tiers = BITCTS_TIER_DEFAULT, .rule = rule};
-                if (v == 0 && rule == BITCTS_RULE_SIZE_ZERO)
+            }
+            for (uint32_t v = 0; v < rules[r].variants; ++v) {
+                bitcts_case_key k = {.op = op,
+                                     .in_type = BITCTS_DT_UINT8,
+                                     .out_type = BITCTS_DT_UINT8,
+                                     .rank = 4,
+                                     .pattern = BITCTS_PAT_INVALID,
+                                     .index = v,
+                                     .tiers = BITCTS_TIER_DEFAULT,
+                                     .rule = rule};
+                if (v == 0 && rule == BITCTS_RULE_SIZE_ZERO) {
                     k.tiers |= BITCTS_TIER_SMOKE;
+                }
                 add_case(b, k);
             }
         }
@@ -274,10 +305,14 @@ static void add_large_cases(plan_builder *b)
         {BITCTS_OP_BIT_SHIFT_RIGHT, BITCTS_DT_UINT8, BITCTS_DT_UINT8, 4,
          BITCTS_PAT_LARGE_BROADCAST},
     };
-    for (size_t i = 0; i < sizeof large / sizeof large[0]; i++) {
-        bitcts_case_key k = {.op = large[i].op, .in_type = large[i].in, .out_type = large[i].out,
-                             .rank = large[i].rank, .pattern = large[i].pattern,
-                             .values = BITCTS_VALUES_RANDOM, .tiers = BITCTS_TIER_LARGE};
+    for (size_t i = 0; i < sizeof large / sizeof large[0]; ++i) {
+        bitcts_case_key k = {.op = large[i].op,
+                             .in_type = large[i].in,
+                             .out_type = large[i].out,
+                             .rank = large[i].rank,
+                             .pattern = large[i].pattern,
+                             .values = BITCTS_VALUES_RANDOM,
+                             .tiers = BITCTS_TIER_LARGE};
         add_case(b, k);
     }
 }
@@ -288,25 +323,30 @@ static void add_exhaustive_cases(plan_builder *b)
                                           BITCTS_OP_BIT_SHIFT_LEFT, BITCTS_OP_BIT_SHIFT_RIGHT};
     static const uint32_t small_types[] = {BITCTS_DT_UINT8, BITCTS_DT_INT8, BITCTS_DT_UINT16,
                                            BITCTS_DT_INT16, BITCTS_DT_FLOAT16};
-    for (size_t o = 0; o < sizeof binary_ops / sizeof binary_ops[0]; o++) {
-        for (size_t t = 0; t < 2; t++) { /* all 2^16 pairs of the 8-bit types */
-            bitcts_case_key k = {.op = binary_ops[o], .in_type = small_types[t],
-                                 .out_type = small_types[t], .rank = 1,
+    for (size_t o = 0; o < sizeof binary_ops / sizeof binary_ops[0]; ++o) {
+        for (size_t t = 0; t < 2; ++t) { /* all 2^16 pairs of the 8-bit types */
+            bitcts_case_key k = {.op = binary_ops[o],
+                                 .in_type = small_types[t],
+                                 .out_type = small_types[t],
+                                 .rank = 1,
                                  .pattern = BITCTS_PAT_EXHAUSTIVE,
                                  .values = BITCTS_VALUES_ENUMERATED,
                                  .tiers = BITCTS_TIER_EXHAUSTIVE};
-            if (bitcts_fl_required(k.op, k.in_type, k.out_type, 1))
+            if (bitcts_fl_required(k.op, k.in_type, k.out_type, 1)) {
                 add_case(b, k);
+            }
         }
     }
-    for (size_t t = 0; t < sizeof small_types / sizeof small_types[0]; t++) {
+    for (size_t t = 0; t < sizeof small_types / sizeof small_types[0]; ++t) {
         const uint32_t unary[] = {BITCTS_OP_BIT_NOT, BITCTS_OP_BIT_COUNT};
-        for (size_t o = 0; o < 2; o++) { /* every value of every 8- and 16-bit type */
+        for (size_t o = 0; o < 2; ++o) { /* every value of every 8- and 16-bit type */
             uint32_t outs[2];
             const size_t n_out = output_types(unary[o], small_types[t], outs);
-            for (size_t j = 0; j < n_out; j++) {
-                bitcts_case_key k = {.op = unary[o], .in_type = small_types[t],
-                                     .out_type = outs[j], .rank = 1,
+            for (size_t j = 0; j < n_out; ++j) {
+                bitcts_case_key k = {.op = unary[o],
+                                     .in_type = small_types[t],
+                                     .out_type = outs[j],
+                                     .rank = 1,
                                      .pattern = BITCTS_PAT_EXHAUSTIVE,
                                      .values = BITCTS_VALUES_ENUMERATED,
                                      .tiers = BITCTS_TIER_EXHAUSTIVE};
@@ -320,8 +360,9 @@ int bitcts_plan_create(bitcts_plan **out)
 {
     *out = NULL;
     bitcts_plan *plan = calloc(1, sizeof *plan);
-    if (!plan)
+    if (plan == NULL) {
         return BITCTS_E_OUT_OF_MEMORY;
+    }
     plan_builder b = {.plan = plan};
     add_default_cases(&b);
     add_negative_cases(&b);
@@ -337,26 +378,30 @@ int bitcts_plan_create(bitcts_plan **out)
 
 void bitcts_plan_destroy(bitcts_plan *plan)
 {
-    if (!plan)
+    if (plan == NULL) {
         return;
+    }
     free(plan->cases);
     free(plan);
 }
 
 int bitcts_selection_matches(const bitcts_selection *sel, const bitcts_case_key *key)
 {
-    if (!(key->tiers & sel->tiers))
+    if (!(key->tiers & sel->tiers)) {
         return 0;
-    if (sel->max_feature_level && key->feature_level > sel->max_feature_level)
+    }
+    if (sel->max_feature_level && key->feature_level > sel->max_feature_level) {
         return 0;
-    return !sel->filter || fnmatch(sel->filter, key->id, 0) == 0;
+    }
+    return sel->filter == NULL || fnmatch(sel->filter, key->id, 0) == 0;
 }
 
 const bitcts_case_key *bitcts_plan_find(const bitcts_plan *plan, const char *id)
 {
-    for (size_t i = 0; i < plan->count; i++) {
-        if (strcmp(plan->cases[i].id, id) == 0)
+    for (size_t i = 0; i < plan->count; ++i) {
+        if (strcmp(plan->cases[i].id, id) == 0) {
             return &plan->cases[i];
+        }
     }
     return NULL;
 }

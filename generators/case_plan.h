@@ -31,7 +31,7 @@ typedef enum bitcts_pattern {
     BITCTS_PAT_PACKED,
     BITCTS_PAT_PADDED_INNER,
     BITCTS_PAT_PADDED_OUTER,
-    BITCTS_PAT_BROADCAST,      /* unary: zero strides on some input dims */
+    BITCTS_PAT_BROADCAST, /* unary: zero strides on some input dims */
     BITCTS_PAT_BROADCAST_A,
     BITCTS_PAT_BROADCAST_B,
     BITCTS_PAT_BROADCAST_BOTH, /* A and B broadcast along different dims */

@@ -13,8 +13,9 @@ static void to_hex(XXH128_hash_t h, char out[BITCTS_DIGEST_HEX])
 {
     XXH128_canonical_t c;
     XXH128_canonicalFromHash(&c, h);
-    for (int i = 0; i < 16; i++)
+    for (int i = 0; i < 16; ++i) {
         snprintf(out + 2 * i, 3, "%02x", c.digest[i]);
+    }
 }
 
 void bitcts_digest_bytes(const void *data, size_t size, char out[BITCTS_DIGEST_HEX])

@@ -21,4 +21,7 @@ uint64_t bitcts_rng_next(bitcts_rng *rng)
     return z ^ (z >> 31);
 }
 
-uint64_t bitcts_rng_below(bitcts_rng *rng, uint64_t n) { return bitcts_rng_next(rng) % n; }
+uint64_t bitcts_rng_below(bitcts_rng *rng, uint64_t n)
+{
+    return bitcts_rng_next(rng) % n;
+}

@@ -4,15 +4,16 @@
 #include <string.h> /* strchr */
 
 #include "backend.h"
-#include "builtin.h"
 #include "bitcts/bitcts_status.h"
+#include "builtin.h"
 #include "tensor_model.h"
 
 int bitcts_backend_options_add(bitcts_backend_options *o, char key_store[][64], const char *text)
 {
-    const char *eq = text ? strchr(text, '=') : NULL;
-    if (!eq || eq == text || eq - text >= 64 || o->count >= BITCTS_MAX_OPTIONS)
+    const char *eq = text != NULL ? strchr(text, '=') : NULL;
+    if (eq == NULL || eq == text || eq - text >= 64 || o->count >= BITCTS_MAX_OPTIONS) {
         return -1;
+    }
     snprintf(key_store[o->count], 64, "%.*s", (int)(eq - text), text);
     o->keys[o->count] = key_store[o->count];
     o->values[o->count++] = eq + 1;
@@ -37,8 +38,9 @@ const char *bitcts_backend_builtin_names(char *buf, size_t cap)
 static void keep_log(void *user, int32_t level, const char *message)
 {
     bitcts_backend *b = user;
-    if (level <= BITCTS_ABI_LOG_WARN && message)
+    if (level <= BITCTS_ABI_LOG_WARN && message != NULL) {
         snprintf(b->last_log, sizeof b->last_log, "%s", message);
+    }
 }
 
 static int is_path(const char *spec)
@@ -49,19 +51,20 @@ static int is_path(const char *spec)
 
 static void read_info(bitcts_backend *b, void *instance)
 {
-    if (!b->table->instance_info)
+    if (b->table->instance_info == NULL) {
         return;
+    }
     const char *v = b->table->instance_info(instance, "variant");
-    snprintf(b->info_variant, sizeof b->info_variant, "%s", v ? v : "");
+    snprintf(b->info_variant, sizeof b->info_variant, "%s", v != NULL ? v : "");
     v = b->table->instance_info(instance, "features");
-    snprintf(b->info_features, sizeof b->info_features, "%s", v ? v : "");
+    snprintf(b->info_features, sizeof b->info_features, "%s", v != NULL ? v : "");
     static const char *const extra[] = {"threads", "device", "variants"};
-    for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) {
+    for (size_t i = 0; i < sizeof extra / sizeof extra[0]; ++i) {
         v = b->table->instance_info(instance, extra[i]);
-        if (v && *v) {
+        if (v != NULL && *v) {
             const size_t used = strlen(b->info_extra);
-            snprintf(b->info_extra + used, sizeof b->info_extra - used, "%s%s=%s",
-                     used ? "; " : "", extra[i], v);
+            snprintf(b->info_extra + used, sizeof b->info_extra - used, "%s%s=%s", used ? "; " : "",
+                     extra[i], v);
         }
     }
 }
@@ -76,7 +79,7 @@ static int read_caps(bitcts_backend *b, void *instance, char *err, size_t cap)
         return BITCTS_E_BACKEND_FAILED;
     }
     b->caps.feature_level = caps.feature_level;
-    for (int i = 0; i < (int)BITCTS_OP_COUNT; i++) {
+    for (int i = 0; i < (int)BITCTS_OP_COUNT; ++i) {
         bitcts_abi_op_caps *oc = &b->caps.ops[i];
         memset(oc, 0, sizeof *oc);
         oc->struct_size = sizeof *oc;
@@ -109,7 +112,7 @@ int bitcts_backend_instance_with(const bitcts_backend *b, const bitcts_backend_o
                                    .option_values = all.values};
     *instance = NULL;
     const int32_t st = b->table->instance_create(&info, instance);
-    if (st != BITCTS_ABI_OK || !*instance) {
+    if (st != BITCTS_ABI_OK || *instance == NULL) {
         snprintf(err, cap, "backend %s: instance_create failed with status %d (%s)%s%s",
                  bitcts_plugin_host_path(b->host), st, bitcts_status_message(st),
                  b->last_log[0] ? ": " : "", b->last_log);
@@ -127,8 +130,9 @@ int bitcts_backend_open(const char *spec, const bitcts_backend_options *options,
                         bitcts_backend *out, char *err, size_t cap)
 {
     memset(out, 0, sizeof *out);
-    if (options)
+    if (options != NULL) {
         out->options = *options;
+    }
     int st;
     const bitcts_plugin_host_config config = {.log = keep_log, .log_user = out};
     if (is_path(spec)) {
@@ -137,7 +141,7 @@ int bitcts_backend_open(const char *spec, const bitcts_backend_options *options,
         char name[64];
         snprintf(name, sizeof name, "%s", spec);
         char *colon = strchr(name, ':');
-        if (colon) {
+        if (colon != NULL) {
             *colon = '\0';
             snprintf(out->variant_option, sizeof out->variant_option, "%s", colon + 1);
             if (out->options.count >= BITCTS_MAX_OPTIONS || !out->variant_option[0]) {
@@ -156,8 +160,9 @@ int bitcts_backend_open(const char *spec, const bitcts_backend_options *options,
         }
         st = bitcts_plugin_host_open_builtin(b->name, b->negotiate, &config, &out->host, err, cap);
     }
-    if (st != BITCTS_OK)
+    if (st != BITCTS_OK) {
         return st;
+    }
     out->table = bitcts_plugin_host_table(out->host);
     void *instance = NULL;
     st = bitcts_backend_instance(out, &instance, err, cap);
@@ -175,10 +180,12 @@ int bitcts_backend_open(const char *spec, const bitcts_backend_options *options,
 
 void bitcts_backend_close(bitcts_backend *b)
 {
-    if (b && b->host)
+    if (b != NULL && b->host != NULL) {
         bitcts_plugin_host_close(b->host);
-    if (b)
+    }
+    if (b != NULL) {
         b->host = NULL;
+    }
 }
 
 const bitcts_abi_op_caps *bitcts_backend_op_caps(const bitcts_backend *b, uint32_t op)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Backends as the harness sees them: a spec ("cpu", "cpu:avx2", "./libimpl.so") resolved to a
  * built-in negotiate function or a plugin path, opened through the plugin host; instances made
- * with the run's options; capabilities gathered once. Thread-safety: one open backend per process. */
+ * with the run's options; capabilities gathered once. Thread-safety: one open backend per process.
+ */
 #ifndef BITCTS_HARNESS_BACKEND_H
 #define BITCTS_HARNESS_BACKEND_H
 
@@ -21,7 +22,7 @@ typedef struct bitcts_backend_options {
 
 typedef struct bitcts_backend_caps {
     uint32_t feature_level;
-    int has_op[BITCTS_OP_COUNT];                  /* indexed like bitcts_op_all */
+    int has_op[BITCTS_OP_COUNT]; /* indexed like bitcts_op_all */
     bitcts_abi_op_caps ops[BITCTS_OP_COUNT];
 } bitcts_backend_caps;
 
@@ -33,7 +34,7 @@ typedef struct bitcts_backend {
     bitcts_backend_caps caps;
     char info_variant[64];
     char info_features[256];
-    char info_extra[256]; /* other instance_info keys, "key=value; ..." */
+    char info_extra[256];    /* other instance_info keys, "key=value; ..." */
     char variant_option[64]; /* storage for the variant of a "name:variant" spec */
     char last_log[256];      /* the backend's last error or warning through the host log */
 } bitcts_backend;

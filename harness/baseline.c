@@ -13,15 +13,17 @@
 
 static const char *skip_space(const char *p, const char *end)
 {
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
-        p++;
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r')) {
+        ++p;
+    }
     return p;
 }
 
 static const char *word_end(const char *p, const char *end)
 {
-    while (p < end && *p != ' ' && *p != '\t' && *p != '\r' && *p != '#')
-        p++;
+    while (p < end && *p != ' ' && *p != '\t' && *p != '\r' && *p != '#') {
+        ++p;
+    }
     return p;
 }
 
@@ -49,8 +51,9 @@ static int parse_line(const char *p, const char *end, bitcts_baseline_entry *e, 
     }
     snprintf(e->glob, sizeof e->glob, "%.*s", (int)(g_end - g), g);
     const char *r = skip_space(v_end, end);
-    if (r < end && *r == '#')
+    if (r < end && *r == '#') {
         r = skip_space(r + 1, end);
+    }
     snprintf(e->reason, sizeof e->reason, "%.*s", (int)(end - r), r);
     return 0;
 }
@@ -63,8 +66,8 @@ int bitcts_baseline_parse(const char *name, const char *text, size_t size, bitct
     const char *p = text, *end = text + size;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *line_end = nl ? nl : end;
-        line++;
+        const char *line_end = nl != NULL ? nl : end;
+        ++line;
         const char *q = skip_space(p, line_end);
         if (q < line_end && *q != '#') {
             if (out->count == room) {
@@ -72,7 +75,7 @@ int bitcts_baseline_parse(const char *name, const char *text, size_t size, bitct
                 bitcts_baseline_entry *grown = room <= BASELINE_MAX_ENTRIES
                                                    ? realloc(out->entries, room * sizeof *grown)
                                                    : NULL;
-                if (!grown) {
+                if (grown == NULL) {
                     snprintf(err, cap, "%s:%zu: too many entries", name, line);
                     bitcts_baseline_free(out);
                     return BITCTS_E_PARSE;
@@ -80,16 +83,17 @@ int bitcts_baseline_parse(const char *name, const char *text, size_t size, bitct
                 out->entries = grown;
             }
             char why[160];
-            if (memchr(q, '\0', (size_t)(line_end - q)) ||
+            if (memchr(q, '\0', (size_t)(line_end - q)) != NULL ||
                 parse_line(q, line_end, &out->entries[out->count], why, sizeof why) != 0) {
                 snprintf(err, cap, "%s:%zu: %s", name, line,
-                         memchr(q, '\0', (size_t)(line_end - q)) ? "NUL byte in line" : why);
+                         memchr(q, '\0', (size_t)(line_end - q)) != NULL ? "NUL byte in line"
+                                                                         : why);
                 bitcts_baseline_free(out);
                 return BITCTS_E_PARSE;
             }
-            out->count++;
+            ++out->count;
         }
-        p = nl ? nl + 1 : end;
+        p = nl != NULL ? nl + 1 : end;
     }
     return BITCTS_OK;
 }
@@ -103,22 +107,26 @@ void bitcts_baseline_free(bitcts_baseline *b)
 
 const bitcts_baseline_entry *bitcts_baseline_find(const bitcts_baseline *b, const char *id)
 {
-    for (size_t i = 0; b && i < b->count; i++) {
-        if (fnmatch(b->entries[i].glob, id, 0) == 0)
+    for (size_t i = 0; b != NULL && i < b->count; ++i) {
+        if (fnmatch(b->entries[i].glob, id, 0) == 0) {
             return &b->entries[i];
+        }
     }
     return NULL;
 }
 
 int bitcts_baseline_apply(const bitcts_baseline_entry *e, int verdict)
 {
-    if (!e)
+    if (e == NULL) {
         return verdict;
+    }
     if (verdict == BITCTS_VERDICT_FAIL || verdict == BITCTS_VERDICT_TIMEOUT ||
-        verdict == BITCTS_VERDICT_CRASH)
+        verdict == BITCTS_VERDICT_CRASH) {
         return BITCTS_VERDICT_EXPECTED_FAIL;
+    }
     if (verdict == BITCTS_VERDICT_PASS || verdict == BITCTS_VERDICT_WARN ||
-        verdict == BITCTS_VERDICT_RECORDED)
+        verdict == BITCTS_VERDICT_RECORDED) {
         return BITCTS_VERDICT_UNEXPECTED_PASS;
+    }
     return verdict;
 }

@@ -144,8 +144,8 @@ static int build_rows(bench *x)
                         bitcts_bench_row *row = &x->r->rows[n];
                         row->op = op;
                         row->in_type = uint_type(w);
-                        row->out_type = count ? (k ? BITCTS_DT_UINT32 : BITCTS_DT_UINT8)
-                                              : uint_type(w);
+                        row->out_type =
+                            count ? (k ? BITCTS_DT_UINT32 : BITCTS_DT_UINT8) : uint_type(w);
                         row->layout = lay;
                         row->threads = cfg->thread_count > 0 ? cfg->threads[i] : 0;
                         row->numpy_gbps = -1;
@@ -415,9 +415,12 @@ static void run_small(bench *x)
         memset(x->ref, BENCH_POISON, (size_t)d.output.total_tensor_size_in_bytes);
         const void *inputs[2] = {x->a, x->b};
         (void)bitcts_ref_execute(&d, inputs, x->ref, BITCTS_SHIFT_POLICY_SATURATE);
-        *s = (bitcts_bench_small){.op = cases[i].op, .in_type = cases[i].type,
-                                  .out_type = cases[i].out_type, .bytes = cases[i].bytes,
-                                  .scalar_ns = -1, .check = "ok"};
+        *s = (bitcts_bench_small){.op = cases[i].op,
+                                  .in_type = cases[i].type,
+                                  .out_type = cases[i].out_type,
+                                  .bytes = cases[i].bytes,
+                                  .scalar_ns = -1,
+                                  .check = "ok"};
         s->default_ns = small_ns(x, x->inst[x->inst_count - 1], &d, &s->check);
         if (scalar != NULL) {
             s->scalar_ns = small_ns(x, scalar, &d, &s->check);
@@ -445,8 +448,8 @@ static int bench_open(bench *x, char *err, size_t cap)
     }
     x->inst_count = x->cfg->thread_count > 0 ? x->cfg->thread_count : 1;
     for (int i = 0; st == BITCTS_OK && i < x->inst_count; ++i) {
-        st = make_instance(x, x->cfg->thread_count > 0 ? x->cfg->threads[i] : 0, NULL,
-                           &x->inst[i], err, cap);
+        st = make_instance(x, x->cfg->thread_count > 0 ? x->cfg->threads[i] : 0, NULL, &x->inst[i],
+                           err, cap);
     }
     return st;
 }
@@ -521,13 +524,13 @@ static json_t *row_json(const bitcts_bench_row *row)
     const int speed = row->gbps > 0;
     json_object_set_new(o, "limit_gbps", number_or_null(row->limit_gbps));
     json_object_set_new(o, "gbps", number_or_null(speed ? row->gbps : -1));
-    json_object_set_new(o, "ratio_limit",
-                        number_or_null(speed && row->limit_gbps > 0 ? row->gbps / row->limit_gbps
-                                                                     : -1));
+    json_object_set_new(
+        o, "ratio_limit",
+        number_or_null(speed && row->limit_gbps > 0 ? row->gbps / row->limit_gbps : -1));
     json_object_set_new(o, "numpy_gbps", number_or_null(row->numpy_gbps));
-    json_object_set_new(o, "ratio_numpy",
-                        number_or_null(speed && row->numpy_gbps > 0 ? row->gbps / row->numpy_gbps
-                                                                     : -1));
+    json_object_set_new(
+        o, "ratio_numpy",
+        number_or_null(speed && row->numpy_gbps > 0 ? row->gbps / row->numpy_gbps : -1));
     return o;
 }
 
@@ -556,9 +559,9 @@ json_t *bitcts_bench_json(const bitcts_bench_config *cfg, const bitcts_bench_res
         json_object_set_new(o, "scalar_ns", number_or_null(s->scalar_ns));
         json_array_append_new(small, o);
     }
-    json_t *machine = json_pack("{s:s, s:s, s:s, s:s, s:s}", "backend", r->backend, "variant",
-                                r->variant, "variants", r->variants, "features", r->features,
-                                "numpy_note", r->numpy_note);
+    json_t *machine =
+        json_pack("{s:s, s:s, s:s, s:s, s:s}", "backend", r->backend, "variant", r->variant,
+                  "variants", r->variants, "features", r->features, "numpy_note", r->numpy_note);
     json_object_set_new(machine, "numpy",
                         r->numpy_version[0] ? json_string(r->numpy_version) : json_null());
     json_t *o = json_pack("{s:o, s:I, s:I, s:o, s:o, s:o}", "machine", machine, "size_bytes",

@@ -23,7 +23,7 @@
 #define BITCTS_BENCH_LAYOUT_LIST(X)                                                                \
     X(PACKED, "packed")         /* all tensors packed */                                           \
     X(PADDED, "padded")         /* rows padded by 64 bytes */                                      \
-    X(TRANSPOSED, "transposed") /* A stored column-major */                                       \
+    X(TRANSPOSED, "transposed") /* A stored column-major */                                        \
     X(BCAST, "bcast")           /* B one element, broadcast */
 
 #define BITCTS_BENCH_LAYOUT_ENUM(name, text) BITCTS_BENCH_##name,

@@ -64,8 +64,8 @@ static void numpy_line(bitcts_bench_result *r, size_t per_shape, const char *lin
     long index = -1;
     char value[64];
     if (strncmp(line, "VERSION ", 8) == 0) {
-        snprintf(r->numpy_version, sizeof r->numpy_version, "%.*s",
-                 (int)strcspn(line + 8, "\n"), line + 8);
+        snprintf(r->numpy_version, sizeof r->numpy_version, "%.*s", (int)strcspn(line + 8, "\n"),
+                 line + 8);
     } else if (strncmp(line, "ERROR ", 6) == 0) {
         snprintf(r->numpy_note, sizeof r->numpy_note, "numpy unavailable: %.*s",
                  (int)strcspn(line + 6, "\n"), line + 6);

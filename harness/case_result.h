@@ -14,7 +14,7 @@
 json_t *bitcts_case_result_json(const bitcts_case_key *key, size_t plan_index,
                                 const bitcts_case_result *r, const char *repro);
 /** The one-line command that reruns just this case. */
-void bitcts_case_repro(const char *backend_spec, const char *options, uint64_t seed,
-                       const char *id, char *out, size_t cap);
+void bitcts_case_repro(const char *backend_spec, const char *options, uint64_t seed, const char *id,
+                       char *out, size_t cap);
 
 #endif

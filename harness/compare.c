@@ -7,26 +7,28 @@
 #include <string.h> /* memset */
 
 #include "bitcts/bitcts_status.h"
+#include "bitcts/bitcts_verdict.h"
 #include "compare.h"
 #include "digest.h"
 #include "ref_ops.h"
 #include "tensor_iter.h"
-#include "bitcts/bitcts_verdict.h"
 
 uint8_t *bitcts_guarded_alloc(uint64_t size)
 {
     const size_t body = (size_t)((size + 63) & ~(uint64_t)63);
     uint8_t *base = aligned_alloc(64, body + 2 * BITCTS_GUARD_BYTES);
-    if (!base)
+    if (base == NULL) {
         return NULL;
+    }
     memset(base, BITCTS_GUARD_PATTERN, body + 2 * BITCTS_GUARD_BYTES);
     return base + BITCTS_GUARD_BYTES;
 }
 
 void bitcts_guarded_free(uint8_t *data)
 {
-    if (data)
+    if (data != NULL) {
         free(data - BITCTS_GUARD_BYTES);
+    }
 }
 
 void bitcts_compare_poison(const bitcts_op_desc *desc, const uint8_t *expected,
@@ -39,8 +41,9 @@ void bitcts_compare_poison(const bitcts_op_desc *desc, const uint8_t *expected,
         const uint64_t off = it.offset[desc->input_count] * w;
         const uint64_t exp = bitcts_ref_load(expected + off, w);
         uint64_t v = ~exp;
-        if (expected_mask && v == bitcts_ref_load(expected_mask + off, w))
+        if (expected_mask != NULL && v == bitcts_ref_load(expected_mask + off, w)) {
             v ^= 1; /* differs from both policies' values */
+        }
         bitcts_ref_store(output + off, w, v);
     }
 }
@@ -48,16 +51,18 @@ void bitcts_compare_poison(const bitcts_op_desc *desc, const uint8_t *expected,
 static void append(char *buf, size_t cap, const char *text)
 {
     const size_t used = strlen(buf);
-    if (used + 3 < cap)
+    if (used + 3 < cap) {
         snprintf(buf + used, cap - used, "%s%s", used ? "; " : "", text);
+    }
 }
 
 /* First byte where the guard band differs from its pattern, or -1. */
 static long guard_damage(const uint8_t *p)
 {
-    for (unsigned i = 0; i < BITCTS_GUARD_BYTES; i++) {
-        if (p[i] != BITCTS_GUARD_PATTERN)
+    for (unsigned i = 0; i < BITCTS_GUARD_BYTES; ++i) {
+        if (p[i] != BITCTS_GUARD_PATTERN) {
             return (long)i;
+        }
     }
     return -1;
 }
@@ -66,7 +71,7 @@ static int check_guards(const bitcts_compare_args *a, char *why, size_t cap)
 {
     int bad = 0;
     char text[160];
-    for (uint32_t t = 0; t <= a->desc->input_count; t++) {
+    for (uint32_t t = 0; t <= a->desc->input_count; ++t) {
         const int is_out = t == a->desc->input_count;
         const uint8_t *p = is_out ? a->output_after : a->inputs_after[t];
         const uint64_t size = is_out ? a->desc->output.total_tensor_size_in_bytes
@@ -92,22 +97,23 @@ static int check_guards(const bitcts_compare_args *a, char *why, size_t cap)
 static int check_inputs(const bitcts_compare_args *a, char *why, size_t cap)
 {
     int bad = 0;
-    for (uint32_t t = 0; t < a->desc->input_count; t++) {
-        if ((int)t == a->alias_input)
+    for (uint32_t t = 0; t < a->desc->input_count; ++t) {
+        if ((int)t == a->alias_input) {
             continue; /* that buffer is the output */
+        }
         const uint64_t size = a->desc->inputs[t].total_tensor_size_in_bytes;
         uint64_t first = size, count = 0;
-        for (uint64_t i = 0; i < size; i++) {
+        for (uint64_t i = 0; i < size; ++i) {
             if (a->inputs_before[t][i] != a->inputs_after[t][i]) {
                 first = first < i ? first : i;
-                count++;
+                ++count;
             }
         }
         if (count) {
             char text[160];
             snprintf(text, sizeof text, "input %s changed: %llu bytes differ, first at byte %llu",
-                     bitcts_role_name(a->desc->input_count, t),
-                     (unsigned long long)count, (unsigned long long)first);
+                     bitcts_role_name(a->desc->input_count, t), (unsigned long long)count,
+                     (unsigned long long)first);
             append(why, cap, text), bad = 1;
         }
     }
@@ -116,7 +122,7 @@ static int check_inputs(const bitcts_compare_args *a, char *why, size_t cap)
 
 typedef struct element_scan {
     uint64_t mismatches;
-    uint64_t oob;      /* elements whose shift count is >= the width */
+    uint64_t oob; /* elements whose shift count is >= the width */
     int all_mask, all_saturate;
 } element_scan;
 
@@ -137,19 +143,21 @@ static void scan_elements(const bitcts_compare_args *a, uint8_t *covered, elemen
         const uint64_t actual = bitcts_ref_load(a->output_after + off, wo);
         const uint64_t expected = bitcts_ref_load(a->expected + off, wo);
         if (a->recorded && bitcts_ref_load(a->inputs_before[1] + it.offset[1] * wi, wi) >= wi * 8) {
-            s->oob++;
+            ++s->oob;
             s->all_saturate &= actual == expected;
             s->all_mask &= actual == bitcts_ref_load(a->expected_mask + off, wo);
             continue;
         }
-        if (actual == expected)
+        if (actual == expected) {
             continue;
+        }
         if (s->mismatches++ == 0) {
             r->has_first = 1;
             r->first_index = it.index;
             memcpy(r->first_coords, it.coord, sizeof it.coord);
-            for (uint32_t t = 0; t < n_in; t++)
+            for (uint32_t t = 0; t < n_in; ++t) {
                 r->first_inputs[t] = bitcts_ref_load(a->inputs_before[t] + it.offset[t] * wi, wi);
+            }
             r->first_expected = expected;
             r->first_actual = actual;
         }
@@ -159,8 +167,9 @@ static void scan_elements(const bitcts_compare_args *a, uint8_t *covered, elemen
 static uint64_t padding_writes(const bitcts_compare_args *a, const uint8_t *covered)
 {
     uint64_t changed = 0;
-    for (uint64_t i = 0; i < a->desc->output.total_tensor_size_in_bytes; i++)
+    for (uint64_t i = 0; i < a->desc->output.total_tensor_size_in_bytes; ++i) {
         changed += !covered[i] && a->output_before[i] != a->output_after[i];
+    }
     return changed;
 }
 
@@ -176,8 +185,9 @@ int bitcts_compare_case(const bitcts_compare_args *a, bitcts_case_result *r)
     r->in_width = bitcts_dtype_size(d->inputs[0].data_type);
     r->out_width = bitcts_dtype_size(d->output.data_type);
     uint8_t *covered = calloc(1, (size_t)d->output.total_tensor_size_in_bytes + 1);
-    if (!covered)
+    if (covered == NULL) {
         return BITCTS_E_OUT_OF_MEMORY;
+    }
     int bad = check_guards(a, r->detail, sizeof r->detail);
     bad |= check_inputs(a, r->detail, sizeof r->detail);
     element_scan s = {0};
@@ -186,21 +196,23 @@ int bitcts_compare_case(const bitcts_compare_args *a, bitcts_case_result *r)
     bitcts_digest_logical(&d->output, a->output_after, r->digest);
     if (s.mismatches) {
         char text[320];
-        snprintf(text, sizeof text,
-                 "%llu of %llu elements differ; first at index %llu: expected 0x%0*llx, got 0x%0*llx",
-                 (unsigned long long)s.mismatches, (unsigned long long)r->elements,
-                 (unsigned long long)r->first_index, (int)(2 * r->out_width),
-                 (unsigned long long)r->first_expected, (int)(2 * r->out_width),
-                 (unsigned long long)r->first_actual);
+        snprintf(
+            text, sizeof text,
+            "%llu of %llu elements differ; first at index %llu: expected 0x%0*llx, got 0x%0*llx",
+            (unsigned long long)s.mismatches, (unsigned long long)r->elements,
+            (unsigned long long)r->first_index, (int)(2 * r->out_width),
+            (unsigned long long)r->first_expected, (int)(2 * r->out_width),
+            (unsigned long long)r->first_actual);
         append(r->detail, sizeof r->detail, text);
         bad = 1;
     }
     const uint64_t pad = padding_writes(a, covered);
     free(covered);
-    if (pad)
+    if (pad) {
         snprintf(r->warning, sizeof r->warning,
                  "wrote %llu padding bytes inside TotalTensorSizeInBytes (allowed by DirectML)",
                  (unsigned long long)pad);
+    }
     if (bad) {
         r->verdict = BITCTS_VERDICT_FAIL;
     } else if (s.oob) {

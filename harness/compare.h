@@ -37,8 +37,8 @@ typedef struct bitcts_case_result {
 /** The buffers of an executed case. Pointers are to the data (inside the guard bands). */
 typedef struct bitcts_compare_args {
     const bitcts_op_desc *desc;
-    int alias_input;              /* -1, or the input the output aliases */
-    int recorded;                 /* shift counts >= width occur: classify those elements */
+    int alias_input; /* -1, or the input the output aliases */
+    int recorded;    /* shift counts >= width occur: classify those elements */
     const uint8_t *inputs_before[2];
     const uint8_t *inputs_after[2]; /* the same buffers after execution */
     const uint8_t *output_before;   /* the output's bytes before execution */

@@ -56,9 +56,9 @@ static int check_destination(const char *out_dir, char *err, size_t cap)
     char ignored[256];
     char *text = NULL;
     snprintf(manifest, sizeof manifest, "%s/manifest.json", out_dir);
-    const int ok = bitcts_fs_read(manifest, 1u << 30, &text, NULL, ignored, sizeof ignored) ==
-                       BITCTS_OK &&
-                   strstr(text, "\"" BITCTS_VECTOR_FORMAT "\"") != NULL;
+    const int ok =
+        bitcts_fs_read(manifest, 1u << 30, &text, NULL, ignored, sizeof ignored) == BITCTS_OK &&
+        strstr(text, "\"" BITCTS_VECTOR_FORMAT "\"") != NULL;
     free(text);
     if (!ok) {
         snprintf(err, cap,

@@ -16,14 +16,15 @@
 int bitcts_fs_write(const char *path, const void *data, size_t size, char *err, size_t cap)
 {
     FILE *f = fopen(path, "wb");
-    if (!f) {
+    if (f == NULL) {
         snprintf(err, cap, "cannot create %s: %s", path, strerror(errno));
         return BITCTS_E_IO;
     }
     const size_t written = size ? fwrite(data, 1, size, f) : 0;
     const int write_errno = errno;
     if (fclose(f) != 0 || written != size) {
-        snprintf(err, cap, "cannot write %s: %s", path, strerror(write_errno ? write_errno : errno));
+        snprintf(err, cap, "cannot write %s: %s", path,
+                 strerror(write_errno ? write_errno : errno));
         remove(path);
         return BITCTS_E_IO;
     }
@@ -35,8 +36,9 @@ int bitcts_fs_write_atomic(const char *path, const void *data, size_t size, char
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
     int st = bitcts_fs_write(tmp, data, size, err, cap);
-    if (st != BITCTS_OK)
+    if (st != BITCTS_OK) {
         return st;
+    }
     if (rename(tmp, path) != 0) {
         snprintf(err, cap, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
         remove(tmp);
@@ -49,9 +51,10 @@ int bitcts_fs_mkdirs(const char *path, char *err, size_t cap)
 {
     char buf[4096];
     snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
+    for (char *p = buf + 1; *p; ++p) {
+        if (*p != '/') {
             continue;
+        }
         *p = '\0';
         if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
             snprintf(err, cap, "cannot create %s: %s", buf, strerror(errno));
@@ -80,27 +83,31 @@ static int remove_entry(const char *path, const struct stat *sb, int flag, struc
 int bitcts_fs_remove_tree(const char *path)
 {
     struct stat st;
-    if (lstat(path, &st) != 0)
+    if (lstat(path, &st) != 0) {
         return BITCTS_OK;
+    }
     return nftw(path, remove_entry, 32, FTW_DEPTH | FTW_PHYS) == 0 ? BITCTS_OK : BITCTS_E_IO;
 }
 
 int bitcts_fs_dir_state(const char *path)
 {
     struct stat st;
-    if (stat(path, &st) != 0)
+    if (stat(path, &st) != 0) {
         return 0;
+    }
     return S_ISDIR(st.st_mode) ? 1 : -1;
 }
 
 int bitcts_fs_dir_is_empty(const char *path)
 {
     DIR *d = opendir(path);
-    if (!d)
+    if (d == NULL) {
         return 0;
+    }
     int empty = 1;
-    for (struct dirent *e; empty && (e = readdir(d)) != NULL;)
+    for (struct dirent *e; empty && (e = readdir(d)) != NULL;) {
         empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+    }
     closedir(d);
     return empty;
 }
@@ -110,17 +117,18 @@ int bitcts_fs_read(const char *path, size_t max_size, char **out, size_t *out_si
 {
     *out = NULL;
     FILE *f = fopen(path, "rb");
-    if (!f) {
+    if (f == NULL) {
         snprintf(err, cap, "cannot open %s: %s", path, strerror(errno));
         return BITCTS_E_IO;
     }
     size_t size = 0, room = 65536;
     char *buf = malloc(room + 1);
-    while (buf) {
+    while (buf != NULL) {
         const size_t got = fread(buf + size, 1, room - size, f);
         size += got;
-        if (size < room)
+        if (size < room) {
             break;
+        }
         if (room >= max_size) {
             fclose(f);
             free(buf);
@@ -129,21 +137,23 @@ int bitcts_fs_read(const char *path, size_t max_size, char **out, size_t *out_si
         }
         room = room * 2 > max_size ? max_size : room * 2;
         char *grown = realloc(buf, room + 1);
-        if (!grown)
+        if (grown == NULL) {
             free(buf);
+        }
         buf = grown;
     }
     const int failed = ferror(f);
     fclose(f);
-    if (!buf || failed) {
+    if (buf == NULL || failed) {
         free(buf);
         snprintf(err, cap, "cannot read %s", path);
-        return buf ? BITCTS_E_IO : BITCTS_E_OUT_OF_MEMORY;
+        return buf != NULL ? BITCTS_E_IO : BITCTS_E_OUT_OF_MEMORY;
     }
     buf[size] = '\0';
     *out = buf;
-    if (out_size)
+    if (out_size != NULL) {
         *out_size = size;
+    }
     return BITCTS_OK;
 }
 
@@ -158,11 +168,13 @@ int bitcts_fs_replace_dir(const char *staged, const char *dest, char *err, size_
     }
     if (rename(staged, dest) != 0) {
         snprintf(err, cap, "cannot rename %s to %s: %s", staged, dest, strerror(errno));
-        if (exists)
+        if (exists) {
             rename(old, dest);
+        }
         return BITCTS_E_IO;
     }
-    if (exists)
+    if (exists) {
         bitcts_fs_remove_tree(old);
+    }
     return BITCTS_OK;
 }

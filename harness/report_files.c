@@ -12,11 +12,13 @@
 
 bitcts_status bitcts_report_files_load(const char *path, json_t **out, char *err, size_t cap)
 {
-    if (err && cap)
+    if (err != NULL && cap) {
         err[0] = '\0';
-    if (!path || !*path || !out) {
-        if (err && cap)
+    }
+    if (path == NULL || !*path || out == NULL) {
+        if (err != NULL && cap) {
             snprintf(err, cap, "no report path given");
+        }
         return BITCTS_E_INVALID_ARGUMENT;
     }
     *out = NULL;
@@ -25,15 +27,17 @@ bitcts_status bitcts_report_files_load(const char *path, json_t **out, char *err
                       ? snprintf(file, sizeof file, "%s/report.json", path)
                       : snprintf(file, sizeof file, "%s", path);
     if (n < 0 || (size_t)n >= sizeof file) {
-        if (err && cap)
+        if (err != NULL && cap) {
             snprintf(err, cap, "report path is too long");
+        }
         return BITCTS_E_INVALID_ARGUMENT;
     }
     char *bytes = NULL;
     size_t size = 0;
     const int rd = bitcts_fs_read(file, BITCTS_REPORT_MAX_BYTES, &bytes, &size, err, cap);
-    if (rd != BITCTS_OK)
+    if (rd != BITCTS_OK) {
         return (bitcts_status)rd;
+    }
     const bitcts_status st = bitcts_report_parse(file, bytes, size, out, err, cap);
     free(bytes);
     return st;
@@ -62,27 +66,31 @@ static int write_format(const json_t *report, const char *dir, const char *file,
 /* Validates and creates the folder; shared by both writers. */
 static int prepare(const json_t *report, const char *dir, char *err, size_t cap)
 {
-    if (!report || !dir || !*dir || !err || !cap) {
-        if (err && cap)
+    if (report == NULL || dir == NULL || !*dir || err == NULL || !cap) {
+        if (err != NULL && cap) {
             snprintf(err, cap, "no report or folder given");
+        }
         return BITCTS_E_INVALID_ARGUMENT;
     }
     err[0] = '\0';
     char name[4096];
     snprintf(name, sizeof name, "%s/report.json", dir);
     const bitcts_status st = bitcts_report_validate(report, name, err, cap);
-    if (st != BITCTS_OK)
+    if (st != BITCTS_OK) {
         return st;
+    }
     return bitcts_fs_mkdirs(dir, err, cap);
 }
 
 static int write_views(const json_t *report, const char *dir, char *err, size_t cap)
 {
     int st = write_format(report, dir, "junit.xml", BITCTS_REPORT_FORMAT_JUNIT, err, cap);
-    if (st == BITCTS_OK)
+    if (st == BITCTS_OK) {
         st = write_format(report, dir, "report.html", BITCTS_REPORT_FORMAT_HTML, err, cap);
-    if (st == BITCTS_OK)
+    }
+    if (st == BITCTS_OK) {
         st = write_format(report, dir, "summary.md", BITCTS_REPORT_FORMAT_MARKDOWN, err, cap);
+    }
     return st;
 }
 
@@ -95,7 +103,8 @@ int bitcts_report_files_write_views(const json_t *report, const char *dir, char 
 int bitcts_report_files_write(const json_t *report, const char *dir, char *err, size_t cap)
 {
     int st = prepare(report, dir, err, cap);
-    if (st == BITCTS_OK)
+    if (st == BITCTS_OK) {
         st = write_format(report, dir, "report.json", BITCTS_REPORT_FORMAT_JSON, err, cap);
+    }
     return st != BITCTS_OK ? st : write_views(report, dir, err, cap);
 }

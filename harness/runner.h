@@ -29,7 +29,7 @@ typedef struct bitcts_run_config {
     double timeout_s;
     const char *report_dir;
     int resume;
-    const json_t *command_line; /* recorded in the report as given (provenance); borrowed */
+    const json_t *command_line;      /* recorded in the report as given (provenance); borrowed */
     bitcts_run_progress_fn progress; /* NULL: none */
     void *progress_user;
     char option_key_store[BITCTS_MAX_OPTIONS][64]; /* the keys of --backend-option */

@@ -31,15 +31,17 @@ typedef struct sweep {
 static inline uint64_t load_le(const uint8_t *p, uint32_t bytes)
 {
     uint64_t v = 0;
-    for (uint32_t k = 0; k < bytes; k++)
+    for (uint32_t k = 0; k < bytes; ++k) {
         v |= (uint64_t)p[k] << (8 * k);
+    }
     return v;
 }
 
 static inline void store_le(uint8_t *p, uint32_t bytes, uint64_t v)
 {
-    for (uint32_t k = 0; k < bytes; k++)
+    for (uint32_t k = 0; k < bytes; ++k) {
         p[k] = (uint8_t)(v >> (8 * k));
+    }
 }
 
 /* Fills n elements of `bytes` each: element i is base + i, or for pairs (a, b) its halves. */
@@ -48,22 +50,25 @@ static void fill(uint8_t *a_out, uint8_t *b_out, uint32_t bytes, uint64_t base, 
     const uint32_t bits = bytes * 8;
     switch (bytes) { /* constant widths let each loop vectorise */
     case 1:
-        for (uint32_t i = 0; i < n; i++) {
-            store_le(a_out + i, 1, b_out ? (base + i) >> bits : base + i);
-            if (b_out)
+        for (uint32_t i = 0; i < n; ++i) {
+            store_le(a_out + i, 1, b_out != NULL ? (base + i) >> bits : base + i);
+            if (b_out != NULL) {
                 store_le(b_out + i, 1, base + i);
+            }
         }
         break;
     case 2:
-        for (uint32_t i = 0; i < n; i++) {
-            store_le(a_out + 2 * (size_t)i, 2, b_out ? (base + i) >> bits : base + i);
-            if (b_out)
+        for (uint32_t i = 0; i < n; ++i) {
+            store_le(a_out + 2 * (size_t)i, 2, b_out != NULL ? (base + i) >> bits : base + i);
+            if (b_out != NULL) {
                 store_le(b_out + 2 * (size_t)i, 2, base + i);
+            }
         }
         break;
     default:
-        for (uint32_t i = 0; i < n; i++)
+        for (uint32_t i = 0; i < n; ++i) {
             store_le(a_out + 4 * (size_t)i, 4, base + i);
+        }
         break;
     }
 }
@@ -89,8 +94,9 @@ static int run_chunk(sweep *s, uint64_t base, uint32_t n, uint8_t *in[2], uint8_
     memset(&d, 0, sizeof d);
     d.op = s->op;
     d.input_count = bitcts_op_input_count(s->op);
-    for (uint32_t t = 0; t < d.input_count; t++)
+    for (uint32_t t = 0; t < d.input_count; ++t) {
         bitcts_tensor_make_packed(s->type, 1, &n, &d.inputs[t]);
+    }
     bitcts_tensor_make_packed(s->out_type, 1, &n, &d.output);
     bitcts_abi_tensor tensors[3];
     bitcts_abi_operator_desc desc;
@@ -105,8 +111,9 @@ static int run_chunk(sweep *s, uint64_t base, uint32_t n, uint8_t *in[2], uint8_
         s->backend->table->operator_destroy(s->instance, op);
     }
     *backend_s += bitcts_clock_now() - t0;
-    if (st != BITCTS_ABI_OK)
+    if (st != BITCTS_ABI_OK) {
         snprintf(err, cap, "the backend returned status %d (%s)", st, bitcts_status_name(st));
+    }
     return st;
 }
 
@@ -120,15 +127,18 @@ static int build_tables(sweep *s)
 {
     const int unary = bitcts_op_input_count(s->op) == 1;
     const int shift = bitcts_op_is_shift(s->op);
-    const size_t n = unary ? (s->width > SWEEP_CHUNK_LOG2 ? SWEEP_CHUNK : (size_t)1 << s->width)
-                           : shift ? 0 : 2 * 65536;
+    const size_t n = unary   ? (s->width > SWEEP_CHUNK_LOG2 ? SWEEP_CHUNK : (size_t)1 << s->width)
+                     : shift ? 0
+                             : 2 * 65536;
     s->lo_table = calloc(n + 1, sizeof *s->lo_table);
-    if (!s->lo_table)
+    if (s->lo_table == NULL) {
         return -1;
-    for (size_t i = 0; unary && i < n; i++) /* the low 24 bits (or every value) */
+    }
+    for (size_t i = 0; unary && i < n; ++i) { /* the low 24 bits (or every value) */
         s->lo_table[i] = ref(s, i, 0, BITCTS_SHIFT_POLICY_SATURATE);
-    for (size_t x = 0; !unary && !shift && x < 256; x++) {
-        for (size_t y = 0; y < 256; y++) { /* bitwise ops byte by byte: low and high byte */
+    }
+    for (size_t x = 0; !unary && !shift && x < 256; ++x) {
+        for (size_t y = 0; y < 256; ++y) { /* bitwise ops byte by byte: low and high byte */
             s->lo_table[x * 256 + y] = ref(s, x, y, BITCTS_SHIFT_POLICY_SATURATE);
             s->lo_table[65536 + x * 256 + y] = ref(s, x << 8, y << 8, BITCTS_SHIFT_POLICY_SATURATE);
         }
@@ -138,8 +148,9 @@ static int build_tables(sweep *s)
 
 static uint64_t load_out(const uint8_t *out, uint32_t ob, uint32_t i)
 {
-    return ob == 1 ? load_le(out + i, 1) : ob == 2 ? load_le(out + 2 * (size_t)i, 2)
-                                                   : load_le(out + 4 * (size_t)i, 4);
+    return ob == 1   ? load_le(out + i, 1)
+           : ob == 2 ? load_le(out + 2 * (size_t)i, 2)
+                     : load_le(out + 4 * (size_t)i, 4);
 }
 
 /* 32-bit unary chunk: expected = f(hi) composed with the table's f(lo) (bits are disjoint:
@@ -157,9 +168,10 @@ static void check_unary32(sweep *s, uint64_t base, uint32_t n, const uint8_t *ou
     const uint64_t hi = ref(s, base, 0, BITCTS_SHIFT_POLICY_SATURATE);
     const int count = s->op == BITCTS_OP_BIT_COUNT;
     uint64_t bad = 0;
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; ++i) {
         bad += load_out(out, ob, i) != unary32_expected(count, hi, s->lo_table[i]);
-    for (uint32_t i = 0; bad && s->r->mismatches == 0 && i < n; i++) {
+    }
+    for (uint32_t i = 0; bad && s->r->mismatches == 0 && i < n; ++i) {
         if (load_out(out, ob, i) != unary32_expected(count, hi, s->lo_table[i])) {
             s->r->first_bad = base + i;
             break;
@@ -175,16 +187,19 @@ static uint64_t expected_of(sweep *s, uint64_t e, uint64_t *by_count, uint64_t *
     uint64_t a, b;
     operands(s, e, &a, &b);
     *recorded = 0;
-    if (bitcts_op_input_count(s->op) == 1)
+    if (bitcts_op_input_count(s->op) == 1) {
         return s->lo_table[e];
-    if (!shift)
+    }
+    if (!shift) {
         return s->width == 8 ? ref(s, a, b, BITCTS_SHIFT_POLICY_SATURATE)
                              : (s->lo_table[65536 + (a >> 8) * 256 + (b >> 8)] & 0xFF00) |
                                    (s->lo_table[(a & 255) * 256 + (b & 255)] & 0xFF);
+    }
     if (a != *current_a) { /* the in-range results of this value, once */
         *current_a = a;
-        for (uint32_t c = 0; c < s->width; c++)
+        for (uint32_t c = 0; c < s->width; ++c) {
             by_count[c] = ref(s, a, c, BITCTS_SHIFT_POLICY_SATURATE);
+        }
     }
     *recorded = b >= s->width;
     return by_count[b & (s->width - 1)]; /* for recorded elements: the mask policy's result */
@@ -200,12 +215,12 @@ static void check_chunk(sweep *s, uint64_t base, uint32_t n, const uint8_t *out)
         return;
     }
     uint64_t by_count[64] = {0}, current_a = ~0ull;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n; ++i) {
         const uint64_t e = base + i, actual = load_out(out, ob, i);
         int recorded = 0;
         const uint64_t expected = expected_of(s, e, by_count, &current_a, &recorded);
         if (recorded) {
-            s->r->oob++;
+            ++s->r->oob;
             s->r->oob_mask += actual == expected;
             s->r->oob_saturate += actual == 0;
         } else if (actual != expected && s->r->mismatches++ == 0) {
@@ -239,8 +254,7 @@ static int sweep_chunks(sweep *s, uint8_t *in[2], uint8_t *out, char *err, size_
     const uint64_t total = s->r->total;
     const uint32_t chunk = total < SWEEP_CHUNK ? (uint32_t)total : SWEEP_CHUNK;
     for (uint64_t base = 0; base < total; base += chunk) {
-        if (run_chunk(s, base, chunk, in, out, err, cap, &s->r->backend_seconds) !=
-            BITCTS_ABI_OK) {
+        if (run_chunk(s, base, chunk, in, out, err, cap, &s->r->backend_seconds) != BITCTS_ABI_OK) {
             s->r->failed_chunk = base;
             return BITCTS_E_BACKEND_FAILED;
         }
@@ -254,8 +268,11 @@ int bitcts_sweep_run(const bitcts_sweep_config *cfg, bitcts_sweep_result *out, c
 {
     memset(out, 0, sizeof *out);
     const double t0 = bitcts_clock_now();
-    sweep s = {.op = cfg->op, .type = cfg->type, .out_type = cfg->out_type,
-               .width = bitcts_dtype_size(cfg->type) * 8, .r = out};
+    sweep s = {.op = cfg->op,
+               .type = cfg->type,
+               .out_type = cfg->out_type,
+               .width = bitcts_dtype_size(cfg->type) * 8,
+               .r = out};
     int st = bitcts_sweep_check(cfg, &out->total, err, cap);
     if (st != BITCTS_OK) {
         return st;

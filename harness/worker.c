@@ -8,9 +8,9 @@
 #include <unistd.h> /* write */
 
 #include "bitcts/bitcts_status.h"
+#include "bitcts/bitcts_verdict.h"
 #include "case_result.h"
 #include "clock.h"
-#include "bitcts/bitcts_verdict.h"
 #include "ref_ops.h"
 #include "validate.h"
 #include "worker.h"
@@ -19,10 +19,12 @@ static void send_text(int fd, const char *text, size_t len)
 {
     while (len > 0) {
         const ssize_t n = write(fd, text, len);
-        if (n < 0 && errno == EINTR)
+        if (n < 0 && errno == EINTR) {
             continue;
-        if (n <= 0)
+        }
+        if (n <= 0) {
             return; /* the parent is gone; nothing to report to */
+        }
         text += n;
         len -= (size_t)n;
     }
@@ -38,7 +40,7 @@ static void send_mark(int fd, char kind, size_t index)
 void bitcts_worker_abi_desc(const bitcts_op_desc *desc, bitcts_abi_tensor tensors[3],
                             bitcts_abi_operator_desc *out)
 {
-    for (uint32_t t = 0; t <= desc->input_count; t++) {
+    for (uint32_t t = 0; t <= desc->input_count; ++t) {
         const bitcts_tensor_desc *d = t < desc->input_count ? &desc->inputs[t] : &desc->output;
         bitcts_abi_tensor *a = &tensors[t];
         memset(a, 0, sizeof *a);
@@ -64,18 +66,19 @@ static const char *unsupported_reason(const bitcts_backend *b, const bitcts_case
                                       int in_place, char *buf, size_t cap)
 {
     const bitcts_abi_op_caps *c = bitcts_backend_op_caps(b, k->op);
-    if (!c)
+    if (c == NULL) {
         snprintf(buf, cap, "%s is not among the backend's operators", bitcts_op_name(k->op));
-    else if (!(c->input_types & (1u << k->in_type)))
+    } else if (!(c->input_types & (1u << k->in_type))) {
         snprintf(buf, cap, "input type %s is not claimed", bitcts_dtype_name(k->in_type));
-    else if (!(c->output_types & (1u << k->out_type)))
+    } else if (!(c->output_types & (1u << k->out_type))) {
         snprintf(buf, cap, "output type %s is not claimed", bitcts_dtype_name(k->out_type));
-    else if (!(c->dimension_counts & (1u << k->rank)))
+    } else if (!(c->dimension_counts & (1u << k->rank))) {
         snprintf(buf, cap, "DimensionCount %u is not claimed", k->rank);
-    else if (in_place && !(c->flags & BITCTS_ABI_CAP_IN_PLACE))
+    } else if (in_place && !(c->flags & BITCTS_ABI_CAP_IN_PLACE)) {
         snprintf(buf, cap, "in-place execution is not claimed");
-    else
+    } else {
         return NULL;
+    }
     return buf;
 }
 
@@ -100,8 +103,9 @@ static void not_supported(const bitcts_backend *b, const bitcts_case_key *k, con
 
 static const char *last_error(const bitcts_backend *b, void *instance)
 {
-    const char *e = b->table->instance_last_error ? b->table->instance_last_error(instance) : NULL;
-    return e && *e ? e : "no detail";
+    const char *e =
+        b->table->instance_last_error != NULL ? b->table->instance_last_error(instance) : NULL;
+    return e != NULL && *e ? e : "no detail";
 }
 
 static void run_negative(const bitcts_worker_ctx *ctx, void *instance, size_t idx,
@@ -141,8 +145,9 @@ static void free_buffers(exec_buffers *x, int alias)
 {
     bitcts_guarded_free(x->in[0]);
     bitcts_guarded_free(x->in[1]);
-    if (alias < 0)
+    if (alias < 0) {
         bitcts_guarded_free(x->out);
+    }
     free(x->out_before);
     free(x->expected[0]);
     free(x->expected[1]);
@@ -151,27 +156,33 @@ static void free_buffers(exec_buffers *x, int alias)
 static int prepare_buffers(const bitcts_case_data *d, int recorded, exec_buffers *x)
 {
     memset(x, 0, sizeof *x);
-    if (bitcts_case_expected(d, BITCTS_SHIFT_POLICY_SATURATE, &x->expected[0]) != BITCTS_OK)
+    if (bitcts_case_expected(d, BITCTS_SHIFT_POLICY_SATURATE, &x->expected[0]) != BITCTS_OK) {
         return -1;
-    if (recorded && bitcts_case_expected(d, BITCTS_SHIFT_POLICY_MASK, &x->expected[1]) != BITCTS_OK)
+    }
+    if (recorded &&
+        bitcts_case_expected(d, BITCTS_SHIFT_POLICY_MASK, &x->expected[1]) != BITCTS_OK) {
         return -1;
-    for (uint32_t i = 0; i < d->desc.input_count; i++) {
+    }
+    for (uint32_t i = 0; i < d->desc.input_count; ++i) {
         const uint64_t size = d->desc.inputs[i].total_tensor_size_in_bytes;
-        if (!(x->in[i] = bitcts_guarded_alloc(size)))
+        if (((x->in[i] = bitcts_guarded_alloc(size)) == NULL)) {
             return -1;
+        }
         memcpy(x->in[i], d->inputs[i], (size_t)size);
     }
     const uint64_t out_size = d->desc.output.total_tensor_size_in_bytes;
     if (d->alias_input >= 0) {
         x->out = x->in[d->alias_input];
     } else {
-        if (!(x->out = bitcts_guarded_alloc(out_size)))
+        if (((x->out = bitcts_guarded_alloc(out_size)) == NULL)) {
             return -1;
+        }
         memcpy(x->out, d->output, (size_t)out_size);
         bitcts_compare_poison(&d->desc, x->expected[0], x->expected[1], x->out);
     }
-    if (!(x->out_before = malloc((size_t)out_size + 1)))
+    if (((x->out_before = malloc((size_t)out_size + 1)) == NULL)) {
         return -1;
+    }
     memcpy(x->out_before, x->out, (size_t)out_size);
     return 0;
 }
@@ -183,7 +194,7 @@ static void run_valid(const bitcts_worker_ctx *ctx, void *instance, size_t idx,
     const bitcts_backend *b = ctx->backend;
     char why[160];
     const char *reason = unsupported_reason(b, k, d->alias_input >= 0, why, sizeof why);
-    if (reason) {
+    if (reason != NULL) {
         not_supported(b, k, reason, r);
         return;
     }
@@ -220,11 +231,15 @@ static void run_valid(const bitcts_worker_ctx *ctx, void *instance, size_t idx,
                  st != BITCTS_ABI_OK ? st : exec_st,
                  bitcts_status_name(st != BITCTS_ABI_OK ? st : exec_st), last_error(b, instance));
     } else {
-        bitcts_compare_args args = {
-            .desc = &d->desc, .alias_input = d->alias_input, .recorded = recorded,
-            .inputs_before = {d->inputs[0], d->inputs[1]}, .inputs_after = {x.in[0], x.in[1]},
-            .output_before = x.out_before, .output_after = x.out,
-            .expected = x.expected[0], .expected_mask = x.expected[1]};
+        bitcts_compare_args args = {.desc = &d->desc,
+                                    .alias_input = d->alias_input,
+                                    .recorded = recorded,
+                                    .inputs_before = {d->inputs[0], d->inputs[1]},
+                                    .inputs_after = {x.in[0], x.in[1]},
+                                    .output_before = x.out_before,
+                                    .output_after = x.out,
+                                    .expected = x.expected[0],
+                                    .expected_mask = x.expected[1]};
         if (bitcts_compare_case(&args, r) != BITCTS_OK) {
             r->verdict = BITCTS_VERDICT_INTERNAL_ERROR;
             snprintf(r->detail, sizeof r->detail, "out of memory while comparing");
@@ -242,8 +257,9 @@ static void send_result(const bitcts_worker_ctx *ctx, size_t idx, const bitcts_c
     json_t *obj = bitcts_case_result_json(k, idx, r, repro);
     char *text = json_dumps(obj, JSON_COMPACT | JSON_ENSURE_ASCII);
     json_decref(obj);
-    if (!text)
+    if (text == NULL) {
         return; /* the parent reports the case as an internal error */
+    }
     char head[32];
     const int n = snprintf(head, sizeof head, "E %zu ", idx);
     send_text(ctx->fd, head, (size_t)n);
@@ -261,12 +277,14 @@ static void run_case(const bitcts_worker_ctx *ctx, void *instance, size_t idx)
     send_mark(ctx->fd, 'B', idx);
     bitcts_case_data data;
     const int st = bitcts_case_build(ctx->seed, k, &data);
-    if (st != BITCTS_OK)
-        snprintf(r.detail, sizeof r.detail, "cannot generate the case: %s", bitcts_status_message(st));
-    else if (k->pattern == BITCTS_PAT_INVALID)
+    if (st != BITCTS_OK) {
+        snprintf(r.detail, sizeof r.detail, "cannot generate the case: %s",
+                 bitcts_status_message(st));
+    } else if (k->pattern == BITCTS_PAT_INVALID) {
         run_negative(ctx, instance, idx, &data, &r);
-    else
+    } else {
         run_valid(ctx, instance, idx, &data, &r);
+    }
     bitcts_case_free(&data);
     send_result(ctx, idx, &r);
 }
@@ -277,7 +295,7 @@ void bitcts_worker_run(const bitcts_worker_ctx *ctx, const size_t *indices, size
     void *instance = NULL;
     if (bitcts_backend_instance(ctx->backend, &instance, err, sizeof err) != BITCTS_OK) {
         /* Every case of the batch fails with the reason; nothing runs. */
-        for (size_t i = 0; i < count; i++) {
+        for (size_t i = 0; i < count; ++i) {
             bitcts_case_result r;
             memset(&r, 0, sizeof r);
             r.verdict = BITCTS_VERDICT_FAIL;
@@ -287,7 +305,8 @@ void bitcts_worker_run(const bitcts_worker_ctx *ctx, const size_t *indices, size
         }
         return;
     }
-    for (size_t i = 0; i < count; i++)
+    for (size_t i = 0; i < count; ++i) {
         run_case(ctx, instance, indices[i]);
+    }
     ctx->backend->table->instance_destroy(instance);
 }

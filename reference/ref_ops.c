@@ -3,23 +3,25 @@
  * little-endian word of its type's width; the operator sees only those bits. Elements are
  * visited in logical row-major order, gathered in chunks, computed, then scattered, which is
  * correct in place as well: element i reads and writes only its own offset. */
-#include "bitcts/bitcts_status.h"
 #include "ref_ops.h"
+#include "bitcts/bitcts_status.h"
 #include "tensor_iter.h"
 #include "validate.h"
 
 uint64_t bitcts_ref_load(const uint8_t *p, uint32_t width_bytes)
 {
     uint64_t v = 0;
-    for (uint32_t k = 0; k < width_bytes; k++)
+    for (uint32_t k = 0; k < width_bytes; ++k) {
         v |= (uint64_t)p[k] << (8 * k);
+    }
     return v;
 }
 
 void bitcts_ref_store(uint8_t *p, uint32_t width_bytes, uint64_t v)
 {
-    for (uint32_t k = 0; k < width_bytes; k++)
+    for (uint32_t k = 0; k < width_bytes; ++k) {
         p[k] = (uint8_t)(v >> (8 * k));
+    }
 }
 
 static uint64_t width_mask(uint32_t width)
@@ -40,16 +42,18 @@ uint64_t bitcts_ref_element(uint32_t op, uint32_t width, uint64_t a, uint64_t b,
     case BITCTS_OP_BIT_NOT: return ~a & mask;
     case BITCTS_OP_BIT_COUNT: {
         uint64_t count = 0;
-        for (uint32_t bit = 0; bit < width; bit++)
+        for (uint32_t bit = 0; bit < width; ++bit) {
             count += (a >> bit) & 1;
+        }
         return count;
     }
     case BITCTS_OP_BIT_SHIFT_LEFT:
     case BITCTS_OP_BIT_SHIFT_RIGHT: {
         uint64_t count = b;
         if (count >= width) {
-            if (shift_policy != BITCTS_SHIFT_POLICY_MASK)
+            if (shift_policy != BITCTS_SHIFT_POLICY_MASK) {
                 return 0;
+            }
             count &= width - 1; /* widths are powers of two */
         }
         return (op == BITCTS_OP_BIT_SHIFT_LEFT ? (a << count) : (a >> count)) & mask;
@@ -66,10 +70,26 @@ static void gather(uint64_t *dst, const uint8_t *base, uint32_t width, const uin
                    uint32_t n)
 {
     switch (width) {
-    case 1: for (uint32_t i = 0; i < n; i++) dst[i] = bitcts_ref_load(base + offsets[i], 1); break;
-    case 2: for (uint32_t i = 0; i < n; i++) dst[i] = bitcts_ref_load(base + offsets[i] * 2, 2); break;
-    case 4: for (uint32_t i = 0; i < n; i++) dst[i] = bitcts_ref_load(base + offsets[i] * 4, 4); break;
-    default: for (uint32_t i = 0; i < n; i++) dst[i] = bitcts_ref_load(base + offsets[i] * 8, 8); break;
+    case 1:
+        for (uint32_t i = 0; i < n; ++i) {
+            dst[i] = bitcts_ref_load(base + offsets[i], 1);
+        }
+        break;
+    case 2:
+        for (uint32_t i = 0; i < n; ++i) {
+            dst[i] = bitcts_ref_load(base + offsets[i] * 2, 2);
+        }
+        break;
+    case 4:
+        for (uint32_t i = 0; i < n; ++i) {
+            dst[i] = bitcts_ref_load(base + offsets[i] * 4, 4);
+        }
+        break;
+    default:
+        for (uint32_t i = 0; i < n; ++i) {
+            dst[i] = bitcts_ref_load(base + offsets[i] * 8, 8);
+        }
+        break;
     }
 }
 
@@ -77,18 +97,35 @@ static void scatter(uint8_t *base, uint32_t width, const uint64_t *offsets, cons
                     uint32_t n)
 {
     switch (width) {
-    case 1: for (uint32_t i = 0; i < n; i++) bitcts_ref_store(base + offsets[i], 1, src[i]); break;
-    case 2: for (uint32_t i = 0; i < n; i++) bitcts_ref_store(base + offsets[i] * 2, 2, src[i]); break;
-    case 4: for (uint32_t i = 0; i < n; i++) bitcts_ref_store(base + offsets[i] * 4, 4, src[i]); break;
-    default: for (uint32_t i = 0; i < n; i++) bitcts_ref_store(base + offsets[i] * 8, 8, src[i]); break;
+    case 1:
+        for (uint32_t i = 0; i < n; ++i) {
+            bitcts_ref_store(base + offsets[i], 1, src[i]);
+        }
+        break;
+    case 2:
+        for (uint32_t i = 0; i < n; ++i) {
+            bitcts_ref_store(base + offsets[i] * 2, 2, src[i]);
+        }
+        break;
+    case 4:
+        for (uint32_t i = 0; i < n; ++i) {
+            bitcts_ref_store(base + offsets[i] * 4, 4, src[i]);
+        }
+        break;
+    default:
+        for (uint32_t i = 0; i < n; ++i) {
+            bitcts_ref_store(base + offsets[i] * 8, 8, src[i]);
+        }
+        break;
     }
 }
 
 int bitcts_ref_execute(const bitcts_op_desc *desc, const void *const *inputs, void *output,
                        int shift_policy)
 {
-    if (bitcts_validate_op(desc, BITCTS_FL_6_4, NULL) != BITCTS_RULE_OK)
+    if (bitcts_validate_op(desc, BITCTS_FL_6_4, NULL) != BITCTS_RULE_OK) {
         return BITCTS_E_INVALID_DESCRIPTOR;
+    }
     const uint32_t n_in = desc->input_count;
     const uint32_t in_bytes = bitcts_dtype_size(desc->inputs[0].data_type);
     const uint32_t out_bytes = bitcts_dtype_size(desc->output.data_type);
@@ -107,11 +144,13 @@ int bitcts_ref_execute(const bitcts_op_desc *desc, const void *const *inputs, vo
             bitcts_tensor_iter_next(&it);
         }
         gather(a, inputs[0], in_bytes, offsets[0], n);
-        if (n_in > 1)
+        if (n_in > 1) {
             gather(b, inputs[1], in_bytes, offsets[1], n);
-        for (uint32_t i = 0; i < n; i++)
-            r[i] = bitcts_ref_element(desc->op, in_bytes * 8, a[i], n_in > 1 ? b[i] : 0,
-                                      shift_policy);
+        }
+        for (uint32_t i = 0; i < n; ++i) {
+            r[i] =
+                bitcts_ref_element(desc->op, in_bytes * 8, a[i], n_in > 1 ? b[i] : 0, shift_policy);
+        }
         scatter(output, out_bytes, offsets[n_in], r, n);
     }
     return BITCTS_OK;

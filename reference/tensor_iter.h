@@ -20,11 +20,11 @@ extern "C" {
 /** The state of a walk. Read coord, index and offset[] between steps; write nothing. */
 typedef struct bitcts_tensor_iter {
     uint32_t rank;
-    uint32_t tensors;                /* tensors walked together */
-    uint32_t sizes[BITCTS_MAX_DIMS]; /* the shape walked */
-    uint32_t coord[BITCTS_MAX_DIMS]; /* the current element's coordinates */
-    uint64_t index;                  /* its row-major linear index, 0 .. count - 1 */
-    uint64_t count;                  /* logical elements */
+    uint32_t tensors;                         /* tensors walked together */
+    uint32_t sizes[BITCTS_MAX_DIMS];          /* the shape walked */
+    uint32_t coord[BITCTS_MAX_DIMS];          /* the current element's coordinates */
+    uint64_t index;                           /* its row-major linear index, 0 .. count - 1 */
+    uint64_t count;                           /* logical elements */
     uint64_t offset[BITCTS_ITER_MAX_TENSORS]; /* its element offset in each tensor */
     uint64_t stride[BITCTS_ITER_MAX_TENSORS][BITCTS_MAX_DIMS];
 } bitcts_tensor_iter;

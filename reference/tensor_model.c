@@ -125,25 +125,29 @@ static const uint32_t known_fls[] = {BITCTS_DML_FEATURE_LEVEL_LIST(FL_ENTRY)};
 
 uint32_t bitcts_fl_parse(const char *text)
 {
-    if (!text || !*text)
+    if (text == NULL || !*text) {
         return 0;
+    }
     uint32_t value = 0;
     if (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
         char *end = NULL;
         unsigned long v = strtoul(text + 2, &end, 16);
-        if (*end || end == text + 2)
+        if (*end || end == text + 2) {
             return 0;
+        }
         value = (uint32_t)v;
     } else {
         /* "M_m" or "M.m", one digit each. */
         if (!(text[0] >= '0' && text[0] <= '9') || (text[1] != '_' && text[1] != '.') ||
-            !(text[2] >= '0' && text[2] <= '9') || text[3])
+            !(text[2] >= '0' && text[2] <= '9') || text[3]) {
             return 0;
+        }
         value = ((uint32_t)(text[0] - '0') << 12) | ((uint32_t)(text[2] - '0') << 8);
     }
-    for (size_t i = 0; i < sizeof known_fls / sizeof known_fls[0]; i++) {
-        if (known_fls[i] == value)
+    for (size_t i = 0; i < sizeof known_fls / sizeof known_fls[0]; ++i) {
+        if (known_fls[i] == value) {
             return value;
+        }
     }
     return 0;
 }
@@ -162,28 +166,34 @@ static int is_small_unsigned(uint32_t t)
 /* Spec 1.3 tables and 4.2. */
 uint32_t bitcts_fl_required(uint32_t op, uint32_t in_type, uint32_t out_type, uint32_t rank)
 {
-    if (rank < 1 || rank > BITCTS_MAX_DIMS || bitcts_dtype_size(in_type) == 0)
+    if (rank < 1 || rank > BITCTS_MAX_DIMS || bitcts_dtype_size(in_type) == 0) {
         return 0;
+    }
     switch (op) {
     case BITCTS_OP_BIT_SHIFT_LEFT:
     case BITCTS_OP_BIT_SHIFT_RIGHT:
-        if (out_type != in_type)
+        if (out_type != in_type) {
             return 0;
-        if (in_type == BITCTS_DT_UINT64)
+        }
+        if (in_type == BITCTS_DT_UINT64) {
             return BITCTS_FL_4_1;
-        if (!is_small_unsigned(in_type))
+        }
+        if (!is_small_unsigned(in_type)) {
             return 0;
+        }
         return rank == 4 ? BITCTS_FL_2_1 : BITCTS_FL_3_0;
     case BITCTS_OP_BIT_AND:
     case BITCTS_OP_BIT_OR:
     case BITCTS_OP_BIT_XOR:
     case BITCTS_OP_BIT_NOT:
-        if (out_type != in_type)
+        if (out_type != in_type) {
             return 0;
+        }
         return is_small_unsigned(in_type) ? BITCTS_FL_3_0 : BITCTS_FL_4_1;
     case BITCTS_OP_BIT_COUNT:
-        if (out_type != BITCTS_DT_UINT8 && out_type != BITCTS_DT_UINT32)
+        if (out_type != BITCTS_DT_UINT8 && out_type != BITCTS_DT_UINT32) {
             return 0;
+        }
         return is_small_unsigned(in_type) ? BITCTS_FL_3_0 : BITCTS_FL_4_1;
     default: return 0;
     }
@@ -191,20 +201,23 @@ uint32_t bitcts_fl_required(uint32_t op, uint32_t in_type, uint32_t out_type, ui
 
 uint64_t bitcts_tensor_stride(const bitcts_tensor_desc *d, uint32_t dim)
 {
-    if (d->has_strides)
+    if (d->has_strides) {
         return d->strides[dim];
+    }
     uint64_t s = 1;
-    for (uint32_t k = dim + 1; k < d->dimension_count; k++)
+    for (uint32_t k = dim + 1; k < d->dimension_count; ++k) {
         s *= d->sizes[k];
+    }
     return s;
 }
 
 uint64_t bitcts_tensor_element_count(const bitcts_tensor_desc *d)
 {
     uint64_t n = 1;
-    for (uint32_t k = 0; k < d->dimension_count && k < BITCTS_MAX_DIMS; k++) {
-        if (d->sizes[k] != 0 && n > UINT64_MAX / d->sizes[k])
+    for (uint32_t k = 0; k < d->dimension_count && k < BITCTS_MAX_DIMS; ++k) {
+        if (d->sizes[k] != 0 && n > UINT64_MAX / d->sizes[k]) {
             return UINT64_MAX;
+        }
         n *= d->sizes[k];
     }
     return n;
@@ -212,16 +225,18 @@ uint64_t bitcts_tensor_element_count(const bitcts_tensor_desc *d)
 
 static int mul_ok(uint64_t a, uint64_t b, uint64_t *r)
 {
-    if (a != 0 && b > UINT64_MAX / a)
+    if (a != 0 && b > UINT64_MAX / a) {
         return 0;
+    }
     *r = a * b;
     return 1;
 }
 
 static int add_ok(uint64_t a, uint64_t b, uint64_t *r)
 {
-    if (b > UINT64_MAX - a)
+    if (b > UINT64_MAX - a) {
         return 0;
+    }
     *r = a + b;
     return 1;
 }
@@ -231,25 +246,29 @@ static int add_ok(uint64_t a, uint64_t b, uint64_t *r)
 int bitcts_tensor_calc_buffer_size(const bitcts_tensor_desc *d, uint64_t *out_bytes)
 {
     const uint32_t esize = bitcts_dtype_size(d->data_type);
-    if (esize == 0 || d->dimension_count < 1 || d->dimension_count > BITCTS_MAX_DIMS)
+    if (esize == 0 || d->dimension_count < 1 || d->dimension_count > BITCTS_MAX_DIMS) {
         return BITCTS_E_INVALID_ARGUMENT;
+    }
     uint64_t elements = 1;
-    for (uint32_t k = 0; k < d->dimension_count; k++) {
-        if (d->sizes[k] == 0)
+    for (uint32_t k = 0; k < d->dimension_count; ++k) {
+        if (d->sizes[k] == 0) {
             return BITCTS_E_INVALID_ARGUMENT;
+        }
         uint64_t term = 0;
         if (d->has_strides) {
             if (!mul_ok((uint64_t)d->sizes[k] - 1, d->strides[k], &term) ||
-                !add_ok(elements, term, &elements))
+                !add_ok(elements, term, &elements)) {
                 return BITCTS_E_OVERFLOW;
+            }
         } else if (!mul_ok(elements, d->sizes[k], &elements)) {
             return BITCTS_E_OVERFLOW;
         }
     }
     /* For strided tensors `elements` started at 1 and so already holds IndexOfLastElement + 1. */
     uint64_t bytes = 0;
-    if (!mul_ok(elements, esize, &bytes) || !add_ok(bytes, 3, &bytes))
+    if (!mul_ok(elements, esize, &bytes) || !add_ok(bytes, 3, &bytes)) {
         return BITCTS_E_OVERFLOW;
+    }
     *out_bytes = bytes & ~(uint64_t)3;
     return BITCTS_OK;
 }
@@ -258,8 +277,9 @@ int bitcts_tensor_make_packed(uint32_t data_type, uint32_t rank, const uint32_t 
                               bitcts_tensor_desc *out)
 {
     memset(out, 0, sizeof *out);
-    if (rank < 1 || rank > BITCTS_MAX_DIMS)
+    if (rank < 1 || rank > BITCTS_MAX_DIMS) {
         return BITCTS_E_INVALID_ARGUMENT;
+    }
     out->data_type = data_type;
     out->dimension_count = rank;
     memcpy(out->sizes, sizes, rank * sizeof sizes[0]);

@@ -19,9 +19,9 @@ extern "C" {
 
 /* Formats of bitcts_report_render. */
 typedef enum bitcts_report_format {
-    BITCTS_REPORT_FORMAT_JSON = 0,    /* report.json */
-    BITCTS_REPORT_FORMAT_JUNIT = 1,   /* junit.xml */
-    BITCTS_REPORT_FORMAT_HTML = 2,    /* report.html */
+    BITCTS_REPORT_FORMAT_JSON = 0,     /* report.json */
+    BITCTS_REPORT_FORMAT_JUNIT = 1,    /* junit.xml */
+    BITCTS_REPORT_FORMAT_HTML = 2,     /* report.html */
     BITCTS_REPORT_FORMAT_MARKDOWN = 3, /* summary.md */
     BITCTS_REPORT_FORMAT_TEXT = 4      /* the terminal summary (no file) */
 } bitcts_report_format;
@@ -66,9 +66,8 @@ BITCTS_NODISCARD bitcts_status bitcts_report_builder_add(bitcts_report_builder *
  * @return BITCTS_OK; BITCTS_E_INVALID_ARGUMENT; BITCTS_E_OUT_OF_MEMORY; BITCTS_E_PARSE (the
  *         result fails validation: a producer's bug, named in err). */
 BITCTS_NODISCARD bitcts_status bitcts_report_builder_finish(bitcts_report_builder *b,
-                                                            const char *finished,
-                                                            double duration_s, json_t **out,
-                                                            char *err, size_t cap);
+                                                            const char *finished, double duration_s,
+                                                            json_t **out, char *err, size_t cap);
 void bitcts_report_builder_destroy(bitcts_report_builder *b);
 
 /* ---- comparing and merging ---- */

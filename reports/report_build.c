@@ -64,8 +64,8 @@ bitcts_status bitcts_report_builder_finish(bitcts_report_builder *b, const char 
     json_t *slowest = bitcts_report_slowest(b->cases, BITCTS_REPORT_SLOWEST);
     int rc = b->failed || summary == NULL || slowest == NULL;
     rc = rc || json_object_set_new(r, "schema", json_string(BITCTS_REPORT_SCHEMA)) != 0;
-    rc = rc || json_object_set_new(r, "schema_version",
-                                   json_string(BITCTS_REPORT_SCHEMA_VERSION)) != 0;
+    rc = rc ||
+         json_object_set_new(r, "schema_version", json_string(BITCTS_REPORT_SCHEMA_VERSION)) != 0;
     rc = rc || json_object_set_new(r, "finished", json_string(finished)) != 0;
     rc = rc || json_object_set_new(r, "duration_s", json_real(duration_s)) != 0;
     rc = rc || json_object_set(r, "summary", summary) != 0;

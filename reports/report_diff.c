@@ -19,7 +19,7 @@ static json_t *side_json(const json_t *r)
 
 static int append(json_t *list, json_t *item)
 {
-    return item ? json_array_append_new(list, item) : -1;
+    return item != NULL ? json_array_append_new(list, item) : -1;
 }
 
 static int verdict_change_entry(json_t *list, const json_t *ca, const json_t *cb)
@@ -45,9 +45,10 @@ static int digest_entry(json_t *list, const json_t *ca, const json_t *cb)
     const int v = bitcts_report_case_verdict(cb);
     const char *da = bitcts_report_str(ca, "output_xxh3_128");
     const char *db = bitcts_report_str(cb, "output_xxh3_128");
-    if (v != bitcts_report_case_verdict(ca) || !bitcts_verdict_is_healthy(v) || !*da ||
-        !*db || strcmp(da, db) == 0)
+    if (v != bitcts_report_case_verdict(ca) || !bitcts_verdict_is_healthy(v) || !*da || !*db ||
+        strcmp(da, db) == 0) {
         return 0;
+    }
     return append(list, json_pack("{s:s, s:s, s:s, s:s, s:s}", "id", bitcts_report_str(cb, "id"),
                                   "operator", bitcts_report_str(cb, "operator"), "verdict",
                                   bitcts_report_str(cb, "verdict"), "from", da, "to", db));
@@ -67,14 +68,14 @@ static int compare_b_cases(diff_lists *d, const json_t *b, const bitcts_report_i
                            int digests)
 {
     const json_t *cases = json_object_get(b, "cases");
-    for (size_t i = 0; i < json_array_size(cases); i++) {
+    for (size_t i = 0; i < json_array_size(cases); ++i) {
         const json_t *cb = json_array_get(cases, i);
         const json_t *ca = bitcts_report_index_find(index_a, bitcts_report_str(cb, "id"));
         int rc = 0;
-        if (!ca) {
+        if (ca == NULL) {
             rc = presence_entry(d->added, cb);
         } else {
-            d->compared++;
+            ++d->compared;
             switch (bitcts_report_verdict_change(bitcts_report_case_verdict(ca),
                                                  bitcts_report_case_verdict(cb))) {
             case BITCTS_REPORT_CHANGE_REGRESSION:
@@ -85,8 +86,9 @@ static int compare_b_cases(diff_lists *d, const json_t *b, const bitcts_report_i
             default: rc = digests ? digest_entry(d->digest_changed, ca, cb) : 0;
             }
         }
-        if (rc != 0)
+        if (rc != 0) {
             return -1;
+        }
     }
     return 0;
 }
@@ -94,11 +96,12 @@ static int compare_b_cases(diff_lists *d, const json_t *b, const bitcts_report_i
 static int find_removed(diff_lists *d, const json_t *a, const bitcts_report_index *index_b)
 {
     const json_t *cases = json_object_get(a, "cases");
-    for (size_t i = 0; i < json_array_size(cases); i++) {
+    for (size_t i = 0; i < json_array_size(cases); ++i) {
         const json_t *ca = json_array_get(cases, i);
-        if (!bitcts_report_index_find(index_b, bitcts_report_str(ca, "id")) &&
-            presence_entry(d->removed, ca) != 0)
+        if (bitcts_report_index_find(index_b, bitcts_report_str(ca, "id")) == NULL &&
+            presence_entry(d->removed, ca) != 0) {
             return -1;
+        }
     }
     return 0;
 }
@@ -121,8 +124,9 @@ static json_t *diff_json(diff_lists *d, const json_t *a, const json_t *b, int di
 
 bitcts_status bitcts_report_diff(const json_t *a, const json_t *b, json_t **out)
 {
-    if (!a || !b || !out)
+    if (a == NULL || b == NULL || out == NULL) {
         return BITCTS_E_INVALID_ARGUMENT;
+    }
     *out = NULL;
     /* Output digests only mean the same thing when the inputs were generated the same way. */
     const int digests = strcmp(bitcts_report_str(a, "seed"), bitcts_report_str(b, "seed")) == 0 &&
@@ -137,16 +141,21 @@ bitcts_status bitcts_report_diff(const json_t *a, const json_t *b, json_t **out)
                     .added = json_array(),
                     .removed = json_array()};
     bitcts_status st = BITCTS_E_OUT_OF_MEMORY;
-    if (!d.regressions || !d.fixes || !d.changed || !d.digest_changed || !d.added || !d.removed)
+    if (d.regressions == NULL || d.fixes == NULL || d.changed == NULL || d.digest_changed == NULL ||
+        d.added == NULL || d.removed == NULL) {
         goto cleanup;
+    }
     if ((st = bitcts_report_index_create(a, &index_a)) != BITCTS_OK ||
-        (st = bitcts_report_index_create(b, &index_b)) != BITCTS_OK)
+        (st = bitcts_report_index_create(b, &index_b)) != BITCTS_OK) {
         goto cleanup;
+    }
     st = BITCTS_E_OUT_OF_MEMORY;
-    if (compare_b_cases(&d, b, index_a, digests) != 0 || find_removed(&d, a, index_b) != 0)
+    if (compare_b_cases(&d, b, index_a, digests) != 0 || find_removed(&d, a, index_b) != 0) {
         goto cleanup;
-    if ((*out = diff_json(&d, a, b, digests)) != NULL)
+    }
+    if ((*out = diff_json(&d, a, b, digests)) != NULL) {
         st = BITCTS_OK;
+    }
 cleanup:
     bitcts_report_index_destroy(index_a);
     bitcts_report_index_destroy(index_b);

@@ -111,43 +111,47 @@ static void html_identity(sbuf *b, const bitcts__report_view *v)
 
 static void html_count_cell(sbuf *b, size_t count, int verdict)
 {
-    if (count)
+    if (count) {
         sb_printf(b, "<td class=\"n v-%s\">%zu</td>", bitcts_verdict_name(verdict), count);
-    else
+    } else {
         sb_puts(b, "<td class=\"n zero\">0</td>");
+    }
 }
 
 static void html_verdict_table(sbuf *b, const bitcts__report_view *v)
 {
     int shown[BITCTS_VERDICT_COUNT];
-    for (int k = 0; k < BITCTS_VERDICT_COUNT; k++)
-        shown[k] =
-            v->t->totals[k] || k == BITCTS_VERDICT_PASS || k == BITCTS_VERDICT_FAIL;
+    for (int k = 0; k < BITCTS_VERDICT_COUNT; ++k) {
+        shown[k] = v->t->totals[k] || k == BITCTS_VERDICT_PASS || k == BITCTS_VERDICT_FAIL;
+    }
     sb_puts(b, "<h2 id=\"verdicts\">Verdicts by operator</h2>\n"
                "<table id=\"verdict-table\" class=\"verdicts\">\n<tr><th>operator</th>");
-    for (int k = 0; k < BITCTS_VERDICT_COUNT; k++) {
-        if (shown[k])
+    for (int k = 0; k < BITCTS_VERDICT_COUNT; ++k) {
+        if (shown[k]) {
             sb_printf(b, "<th class=\"n\">%s</th>", bitcts_verdict_name(k));
+        }
     }
     sb_puts(b, "<th class=\"n\">total</th><th class=\"n\">time (s)</th></tr>\n");
     double total_ms = 0;
-    for (size_t i = 0; i < v->t->n_ops; i++) {
+    for (size_t i = 0; i < v->t->n_ops; ++i) {
         const bitcts_report_op_tally *row = &v->t->ops[i];
         sb_puts(b, "<tr><td><code>");
         sb_esc(b, row->name, 0);
         sb_puts(b, "</code></td>");
-        for (int k = 0; k < BITCTS_VERDICT_COUNT; k++) {
-            if (shown[k])
+        for (int k = 0; k < BITCTS_VERDICT_COUNT; ++k) {
+            if (shown[k]) {
                 html_count_cell(b, row->verdicts[k], k);
+            }
         }
         sb_printf(b, "<td class=\"n\">%zu</td><td class=\"n\">%.2f</td></tr>\n", row->count,
                   row->ms / 1000.0);
         total_ms += row->ms;
     }
     sb_puts(b, "<tr class=\"total\"><td>total</td>");
-    for (int k = 0; k < BITCTS_VERDICT_COUNT; k++) {
-        if (shown[k])
+    for (int k = 0; k < BITCTS_VERDICT_COUNT; ++k) {
+        if (shown[k]) {
             html_count_cell(b, v->t->totals[k], k);
+        }
     }
     sb_printf(b, "<td class=\"n\">%zu</td><td class=\"n\">%.2f</td></tr>\n</table>\n", v->t->n,
               total_ms / 1000.0);
@@ -157,13 +161,15 @@ static void html_verdict_table(sbuf *b, const bitcts__report_view *v)
 static void html_bits(sbuf *b, const char *bits, const char *other)
 {
     const int same_len = strlen(bits) == strlen(other);
-    for (size_t i = 0; bits[i]; i++) {
+    for (size_t i = 0; bits[i]; ++i) {
         const int differs = same_len && bits[i] != other[i];
-        if (differs)
+        if (differs) {
             sb_puts(b, "<mark>");
+        }
         sb_esc(b, (const char[]){bits[i], '\0'}, 0);
-        if (differs)
+        if (differs) {
             sb_puts(b, "</mark>");
+        }
     }
 }
 
@@ -191,17 +197,19 @@ static void html_mismatch(sbuf *b, const json_t *failure)
     const json_t *inputs = json_object_get(first, "inputs");
     sb_printf(b, "; the first at index %lld, coordinates [",
               (long long)json_integer_value(json_object_get(first, "index")));
-    for (size_t i = 0; i < json_array_size(coords); i++)
+    for (size_t i = 0; i < json_array_size(coords); ++i) {
         sb_printf(b, "%s%lld", i ? ", " : "",
                   (long long)json_integer_value(json_array_get(coords, i)));
+    }
     sb_puts(b,
             "]:</p>\n<table class=\"mismatch\">\n<tr><th></th><th>hex</th><th>binary</th></tr>\n");
-    for (size_t i = 0; i < json_array_size(inputs); i++) {
+    for (size_t i = 0; i < json_array_size(inputs); ++i) {
         const char *hex = json_string_value(json_array_get(inputs, i));
         char bin[80];
         char label[32];
         bitcts__report_hex_to_bin(hex, bin, sizeof bin);
-        snprintf(label, sizeof label, "input %s", bitcts__report_input_name(json_array_size(inputs), i));
+        snprintf(label, sizeof label, "input %s",
+                 bitcts__report_input_name(json_array_size(inputs), i));
         html_value_row(b, json_array_size(inputs) == 1 ? "input" : label, hex, bin, "");
     }
     const char *expected_bin = bitcts_report_str(first, "expected_bin");
@@ -229,9 +237,10 @@ static void html_case(sbuf *b, const json_t *c)
         sb_esc(b, bitcts_report_str(c, "detail"), 0);
         sb_puts(b, "</p>\n");
     }
-    if (json_is_object(json_object_get(c, "failure")))
+    if (json_is_object(json_object_get(c, "failure"))) {
         html_mismatch(b, json_object_get(c, "failure"));
-    for (size_t i = 0; i < json_array_size(warnings); i++) {
+    }
+    for (size_t i = 0; i < json_array_size(warnings); ++i) {
         sb_puts(b, "<p>warning: ");
         sb_esc(b, json_string_value(json_array_get(warnings, i)), 0);
         sb_puts(b, "</p>\n");
@@ -241,9 +250,10 @@ static void html_case(sbuf *b, const json_t *c)
         sb_esc(b, bitcts_report_str(c, "baseline"), 0);
         sb_puts(b, "</p>\n");
     }
-    if (*bitcts_report_str(c, "output_xxh3_128"))
+    if (*bitcts_report_str(c, "output_xxh3_128")) {
         sb_printf(b, "<p>output XXH3-128: <code>%s</code></p>\n",
                   bitcts_report_str(c, "output_xxh3_128")); /* validated: hex digits only */
+    }
     sb_puts(b, "<pre><code>");
     sb_esc(b, bitcts_report_str(c, "repro"), 0);
     sb_puts(b, "</code></pre>\n</div>\n");
@@ -259,50 +269,56 @@ static void html_failures(sbuf *b, const bitcts__report_view *v)
     sb_puts(b, "<div id=\"controls\">Filter: <input id=\"f-text\" placeholder=\"case id contains\" "
                "oninput=\"bitctsFilter()\"> <select id=\"f-verdict\" onchange=\"bitctsFilter()\">"
                "<option value=\"\">all verdicts</option>");
-    for (int k = 0; k < BITCTS_VERDICT_COUNT; k++) {
-        if (bitcts__report_is_listed(k) && v->t->totals[k])
+    for (int k = 0; k < BITCTS_VERDICT_COUNT; ++k) {
+        if (bitcts__report_is_listed(k) && v->t->totals[k]) {
             sb_printf(b, "<option>%s</option>", bitcts_verdict_name(k));
+        }
     }
     sb_puts(b,
             "</select> <span id=\"f-count\" class=\"note\"></span></div>\n<div id=\"failures\">\n");
     size_t shown = 0;
-    for (size_t i = 0; i < v->t->n && shown < BITCTS_REPORT_HTML_MAX_FAILURES; i++) {
+    for (size_t i = 0; i < v->t->n && shown < BITCTS_REPORT_HTML_MAX_FAILURES; ++i) {
         const json_t *c = json_array_get(v->cases, i);
         if (bitcts__report_is_listed(bitcts_report_case_verdict(c))) {
             html_case(b, c);
-            shown++;
+            ++shown;
         }
     }
     sb_puts(b, "</div>\n");
-    if (shown < v->listed)
+    if (shown < v->listed) {
         sb_printf(b,
                   "<p class=\"note\">%zu more not shown (the first %u are listed); "
                   "report.json and junit.xml hold every case.</p>\n",
                   v->listed - shown, BITCTS_REPORT_HTML_MAX_FAILURES);
+    }
 }
 
 static void html_recorded(sbuf *b, const bitcts__report_view *v)
 {
-    if (!v->t->totals[BITCTS_VERDICT_RECORDED])
+    if (!v->t->totals[BITCTS_VERDICT_RECORDED]) {
         return;
+    }
     sb_printf(b,
               "<h2 id=\"recorded\">Recorded cases by policy (%zu)</h2>\n"
               "<p class=\"note\">Shift counts at or above the element width: the result is "
               "classified, not asserted.</p>\n<table>\n<tr><th>operator</th>",
               v->t->totals[BITCTS_VERDICT_RECORDED]);
-    for (size_t p = 0; p < BITCTS_REPORT_POLICY_COUNT; p++)
+    for (size_t p = 0; p < BITCTS_REPORT_POLICY_COUNT; ++p) {
         sb_printf(b, "<th class=\"n\">%s</th>",
                   *bitcts_report_policy_name((int)p) ? bitcts_report_policy_name((int)p)
                                                      : "(none)");
+    }
     sb_puts(b, "</tr>\n");
-    for (size_t i = 0; i < v->t->n_ops; i++) {
-        if (!v->t->ops[i].verdicts[BITCTS_VERDICT_RECORDED])
+    for (size_t i = 0; i < v->t->n_ops; ++i) {
+        if (!v->t->ops[i].verdicts[BITCTS_VERDICT_RECORDED]) {
             continue;
+        }
         sb_puts(b, "<tr><td><code>");
         sb_esc(b, v->t->ops[i].name, 0);
         sb_puts(b, "</code></td>");
-        for (size_t p = 0; p < BITCTS_REPORT_POLICY_COUNT; p++)
+        for (size_t p = 0; p < BITCTS_REPORT_POLICY_COUNT; ++p) {
             sb_printf(b, "<td class=\"n\">%zu</td>", v->t->ops[i].policies[p]);
+        }
         sb_puts(b, "</tr>\n");
     }
     sb_puts(b, "</table>\n");
@@ -311,11 +327,12 @@ static void html_recorded(sbuf *b, const bitcts__report_view *v)
 static void html_slowest(sbuf *b, const bitcts__report_view *v)
 {
     const json_t *slowest = json_object_get(v->report, "slowest");
-    if (!json_array_size(slowest))
+    if (!json_array_size(slowest)) {
         return;
+    }
     sb_puts(b, "<h2 id=\"slowest\">Slowest cases</h2>\n<table>\n"
                "<tr><th>case</th><th class=\"n\">ms</th></tr>\n");
-    for (size_t i = 0; i < json_array_size(slowest); i++) {
+    for (size_t i = 0; i < json_array_size(slowest); ++i) {
         const json_t *e = json_array_get(slowest, i);
         sb_puts(b, "<tr><td><code>");
         sb_esc(b, bitcts_report_str(e, "id"), 0);

@@ -21,7 +21,7 @@ static void junit_properties(sbuf *b, const json_t *r)
         {"shard", bitcts_report_str(json_object_get(r, "selection"), "shard")},
     };
     sb_puts(b, "    <properties>\n");
-    for (size_t i = 0; i < sizeof props / sizeof props[0]; i++) {
+    for (size_t i = 0; i < sizeof props / sizeof props[0]; ++i) {
         sb_printf(b, "      <property name=\"%s\" value=\"", props[i][0]);
         sb_esc(b, props[i][1], 1);
         sb_puts(b, "\"/>\n");
@@ -40,8 +40,9 @@ static void junit_case(sbuf *b, const char *op, const json_t *c)
     sb_esc(b, bitcts_report_str(c, "id"), 1);
     sb_printf(b, "\" time=\"%.6f\"%s>\n", bitcts_report_num(c, "duration_ms") / 1000.0,
               v == BITCTS_VERDICT_PASS ? "/" : "");
-    if (v == BITCTS_VERDICT_PASS)
+    if (v == BITCTS_VERDICT_PASS) {
         return;
+    }
     sbuf text = {0};
     bitcts__report_case_evidence(&text, c);
     b->failed |= text.failed;
@@ -49,7 +50,7 @@ static void junit_case(sbuf *b, const char *op, const json_t *c)
         sb_printf(b, "      <failure type=\"%s\" message=\"%s%s", name, name, *detail ? ": " : "");
         sb_esc(b, detail, 1);
         sb_puts(b, "\">");
-        sb_esc(b, text.data ? text.data : "", 0);
+        sb_esc(b, text.data != NULL ? text.data : "", 0);
         sb_puts(b, "</failure>\n");
     } else if (v == BITCTS_VERDICT_NOT_SUPPORTED) {
         sb_puts(b, "      <skipped message=\"");
@@ -57,7 +58,7 @@ static void junit_case(sbuf *b, const char *op, const json_t *c)
         sb_puts(b, "\"/>\n");
     } else { /* warn, recorded, expected_fail */
         sb_printf(b, "      <system-out>%s\n", name);
-        sb_esc(b, text.data ? text.data : "", 0);
+        sb_esc(b, text.data != NULL ? text.data : "", 0);
         sb_puts(b, "</system-out>\n");
     }
     free(text.data);
@@ -68,21 +69,23 @@ void bitcts__report_render_junit(sbuf *b, const bitcts__report_view *v)
 {
     size_t failures = 0;
     double total_ms = 0;
-    for (int k = 0; k < BITCTS_VERDICT_COUNT; k++)
+    for (int k = 0; k < BITCTS_VERDICT_COUNT; ++k) {
         failures += bitcts_verdict_is_failure(k) ? v->t->totals[k] : 0;
-    for (size_t i = 0; i < v->t->n_ops; i++)
+    }
+    for (size_t i = 0; i < v->t->n_ops; ++i) {
         total_ms += v->t->ops[i].ms;
+    }
     sb_puts(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     sb_printf(b,
               "<testsuites name=\"bitcts\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
               "skipped=\"%zu\" time=\"%.6f\">\n",
-              v->t->n, failures, v->t->totals[BITCTS_VERDICT_NOT_SUPPORTED],
-              total_ms / 1000.0);
-    for (size_t i = 0; i < v->t->n_ops; i++) {
+              v->t->n, failures, v->t->totals[BITCTS_VERDICT_NOT_SUPPORTED], total_ms / 1000.0);
+    for (size_t i = 0; i < v->t->n_ops; ++i) {
         const bitcts_report_op_tally *row = &v->t->ops[i];
         size_t row_failures = 0;
-        for (int k = 0; k < BITCTS_VERDICT_COUNT; k++)
+        for (int k = 0; k < BITCTS_VERDICT_COUNT; ++k) {
             row_failures += bitcts_verdict_is_failure(k) ? row->verdicts[k] : 0;
+        }
         sb_puts(b, "  <testsuite name=\"bitcts.");
         sb_esc(b, row->name, 1);
         sb_printf(b,
@@ -95,8 +98,9 @@ void bitcts__report_render_junit(sbuf *b, const bitcts__report_view *v)
         sb_esc(b, bitcts_report_str(json_object_get(v->report, "host"), "hostname"), 1);
         sb_puts(b, "\">\n");
         junit_properties(b, v->report);
-        for (size_t k = 0; k < row->count; k++)
+        for (size_t k = 0; k < row->count; ++k) {
             junit_case(b, row->name, json_array_get(v->cases, v->t->order[row->start + k]));
+        }
         sb_puts(b, "  </testsuite>\n");
     }
     sb_puts(b, "</testsuites>\n");

@@ -11,27 +11,30 @@ static void md_verdict_table(sbuf *b, const bitcts__report_view *v)
 {
     int shown[BITCTS_VERDICT_COUNT];
     sb_puts(b, "## Verdicts by operator\n\n| operator |");
-    for (int k = 0; k < BITCTS_VERDICT_COUNT; k++) {
-        shown[k] =
-            v->t->totals[k] || k == BITCTS_VERDICT_PASS || k == BITCTS_VERDICT_FAIL;
-        if (shown[k])
+    for (int k = 0; k < BITCTS_VERDICT_COUNT; ++k) {
+        shown[k] = v->t->totals[k] || k == BITCTS_VERDICT_PASS || k == BITCTS_VERDICT_FAIL;
+        if (shown[k]) {
             sb_printf(b, " %s |", bitcts_verdict_name(k));
+        }
     }
     sb_puts(b, " total |\n|---|");
-    for (int k = 0; k < BITCTS_VERDICT_COUNT; k++)
+    for (int k = 0; k < BITCTS_VERDICT_COUNT; ++k) {
         sb_puts(b, shown[k] ? "---:|" : "");
+    }
     sb_puts(b, "---:|\n");
-    for (size_t i = 0; i <= v->t->n_ops; i++) {
+    for (size_t i = 0; i <= v->t->n_ops; ++i) {
         const size_t *counts = i < v->t->n_ops ? v->t->ops[i].verdicts : v->t->totals;
         sb_puts(b, "| ");
-        if (i < v->t->n_ops)
+        if (i < v->t->n_ops) {
             sb_md_cell(b, v->t->ops[i].name);
-        else
+        } else {
             sb_puts(b, "**total**");
+        }
         sb_puts(b, " |");
-        for (int k = 0; k < BITCTS_VERDICT_COUNT; k++) {
-            if (shown[k])
+        for (int k = 0; k < BITCTS_VERDICT_COUNT; ++k) {
+            if (shown[k]) {
                 sb_printf(b, " %zu |", counts[k]);
+            }
         }
         sb_printf(b, " %zu |\n", i < v->t->n_ops ? v->t->ops[i].count : v->t->n);
     }
@@ -94,21 +97,23 @@ void bitcts__report_render_markdown(sbuf *b, const bitcts__report_view *v)
     md_verdict_table(b, v);
     sb_printf(b, "\n## Failures and warnings (%zu)\n\n", v->listed);
     size_t shown = 0;
-    for (size_t i = 0; i < v->t->n && shown < BITCTS_REPORT_MD_MAX_FAILURES; i++) {
+    for (size_t i = 0; i < v->t->n && shown < BITCTS_REPORT_MD_MAX_FAILURES; ++i) {
         const json_t *c = json_array_get(v->cases, i);
         if (bitcts__report_is_listed(bitcts_report_case_verdict(c))) {
             md_case(b, c);
-            shown++;
+            ++shown;
         }
     }
-    if (!v->listed)
+    if (!v->listed) {
         sb_puts(b, "None.\n");
-    else if (shown < v->listed)
+    } else if (shown < v->listed) {
         sb_printf(b, "\n%zu more not shown; see report.html or report.json.\n", v->listed - shown);
+    }
     const json_t *slowest = json_object_get(r, "slowest");
-    if (json_array_size(slowest))
+    if (json_array_size(slowest)) {
         sb_puts(b, "\n## Slowest cases\n\n| case | ms |\n|---|---:|\n");
-    for (size_t i = 0; i < json_array_size(slowest); i++) {
+    }
+    for (size_t i = 0; i < json_array_size(slowest); ++i) {
         sb_puts(b, "| ");
         sb_md_cell(b, bitcts_report_str(json_array_get(slowest, i), "id"));
         sb_printf(b, " | %.3f |\n", bitcts_report_num(json_array_get(slowest, i), "duration_ms"));

@@ -22,8 +22,9 @@ static bitcts_status merge_fail(merge_ctx *m, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    if (m->err && m->cap)
+    if (m->err != NULL && m->cap) {
         vsnprintf(m->err, m->cap, fmt, ap);
+    }
     va_end(ap);
     return BITCTS_E_INVALID_ARGUMENT;
 }
@@ -39,22 +40,24 @@ static const char *const identity_fields[][2] = {
 
 static bitcts_status check_identity(merge_ctx *m)
 {
-    for (size_t i = 1; i < m->count; i++) {
-        for (size_t f = 0; f < sizeof identity_fields / sizeof identity_fields[0]; f++) {
+    for (size_t i = 1; i < m->count; ++i) {
+        for (size_t f = 0; f < sizeof identity_fields / sizeof identity_fields[0]; ++f) {
             const char *section = identity_fields[f][0];
             const char *key = identity_fields[f][1];
             const json_t *a = *section ? json_object_get(m->shards[0], section) : m->shards[0];
             const json_t *b = *section ? json_object_get(m->shards[i], section) : m->shards[i];
-            if (strcmp(bitcts_report_str(a, key), bitcts_report_str(b, key)) != 0)
+            if (strcmp(bitcts_report_str(a, key), bitcts_report_str(b, key)) != 0) {
                 return merge_fail(
                     m, "%s and %s are not shards of one run: %s%s%s differs ('%s' vs '%s')",
                     m->names[0], m->names[i], section, *section ? "." : "", key,
                     bitcts_report_str(a, key), bitcts_report_str(b, key));
+            }
         }
         if (!json_equal(json_object_get(m->shards[0], "generator_version"),
-                        json_object_get(m->shards[i], "generator_version")))
+                        json_object_get(m->shards[i], "generator_version"))) {
             return merge_fail(m, "%s and %s are not shards of one run: generator_version differs",
                               m->names[0], m->names[i]);
+        }
     }
     return BITCTS_OK;
 }
@@ -73,41 +76,50 @@ static bitcts_status check_shards(merge_ctx *m)
     unsigned n0 = 0;
     int base = 1;
     const char *first = bitcts_report_str(json_object_get(m->shards[0], "selection"), "shard");
-    for (size_t i = 0; i < m->count; i++) {
+    for (size_t i = 0; i < m->count; ++i) {
         const char *s = bitcts_report_str(json_object_get(m->shards[i], "selection"), "shard");
         unsigned idx = 0;
         unsigned n = 0;
-        if (!*s != !*first)
+        if (!*s != !*first) {
             return merge_fail(m, "%s is %s but %s is %s", m->names[0], *first ? first : "unsharded",
                               m->names[i], *s ? s : "unsharded");
-        if (!*s)
+        }
+        if (!*s) {
             continue;
-        if (!parse_shard(s, &idx, &n))
+        }
+        if (!parse_shard(s, &idx, &n)) {
             return merge_fail(m, "%s: shard '%s' is not I/N", m->names[i], s);
-        if (i == 0)
+        }
+        if (i == 0) {
             n0 = n;
-        if (n != n0)
+        }
+        if (n != n0) {
             return merge_fail(m, "%s is shard %s but %s is shard %s: different shard counts",
                               m->names[0], first, m->names[i], s);
+        }
         base = idx == 0 ? 0 : base;
-        for (size_t j = 0; j < i; j++) {
+        for (size_t j = 0; j < i; ++j) {
             if (strcmp(s, bitcts_report_str(json_object_get(m->shards[j], "selection"), "shard")) ==
-                0)
+                0) {
                 return merge_fail(m, "%s and %s are both shard %s", m->names[j], m->names[i], s);
+            }
         }
     }
-    if (!*first)
+    if (!*first) {
         return BITCTS_OK;
-    for (size_t i = 0; i < m->count; i++) {
+    }
+    for (size_t i = 0; i < m->count; ++i) {
         unsigned idx = 0;
         unsigned n = 0;
         parse_shard(bitcts_report_str(json_object_get(m->shards[i], "selection"), "shard"), &idx,
                     &n);
-        if (idx < (unsigned)base || idx - (unsigned)base >= n)
+        if (idx < (unsigned)base || idx - (unsigned)base >= n) {
             return merge_fail(m, "%s: shard %u/%u is out of range", m->names[i], idx, n);
+        }
     }
-    if (m->count != n0)
+    if (m->count != n0) {
         return merge_fail(m, "got %zu of the %u shards of the run; give every shard", m->count, n0);
+    }
     return BITCTS_OK;
 }
 
@@ -133,19 +145,22 @@ static int compare_plan(const void *a, const void *b)
     const json_t *y = ((const shard_case *)b)->obj;
     const json_t *px = json_object_get(x, "plan_index");
     const json_t *py = json_object_get(y, "plan_index");
-    if (px && py && json_integer_value(px) != json_integer_value(py))
+    if (px != NULL && py != NULL && json_integer_value(px) != json_integer_value(py)) {
         return json_integer_value(px) < json_integer_value(py) ? -1 : 1;
-    if (!px != !py)
-        return px ? -1 : 1;
+    }
+    if ((px == NULL) != (py == NULL)) {
+        return px != NULL ? -1 : 1;
+    }
     return strcmp(bitcts_report_str(x, "id"), bitcts_report_str(y, "id"));
 }
 
 static int same_result(const json_t *a, const json_t *b)
 {
     static const char *const keys[] = {"verdict", "output_xxh3_128", "detail", "policy"};
-    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-        if (strcmp(bitcts_report_str(a, keys[k]), bitcts_report_str(b, keys[k])) != 0)
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; ++k) {
+        if (strcmp(bitcts_report_str(a, keys[k]), bitcts_report_str(b, keys[k])) != 0) {
             return 0;
+        }
     }
     return json_equal(json_object_get(a, "failure"), json_object_get(b, "failure"));
 }
@@ -155,15 +170,16 @@ static bitcts_status dedupe(merge_ctx *m, shard_case *all, size_t n, size_t *uni
 {
     qsort(all, n, sizeof *all, compare_ids);
     size_t kept = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; ++i) {
         if (kept && strcmp(bitcts_report_str(all[kept - 1].obj, "id"),
                            bitcts_report_str(all[i].obj, "id")) == 0) {
-            if (!same_result(all[kept - 1].obj, all[i].obj))
+            if (!same_result(all[kept - 1].obj, all[i].obj)) {
                 return merge_fail(m, "case %s has different results in %s (%s) and %s (%s)",
                                   bitcts_report_str(all[i].obj, "id"),
                                   m->names[all[kept - 1].shard],
                                   bitcts_report_str(all[kept - 1].obj, "verdict"),
                                   m->names[all[i].shard], bitcts_report_str(all[i].obj, "verdict"));
+            }
             continue;
         }
         all[kept++] = all[i];
@@ -175,28 +191,33 @@ static bitcts_status dedupe(merge_ctx *m, shard_case *all, size_t n, size_t *uni
 static bitcts_status merged_cases(merge_ctx *m, json_t **out)
 {
     size_t n = 0;
-    for (size_t i = 0; i < m->count; i++)
+    for (size_t i = 0; i < m->count; ++i) {
         n += json_array_size(json_object_get(m->shards[i], "cases"));
-    if (n > BITCTS_REPORT_MAX_CASES)
+    }
+    if (n > BITCTS_REPORT_MAX_CASES) {
         return merge_fail(m, "the shards hold %zu cases, more than the %u supported", n,
                           BITCTS_REPORT_MAX_CASES);
+    }
     shard_case *all = malloc((n ? n : 1) * sizeof *all);
     json_t *cases = json_array();
     bitcts_status st = BITCTS_E_OUT_OF_MEMORY;
     size_t k = 0;
-    if (!all || !cases)
+    if (all == NULL || cases == NULL) {
         goto cleanup;
-    for (size_t i = 0; i < m->count; i++) {
-        const json_t *list = json_object_get(m->shards[i], "cases");
-        for (size_t j = 0; j < json_array_size(list); j++)
-            all[k++] = (shard_case){.obj = json_array_get(list, j), .shard = i};
     }
-    if ((st = dedupe(m, all, n, &k)) != BITCTS_OK)
+    for (size_t i = 0; i < m->count; ++i) {
+        const json_t *list = json_object_get(m->shards[i], "cases");
+        for (size_t j = 0; j < json_array_size(list); ++j) {
+            all[k++] = (shard_case){.obj = json_array_get(list, j), .shard = i};
+        }
+    }
+    if ((st = dedupe(m, all, n, &k)) != BITCTS_OK) {
         goto cleanup;
+    }
     qsort(all, k, sizeof *all, compare_plan);
-    for (size_t i = 0; i < k; i++) {
+    for (size_t i = 0; i < k; ++i) {
         const json_t *p = json_object_get(all[i].obj, "plan_index");
-        if (i && p && json_equal(p, json_object_get(all[i - 1].obj, "plan_index"))) {
+        if (i && p != NULL && json_equal(p, json_object_get(all[i - 1].obj, "plan_index"))) {
             st = merge_fail(m, "cases %s and %s both have plan_index %lld: not one plan",
                             bitcts_report_str(all[i - 1].obj, "id"),
                             bitcts_report_str(all[i].obj, "id"), (long long)json_integer_value(p));
@@ -224,14 +245,15 @@ static json_t *unsharded_command_line(const json_t *report)
 {
     const json_t *argv = json_object_get(report, "command_line");
     json_t *out = json_array();
-    for (size_t i = 0; out && i < json_array_size(argv); i++) {
+    for (size_t i = 0; out != NULL && i < json_array_size(argv); ++i) {
         const char *arg = json_string_value(json_array_get(argv, i));
         if (strcmp(arg, "--shard") == 0) {
-            i++;
+            ++i;
             continue;
         }
-        if (strncmp(arg, "--shard=", 8) == 0)
+        if (strncmp(arg, "--shard=", 8) == 0) {
             continue;
+        }
         if (json_array_append_new(out, json_string(arg)) != 0) {
             json_decref(out);
             out = NULL;
@@ -247,7 +269,7 @@ static json_t *merged_identity(merge_ctx *m, const char **finished, double *dura
     const char *started = bitcts_report_str(m->shards[0], "started");
     *finished = bitcts_report_str(m->shards[0], "finished");
     *duration = 0;
-    for (size_t i = 0; i < m->count; i++) {
+    for (size_t i = 0; i < m->count; ++i) {
         const char *s = bitcts_report_str(m->shards[i], "started");
         const char *f = bitcts_report_str(m->shards[i], "finished");
         started = strcmp(s, started) < 0 ? s : started; /* ISO 8601 UTC sorts as text */
@@ -274,32 +296,38 @@ bitcts_status bitcts_report_merge(const json_t *const *shards, const char *const
                                   size_t count, json_t **out, char *err, size_t cap)
 {
     merge_ctx m = {.shards = shards, .names = names, .count = count, .err = err, .cap = cap};
-    if (err && cap)
+    if (err != NULL && cap) {
         err[0] = '\0';
-    if (!shards || !names || !out || count == 0)
+    }
+    if (shards == NULL || names == NULL || out == NULL || count == 0) {
         return merge_fail(&m, "no shard reports given");
+    }
     *out = NULL;
     json_t *cases = NULL;
     bitcts_status st = check_identity(&m);
-    if (st == BITCTS_OK)
+    if (st == BITCTS_OK) {
         st = check_shards(&m);
-    if (st == BITCTS_OK)
+    }
+    if (st == BITCTS_OK) {
         st = merged_cases(&m, &cases);
-    if (st != BITCTS_OK)
+    }
+    if (st != BITCTS_OK) {
         return st;
+    }
     const char *finished = NULL;
     double duration = 0;
     json_t *identity = merged_identity(&m, &finished, &duration);
     bitcts_report_builder *b = NULL;
-    st = identity ? bitcts_report_builder_create(identity, &b) : BITCTS_E_OUT_OF_MEMORY;
-    for (size_t i = 0; st == BITCTS_OK && i < json_array_size(cases); i++) {
+    st = identity != NULL ? bitcts_report_builder_create(identity, &b) : BITCTS_E_OUT_OF_MEMORY;
+    for (size_t i = 0; st == BITCTS_OK && i < json_array_size(cases); ++i) {
         json_t *copy = json_deep_copy(json_array_get(cases, i)); /* nothing shared with shards */
-        st = copy ? bitcts_report_builder_add(b, copy) : BITCTS_E_OUT_OF_MEMORY;
+        st = copy != NULL ? bitcts_report_builder_add(b, copy) : BITCTS_E_OUT_OF_MEMORY;
     }
-    if (st == BITCTS_OK)
+    if (st == BITCTS_OK) {
         st = bitcts_report_builder_finish(b, finished, duration, out, err, cap);
-    else
+    } else {
         merge_fail(&m, "out of memory");
+    }
     bitcts_report_builder_destroy(b);
     json_decref(identity);
     json_decref(cases);

@@ -22,26 +22,34 @@ static int is_masked(int v)
 /* The rules are documented at the declaration; the order of the tests is the rule order. */
 bitcts_report_change bitcts_report_verdict_change(int from, int to)
 {
-    if (from == to)
+    if (from == to) {
         return BITCTS_REPORT_CHANGE_SAME;
+    }
     const int rank_from = bitcts_verdict_rank(from);
     const int rank_to = bitcts_verdict_rank(to);
-    if (rank_from >= 0 && rank_to >= 0)
+    if (rank_from >= 0 && rank_to >= 0) {
         return rank_to > rank_from ? BITCTS_REPORT_CHANGE_REGRESSION : BITCTS_REPORT_CHANGE_FIX;
-    if (from == BITCTS_VERDICT_EXPECTED_FAIL && to == BITCTS_VERDICT_UNEXPECTED_PASS)
+    }
+    if (from == BITCTS_VERDICT_EXPECTED_FAIL && to == BITCTS_VERDICT_UNEXPECTED_PASS) {
         return BITCTS_REPORT_CHANGE_FIX;
-    if (from == BITCTS_VERDICT_UNEXPECTED_PASS && to == BITCTS_VERDICT_EXPECTED_FAIL)
+    }
+    if (from == BITCTS_VERDICT_UNEXPECTED_PASS && to == BITCTS_VERDICT_EXPECTED_FAIL) {
         return BITCTS_REPORT_CHANGE_REGRESSION;
+    }
     const int fails_from = bitcts_verdict_is_failure(from);
     const int fails_to = bitcts_verdict_is_failure(to);
-    if (fails_from && is_masked(to))
+    if (fails_from && is_masked(to)) {
         return BITCTS_REPORT_CHANGE_OTHER;
-    if (fails_to != fails_from)
+    }
+    if (fails_to != fails_from) {
         return fails_to ? BITCTS_REPORT_CHANGE_REGRESSION : BITCTS_REPORT_CHANGE_FIX;
-    if (bitcts_verdict_is_healthy(from) && is_masked(to))
+    }
+    if (bitcts_verdict_is_healthy(from) && is_masked(to)) {
         return BITCTS_REPORT_CHANGE_REGRESSION;
-    if (is_masked(from) && bitcts_verdict_is_healthy(to))
+    }
+    if (is_masked(from) && bitcts_verdict_is_healthy(to)) {
         return BITCTS_REPORT_CHANGE_FIX;
+    }
     return BITCTS_REPORT_CHANGE_OTHER;
 }
 
@@ -52,9 +60,10 @@ const char *bitcts_report_policy_name(int policy)
 
 int bitcts_report_policy_parse(const char *name)
 {
-    for (int p = 0; name && p < BITCTS_REPORT_POLICY_COUNT; p++) {
-        if (strcmp(name, policy_names[p]) == 0)
+    for (int p = 0; name != NULL && p < BITCTS_REPORT_POLICY_COUNT; ++p) {
+        if (strcmp(name, policy_names[p]) == 0) {
             return p;
+        }
     }
     return -1;
 }
@@ -64,7 +73,7 @@ int bitcts_report_policy_parse(const char *name)
 const char *bitcts_report_str(const json_t *obj, const char *key)
 {
     const char *s = json_string_value(json_object_get(obj, key));
-    return s ? s : "";
+    return s != NULL ? s : "";
 }
 
 double bitcts_report_num(const json_t *obj, const char *key)
@@ -81,9 +90,10 @@ int bitcts_report_case_verdict(const json_t *case_obj)
 int bitcts_report_is_clean(const json_t *report)
 {
     const json_t *cases = json_object_get(report, "cases");
-    for (size_t i = 0; i < json_array_size(cases); i++) {
-        if (bitcts_verdict_is_failure(bitcts_report_case_verdict(json_array_get(cases, i))))
+    for (size_t i = 0; i < json_array_size(cases); ++i) {
+        if (bitcts_verdict_is_failure(bitcts_report_case_verdict(json_array_get(cases, i)))) {
             return 0;
+        }
     }
     return 1;
 }
@@ -102,11 +112,13 @@ typedef struct vctx {
 static const char *shown(const char *s, char *buf, size_t cap)
 {
     size_t n = 0;
-    for (; s[n] && n < 60 && n + 4 < cap; n++)
+    for (; s[n] && n < 60 && n + 4 < cap; ++n) {
         buf[n] = ((unsigned char)s[n] < 0x20 || s[n] == 0x7f) ? '?' : s[n];
+    }
     if (s[n]) {
-        while (n > 0 && ((unsigned char)buf[n] & 0xC0) == 0x80)
-            n--; /* do not cut a UTF-8 sequence */
+        while (n > 0 && ((unsigned char)buf[n] & 0xC0) == 0x80) {
+            --n; /* do not cut a UTF-8 sequence */
+        }
         memcpy(buf + n, "...", 3);
         n += 3;
     }
@@ -121,9 +133,10 @@ static bitcts_status vfail(vctx *c, bitcts_status st, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (c->err && c->cap)
+    if (c->err != NULL && c->cap) {
         snprintf(c->err, c->cap, "report %s: %s%s%s", c->name, c->where, c->where[0] ? " " : "",
                  msg);
+    }
     return st;
 }
 
@@ -144,20 +157,24 @@ static const char *type_name(const json_t *v)
 /* Reports "field 'k' is missing" or "field 'k' must be WANT, not GOT". */
 static bitcts_status bad_field(vctx *c, const json_t *v, const char *key, const char *want)
 {
-    if (!v)
+    if (v == NULL) {
         return vfail(c, BITCTS_E_PARSE, "field '%s' is missing", key);
+    }
     return vfail(c, BITCTS_E_PARSE, "field '%s' must be %s, not %s", key, want, type_name(v));
 }
 
 static bitcts_status check_string(vctx *c, const json_t *v, const char *key, size_t max_len)
 {
-    if (!json_is_string(v))
+    if (!json_is_string(v)) {
         return bad_field(c, v, key, "a string");
+    }
     const size_t len = json_string_length(v);
-    if (strlen(json_string_value(v)) != len)
+    if (strlen(json_string_value(v)) != len) {
         return vfail(c, BITCTS_E_PARSE, "field '%s' contains a NUL character", key);
-    if (max_len && len > max_len)
+    }
+    if (max_len && len > max_len) {
         return vfail(c, BITCTS_E_PARSE, "field '%s' is longer than %zu bytes", key, max_len);
+    }
     return BITCTS_OK;
 }
 
@@ -169,10 +186,11 @@ static bitcts_status need_str(vctx *c, const json_t *obj, const char *key, size_
 /* Every key of a NULL-terminated list must be a string member. */
 static bitcts_status need_strs(vctx *c, const json_t *obj, const char *const *keys)
 {
-    for (; *keys; keys++) {
+    for (; *keys != NULL; ++keys) {
         const bitcts_status st = need_str(c, obj, *keys, 0);
-        if (st != BITCTS_OK)
+        if (st != BITCTS_OK) {
             return st;
+        }
     }
     return BITCTS_OK;
 }
@@ -180,23 +198,28 @@ static bitcts_status need_strs(vctx *c, const json_t *obj, const char *const *ke
 static bitcts_status need_count(vctx *c, const json_t *obj, const char *key, json_int_t *out)
 {
     const json_t *v = json_object_get(obj, key);
-    if (!json_is_integer(v))
+    if (!json_is_integer(v)) {
         return bad_field(c, v, key, "an integer");
-    if (json_integer_value(v) < 0)
+    }
+    if (json_integer_value(v) < 0) {
         return vfail(c, BITCTS_E_PARSE, "field '%s' is negative", key);
-    if (out)
+    }
+    if (out != NULL) {
         *out = json_integer_value(v);
+    }
     return BITCTS_OK;
 }
 
 static bitcts_status need_duration(vctx *c, const json_t *obj, const char *key)
 {
     const json_t *v = json_object_get(obj, key);
-    if (!json_is_number(v))
+    if (!json_is_number(v)) {
         return bad_field(c, v, key, "a number");
+    }
     const double d = json_number_value(v);
-    if (!(d >= 0.0 && d <= 1e15))
+    if (!(d >= 0.0 && d <= 1e15)) {
         return vfail(c, BITCTS_E_PARSE, "field '%s' is out of range", key);
+    }
     return BITCTS_OK;
 }
 
@@ -205,8 +228,9 @@ static bitcts_status need_kind(vctx *c, const json_t *obj, const char *key, json
 {
     const json_t *v = json_object_get(obj, key);
     *out = v;
-    if (!v || json_typeof(v) != type)
+    if (v == NULL || json_typeof(v) != type) {
         return bad_field(c, v, key, type == JSON_OBJECT ? "an object" : "an array");
+    }
     return BITCTS_OK;
 }
 
@@ -216,15 +240,18 @@ static bitcts_status need_str_list(vctx *c, const json_t *obj, const char *key, 
 {
     const json_t *arr = NULL;
     bitcts_status st = need_kind(c, obj, key, JSON_ARRAY, &arr);
-    if (st != BITCTS_OK)
+    if (st != BITCTS_OK) {
         return st;
-    if (json_array_size(arr) > max_items)
+    }
+    if (json_array_size(arr) > max_items) {
         return vfail(c, BITCTS_E_PARSE, "field '%s' has more than %zu entries", key, max_items);
-    for (size_t i = 0; i < json_array_size(arr); i++) {
+    }
+    for (size_t i = 0; i < json_array_size(arr); ++i) {
         char item[80];
         snprintf(item, sizeof item, "%s[%zu]", key, i);
-        if ((st = check_string(c, json_array_get(arr, i), item, max_len)) != BITCTS_OK)
+        if ((st = check_string(c, json_array_get(arr, i), item, max_len)) != BITCTS_OK) {
             return st;
+        }
     }
     return BITCTS_OK;
 }
@@ -232,13 +259,15 @@ static bitcts_status need_str_list(vctx *c, const json_t *obj, const char *key, 
 static bitcts_status need_digest(vctx *c, const json_t *obj, const char *key)
 {
     bitcts_status st = need_str(c, obj, key, 0);
-    if (st != BITCTS_OK)
+    if (st != BITCTS_OK) {
         return st;
+    }
     const char *s = json_string_value(json_object_get(obj, key));
     const size_t len = strlen(s);
     int hex = len == 32;
-    for (size_t i = 0; hex && i < len; i++)
+    for (size_t i = 0; hex && i < len; ++i) {
         hex = strchr("0123456789abcdefABCDEF", s[i]) != NULL;
+    }
     if (len != 0 && !hex) {
         char q[80];
         return vfail(c, BITCTS_E_PARSE, "field '%s' is '%s', not 32 hex digits or \"\"", key,
@@ -250,28 +279,34 @@ static bitcts_status need_digest(vctx *c, const json_t *obj, const char *key)
 static bitcts_status check_schema(vctx *c, const json_t *r)
 {
     char q[80];
-    if (!json_is_object(r))
+    if (!json_is_object(r)) {
         return vfail(c, BITCTS_E_PARSE, "not a bitcts report (the top level is %s)", type_name(r));
+    }
     const json_t *schema = json_object_get(r, "schema");
-    if (!json_is_string(schema))
+    if (!json_is_string(schema)) {
         return vfail(c, BITCTS_E_PARSE, "not a bitcts report (no \"schema\" string)");
-    if (strcmp(json_string_value(schema), BITCTS_REPORT_SCHEMA) != 0)
+    }
+    if (strcmp(json_string_value(schema), BITCTS_REPORT_SCHEMA) != 0) {
         return vfail(c, BITCTS_E_PARSE, "not a bitcts report (schema '%s')",
                      shown(json_string_value(schema), q, sizeof q));
+    }
     bitcts_status st = need_str(c, r, "schema_version", 32);
-    if (st != BITCTS_OK)
+    if (st != BITCTS_OK) {
         return st;
+    }
     const char *version = json_string_value(json_object_get(r, "schema_version"));
     unsigned major = 0, minor = 0;
     int used = 0;
     if (sscanf(version, "%3u.%3u%n", &major, &minor, &used) != 2 || version[used] != '\0' ||
-        version[0] < '0' || version[0] > '9')
+        version[0] < '0' || version[0] > '9') {
         return vfail(c, BITCTS_E_PARSE, "schema_version '%s' is malformed (want MAJOR.MINOR)",
                      shown(version, q, sizeof q));
-    if (major != BITCTS_REPORT_SCHEMA_MAJOR)
+    }
+    if (major != BITCTS_REPORT_SCHEMA_MAJOR) {
         return vfail(c, BITCTS_E_FORMAT_VERSION,
                      "schema_version %s not supported (this bitcts reads 1.x)",
                      shown(version, q, sizeof q));
+    }
     return BITCTS_OK;
 }
 
@@ -279,12 +314,15 @@ static bitcts_status check_top(vctx *c, const json_t *r)
 {
     static const char *const keys[] = {"suite_version", "seed", "started", "finished", NULL};
     bitcts_status st = need_strs(c, r, keys);
-    if (st == BITCTS_OK)
+    if (st == BITCTS_OK) {
         st = need_count(c, r, "generator_version", NULL);
-    if (st == BITCTS_OK)
+    }
+    if (st == BITCTS_OK) {
         st = need_duration(c, r, "duration_s");
-    if (st == BITCTS_OK)
+    }
+    if (st == BITCTS_OK) {
         st = need_str_list(c, r, "command_line", BITCTS_REPORT_MAX_LIST, 0);
+    }
     return st;
 }
 
@@ -294,8 +332,9 @@ static bitcts_status check_section(vctx *c, const json_t *r, const char *key,
 {
     c->where[0] = '\0';
     bitcts_status st = need_kind(c, r, key, JSON_OBJECT, out);
-    if (st != BITCTS_OK)
+    if (st != BITCTS_OK) {
         return st;
+    }
     snprintf(c->where, sizeof c->where, "%s", key);
     return need_strs(c, *out, keys);
 }
@@ -304,12 +343,15 @@ static bitcts_status check_info(vctx *c, const json_t *backend)
 {
     const json_t *info = json_object_get(backend, "info");
     const json_t *caps = json_object_get(backend, "capabilities");
-    if (caps && !json_is_object(caps))
+    if (caps != NULL && !json_is_object(caps)) {
         return bad_field(c, caps, "capabilities", "an object");
-    if (!info)
+    }
+    if (info == NULL) {
         return BITCTS_OK;
-    if (!json_is_object(info))
+    }
+    if (!json_is_object(info)) {
         return bad_field(c, info, "info", "an object");
+    }
     const char *key;
     const json_t *value;
     json_object_foreach((json_t *)info, key, value)
@@ -318,8 +360,9 @@ static bitcts_status check_info(vctx *c, const json_t *backend)
         char q[80];
         snprintf(item, sizeof item, "info.%s", shown(key, q, sizeof q));
         const bitcts_status st = check_string(c, value, item, 0);
-        if (st != BITCTS_OK)
+        if (st != BITCTS_OK) {
             return st;
+        }
     }
     return BITCTS_OK;
 }
@@ -333,20 +376,26 @@ static bitcts_status check_sections(vctx *c, const json_t *r)
     static const char *const host_keys[] = {"hostname", "os", "machine", NULL};
     const json_t *obj = NULL;
     bitcts_status st = check_section(c, r, "selection", sel_keys, &obj);
-    if (st == BITCTS_OK)
+    if (st == BITCTS_OK) {
         st = check_section(c, r, "backend", backend_keys, &obj);
-    if (st == BITCTS_OK)
+    }
+    if (st == BITCTS_OK) {
         st = need_digest(c, obj, "library_xxh3_128");
-    if (st == BITCTS_OK)
+    }
+    if (st == BITCTS_OK) {
         st = check_info(c, obj);
-    if (st == BITCTS_OK)
+    }
+    if (st == BITCTS_OK) {
         st = check_section(c, r, "host", host_keys, &obj);
-    if (st == BITCTS_OK)
+    }
+    if (st == BITCTS_OK) {
         st = json_is_integer(json_object_get(obj, "cpus")) /* -1: sysconf could not tell */
                  ? BITCTS_OK
                  : bad_field(c, json_object_get(obj, "cpus"), "cpus", "an integer");
-    if (st == BITCTS_OK)
+    }
+    if (st == BITCTS_OK) {
         c->where[0] = '\0';
+    }
     return st;
 }
 
@@ -354,22 +403,28 @@ static bitcts_status check_first(vctx *c, const json_t *first)
 {
     static const char *const keys[] = {"expected", "actual", "expected_bin", "actual_bin", NULL};
     bitcts_status st = need_count(c, first, "index", NULL);
-    if (st == BITCTS_OK)
+    if (st == BITCTS_OK) {
         st = need_strs(c, first, keys);
-    if (st == BITCTS_OK)
+    }
+    if (st == BITCTS_OK) {
         st = need_str_list(c, first, "inputs", BITCTS_REPORT_MAX_INPUTS, 80);
+    }
     const json_t *coords = NULL;
-    if (st == BITCTS_OK)
+    if (st == BITCTS_OK) {
         st = need_kind(c, first, "coords", JSON_ARRAY, &coords);
-    if (st != BITCTS_OK)
+    }
+    if (st != BITCTS_OK) {
         return st;
-    if (json_array_size(coords) > BITCTS_REPORT_MAX_DIMS)
+    }
+    if (json_array_size(coords) > BITCTS_REPORT_MAX_DIMS) {
         return vfail(c, BITCTS_E_PARSE, "failure.first has more than %u coords",
                      BITCTS_REPORT_MAX_DIMS);
-    for (size_t i = 0; i < json_array_size(coords); i++) {
+    }
+    for (size_t i = 0; i < json_array_size(coords); ++i) {
         const json_t *v = json_array_get(coords, i);
-        if (!json_is_integer(v) || json_integer_value(v) < 0)
+        if (!json_is_integer(v) || json_integer_value(v) < 0) {
             return vfail(c, BITCTS_E_PARSE, "failure.first.coords[%zu] is not a count", i);
+        }
     }
     return BITCTS_OK;
 }
@@ -377,18 +432,23 @@ static bitcts_status check_first(vctx *c, const json_t *first)
 static bitcts_status check_failure(vctx *c, const json_t *obj)
 {
     const json_t *failure = json_object_get(obj, "failure");
-    if (json_is_null(failure))
+    if (json_is_null(failure)) {
         return BITCTS_OK;
-    if (!json_is_object(failure))
+    }
+    if (!json_is_object(failure)) {
         return bad_field(c, failure, "failure", "null or an object");
+    }
     bitcts_status st = need_count(c, failure, "mismatches", NULL);
-    if (st == BITCTS_OK)
+    if (st == BITCTS_OK) {
         st = need_count(c, failure, "elements", NULL);
+    }
     const json_t *first = json_object_get(failure, "first");
-    if (st != BITCTS_OK || !first || json_is_null(first))
+    if (st != BITCTS_OK || first == NULL || json_is_null(first)) {
         return st;
-    if (!json_is_object(first))
+    }
+    if (!json_is_object(first)) {
         return bad_field(c, first, "failure.first", "null or an object");
+    }
     return check_first(c, first);
 }
 
@@ -397,30 +457,42 @@ static bitcts_status check_case_fields(vctx *c, const json_t *obj, int *verdict)
     static const char *const keys[] = {"feature_level", "detail", "baseline", "repro", NULL};
     char q[80];
     bitcts_status st = need_str(c, obj, "operator", BITCTS_REPORT_MAX_NAME);
-    if (st == BITCTS_OK && !*json_string_value(json_object_get(obj, "operator")))
+    if (st == BITCTS_OK && !*json_string_value(json_object_get(obj, "operator"))) {
         return vfail(c, BITCTS_E_PARSE, "has an empty operator");
-    if (st == BITCTS_OK)
+    }
+    if (st == BITCTS_OK) {
         st = need_str(c, obj, "verdict", 0);
-    if (st != BITCTS_OK)
+    }
+    if (st != BITCTS_OK) {
         return st;
+    }
     const char *name = json_string_value(json_object_get(obj, "verdict"));
-    if ((*verdict = bitcts_verdict_parse(name)) < 0)
+    if ((*verdict = bitcts_verdict_parse(name)) < 0) {
         return vfail(c, BITCTS_E_PARSE, "has unknown verdict '%s'", shown(name, q, sizeof q));
-    if ((st = need_strs(c, obj, keys)) == BITCTS_OK)
+    }
+    if ((st = need_strs(c, obj, keys)) == BITCTS_OK) {
         st = need_duration(c, obj, "duration_ms");
-    if (st == BITCTS_OK)
+    }
+    if (st == BITCTS_OK) {
         st = need_digest(c, obj, "output_xxh3_128");
-    if (st == BITCTS_OK)
+    }
+    if (st == BITCTS_OK) {
         st = need_str(c, obj, "policy", 0);
-    if (st != BITCTS_OK)
+    }
+    if (st != BITCTS_OK) {
         return st;
+    }
     const char *policy = json_string_value(json_object_get(obj, "policy"));
-    if (bitcts_report_policy_parse(policy) < 0)
+    if (bitcts_report_policy_parse(policy) < 0) {
         return vfail(c, BITCTS_E_PARSE, "has unknown policy '%s'", shown(policy, q, sizeof q));
-    if ((st = need_str_list(c, obj, "warnings", BITCTS_REPORT_MAX_LIST, 0)) != BITCTS_OK)
+    }
+    if ((st = need_str_list(c, obj, "warnings", BITCTS_REPORT_MAX_LIST, 0)) != BITCTS_OK) {
         return st;
-    if (json_object_get(obj, "plan_index") && (st = need_count(c, obj, "plan_index", NULL)))
+    }
+    if (json_object_get(obj, "plan_index") != NULL &&
+        (st = need_count(c, obj, "plan_index", NULL))) {
         return st;
+    }
     return check_failure(c, obj);
 }
 
@@ -428,18 +500,22 @@ static bitcts_status check_case(vctx *c, size_t pos, const json_t *obj, int *ver
 {
     char q[80];
     snprintf(c->where, sizeof c->where, "case %zu", pos);
-    if (!json_is_object(obj))
+    if (!json_is_object(obj)) {
         return vfail(c, BITCTS_E_PARSE, "is %s, not an object", type_name(obj));
+    }
     bitcts_status st = need_str(c, obj, "id", BITCTS_REPORT_MAX_ID);
-    if (st != BITCTS_OK)
+    if (st != BITCTS_OK) {
         return st;
+    }
     const char *id = json_string_value(json_object_get(obj, "id"));
-    if (!*id)
+    if (!*id) {
         return vfail(c, BITCTS_E_PARSE, "has an empty id");
-    for (const char *s = id; *s; s++) {
-        if ((unsigned char)*s <= 0x20 || *s == 0x7f)
+    }
+    for (const char *s = id; *s; ++s) {
+        if ((unsigned char)*s <= 0x20 || *s == 0x7f) {
             return vfail(c, BITCTS_E_PARSE, "id '%s' contains a space or control character",
                          shown(id, q, sizeof q));
+        }
     }
     snprintf(c->where, sizeof c->where, "case %zu (%s)", pos, id);
     return check_case_fields(c, obj, verdict);
@@ -451,33 +527,40 @@ static bitcts_status check_summary(vctx *c, const json_t *r, const size_t *count
     const json_t *by = NULL;
     json_int_t n = 0;
     bitcts_status st = need_kind(c, r, "summary", JSON_OBJECT, &summary);
-    if (st != BITCTS_OK)
+    if (st != BITCTS_OK) {
         return st;
+    }
     snprintf(c->where, sizeof c->where, "summary");
-    if ((st = need_count(c, summary, "total", &n)) == BITCTS_OK)
+    if ((st = need_count(c, summary, "total", &n)) == BITCTS_OK) {
         st = need_kind(c, summary, "by_verdict", JSON_OBJECT, &by);
-    if (st != BITCTS_OK)
+    }
+    if (st != BITCTS_OK) {
         return st;
-    if ((size_t)n != total)
+    }
+    if ((size_t)n != total) {
         return vfail(c, BITCTS_E_PARSE, "total %lld does not match the %zu cases", (long long)n,
                      total);
+    }
     const char *key;
     const json_t *value;
     json_object_foreach((json_t *)by, key, value)
     {
         char q[80];
         const int v = bitcts_verdict_parse(key);
-        if (v < 0)
+        if (v < 0) {
             return vfail(c, BITCTS_E_PARSE, "counts unknown verdict '%s'", shown(key, q, sizeof q));
+        }
         if (!json_is_integer(value) || json_integer_value(value) < 0 ||
-            (size_t)json_integer_value(value) != counts[v])
+            (size_t)json_integer_value(value) != counts[v]) {
             return vfail(c, BITCTS_E_PARSE, "count of '%s' does not match the cases (%zu)", key,
                          counts[v]);
+        }
     }
-    for (int v = 0; v < BITCTS_VERDICT_COUNT; v++) {
-        if (counts[v] && !json_object_get(by, bitcts_verdict_name(v)))
+    for (int v = 0; v < BITCTS_VERDICT_COUNT; ++v) {
+        if (counts[v] && json_object_get(by, bitcts_verdict_name(v)) == NULL) {
             return vfail(c, BITCTS_E_PARSE, "does not count the %zu '%s' cases", counts[v],
                          bitcts_verdict_name(v));
+        }
     }
     c->where[0] = '\0';
     return BITCTS_OK;
@@ -487,22 +570,27 @@ static bitcts_status check_slowest(vctx *c, const json_t *r)
 {
     const json_t *arr = NULL;
     bitcts_status st = need_kind(c, r, "slowest", JSON_ARRAY, &arr);
-    if (st != BITCTS_OK)
+    if (st != BITCTS_OK) {
         return st;
-    if (json_array_size(arr) > BITCTS_REPORT_MAX_LIST)
+    }
+    if (json_array_size(arr) > BITCTS_REPORT_MAX_LIST) {
         return vfail(c, BITCTS_E_PARSE, "field 'slowest' has more than %u entries",
                      BITCTS_REPORT_MAX_LIST);
-    for (size_t i = 0; i < json_array_size(arr) && st == BITCTS_OK; i++) {
+    }
+    for (size_t i = 0; i < json_array_size(arr) && st == BITCTS_OK; ++i) {
         const json_t *e = json_array_get(arr, i);
         snprintf(c->where, sizeof c->where, "slowest[%zu]", i);
-        if (!json_is_object(e))
+        if (!json_is_object(e)) {
             return vfail(c, BITCTS_E_PARSE, "is %s, not an object", type_name(e));
+        }
         st = need_str(c, e, "id", BITCTS_REPORT_MAX_ID);
-        if (st == BITCTS_OK)
+        if (st == BITCTS_OK) {
             st = need_duration(c, e, "duration_ms");
+        }
     }
-    if (st == BITCTS_OK)
+    if (st == BITCTS_OK) {
         c->where[0] = '\0';
+    }
     return st;
 }
 
@@ -530,20 +618,23 @@ static int compare_entries(const void *a, const void *b)
 bitcts_status bitcts_report_index_create(const json_t *report, bitcts_report_index **out)
 {
     const json_t *cases = json_object_get(report, "cases");
-    if (!out || !json_is_array(cases))
+    if (out == NULL || !json_is_array(cases)) {
         return BITCTS_E_INVALID_ARGUMENT;
+    }
     *out = NULL;
     const size_t n = json_array_size(cases);
     bitcts_report_index *index = calloc(1, sizeof *index);
-    if (!index || !(index->entries = malloc((n ? n : 1) * sizeof *index->entries))) {
+    if (index == NULL ||
+        ((index->entries = malloc((n ? n : 1) * sizeof *index->entries)) == NULL)) {
         free(index);
         return BITCTS_E_OUT_OF_MEMORY;
     }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; ++i) {
         const json_t *obj = json_array_get(cases, i);
         const char *id = json_string_value(json_object_get(obj, "id"));
-        if (id)
+        if (id != NULL) {
             index->entries[index->count++] = (index_entry){.id = id, .obj = obj, .pos = i};
+        }
     }
     qsort(index->entries, index->count, sizeof *index->entries, compare_entries);
     *out = index;
@@ -552,8 +643,9 @@ bitcts_status bitcts_report_index_create(const json_t *report, bitcts_report_ind
 
 void bitcts_report_index_destroy(bitcts_report_index *index)
 {
-    if (!index)
+    if (index == NULL) {
         return;
+    }
     free(index->entries);
     free(index);
 }
@@ -561,15 +653,16 @@ void bitcts_report_index_destroy(bitcts_report_index *index)
 const json_t *bitcts_report_index_find(const bitcts_report_index *index, const char *id)
 {
     size_t lo = 0;
-    size_t hi = index ? index->count : 0;
+    size_t hi = index != NULL ? index->count : 0;
     while (lo < hi) { /* the first entry whose id is >= id */
         const size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(index->entries[mid].id, id) < 0)
+        if (strcmp(index->entries[mid].id, id) < 0) {
             lo = mid + 1;
-        else
+        } else {
             hi = mid;
+        }
     }
-    return lo < (index ? index->count : 0) && strcmp(index->entries[lo].id, id) == 0
+    return lo < (index != NULL ? index->count : 0) && strcmp(index->entries[lo].id, id) == 0
                ? index->entries[lo].obj
                : NULL;
 }
@@ -577,10 +670,11 @@ const json_t *bitcts_report_index_find(const bitcts_report_index *index, const c
 static bitcts_status check_unique_ids(vctx *c, const json_t *r)
 {
     bitcts_report_index *index = NULL;
-    if (bitcts_report_index_create(r, &index) != BITCTS_OK)
+    if (bitcts_report_index_create(r, &index) != BITCTS_OK) {
         return vfail(c, BITCTS_E_OUT_OF_MEMORY, "out of memory");
+    }
     bitcts_status st = BITCTS_OK;
-    for (size_t i = 1; i < index->count && st == BITCTS_OK; i++) {
+    for (size_t i = 1; i < index->count && st == BITCTS_OK; ++i) {
         const index_entry *e = &index->entries[i];
         if (strcmp(e[-1].id, e->id) == 0) {
             snprintf(c->where, sizeof c->where, "case %zu (%s)", e->pos, e->id);
@@ -598,61 +692,75 @@ static bitcts_status check_cases(vctx *c, const json_t *r)
     const json_t *cases = NULL;
     size_t counts[BITCTS_VERDICT_COUNT] = {0};
     bitcts_status st = need_kind(c, r, "cases", JSON_ARRAY, &cases);
-    if (st != BITCTS_OK)
+    if (st != BITCTS_OK) {
         return st;
+    }
     const size_t n = json_array_size(cases);
-    if (n > BITCTS_REPORT_MAX_CASES)
+    if (n > BITCTS_REPORT_MAX_CASES) {
         return vfail(c, BITCTS_E_PARSE, "has %zu cases, more than the %u supported", n,
                      BITCTS_REPORT_MAX_CASES);
-    for (size_t i = 0; i < n; i++) {
+    }
+    for (size_t i = 0; i < n; ++i) {
         int verdict = -1;
-        if ((st = check_case(c, i, json_array_get(cases, i), &verdict)) != BITCTS_OK)
+        if ((st = check_case(c, i, json_array_get(cases, i), &verdict)) != BITCTS_OK) {
             return st;
-        counts[verdict]++;
+        }
+        ++counts[verdict];
     }
     c->where[0] = '\0';
-    if ((st = check_unique_ids(c, r)) != BITCTS_OK)
+    if ((st = check_unique_ids(c, r)) != BITCTS_OK) {
         return st;
+    }
     return check_summary(c, r, counts, n);
 }
 
 bitcts_status bitcts_report_validate(const json_t *report, const char *name, char *err, size_t cap)
 {
-    vctx c = {.name = name ? name : "(report)", .err = err, .cap = cap};
-    if (err && cap)
+    vctx c = {.name = name != NULL ? name : "(report)", .err = err, .cap = cap};
+    if (err != NULL && cap) {
         err[0] = '\0';
-    if (!report)
+    }
+    if (report == NULL) {
         return vfail(&c, BITCTS_E_INVALID_ARGUMENT, "no report given");
+    }
     bitcts_status st = check_schema(&c, report);
-    if (st == BITCTS_OK)
+    if (st == BITCTS_OK) {
         st = check_top(&c, report);
-    if (st == BITCTS_OK)
+    }
+    if (st == BITCTS_OK) {
         st = check_sections(&c, report);
-    if (st == BITCTS_OK)
+    }
+    if (st == BITCTS_OK) {
         st = check_cases(&c, report);
-    if (st == BITCTS_OK)
+    }
+    if (st == BITCTS_OK) {
         st = check_slowest(&c, report);
+    }
     return st;
 }
 
 bitcts_status bitcts_report_parse(const char *name, const char *bytes, size_t size, json_t **out,
                                   char *err, size_t cap)
 {
-    vctx c = {.name = name ? name : "(report)", .err = err, .cap = cap};
-    if (err && cap)
+    vctx c = {.name = name != NULL ? name : "(report)", .err = err, .cap = cap};
+    if (err != NULL && cap) {
         err[0] = '\0';
-    if (!out || (!bytes && size))
+    }
+    if (out == NULL || (bytes == NULL && size)) {
         return vfail(&c, BITCTS_E_INVALID_ARGUMENT, "invalid arguments");
+    }
     *out = NULL;
-    if (size > BITCTS_REPORT_MAX_BYTES)
+    if (size > BITCTS_REPORT_MAX_BYTES) {
         return vfail(&c, BITCTS_E_PARSE, "is larger than %zu bytes", BITCTS_REPORT_MAX_BYTES);
+    }
     json_error_t jerr;
-    json_t *report = json_loadb(bytes ? bytes : "", size, JSON_REJECT_DUPLICATES, &jerr);
-    if (!report) {
+    json_t *report = json_loadb(bytes != NULL ? bytes : "", size, JSON_REJECT_DUPLICATES, &jerr);
+    if (report == NULL) {
         char q[200];
         snprintf(q, sizeof q, "%s", jerr.text);
-        for (char *p = q; *p; p++)
+        for (char *p = q; *p; ++p) {
             *p = (unsigned char)*p < 0x20 ? ' ' : *p;
+        }
         return vfail(&c, BITCTS_E_PARSE, "malformed JSON at line %d column %d: %s", jerr.line,
                      jerr.column, q);
     }
@@ -671,17 +779,18 @@ json_t *bitcts_report_summarize(const json_t *cases)
 {
     size_t counts[BITCTS_VERDICT_COUNT] = {0};
     const size_t n = json_array_size(cases);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; ++i) {
         const int v = bitcts_report_case_verdict(json_array_get(cases, i));
-        if (v < 0)
+        if (v < 0) {
             return NULL;
-        counts[v]++;
+        }
+        ++counts[v];
     }
     json_t *by = json_object();
     json_t *summary = json_pack("{s:I, s:o}", "total", (json_int_t)n, "by_verdict", by);
-    for (int v = 0; summary && v < BITCTS_VERDICT_COUNT; v++) {
-        if (counts[v] &&
-            json_object_set_new(by, bitcts_verdict_name(v), json_integer((json_int_t)counts[v])) != 0) {
+    for (int v = 0; summary != NULL && v < BITCTS_VERDICT_COUNT; ++v) {
+        if (counts[v] && json_object_set_new(by, bitcts_verdict_name(v),
+                                             json_integer((json_int_t)counts[v])) != 0) {
             json_decref(summary);
             return NULL;
         }
@@ -698,8 +807,9 @@ static int compare_slowest(const void *a, const void *b)
 {
     const timed_case *x = a;
     const timed_case *y = b;
-    if (x->ms != y->ms)
+    if (x->ms != y->ms) {
         return x->ms < y->ms ? 1 : -1;
+    }
     return strcmp(x->id, y->id);
 }
 
@@ -708,20 +818,21 @@ json_t *bitcts_report_slowest(const json_t *cases, size_t limit)
     const size_t n = json_array_size(cases);
     timed_case *all = malloc((n ? n : 1) * sizeof *all);
     json_t *out = json_array();
-    if (!all || !out) {
+    if (all == NULL || out == NULL) {
         free(all);
         json_decref(out);
         return NULL;
     }
     size_t count = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; ++i) {
         const json_t *c = json_array_get(cases, i);
         const char *id = json_string_value(json_object_get(c, "id"));
-        if (id)
+        if (id != NULL) {
             all[count++] = (timed_case){.ms = bitcts_report_num(c, "duration_ms"), .id = id};
+        }
     }
     qsort(all, count, sizeof *all, compare_slowest);
-    for (size_t i = 0; i < count && i < limit; i++) {
+    for (size_t i = 0; i < count && i < limit; ++i) {
         if (json_array_append_new(
                 out, json_pack("{s:s, s:f}", "id", all[i].id, "duration_ms", all[i].ms)) != 0) {
             json_decref(out);
@@ -758,11 +869,12 @@ static int compare_tallies(const void *a, const void *b)
 static int tally_case(bitcts_report_tally *t, bitcts_report_op_tally *row, const json_t *c)
 {
     const int verdict = bitcts_report_case_verdict(c);
-    if (verdict < 0)
+    if (verdict < 0) {
         return -1;
-    row->count++;
-    row->verdicts[verdict]++;
-    t->totals[verdict]++;
+    }
+    ++row->count;
+    ++row->verdicts[verdict];
+    ++t->totals[verdict];
     row->ms += bitcts_report_num(c, "duration_ms");
     if (verdict == BITCTS_VERDICT_RECORDED) {
         const int p = bitcts_report_policy_parse(bitcts_report_str(c, "policy"));
@@ -777,31 +889,34 @@ static int tally_case(bitcts_report_tally *t, bitcts_report_op_tally *row, const
 bitcts_status bitcts_report_tally_create(const json_t *report, bitcts_report_tally **out)
 {
     const json_t *cases = json_object_get(report, "cases");
-    if (!out || !json_is_array(cases))
+    if (out == NULL || !json_is_array(cases)) {
         return BITCTS_E_INVALID_ARGUMENT;
+    }
     *out = NULL;
     const size_t n = json_array_size(cases);
     bitcts_report_tally *t = calloc(1, sizeof *t);
     op_pos *pairs = malloc((n ? n : 1) * sizeof *pairs);
-    if (t) {
+    if (t != NULL) {
         t->order = malloc((n ? n : 1) * sizeof *t->order);
         t->ops = calloc(n ? n : 1, sizeof *t->ops);
     }
-    if (!t || !pairs || !t->order || !t->ops) {
+    if (t == NULL || pairs == NULL || t->order == NULL || t->ops == NULL) {
         free(pairs);
         bitcts_report_tally_destroy(t);
         return BITCTS_E_OUT_OF_MEMORY;
     }
     t->n = n;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; ++i) {
         pairs[i] =
             (op_pos){.op = bitcts_report_str(json_array_get(cases, i), "operator"), .pos = i};
+    }
     qsort(pairs, n, sizeof *pairs, compare_op_pos);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; ++i) {
         t->order[i] = pairs[i].pos;
-        if (!t->n_ops || strcmp(t->ops[t->n_ops - 1].name, pairs[i].op) != 0)
+        if (!t->n_ops || strcmp(t->ops[t->n_ops - 1].name, pairs[i].op) != 0) {
             t->ops[t->n_ops++] =
                 (bitcts_report_op_tally){.name = pairs[i].op, .first = pairs[i].pos, .start = i};
+        }
         if (tally_case(t, &t->ops[t->n_ops - 1], json_array_get(cases, pairs[i].pos)) != 0) {
             free(pairs);
             bitcts_report_tally_destroy(t);
@@ -816,8 +931,9 @@ bitcts_status bitcts_report_tally_create(const json_t *report, bitcts_report_tal
 
 void bitcts_report_tally_destroy(bitcts_report_tally *tally)
 {
-    if (!tally)
+    if (tally == NULL) {
         return;
+    }
     free(tally->order);
     free(tally->ops);
     free(tally);

@@ -19,10 +19,12 @@ bitcts_status bitcts__report_view_build(bitcts__report_view *v, const json_t *re
 {
     *v = (bitcts__report_view){.report = report, .cases = json_object_get(report, "cases")};
     const bitcts_status st = bitcts_report_tally_create(report, &v->t);
-    if (st != BITCTS_OK)
+    if (st != BITCTS_OK) {
         return st;
-    for (int k = 0; k < BITCTS_VERDICT_COUNT; k++)
+    }
+    for (int k = 0; k < BITCTS_VERDICT_COUNT; ++k) {
         v->listed += bitcts__report_is_listed(k) ? v->t->totals[k] : 0;
+    }
     v->clean = bitcts_report_is_clean(report);
     return BITCTS_OK;
 }
@@ -33,17 +35,19 @@ void bitcts__report_hex_to_bin(const char *hex, char *out, size_t cap)
     static const char digits[] = "0123456789abcdef0123456789ABCDEF";
     size_t n = 0;
     out[0] = '\0';
-    if (hex[0] != '0' || (hex[1] != 'x' && hex[1] != 'X') || !hex[2])
+    if (hex[0] != '0' || (hex[1] != 'x' && hex[1] != 'X') || !hex[2]) {
         return;
-    for (const char *p = hex + 2; *p; p++) {
+    }
+    for (const char *p = hex + 2; *p; ++p) {
         const char *d = strchr(digits, *p);
-        if (!d || n + 5 > cap) {
+        if (d == NULL || n + 5 > cap) {
             out[0] = '\0';
             return;
         }
         const int value = (int)((d - digits) % 16);
-        for (int bit = 3; bit >= 0; bit--)
+        for (int bit = 3; bit >= 0; --bit) {
             out[n++] = (char)('0' + ((value >> bit) & 1));
+        }
     }
     out[n] = '\0';
 }
@@ -53,27 +57,29 @@ void bitcts__report_command_line(sbuf *b, const json_t *report, void (*emit)(sbu
 {
     const json_t *argv = json_object_get(report, "command_line");
     sbuf line = {0};
-    for (size_t i = 0; i < json_array_size(argv); i++) {
+    for (size_t i = 0; i < json_array_size(argv); ++i) {
         const char *arg = json_string_value(json_array_get(argv, i));
         const int plain = *arg && strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                               "0123456789_./:=,+-@%") == strlen(arg);
-        if (i)
+        if (i) {
             sb_add(&line, " ", 1);
+        }
         if (plain) {
             sb_puts(&line, arg);
             continue;
         }
         sb_add(&line, "'", 1);
-        for (const char *p = arg; *p; p++) {
-            if (*p == '\'')
+        for (const char *p = arg; *p; ++p) {
+            if (*p == '\'') {
                 sb_puts(&line, "'\\''");
-            else
+            } else {
                 sb_add(&line, p, 1);
+            }
         }
         sb_add(&line, "'", 1);
     }
     b->failed |= line.failed;
-    emit(b, line.data ? line.data : "");
+    emit(b, line.data != NULL ? line.data : "");
     free(line.data);
 }
 
@@ -89,36 +95,44 @@ void bitcts__report_case_evidence(sbuf *b, const json_t *c)
     const json_t *failure = json_object_get(c, "failure");
     const json_t *first = json_object_get(failure, "first");
     const json_t *warnings = json_object_get(c, "warnings");
-    if (*bitcts_report_str(c, "detail"))
+    if (*bitcts_report_str(c, "detail")) {
         sb_printf(b, "detail: %s\n", bitcts_report_str(c, "detail"));
-    if (json_is_object(failure))
+    }
+    if (json_is_object(failure)) {
         sb_printf(b, "mismatches: %lld of %lld elements\n",
                   (long long)json_integer_value(json_object_get(failure, "mismatches")),
                   (long long)json_integer_value(json_object_get(failure, "elements")));
+    }
     if (json_is_object(first)) {
         const json_t *coords = json_object_get(first, "coords");
         const json_t *inputs = json_object_get(first, "inputs");
         sb_printf(b, "first mismatch: index %lld, coords [",
                   (long long)json_integer_value(json_object_get(first, "index")));
-        for (size_t i = 0; i < json_array_size(coords); i++)
+        for (size_t i = 0; i < json_array_size(coords); ++i) {
             sb_printf(b, "%s%lld", i ? ", " : "",
                       (long long)json_integer_value(json_array_get(coords, i)));
+        }
         sb_puts(b, "]\n");
-        for (size_t i = 0; i < json_array_size(inputs); i++)
+        for (size_t i = 0; i < json_array_size(inputs); ++i) {
             sb_printf(b, "  %-8s %s\n", bitcts__report_input_name(json_array_size(inputs), i),
                       json_string_value(json_array_get(inputs, i)));
+        }
         sb_printf(b, "  expected %s %s\n  actual   %s %s\n", bitcts_report_str(first, "expected"),
                   bitcts_report_str(first, "expected_bin"), bitcts_report_str(first, "actual"),
                   bitcts_report_str(first, "actual_bin"));
     }
-    if (*bitcts_report_str(c, "output_xxh3_128"))
+    if (*bitcts_report_str(c, "output_xxh3_128")) {
         sb_printf(b, "output xxh3-128: %s\n", bitcts_report_str(c, "output_xxh3_128"));
-    for (size_t i = 0; i < json_array_size(warnings); i++)
+    }
+    for (size_t i = 0; i < json_array_size(warnings); ++i) {
         sb_printf(b, "warning: %s\n", json_string_value(json_array_get(warnings, i)));
-    if (*bitcts_report_str(c, "baseline"))
+    }
+    if (*bitcts_report_str(c, "baseline")) {
         sb_printf(b, "baseline: %s\n", bitcts_report_str(c, "baseline"));
-    if (*bitcts_report_str(c, "policy"))
+    }
+    if (*bitcts_report_str(c, "policy")) {
         sb_printf(b, "policy: %s\n", bitcts_report_str(c, "policy"));
+    }
     sb_printf(b, "repro: %s\n", bitcts_report_str(c, "repro"));
 }
 
@@ -127,46 +141,52 @@ void bitcts__report_case_evidence(sbuf *b, const json_t *c)
 bitcts_status bitcts_report_render(const json_t *report, bitcts_report_format format, char **out,
                                    size_t *size)
 {
-    if (!report || !out || format < BITCTS_REPORT_FORMAT_JSON ||
-        format > BITCTS_REPORT_FORMAT_TEXT)
+    if (report == NULL || out == NULL || format < BITCTS_REPORT_FORMAT_JSON ||
+        format > BITCTS_REPORT_FORMAT_TEXT) {
         return BITCTS_E_INVALID_ARGUMENT;
+    }
     *out = NULL;
     if (format == BITCTS_REPORT_FORMAT_JSON) {
         char *text = json_dumps(report, JSON_INDENT(1));
-        const size_t len = text ? strlen(text) : 0;
-        char *with_newline = text ? realloc(text, len + 2) : NULL;
-        if (!with_newline) {
+        const size_t len = text != NULL ? strlen(text) : 0;
+        char *with_newline = text != NULL ? realloc(text, len + 2) : NULL;
+        if (with_newline == NULL) {
             free(text);
             return BITCTS_E_OUT_OF_MEMORY;
         }
         memcpy(with_newline + len, "\n", 2);
         *out = with_newline;
-        if (size)
+        if (size != NULL) {
             *size = len + 1;
+        }
         return BITCTS_OK;
     }
     bitcts__report_view v;
     const bitcts_status st = bitcts__report_view_build(&v, report);
-    if (st != BITCTS_OK)
+    if (st != BITCTS_OK) {
         return st;
+    }
     sbuf b = {0};
-    if (format == BITCTS_REPORT_FORMAT_JUNIT)
+    if (format == BITCTS_REPORT_FORMAT_JUNIT) {
         bitcts__report_render_junit(&b, &v);
-    else if (format == BITCTS_REPORT_FORMAT_HTML)
+    } else if (format == BITCTS_REPORT_FORMAT_HTML) {
         bitcts__report_render_html(&b, &v);
-    else if (format == BITCTS_REPORT_FORMAT_MARKDOWN)
+    } else if (format == BITCTS_REPORT_FORMAT_MARKDOWN) {
         bitcts__report_render_markdown(&b, &v);
-    else
+    } else {
         bitcts__report_render_text(&b, &v);
+    }
     bitcts_report_tally_destroy(v.t);
-    if (!b.failed && !b.data)
+    if (!b.failed && b.data == NULL) {
         sb_add(&b, "", 0); /* an empty view is "", not a failure */
-    if (b.failed || !b.data) {
+    }
+    if (b.failed || b.data == NULL) {
         free(b.data);
         return BITCTS_E_OUT_OF_MEMORY;
     }
     *out = b.data;
-    if (size)
+    if (size != NULL) {
         *size = b.len;
+    }
     return BITCTS_OK;
 }

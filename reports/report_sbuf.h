@@ -20,14 +20,16 @@ typedef struct sbuf {
 
 static inline void sb_add(sbuf *b, const char *s, size_t n)
 {
-    if (b->failed)
+    if (b->failed) {
         return;
+    }
     if (b->len + n + 1 > b->cap) {
         size_t cap = b->cap ? b->cap : 65536;
-        while (cap < b->len + n + 1)
+        while (cap < b->len + n + 1) {
             cap *= 2;
+        }
         char *grown = realloc(b->data, cap);
-        if (!grown) {
+        if (grown == NULL) {
             b->failed = 1;
             return;
         }
@@ -61,7 +63,7 @@ sb_printf(sbuf *b, const char *fmt, ...)
         sb_add(b, small, (size_t)n);
     } else {
         char *big = malloc((size_t)n + 1);
-        if (!big) {
+        if (big == NULL) {
             b->failed = 1;
             return;
         }
@@ -78,7 +80,7 @@ sb_printf(sbuf *b, const char *fmt, ...)
  * kept as references so that they survive attribute normalisation. */
 static inline void sb_esc(sbuf *b, const char *s, int attr)
 {
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
         const char *rep = NULL;
         switch (*p) {
         case '&': rep = "&amp;"; break;
@@ -89,15 +91,17 @@ static inline void sb_esc(sbuf *b, const char *s, int attr)
         case '\n': rep = attr ? "&#10;" : "\n"; break;
         case '\t': rep = attr ? "&#9;" : "\t"; break;
         default:
-            if (*p < 0x20 || *p == 0x7f)
+            if (*p < 0x20 || *p == 0x7f) {
                 rep = "\xEF\xBF\xBD";
-            else if (p[0] == 0xEF && p[1] == 0xBF && (p[2] == 0xBE || p[2] == 0xBF))
+            } else if (p[0] == 0xEF && p[1] == 0xBF && (p[2] == 0xBE || p[2] == 0xBF)) {
                 rep = "\xEF\xBF\xBD", p += 2;
+            }
         }
-        if (rep)
+        if (rep != NULL) {
             sb_puts(b, rep);
-        else
+        } else {
             sb_add(b, (const char *)p, 1);
+        }
     }
 }
 
@@ -105,15 +109,16 @@ static inline void sb_esc(sbuf *b, const char *s, int attr)
  * spaces, so a detail cannot open a table cell, a link, an HTML tag or a heading. */
 static inline void sb_md(sbuf *b, const char *s)
 {
-    for (const char *p = s; *p; p++) {
-        if (*p == '\n' || *p == '\r' || *p == '\t')
+    for (const char *p = s; *p; ++p) {
+        if (*p == '\n' || *p == '\r' || *p == '\t') {
             sb_add(b, " ", 1);
-        else if ((unsigned char)*p < 0x20 || *p == 0x7f)
+        } else if ((unsigned char)*p < 0x20 || *p == 0x7f) {
             sb_puts(b, "\xEF\xBF\xBD");
-        else if (strchr("\\`*_[]<>|#!~&", *p))
+        } else if (strchr("\\`*_[]<>|#!~&", *p) != NULL) {
             sb_add(b, (const char[]){'\\', *p}, 2);
-        else
+        } else {
             sb_add(b, p, 1);
+        }
     }
 }
 
@@ -124,7 +129,7 @@ static inline void sb_md_span(sbuf *b, const char *s, int in_table)
 {
     size_t longest = 0;
     size_t run = 0;
-    for (const char *p = s; *p; p++) {
+    for (const char *p = s; *p; ++p) {
         run = *p == '`' ? run + 1 : 0;
         longest = run > longest ? run : longest;
     }
@@ -135,18 +140,21 @@ static inline void sb_md_span(sbuf *b, const char *s, int in_table)
     const size_t fence = longest + 1;
     const int pad = *s == '`' || (*s && s[strlen(s) - 1] == '`');
     sb_add(b, "````````", fence);
-    if (pad)
+    if (pad) {
         sb_add(b, " ", 1);
-    for (const char *p = s; *p; p++) {
-        if (*p == '|' && in_table)
-            sb_puts(b, "\\|");
-        else if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            sb_add(b, " ", 1);
-        else
-            sb_add(b, p, 1);
     }
-    if (pad)
+    for (const char *p = s; *p; ++p) {
+        if (*p == '|' && in_table) {
+            sb_puts(b, "\\|");
+        } else if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+            sb_add(b, " ", 1);
+        } else {
+            sb_add(b, p, 1);
+        }
+    }
+    if (pad) {
         sb_add(b, " ", 1);
+    }
     sb_add(b, "````````", fence);
 }
 

@@ -6,25 +6,30 @@
 
 #include "case_json.h"
 
-void bitcts_format_u64(uint64_t v, char out[19]) { snprintf(out, 19, "0x%016llx", (unsigned long long)v); }
+void bitcts_format_u64(uint64_t v, char out[19])
+{
+    snprintf(out, 19, "0x%016llx", (unsigned long long)v);
+}
 
 json_t *bitcts_json_tensor(const bitcts_tensor_desc *t, const char *role)
 {
     char upper[16] = "UNKNOWN";
     const char *name = bitcts_dtype_name(t->data_type);
-    if (name) {
+    if (name != NULL) {
         size_t i = 0;
-        for (; name[i] && i + 1 < sizeof upper; i++)
+        for (; name[i] && i + 1 < sizeof upper; ++i) {
             upper[i] = (char)toupper((unsigned char)name[i]);
+        }
         upper[i] = '\0';
     }
     const uint32_t dims = t->dimension_count <= BITCTS_MAX_DIMS + 1 ? t->dimension_count : 0;
     json_t *sizes = json_array();
     json_t *strides = t->has_strides ? json_array() : json_null();
-    for (uint32_t k = 0; k < dims; k++) {
+    for (uint32_t k = 0; k < dims; ++k) {
         json_array_append_new(sizes, json_integer(t->sizes[k]));
-        if (t->has_strides)
+        if (t->has_strides) {
             json_array_append_new(strides, json_integer(t->strides[k]));
+        }
     }
     return json_pack("{s:s, s:s, s:I, s:I, s:I, s:o, s:o, s:I, s:I}", "role", role, "DataType",
                      upper, "DataTypeValue", (json_int_t)t->data_type, "Flags",
@@ -38,9 +43,10 @@ static json_t *tiers_json(uint32_t tiers)
 {
     static const char *const names[4] = {"smoke", "default", "large", "exhaustive"};
     json_t *a = json_array();
-    for (int i = 0; i < 4; i++) {
-        if (tiers & (1u << i))
+    for (int i = 0; i < 4; ++i) {
+        if (tiers & (1u << i)) {
             json_array_append_new(a, json_string(names[i]));
+        }
     }
     return a;
 }
@@ -52,10 +58,11 @@ json_t *bitcts_json_case(const bitcts_case_key *key, const bitcts_case_data *dat
     bitcts_format_u64(data->case_seed, seed);
     const int invalid = key->pattern == BITCTS_PAT_INVALID;
     json_t *tensors = json_array();
-    for (uint32_t i = 0; i <= data->desc.input_count; i++) {
+    for (uint32_t i = 0; i <= data->desc.input_count; ++i) {
         const bitcts_tensor_desc *t =
             i < data->desc.input_count ? &data->desc.inputs[i] : &data->desc.output;
-        json_array_append_new(tensors, bitcts_json_tensor(t, bitcts_role_name(data->desc.input_count, i)));
+        json_array_append_new(tensors,
+                              bitcts_json_tensor(t, bitcts_role_name(data->desc.input_count, i)));
     }
     json_t *c = json_pack(
         "{s:s, s:s, s:I, s:s, s:s, s:I, s:s, s:I, s:o, s:s, s:s, s:s, s:s}", "id", key->id,
@@ -66,12 +73,14 @@ json_t *bitcts_json_case(const bitcts_case_key *key, const bitcts_case_data *dat
         invalid ? "invalid" : bitcts_pattern_name(key->pattern), "values",
         invalid ? "none" : bitcts_values_name(key->values), "case_seed", seed, "expect",
         invalid ? "reject" : (bitcts_case_is_recorded(key) ? "recorded" : "pass"));
-    if (invalid)
+    if (invalid) {
         json_object_set_new(c, "rule", json_string(bitcts_rule_id((int)key->rule)));
+    }
     json_object_set_new(c, "tensors", tensors);
-    json_object_set_new(c, "output_aliases",
-                        data->alias_input >= 0
-                            ? json_string(bitcts_role_name(data->desc.input_count, (uint32_t)data->alias_input))
-                            : json_null());
+    json_object_set_new(
+        c, "output_aliases",
+        data->alias_input >= 0
+            ? json_string(bitcts_role_name(data->desc.input_count, (uint32_t)data->alias_input))
+            : json_null());
     return c;
 }

@@ -172,8 +172,8 @@ static int32_t BITCTS_PLUGIN_CALL cpu_instance_create(const bitcts_abi_create_in
         rc = inst == NULL ? BITCTS_ABI_E_OUT_OF_MEMORY : BITCTS_ABI_OK;
     }
     if (rc == BITCTS_ABI_OK) {
-        rc = bitcts__cpu_pool_create(opt.threads, BITCTS__CPU_WALK_SCRATCH_BYTES, &inst->pool,
-                                     err, sizeof err);
+        rc = bitcts__cpu_pool_create(opt.threads, BITCTS__CPU_WALK_SCRATCH_BYTES, &inst->pool, err,
+                                     sizeof err);
     }
     if (rc != BITCTS_ABI_OK) {
         char message[300];
@@ -245,20 +245,13 @@ static bitcts__cpu_kernel_fn *cpu_pick_kernel(const bitcts__cpu_kernels *k,
 {
     const uint32_t lw = cpu_log2(info->width[1]);
     switch (info->op) {
-    case BITCTS_OP_BIT_AND:
-        return k->bitwise[BITCTS__CPU_BITWISE_AND];
-    case BITCTS_OP_BIT_OR:
-        return k->bitwise[BITCTS__CPU_BITWISE_OR];
-    case BITCTS_OP_BIT_XOR:
-        return k->bitwise[BITCTS__CPU_BITWISE_XOR];
-    case BITCTS_OP_BIT_NOT:
-        return k->bit_not;
-    case BITCTS_OP_BIT_SHIFT_LEFT:
-        return k->shift_left[lw];
-    case BITCTS_OP_BIT_SHIFT_RIGHT:
-        return k->shift_right[lw];
-    default:
-        return k->count[lw][info->width[0] == 4 ? 1 : 0];
+    case BITCTS_OP_BIT_AND: return k->bitwise[BITCTS__CPU_BITWISE_AND];
+    case BITCTS_OP_BIT_OR: return k->bitwise[BITCTS__CPU_BITWISE_OR];
+    case BITCTS_OP_BIT_XOR: return k->bitwise[BITCTS__CPU_BITWISE_XOR];
+    case BITCTS_OP_BIT_NOT: return k->bit_not;
+    case BITCTS_OP_BIT_SHIFT_LEFT: return k->shift_left[lw];
+    case BITCTS_OP_BIT_SHIFT_RIGHT: return k->shift_right[lw];
+    default: return k->count[lw][info->width[0] == 4 ? 1 : 0];
     }
 }
 
@@ -437,8 +430,8 @@ static int32_t BITCTS_PLUGIN_CALL cpu_stream_copy(void *instance, void *dst, con
                                                   uint64_t bytes)
 {
     cpu_instance *inst = instance;
-    cpu_stream_task task = {inst ? inst->kernels.stream_copy : NULL,
-                            inst ? inst->kernels.nt_fence : NULL,
+    cpu_stream_task task = {inst != NULL ? inst->kernels.stream_copy : NULL,
+                            inst != NULL ? inst->kernels.nt_fence : NULL,
                             0,
                             1,
                             dst,
@@ -455,8 +448,8 @@ static int32_t BITCTS_PLUGIN_CALL cpu_stream_triad(void *instance, void *dst, co
     if (b == NULL) {
         return BITCTS_ABI_E_INVALID_ARGUMENT;
     }
-    cpu_stream_task task = {inst ? inst->kernels.stream_triad : NULL,
-                            inst ? inst->kernels.nt_fence : NULL,
+    cpu_stream_task task = {inst != NULL ? inst->kernels.stream_triad : NULL,
+                            inst != NULL ? inst->kernels.nt_fence : NULL,
                             0,
                             8,
                             dst,

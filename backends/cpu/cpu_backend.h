@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The CPU backend's entry points: its negotiate function for static linking into the bitcts
  * executable (the same table a MODULE build exports as bitcts_plugin_negotiate) and an options
- * check that explains a refused instance. Thread-safety: negotiate and the options check are reentrant; instances follow
- * the ABI's one-thread-per-instance rule. */
+ * check that explains a refused instance. Thread-safety: negotiate and the options check are
+ * reentrant; instances follow the ABI's one-thread-per-instance rule. */
 #ifndef BITCTS_CPU_CPU_BACKEND_H
 #define BITCTS_CPU_CPU_BACKEND_H
 

@@ -13,7 +13,7 @@
 
 /* The ISA files carry their own flags; the baseline must not already enable them, or the
  * "scalar" and "sse2" variants would silently contain AVX code. */
-#if (defined(__AVX__) || defined(__AVX2__) || defined(__AVX512F__)) &&                           \
+#if (defined(__AVX__) || defined(__AVX2__) || defined(__AVX512F__)) &&                             \
     !defined(BITCTS_CPU_ALLOW_NATIVE)
 #error "global flags enable AVX-class ISAs (e.g. -march=native): define BITCTS_CPU_ALLOW_NATIVE"
 #endif

@@ -93,8 +93,7 @@ int32_t bitcts__cpu_pool_create(uint32_t threads, size_t scratch_bytes, bitcts__
     pool->scratch_bytes = (scratch_bytes + 63u) & ~(size_t)63u;
     void *scratch = NULL;
     pool->workers = calloc(threads, sizeof *pool->workers);
-    if (pool->workers == NULL ||
-        posix_memalign(&scratch, 64, pool->scratch_bytes * threads) != 0) {
+    if (pool->workers == NULL || posix_memalign(&scratch, 64, pool->scratch_bytes * threads) != 0) {
         free(pool->workers);
         free(pool);
         return BITCTS_ABI_E_OUT_OF_MEMORY;
@@ -106,8 +105,8 @@ int32_t bitcts__cpu_pool_create(uint32_t threads, size_t scratch_bytes, bitcts__
     for (uint32_t i = 1; i < threads; ++i) {
         pool->workers[i].pool = pool;
         pool->workers[i].index = i;
-        const int rc = pthread_create(&pool->workers[i].thread, NULL, pool_worker_main,
-                                      &pool->workers[i]);
+        const int rc =
+            pthread_create(&pool->workers[i].thread, NULL, pool_worker_main, &pool->workers[i]);
         if (rc != 0) {
             snprintf(err, err_cap, "cannot start worker thread %u of %u: %s", i, threads,
                      strerror(rc));

@@ -18,8 +18,7 @@ extern "C" {
 typedef struct bitcts__cpu_pool bitcts__cpu_pool;
 
 /** The work of one worker: index in [0, count), scratch private to it. */
-typedef void bitcts__cpu_task_fn(void *arg, uint32_t index, uint32_t count,
-                                 unsigned char *scratch);
+typedef void bitcts__cpu_task_fn(void *arg, uint32_t index, uint32_t count, unsigned char *scratch);
 
 /** Online processors (at least 1, at most BITCTS__CPU_MAX_THREADS). */
 uint32_t bitcts__cpu_threads_default(void);

@@ -18,16 +18,13 @@ uint32_t bitcts__cpu_op_inputs(uint32_t op)
 {
     switch (op) {
     case BITCTS_OP_BIT_NOT:
-    case BITCTS_OP_BIT_COUNT:
-        return 1;
+    case BITCTS_OP_BIT_COUNT: return 1;
     case BITCTS_OP_BIT_SHIFT_LEFT:
     case BITCTS_OP_BIT_SHIFT_RIGHT:
     case BITCTS_OP_BIT_AND:
     case BITCTS_OP_BIT_OR:
-    case BITCTS_OP_BIT_XOR:
-        return 2;
-    default:
-        return 0;
+    case BITCTS_OP_BIT_XOR: return 2;
+    default: return 0;
     }
 }
 
@@ -124,8 +121,8 @@ static int32_t validate_tensor(const bitcts_abi_tensor *t, const char *name, int
     }
     if (t->flags & ~BITCTS_TENSOR_FLAG_OWNED_BY_DML) {
         return validate_fail(err, cap, BITCTS_ABI_E_INVALID_DESCRIPTOR,
-                             "unknown_flags: %s Flags 0x%x has bits DirectML does not define",
-                             name, t->flags);
+                             "unknown_flags: %s Flags 0x%x has bits DirectML does not define", name,
+                             t->flags);
     }
     if (is_output && (t->flags & BITCTS_TENSOR_FLAG_OWNED_BY_DML)) {
         return validate_fail(err, cap, BITCTS_ABI_E_INVALID_DESCRIPTOR,

@@ -15,7 +15,6 @@
 extern "C" {
 #endif
 
-
 /** A validated operator: operand 0 is the output, 1 and 2 the inputs. */
 typedef struct bitcts__cpu_op_info {
     uint32_t op;

@@ -185,8 +185,8 @@ void bitcts__cpu_plan_build(bitcts__cpu_plan *plan, uint32_t rank, const uint32_
         p->moved_bytes += p->elements * widths[k];
     }
     walk_dim dims[BITCTS__CPU_WALK_MAX_DIMS];
-    uint32_t nd = walk_sort_coalesce(dims, walk_collect(dims, rank, sizes, operands, strides),
-                                     operands);
+    uint32_t nd =
+        walk_sort_coalesce(dims, walk_collect(dims, rank, sizes, operands, strides), operands);
     if (nd == 0) { /* a single element: one contiguous span of length 1 */
         nd = 1;
         dims[0].size = 1;
@@ -341,7 +341,7 @@ static void walk_gather(unsigned char *buf, const unsigned char *src, size_t nr,
             c = tr(buf, nc * w, src, cs, nc, nr);
         }
         if (c == 0 && rs == w && w < 8 && walk_little_endian()) {
-            c = w == 1 ? walk_gather_blocks(buf, src, nr, nc, cs, 1)
+            c = w == 1   ? walk_gather_blocks(buf, src, nr, nc, cs, 1)
                 : w == 2 ? walk_gather_blocks(buf, src, nr, nc, cs, 2)
                          : walk_gather_blocks(buf, src, nr, nc, cs, 4);
         }
@@ -515,8 +515,8 @@ static void walk_advance(const bitcts__cpu_plan *p, size_t *idx, size_t *off)
     }
 }
 
-void bitcts__cpu_plan_run(const bitcts__cpu_plan *plan, const bitcts__cpu_call *call,
-                          size_t begin, size_t end, unsigned char *scratch)
+void bitcts__cpu_plan_run(const bitcts__cpu_plan *plan, const bitcts__cpu_call *call, size_t begin,
+                          size_t end, unsigned char *scratch)
 {
     const bitcts__cpu_plan *p = plan;
     if (begin >= end) {

@@ -38,9 +38,9 @@ typedef struct bitcts__cpu_plan {
     uint32_t operands; /* 2 (unary) or 3 (binary) */
     uint32_t width[BITCTS__CPU_WALK_MAX_OPERANDS];
     uint32_t kind[BITCTS__CPU_WALK_MAX_OPERANDS]; /* BITCTS__CPU_WALK_* */
-    uint32_t scalar_flags; /* BITCTS__CPU_F_{A,B}_SCALAR of a row call */
-    uint32_t all_scalar;   /* every input is SCALAR: compute one element, then fill */
-    uint32_t tiled;        /* rows come from an input's more contiguous dim */
+    uint32_t scalar_flags;                        /* BITCTS__CPU_F_{A,B}_SCALAR of a row call */
+    uint32_t all_scalar; /* every input is SCALAR: compute one element, then fill */
+    uint32_t tiled;      /* rows come from an input's more contiguous dim */
     uint32_t outer_rank;
     size_t outer_size[BITCTS__CPU_WALK_MAX_DIMS]; /* innermost first */
     size_t outer_stride[BITCTS__CPU_WALK_MAX_OPERANDS][BITCTS__CPU_WALK_MAX_DIMS];
@@ -81,8 +81,8 @@ typedef struct bitcts__cpu_call {
 /** Runs units [begin, end) of the plan.
  * @param scratch [in] BITCTS__CPU_WALK_SCRATCH_BYTES bytes, 64-byte aligned, private to the
  *        calling thread. */
-void bitcts__cpu_plan_run(const bitcts__cpu_plan *plan, const bitcts__cpu_call *call,
-                          size_t begin, size_t end, unsigned char *scratch);
+void bitcts__cpu_plan_run(const bitcts__cpu_plan *plan, const bitcts__cpu_call *call, size_t begin,
+                          size_t end, unsigned char *scratch);
 
 #ifdef __cplusplus
 }

@@ -18,18 +18,21 @@ static const subcommand subcommands[] = {
     {"eval", bitcts_cmd_eval, "reference result for literal inputs"},
     {"vectors", bitcts_cmd_vectors, "export cases as language-neutral vectors"},
     {"run", bitcts_cmd_run, "run a backend over a selection and report the verdicts"},
-    {"sweep", bitcts_cmd_sweep, "exhaustive 2^32 sweeps of a backend, checked against the reference"},
+    {"sweep", bitcts_cmd_sweep,
+     "exhaustive 2^32 sweeps of a backend, checked against the reference"},
     {"bench", bitcts_cmd_bench, "CPU backend speed against measured memory limits and NumPy"},
     {"report", bitcts_cmd_report, "compare, merge or re-render run reports"},
 };
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: bitcts [--help] [--version] <command> [<args>]\n\n"
-                 "bitcts: the conformance suite for the DirectML bitwise element-wise operators.\n\n"
-                 "commands:\n");
-    for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
+    fprintf(out,
+            "usage: bitcts [--help] [--version] <command> [<args>]\n\n"
+            "bitcts: the conformance suite for the DirectML bitwise element-wise operators.\n\n"
+            "commands:\n");
+    for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; ++i) {
         fprintf(out, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
+    }
     fprintf(out, "\n'bitcts <command> --help' describes a command.\n");
 }
 
@@ -39,9 +42,10 @@ int main(int argc, char **argv)
         usage(stderr);
         return BITCTS_EXIT_USAGE;
     }
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
         if (argc > 2 && strcmp(argv[1], "help") == 0) {
-            for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++) {
+            for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; ++i) {
                 if (strcmp(argv[2], subcommands[i].name) == 0) {
                     char *help_argv[] = {argv[2], "--help", NULL};
                     return subcommands[i].run(2, help_argv);
@@ -56,9 +60,10 @@ int main(int argc, char **argv)
         printf("bitcts %s\n", BITCTS_VERSION_STRING);
         return 0;
     }
-    for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++) {
-        if (strcmp(argv[1], subcommands[i].name) == 0)
+    for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; ++i) {
+        if (strcmp(argv[1], subcommands[i].name) == 0) {
             return subcommands[i].run(argc - 1, argv + 1);
+        }
     }
     return bitcts_cli_error(NULL, "unknown command '%s' (see bitcts --help)", argv[1]);
 }

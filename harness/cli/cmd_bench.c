@@ -38,11 +38,11 @@ static const char bench_usage[] =
     "  --quick         1 MiB tensors and 3 repetitions (a smoke test)\n";
 
 /* The short operator names of --ops, in bitcts_op_all's order. */
-static const char *const op_short[BITCTS_OP_COUNT] = {"and", "or", "xor", "not",
+static const char *const op_short[BITCTS_OP_COUNT] = {"and",   "or",  "xor", "not",
                                                       "count", "shl", "shr"};
 
-static int parse_names(const char *option, const char *text, const char *const *names,
-                       int count, unsigned *mask)
+static int parse_names(const char *option, const char *text, const char *const *names, int count,
+                       unsigned *mask)
 {
     *mask = 0;
     char buf[256];
@@ -122,8 +122,8 @@ static int parse_value(bench_args *a, const char *name, const char *v)
     } else if (strcmp(name, "--ops") == 0) {
         return parse_names("--ops", v, op_short, (int)BITCTS_OP_COUNT, &c->ops_mask);
     } else {
-        static const char *const layouts[BITCTS_BENCH_LAYOUTS] = {"packed", "padded",
-                                                                  "transposed", "bcast"};
+        static const char *const layouts[BITCTS_BENCH_LAYOUTS] = {"packed", "padded", "transposed",
+                                                                  "bcast"};
         return parse_names("--layouts", v, layouts, BITCTS_BENCH_LAYOUTS, &c->layouts_mask);
     }
     return 0;
@@ -136,8 +136,11 @@ static int parse_args(int argc, char **argv, bench_args *a)
                                          "--threads", "--json",           "--variant",  "--nt",
                                          "--ops",     "--layouts"};
     bitcts_bench_config *c = &a->cfg;
-    *c = (bitcts_bench_config){.backend_spec = "cpu", .size_bytes = 64u << 20, .reps = 11,
-                               .numpy = 1, .python = BENCH_PYTHON,
+    *c = (bitcts_bench_config){.backend_spec = "cpu",
+                               .size_bytes = 64u << 20,
+                               .reps = 11,
+                               .numpy = 1,
+                               .python = BENCH_PYTHON,
                                .ops_mask = (1u << BITCTS_OP_COUNT) - 1,
                                .layouts_mask = (1u << BITCTS_BENCH_LAYOUTS) - 1};
     for (int i = 1; i < argc; ++i) {
@@ -223,8 +226,8 @@ static void print_result(const bitcts_bench_config *c, const bitcts_bench_result
            r->backend, r->variant, r->variants, r->features,
            (unsigned long long)(c->size_bytes >> 20), c->reps);
     print_limits(c, r);
-    printf("%-6s %-7s %-7s %-10s %3s %7s %6s %6s %7s %6s  %s\n", "op", "in", "out", "layout",
-           "thr", "GB/s", "limit", "%lim", "numpy", "x np", "check");
+    printf("%-6s %-7s %-7s %-10s %3s %7s %6s %6s %7s %6s  %s\n", "op", "in", "out", "layout", "thr",
+           "GB/s", "limit", "%lim", "numpy", "x np", "check");
     for (size_t i = 0; i < r->row_count; ++i) {
         print_row(&r->rows[i]);
     }

@@ -14,29 +14,33 @@ static const char list_usage[] =
     "\n"
     "Prints the id of every selected case, one a line, in plan order.\n"
     "  --filter GLOB        shell glob on case ids (fnmatch), e.g. 'bit_xor.uint16.*'\n"
-    "  --tier T             smoke, default, large, exhaustive or all; comma lists (default: default)\n"
+    "  --tier T             smoke, default, large, exhaustive or all; comma lists (default: "
+    "default)\n"
     "  --feature-level FL   only cases whose required feature level is <= FL (e.g. 3_0, 4_1)\n"
     "  --count              print a summary table instead of ids\n";
 
-int bitcts_parse_selection(const char *cmd, int argc, char **argv, int *i,
-                           bitcts_selection *sel, const char **tier_text, int *handled)
+int bitcts_parse_selection(const char *cmd, int argc, char **argv, int *i, bitcts_selection *sel,
+                           const char **tier_text, int *handled)
 {
     const char *v = NULL;
     int r;
     *handled = 1;
     if ((r = bitcts_cli_option(argc, argv, i, "--filter", &v)) != 0) {
-        if (r < 0 || !*v)
+        if (r < 0 || !*v) {
             return bitcts_cli_error(cmd, "--filter needs a glob");
+        }
         sel->filter = v;
     } else if ((r = bitcts_cli_option(argc, argv, i, "--tier", &v)) != 0) {
-        if (r < 0 || (sel->tiers = bitcts_tier_parse(v)) == 0)
-            return bitcts_cli_error(cmd, "unknown tier '%s' (smoke, default, large, exhaustive, all)",
-                                    r < 0 ? "" : v);
+        if (r < 0 || (sel->tiers = bitcts_tier_parse(v)) == 0) {
+            return bitcts_cli_error(
+                cmd, "unknown tier '%s' (smoke, default, large, exhaustive, all)", r < 0 ? "" : v);
+        }
         *tier_text = v;
     } else if ((r = bitcts_cli_option(argc, argv, i, "--feature-level", &v)) != 0) {
-        if (r < 0 || (sel->max_feature_level = bitcts_fl_parse(v)) == 0)
+        if (r < 0 || (sel->max_feature_level = bitcts_fl_parse(v)) == 0) {
             return bitcts_cli_error(cmd, "unknown feature level '%s' (e.g. 2_1, 3_0, 4_1)",
                                     r < 0 ? "" : v);
+        }
     } else {
         *handled = 0;
     }
@@ -51,9 +55,10 @@ typedef struct combo_row {
 
 static combo_row *find_row(combo_row *rows, size_t *n, const bitcts_case_key *k)
 {
-    for (size_t i = 0; i < *n; i++) {
-        if (rows[i].op == k->op && rows[i].in == k->in_type && rows[i].out == k->out_type)
+    for (size_t i = 0; i < *n; ++i) {
+        if (rows[i].op == k->op && rows[i].in == k->in_type && rows[i].out == k->out_type) {
             return &rows[i];
+        }
     }
     rows[*n] = (combo_row){.op = k->op, .in = k->in_type, .out = k->out_type};
     return &rows[(*n)++];
@@ -67,81 +72,96 @@ static void print_counts(const bitcts_plan *plan, const bitcts_selection *sel)
     size_t by_pattern[BITCTS_OP_COUNT][BITCTS_PAT_COUNT];
     memset(by_pattern, 0, sizeof by_pattern);
     /* cells[op][type][out][rank][pattern]: does a selected case fill it? */
-    static unsigned char cells[BITCTS_OP_COUNT][BITCTS_DT_COUNT][2][BITCTS_MAX_DIMS + 1][BITCTS_PAT_COUNT];
+    static unsigned char cells[BITCTS_OP_COUNT][BITCTS_DT_COUNT][2][BITCTS_MAX_DIMS + 1]
+                              [BITCTS_PAT_COUNT];
     memset(cells, 0, sizeof cells);
-    for (size_t i = 0; i < plan->count; i++) {
+    for (size_t i = 0; i < plan->count; ++i) {
         const bitcts_case_key *k = &plan->cases[i];
-        if (!bitcts_selection_matches(sel, k))
+        if (!bitcts_selection_matches(sel, k)) {
             continue;
-        total++;
+        }
+        ++total;
         const int o = bitcts_op_index(k->op);
         by_fl[((k->feature_level >> 12) & 0xF) * 2 + (((k->feature_level >> 8) & 0xF) ? 1 : 0)]++;
         if (k->pattern == BITCTS_PAT_INVALID) {
-            negative++;
+            ++negative;
             continue;
         }
-        by_pattern[o][k->pattern]++;
+        ++by_pattern[o][k->pattern];
         combo_row *row = find_row(rows, &n_rows, k);
-        row->by_rank[k->rank]++;
-        row->total++;
+        ++row->by_rank[k->rank];
+        ++row->total;
         cells[o][k->in_type][k->out_type == BITCTS_DT_UINT32 ? 1 : 0][k->rank][k->pattern] = 1;
     }
     printf("%-16s %-8s %-7s %-4s", "operator", "type", "output", "FL");
-    for (uint32_t r = 1; r <= BITCTS_MAX_DIMS; r++)
+    for (uint32_t r = 1; r <= BITCTS_MAX_DIMS; ++r) {
         printf(" %5s%u", "r", r);
+    }
     printf(" %7s\n", "total");
-    for (size_t i = 0; i < n_rows; i++) {
+    for (size_t i = 0; i < n_rows; ++i) {
         char fl[8];
         bitcts_fl_format(bitcts_fl_required(rows[i].op, rows[i].in, rows[i].out, 1), fl, sizeof fl);
         printf("%-16s %-8s %-7s %-4s", bitcts_op_name(rows[i].op), bitcts_dtype_name(rows[i].in),
                bitcts_dtype_name(rows[i].out), fl);
-        for (uint32_t r = 1; r <= BITCTS_MAX_DIMS; r++)
+        for (uint32_t r = 1; r <= BITCTS_MAX_DIMS; ++r) {
             printf(" %6zu", rows[i].by_rank[r]);
+        }
         printf(" %7zu\n", rows[i].total);
     }
     printf("\n%-16s", "pattern");
-    for (int o = 0; o < (int)BITCTS_OP_COUNT; o++)
+    for (int o = 0; o < (int)BITCTS_OP_COUNT; ++o) {
         printf(" %15s", bitcts_op_name(bitcts_op_all[o]));
+    }
     printf("\n");
-    for (uint32_t p = 0; p < BITCTS_PAT_COUNT; p++) {
+    for (uint32_t p = 0; p < BITCTS_PAT_COUNT; ++p) {
         size_t any = 0;
-        for (int o = 0; o < (int)BITCTS_OP_COUNT; o++)
+        for (int o = 0; o < (int)BITCTS_OP_COUNT; ++o) {
             any += by_pattern[o][p];
-        if (!any)
+        }
+        if (!any) {
             continue;
+        }
         printf("%-16s", bitcts_pattern_name(p));
-        for (int o = 0; o < (int)BITCTS_OP_COUNT; o++)
+        for (int o = 0; o < (int)BITCTS_OP_COUNT; ++o) {
             printf(" %15zu", by_pattern[o][p]);
+        }
         printf("\n");
     }
     printf("\nfeature level (lowest that requires the case):");
     static const char *const fl_names[16] = {[5] = "2_1", [6] = "3_0", [9] = "4_1"};
-    for (int f = 0; f < 16; f++) {
-        if (by_fl[f])
-            printf("  %s: %zu", fl_names[f] ? fl_names[f] : "?", by_fl[f]);
+    for (int f = 0; f < 16; ++f) {
+        if (by_fl[f]) {
+            printf("  %s: %zu", fl_names[f] != NULL ? fl_names[f] : "?", by_fl[f]);
+        }
     }
     printf("\n");
     /* Applicable cells of the default-tier matrix with no selected case. */
     size_t applicable = 0, empty = 0;
     if (sel->tiers & BITCTS_TIER_DEFAULT) {
         bitcts_selection all_default = {.tiers = BITCTS_TIER_DEFAULT};
-        static unsigned char seen[BITCTS_OP_COUNT][BITCTS_DT_COUNT][2][BITCTS_MAX_DIMS + 1][BITCTS_PAT_COUNT];
+        static unsigned char seen[BITCTS_OP_COUNT][BITCTS_DT_COUNT][2][BITCTS_MAX_DIMS + 1]
+                                 [BITCTS_PAT_COUNT];
         memset(seen, 0, sizeof seen);
-        for (size_t i = 0; i < plan->count; i++) {
+        for (size_t i = 0; i < plan->count; ++i) {
             const bitcts_case_key *k = &plan->cases[i];
-            if (k->pattern == BITCTS_PAT_INVALID || !bitcts_selection_matches(&all_default, k))
+            if (k->pattern == BITCTS_PAT_INVALID || !bitcts_selection_matches(&all_default, k)) {
                 continue;
-            if (sel->max_feature_level && k->feature_level > sel->max_feature_level)
+            }
+            if (sel->max_feature_level && k->feature_level > sel->max_feature_level) {
                 continue;
+            }
             const int o = bitcts_op_index(k->op);
             unsigned char *cell =
                 &seen[o][k->in_type][k->out_type == BITCTS_DT_UINT32 ? 1 : 0][k->rank][k->pattern];
-            if (*cell)
+            if (*cell) {
                 continue;
+            }
             *cell = 1;
-            applicable++;
-            if (!cells[o][k->in_type][k->out_type == BITCTS_DT_UINT32 ? 1 : 0][k->rank][k->pattern])
-                empty++;
+            ++applicable;
+            if (!cells[o][k->in_type][k->out_type == BITCTS_DT_UINT32 ? 1 : 0][k->rank]
+                      [k->pattern]) {
+                ++empty;
+            }
         }
     }
     printf("operator x type (x output type) x rank x applicable pattern cells: %zu, empty: %zu\n",
@@ -155,31 +175,36 @@ int bitcts_cmd_list(int argc, char **argv)
     bitcts_selection sel = {.tiers = BITCTS_TIER_DEFAULT};
     const char *tier_text = NULL;
     int count = 0;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; ++i) {
         int handled = 0;
         const int rc = bitcts_parse_selection("list", argc, argv, &i, &sel, &tier_text, &handled);
-        if (rc)
+        if (rc) {
             return rc;
-        if (handled)
+        }
+        if (handled) {
             continue;
+        }
         if (strcmp(argv[i], "--count") == 0) {
             count = 1;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(list_usage, stdout);
             return 0;
         } else {
-            return bitcts_cli_error("list", "unknown argument '%s' (see bitcts list --help)", argv[i]);
+            return bitcts_cli_error("list", "unknown argument '%s' (see bitcts list --help)",
+                                    argv[i]);
         }
     }
     bitcts_plan *plan = NULL;
-    if (bitcts_plan_create(&plan) != 0)
+    if (bitcts_plan_create(&plan) != 0) {
         return bitcts_cli_error("list", "out of memory");
+    }
     if (count) {
         print_counts(plan, &sel);
     } else {
-        for (size_t i = 0; i < plan->count; i++) {
-            if (bitcts_selection_matches(&sel, &plan->cases[i]))
+        for (size_t i = 0; i < plan->count; ++i) {
+            if (bitcts_selection_matches(&sel, &plan->cases[i])) {
                 puts(plan->cases[i].id);
+            }
         }
     }
     bitcts_plan_destroy(plan);

@@ -62,13 +62,13 @@ static int is_help(const char *arg)
 static int write_json_file(const json_t *value, const char *path, char *err, size_t cap)
 {
     char *text = json_dumps(value, JSON_INDENT(1));
-    if (!text) {
+    if (text == NULL) {
         snprintf(err, cap, "out of memory");
         return BITCTS_E_OUT_OF_MEMORY;
     }
     const size_t len = strlen(text);
     char *line = realloc(text, len + 2);
-    if (!line) {
+    if (line == NULL) {
         free(text);
         snprintf(err, cap, "out of memory");
         return BITCTS_E_OUT_OF_MEMORY;
@@ -84,7 +84,7 @@ static int write_json_file(const json_t *value, const char *path, char *err, siz
 static void print_changes(const json_t *diff, const char *key, const char *label)
 {
     const json_t *list = json_object_get(diff, key);
-    for (size_t i = 0; i < json_array_size(list); i++) {
+    for (size_t i = 0; i < json_array_size(list); ++i) {
         const json_t *e = json_array_get(list, i);
         const char *detail = bitcts_report_str(e, "detail");
         printf("%-11s %s  %s -> %s%s%s\n", label, bitcts_report_str(e, "id"),
@@ -99,25 +99,27 @@ static void print_diff(const json_t *diff)
     print_changes(diff, "regressions", "regression");
     print_changes(diff, "fixes", "fix");
     print_changes(diff, "changed", "changed");
-    for (size_t i = 0; i < json_array_size(list); i++) {
+    for (size_t i = 0; i < json_array_size(list); ++i) {
         const json_t *e = json_array_get(list, i);
         printf("%-11s %s  (%s) %s -> %s\n", "digest", bitcts_report_str(e, "id"),
                bitcts_report_str(e, "verdict"), bitcts_report_str(e, "from"),
                bitcts_report_str(e, "to"));
     }
     static const char *const presence[] = {"added", "removed"};
-    for (size_t p = 0; p < 2; p++) {
+    for (size_t p = 0; p < 2; ++p) {
         list = json_object_get(diff, presence[p]);
-        for (size_t i = 0; i < json_array_size(list); i++)
+        for (size_t i = 0; i < json_array_size(list); ++i) {
             printf("%-11s %s  %s\n", presence[p], bitcts_report_str(json_array_get(list, i), "id"),
                    bitcts_report_str(json_array_get(list, i), "verdict"));
+        }
     }
     const json_t *a = json_object_get(diff, "a");
     const json_t *b = json_object_get(diff, "b");
-    if (!json_is_true(json_object_get(diff, "digests_compared")))
+    if (!json_is_true(json_object_get(diff, "digests_compared"))) {
         printf("note: the runs used different seeds or generator versions (%s vs %s); output "
                "digests were not compared\n",
                bitcts_report_str(a, "seed"), bitcts_report_str(b, "seed"));
+    }
     const json_t *s = json_object_get(diff, "summary");
     printf("report diff: %lld regressions, %lld fixes, %lld other changes, %lld digest changes, "
            "%lld added, %lld removed; %lld cases compared\n",
@@ -135,11 +137,12 @@ static int cmd_diff(int argc, char **argv)
     const char *paths[2] = {NULL, NULL};
     const char *json_path = NULL;
     int n_paths = 0;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; ++i) {
         const char *v = NULL;
         const int r = bitcts_cli_option(argc, argv, &i, "--json", &v);
-        if (r < 0 || (r > 0 && !*v))
+        if (r < 0 || (r > 0 && !*v)) {
             return bitcts_cli_error("report diff", "--json needs a file name");
+        }
         if (r > 0) {
             json_path = v;
         } else if (is_help(argv[i])) {
@@ -154,14 +157,15 @@ static int cmd_diff(int argc, char **argv)
             paths[n_paths++] = argv[i];
         }
     }
-    if (n_paths != 2)
+    if (n_paths != 2) {
         return bitcts_cli_error("report diff",
                                 "needs two reports, A and B (see bitcts report diff --help)");
+    }
     json_t *reports[2] = {NULL, NULL};
     json_t *diff = NULL;
     char err[BITCTS_REPORT_ERROR_CAP + 4200] = "";
     int rc = BITCTS_EXIT_USAGE;
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 2; ++k) {
         if (bitcts_report_files_load(paths[k], &reports[k], err, sizeof err) != BITCTS_OK) {
             bitcts_cli_error("report diff", "%s", err);
             goto cleanup;
@@ -173,7 +177,7 @@ static int cmd_diff(int argc, char **argv)
         bitcts_cli_error("report diff", "out of memory");
         goto cleanup;
     }
-    if (json_path && write_json_file(diff, json_path, err, sizeof err) != BITCTS_OK) {
+    if (json_path != NULL && write_json_file(diff, json_path, err, sizeof err) != BITCTS_OK) {
         bitcts_cli_error("report diff", "%s", err);
         goto cleanup;
     }
@@ -195,14 +199,16 @@ static int merge_loaded(json_t **reports, const char **paths, int n, const char 
     json_t *merged = NULL;
     const bitcts_status st = bitcts_report_merge((const json_t *const *)reports, paths, (size_t)n,
                                                  &merged, err, sizeof err);
-    if (st != BITCTS_OK)
+    if (st != BITCTS_OK) {
         return bitcts_cli_error("report merge", "%s", err[0] ? err : bitcts_status_message(st));
+    }
     const int wr = bitcts_report_files_write(merged, out_dir, err, sizeof err);
     const size_t cases = json_array_size(json_object_get(merged, "cases"));
     const int clean = bitcts_report_is_clean(merged);
     json_decref(merged);
-    if (wr != BITCTS_OK)
+    if (wr != BITCTS_OK) {
         return bitcts_cli_error("report merge", "%s", err);
+    }
     fprintf(stderr, "merged %d reports, %zu cases (%s) into %s\n", n, cases,
             clean ? "passed" : "failed", out_dir);
     return BITCTS_EXIT_OK;
@@ -215,11 +221,11 @@ static int cmd_merge(int argc, char **argv)
     json_t **reports = calloc((size_t)argc, sizeof *reports);
     int n = 0;
     int rc = BITCTS_EXIT_USAGE;
-    if (!paths || !reports) {
+    if (paths == NULL || reports == NULL) {
         rc = bitcts_cli_error("report merge", "out of memory");
         goto cleanup;
     }
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; ++i) {
         const char *v = NULL;
         const int r = bitcts_cli_option(argc, argv, &i, "--out", &v);
         if (r < 0 || (r > 0 && !*v)) {
@@ -240,7 +246,7 @@ static int cmd_merge(int argc, char **argv)
             paths[n++] = argv[i];
         }
     }
-    if (!out_dir) {
+    if (out_dir == NULL) {
         rc = bitcts_cli_error("report merge", "--out DIR is required");
         goto cleanup;
     }
@@ -248,7 +254,7 @@ static int cmd_merge(int argc, char **argv)
         rc = bitcts_cli_error("report merge", "no shard reports given");
         goto cleanup;
     }
-    for (int k = 0; k < n; k++) {
+    for (int k = 0; k < n; ++k) {
         char err[BITCTS_REPORT_ERROR_CAP + 4200] = "";
         if (bitcts_report_files_load(paths[k], &reports[k], err, sizeof err) != BITCTS_OK) {
             rc = bitcts_cli_error("report merge", "%s", err);
@@ -257,8 +263,9 @@ static int cmd_merge(int argc, char **argv)
     }
     rc = merge_loaded(reports, paths, n, out_dir);
 cleanup:
-    for (int k = 0; reports && k < n; k++)
+    for (int k = 0; reports != NULL && k < n; ++k) {
         json_decref(reports[k]);
+    }
     free(reports);
     free(paths);
     return rc;
@@ -272,19 +279,23 @@ static int cmd_render(int argc, char **argv)
         fputs(render_usage, stdout);
         return 0;
     }
-    if (argc != 2 || (argv[1][0] == '-' && argv[1][1]))
+    if (argc != 2 || (argv[1][0] == '-' && argv[1][1])) {
         return bitcts_cli_error(
             "report render", "needs exactly one report folder (see bitcts report render --help)");
-    if (bitcts_fs_dir_state(argv[1]) != 1)
+    }
+    if (bitcts_fs_dir_state(argv[1]) != 1) {
         return bitcts_cli_error("report render", "%s is not a report folder", argv[1]);
+    }
     char err[BITCTS_REPORT_ERROR_CAP + 4200] = "";
     json_t *report = NULL;
-    if (bitcts_report_files_load(argv[1], &report, err, sizeof err) != BITCTS_OK)
+    if (bitcts_report_files_load(argv[1], &report, err, sizeof err) != BITCTS_OK) {
         return bitcts_cli_error("report render", "%s", err);
+    }
     const int st = bitcts_report_files_write_views(report, argv[1], err, sizeof err);
     json_decref(report);
-    if (st != BITCTS_OK)
+    if (st != BITCTS_OK) {
         return bitcts_cli_error("report render", "%s", err);
+    }
     fprintf(stderr, "rendered %s/junit.xml, report.html, summary.md\n", argv[1]);
     return BITCTS_EXIT_OK;
 }
@@ -295,11 +306,14 @@ int bitcts_cmd_report(int argc, char **argv)
         fputs(report_usage, argc < 2 ? stderr : stdout);
         return argc < 2 ? BITCTS_EXIT_USAGE : BITCTS_EXIT_OK;
     }
-    if (strcmp(argv[1], "diff") == 0)
+    if (strcmp(argv[1], "diff") == 0) {
         return cmd_diff(argc - 1, argv + 1);
-    if (strcmp(argv[1], "merge") == 0)
+    }
+    if (strcmp(argv[1], "merge") == 0) {
         return cmd_merge(argc - 1, argv + 1);
-    if (strcmp(argv[1], "render") == 0)
+    }
+    if (strcmp(argv[1], "render") == 0) {
         return cmd_render(argc - 1, argv + 1);
+    }
     return bitcts_cli_error("report", "unknown action '%s' (diff, merge, render)", argv[1]);
 }

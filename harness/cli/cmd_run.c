@@ -39,13 +39,15 @@ static void print_progress(void *user, size_t done, size_t total, double elapsed
     const double eta = rate > 0 ? (double)(total - (done < total ? done : total)) / rate : 0;
     char bar[31];
     const size_t filled = total ? (done < total ? done : total) * 30 / total : 30;
-    for (size_t i = 0; i < 30; i++)
+    for (size_t i = 0; i < 30; ++i) {
         bar[i] = i < filled ? '#' : '.';
+    }
     bar[30] = '\0';
     fprintf(stderr, "\r[%s] %zu/%zu %5.1f%% %7.0f cases/s ETA %4.0fs", bar, done, total,
             total ? 100.0 * (double)done / (double)total : 100.0, rate, eta);
-    if (done >= total)
+    if (done >= total) {
         fputc('\n', stderr);
+    }
     fflush(stderr);
 }
 
@@ -53,8 +55,9 @@ static void print_progress(void *user, size_t done, size_t total, double elapsed
 static void print_summary(const bitcts_run_config *cfg, const bitcts_run_result *r)
 {
     char *text = NULL;
-    if (bitcts_report_render(r->report, BITCTS_REPORT_FORMAT_TEXT, &text, NULL) == BITCTS_OK)
+    if (bitcts_report_render(r->report, BITCTS_REPORT_FORMAT_TEXT, &text, NULL) == BITCTS_OK) {
         printf("\n%s", text);
+    }
     free(text);
     printf("\n%zu cases in %.1f s; report in %s/ (report.json, junit.xml, report.html, "
            "summary.md)\n",
@@ -65,8 +68,9 @@ static int parse_shard(const char *v, bitcts_run_config *cfg)
 {
     unsigned i = 0, n = 0;
     char tail = 0;
-    if (sscanf(v, "%u/%u%c", &i, &n, &tail) != 2 || n == 0 || i == 0 || i > n || n > 100000)
+    if (sscanf(v, "%u/%u%c", &i, &n, &tail) != 2 || n == 0 || i == 0 || i > n || n > 100000) {
         return -1;
+    }
     cfg->shard_index = i;
     cfg->shard_count = n;
     return 0;
@@ -78,44 +82,57 @@ static int parse_run_option(int argc, char **argv, int *i, bitcts_run_config *cf
     int r;
     *handled = 1;
     if ((r = bitcts_cli_option(argc, argv, i, "--backend", &v)) != 0) {
-        if (r < 0 || !*v)
+        if (r < 0 || !*v) {
             return bitcts_cli_error("run", "--backend needs a backend name or plugin path");
+        }
         cfg->backend_spec = v;
     } else if ((r = bitcts_cli_option(argc, argv, i, "--backend-option", &v)) != 0) {
-        if (r < 0 || bitcts_backend_options_add(&cfg->options, cfg->option_key_store, v) != 0)
+        if (r < 0 || bitcts_backend_options_add(&cfg->options, cfg->option_key_store, v) != 0) {
             return bitcts_cli_error("run", "--backend-option needs KEY=VALUE (at most %d)",
                                     BITCTS_MAX_OPTIONS);
+        }
     } else if ((r = bitcts_cli_option(argc, argv, i, "--threads", &v)) != 0) {
         uint64_t n = 0;
         if (r < 0 || bitcts_cli_parse_u64(v, &n) || n < 1 || n > 256 ||
-            cfg->options.count >= BITCTS_MAX_OPTIONS)
-            return bitcts_cli_error("run", "--threads: '%s' is not a number from 1 to 256", r < 0 ? "" : v);
+            cfg->options.count >= BITCTS_MAX_OPTIONS) {
+            return bitcts_cli_error("run", "--threads: '%s' is not a number from 1 to 256",
+                                    r < 0 ? "" : v);
+        }
         cfg->options.keys[cfg->options.count] = "threads";
         cfg->options.values[cfg->options.count++] = v;
     } else if ((r = bitcts_cli_option(argc, argv, i, "--jobs", &v)) != 0) {
         uint64_t n = 0;
-        if (r < 0 || bitcts_cli_parse_u64(v, &n) || n < 1 || n > 256)
-            return bitcts_cli_error("run", "--jobs: '%s' is not a number from 1 to 256", r < 0 ? "" : v);
+        if (r < 0 || bitcts_cli_parse_u64(v, &n) || n < 1 || n > 256) {
+            return bitcts_cli_error("run", "--jobs: '%s' is not a number from 1 to 256",
+                                    r < 0 ? "" : v);
+        }
         cfg->jobs = (int)n;
     } else if ((r = bitcts_cli_option(argc, argv, i, "--shard", &v)) != 0) {
-        if (r < 0 || parse_shard(v, cfg))
-            return bitcts_cli_error("run", "--shard: '%s' is not I/N with 1 <= I <= N", r < 0 ? "" : v);
+        if (r < 0 || parse_shard(v, cfg)) {
+            return bitcts_cli_error("run", "--shard: '%s' is not I/N with 1 <= I <= N",
+                                    r < 0 ? "" : v);
+        }
     } else if ((r = bitcts_cli_option(argc, argv, i, "--baseline", &v)) != 0) {
-        if (r < 0)
+        if (r < 0) {
             return bitcts_cli_error("run", "--baseline needs a file");
+        }
         cfg->baseline_path = v;
     } else if ((r = bitcts_cli_option(argc, argv, i, "--timeout", &v)) != 0) {
         char *end = NULL;
         cfg->timeout_s = r > 0 ? strtod(v, &end) : 0;
-        if (r < 0 || *end || !(cfg->timeout_s > 0) || cfg->timeout_s > 86400)
-            return bitcts_cli_error("run", "--timeout: '%s' is not a number of seconds", r < 0 ? "" : v);
+        if (r < 0 || *end || !(cfg->timeout_s > 0) || cfg->timeout_s > 86400) {
+            return bitcts_cli_error("run", "--timeout: '%s' is not a number of seconds",
+                                    r < 0 ? "" : v);
+        }
     } else if ((r = bitcts_cli_option(argc, argv, i, "--report", &v)) != 0) {
-        if (r < 0 || !*v || strlen(v) > 3000)
+        if (r < 0 || !*v || strlen(v) > 3000) {
             return bitcts_cli_error("run", "--report needs a directory");
+        }
         cfg->report_dir = v;
     } else if ((r = bitcts_cli_option(argc, argv, i, "--seed", &v)) != 0) {
-        if (r < 0 || bitcts_cli_parse_u64(v, &cfg->seed))
+        if (r < 0 || bitcts_cli_parse_u64(v, &cfg->seed)) {
             return bitcts_cli_error("run", "--seed: '%s' is not a 64-bit number", r < 0 ? "" : v);
+        }
     } else if (strcmp(argv[*i], "--resume") == 0) {
         cfg->resume = 1;
     } else {
@@ -128,7 +145,7 @@ static int parse_run_option(int argc, char **argv, int *i, bitcts_run_config *cf
 static json_t *command_line_json(int argc, char **argv)
 {
     json_t *list = json_array();
-    for (int i = 0; list && i < argc; i++) {
+    for (int i = 0; list != NULL && i < argc; ++i) {
         if (json_array_append_new(list, json_string(argv[i])) != 0) {
             json_decref(list);
             return NULL;
@@ -144,10 +161,11 @@ int bitcts_cmd_run(int argc, char **argv)
                              .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN),
                              .timeout_s = 30,
                              .report_dir = "bitcts-report"};
-    if (cfg.jobs < 1)
+    if (cfg.jobs < 1) {
         cfg.jobs = 1;
+    }
     int quiet = 0;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(run_usage, stdout);
             return 0;
@@ -157,22 +175,30 @@ int bitcts_cmd_run(int argc, char **argv)
             continue;
         }
         int handled = 0;
-        int rc = bitcts_parse_selection("run", argc, argv, &i, &cfg.selection, &cfg.tier_text, &handled);
-        if (!rc && !handled)
+        int rc =
+            bitcts_parse_selection("run", argc, argv, &i, &cfg.selection, &cfg.tier_text, &handled);
+        if (!rc && !handled) {
             rc = parse_run_option(argc, argv, &i, &cfg, &handled);
-        if (rc)
+        }
+        if (rc) {
             return rc;
-        if (!handled)
-            return bitcts_cli_error("run", "unknown argument '%s' (see bitcts run --help)", argv[i]);
+        }
+        if (!handled) {
+            return bitcts_cli_error("run", "unknown argument '%s' (see bitcts run --help)",
+                                    argv[i]);
+        }
     }
-    if (!cfg.backend_spec)
+    if (cfg.backend_spec == NULL) {
         return bitcts_cli_error("run", "--backend is required (a built-in name or a plugin path)");
+    }
     json_t *command_line = command_line_json(argc, argv);
-    if (command_line == NULL)
+    if (command_line == NULL) {
         return bitcts_cli_error("run", "out of memory");
+    }
     cfg.command_line = command_line;
-    if (!quiet && isatty(STDERR_FILENO))
+    if (!quiet && isatty(STDERR_FILENO)) {
         cfg.progress = print_progress;
+    }
     bitcts_run_result result;
     const int st = bitcts_run(&cfg, &result);
     json_decref(command_line);

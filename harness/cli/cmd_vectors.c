@@ -25,30 +25,36 @@ int bitcts_cmd_vectors(int argc, char **argv)
         fputs(vectors_usage, argc < 2 ? stderr : stdout);
         return argc < 2 ? BITCTS_EXIT_USAGE : 0;
     }
-    if (strcmp(argv[1], "export") != 0)
+    if (strcmp(argv[1], "export") != 0) {
         return bitcts_cli_error("vectors", "unknown action '%s' (export)", argv[1]);
+    }
     bitcts_export_options opt = {.seed = BITCTS_DEFAULT_SEED,
                                  .selection = {.tiers = BITCTS_TIER_DEFAULT}};
     const char *out_dir = NULL;
-    for (int i = 2; i < argc; i++) {
+    for (int i = 2; i < argc; ++i) {
         int handled = 0;
         const char *v = NULL;
         int r = bitcts_parse_selection("vectors export", argc, argv, &i, &opt.selection,
                                        &opt.tier_text, &handled);
-        if (r)
+        if (r) {
             return r;
-        if (handled)
+        }
+        if (handled) {
             continue;
+        }
         if ((r = bitcts_cli_option(argc, argv, &i, "--out", &v)) != 0) {
-            if (r < 0 || !*v)
+            if (r < 0 || !*v) {
                 return bitcts_cli_error("vectors export", "--out needs a directory");
-            if (strlen(v) > 3000)
+            }
+            if (strlen(v) > 3000) {
                 return bitcts_cli_error("vectors export", "--out path is too long");
+            }
             out_dir = v;
         } else if ((r = bitcts_cli_option(argc, argv, &i, "--seed", &v)) != 0) {
-            if (r < 0 || bitcts_cli_parse_u64(v, &opt.seed) != 0)
+            if (r < 0 || bitcts_cli_parse_u64(v, &opt.seed) != 0) {
                 return bitcts_cli_error("vectors export", "--seed: '%s' is not a 64-bit number",
                                         r < 0 ? "" : v);
+            }
         } else if (strcmp(argv[i], "--help") == 0) {
             fputs(vectors_usage, stdout);
             return 0;
@@ -56,19 +62,22 @@ int bitcts_cmd_vectors(int argc, char **argv)
             return bitcts_cli_error("vectors export", "unknown argument '%s'", argv[i]);
         }
     }
-    if (!out_dir)
+    if (out_dir == NULL) {
         return bitcts_cli_error("vectors export", "--out DIR is required");
+    }
     bitcts_plan *plan = NULL;
-    if (bitcts_plan_create(&plan) != BITCTS_OK)
+    if (bitcts_plan_create(&plan) != BITCTS_OK) {
         return bitcts_cli_error("vectors export", "out of memory");
+    }
     const double t0 = bitcts_clock_now();
     bitcts_export_stats stats;
     char err[4200] = "";
     const int st = bitcts_export_dir(plan, &opt, out_dir, &stats, err, sizeof err);
     const double secs = bitcts_clock_now() - t0;
     bitcts_plan_destroy(plan);
-    if (st != BITCTS_OK)
+    if (st != BITCTS_OK) {
         return bitcts_cli_error("vectors export", "%s", err[0] ? err : bitcts_status_message(st));
+    }
     fprintf(stderr, "exported %zu cases, %zu files, %.1f MiB to %s in %.2f s\n", stats.cases,
             stats.files, (double)stats.bytes / 1048576.0, out_dir, secs);
     return 0;

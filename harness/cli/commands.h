@@ -17,7 +17,7 @@ int bitcts_cmd_report(int argc, char **argv);
 
 /** Parses --filter, --tier, --feature-level at argv[*i]; sets *handled when it took one.
  * Returns 0 or an exit code (2) after printing the error. */
-int bitcts_parse_selection(const char *cmd, int argc, char **argv, int *i,
-                           bitcts_selection *sel, const char **tier_text, int *handled);
+int bitcts_parse_selection(const char *cmd, int argc, char **argv, int *i, bitcts_selection *sel,
+                           const char **tier_text, int *handled);
 
 #endif

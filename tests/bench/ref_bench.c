@@ -39,7 +39,7 @@ static void bench(const char *name, uint32_t op, uint32_t type, uint32_t out_typ
     }
     const void *in[2] = {a, b};
     double t[32];
-    for (int r = 0; r < reps; r++) {
+    for (int r = 0; r < reps; ++r) {
         const double t0 = bitcts_clock_now();
         bitcts_ref_execute(&d, in, o, BITCTS_SHIFT_POLICY_SATURATE);
         t[r] = bitcts_clock_now() - t0;
@@ -56,24 +56,31 @@ int main(int argc, char **argv)
     const uint32_t side = 1u << (lg / 2);
     const size_t bytes = (size_t)side * side * 8;
     uint8_t *a = malloc(bytes), *b = malloc(bytes), *o = malloc(bytes);
-    if (!a || !b || !o || reps < 1 || reps > 32)
+    if (a == NULL || b == NULL || o == NULL || reps < 1 || reps > 32) {
         return 2;
-    for (size_t i = 0; i < bytes; i++)
+    }
+    for (size_t i = 0; i < bytes; ++i) {
         a[i] = (uint8_t)(i * 131), b[i] = (uint8_t)(i * 7 + 3) & 7, o[i] = 0;
+    }
     double t[32];
-    for (int r = 0; r < reps; r++) {
+    for (int r = 0; r < reps; ++r) {
         const double t0 = bitcts_clock_now();
         memcpy(o, a, (size_t)side * side * 4);
         t[r] = bitcts_clock_now() - t0;
     }
     printf("memcpy of the uint32 tensor: %.1f GB/s (read+write)\n",
            2.0 * side * side * 4 / median(t, reps) / 1e9);
-    for (int p = 0; p < 2; p++) {
-        bench("bit_xor uint8", BITCTS_OP_BIT_XOR, BITCTS_DT_UINT8, BITCTS_DT_UINT8, p, side, reps, a, b, o);
-        bench("bit_xor uint32", BITCTS_OP_BIT_XOR, BITCTS_DT_UINT32, BITCTS_DT_UINT32, p, side, reps, a, b, o);
-        bench("bit_not float64", BITCTS_OP_BIT_NOT, BITCTS_DT_FLOAT64, BITCTS_DT_FLOAT64, p, side, reps, a, b, o);
-        bench("bit_shift_left uint16", BITCTS_OP_BIT_SHIFT_LEFT, BITCTS_DT_UINT16, BITCTS_DT_UINT16, p, side, reps, a, b, o);
-        bench("bit_count uint32->uint8", BITCTS_OP_BIT_COUNT, BITCTS_DT_UINT32, BITCTS_DT_UINT8, p, side, reps, a, b, o);
+    for (int p = 0; p < 2; ++p) {
+        bench("bit_xor uint8", BITCTS_OP_BIT_XOR, BITCTS_DT_UINT8, BITCTS_DT_UINT8, p, side, reps,
+              a, b, o);
+        bench("bit_xor uint32", BITCTS_OP_BIT_XOR, BITCTS_DT_UINT32, BITCTS_DT_UINT32, p, side,
+              reps, a, b, o);
+        bench("bit_not float64", BITCTS_OP_BIT_NOT, BITCTS_DT_FLOAT64, BITCTS_DT_FLOAT64, p, side,
+              reps, a, b, o);
+        bench("bit_shift_left uint16", BITCTS_OP_BIT_SHIFT_LEFT, BITCTS_DT_UINT16, BITCTS_DT_UINT16,
+              p, side, reps, a, b, o);
+        bench("bit_count uint32->uint8", BITCTS_OP_BIT_COUNT, BITCTS_DT_UINT32, BITCTS_DT_UINT8, p,
+              side, reps, a, b, o);
     }
     free(a);
     free(b);

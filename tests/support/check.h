@@ -14,9 +14,9 @@ static int check_count;
 
 #define CHECK(cond)                                                                                \
     do {                                                                                           \
-        check_count++;                                                                             \
+        ++check_count;                                                                             \
         if (!(cond)) {                                                                             \
-            check_failures++;                                                                      \
+            ++check_failures;                                                                      \
             fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
         }                                                                                          \
     } while (0)
@@ -25,11 +25,11 @@ static int check_count;
     do {                                                                                           \
         const uint64_t check_a_ = (uint64_t)(actual);                                              \
         const uint64_t check_e_ = (uint64_t)(expected);                                            \
-        check_count++;                                                                             \
+        ++check_count;                                                                             \
         if (check_a_ != check_e_) {                                                                \
-            check_failures++;                                                                      \
-            fprintf(stderr, "%s:%d: %s == %s failed: 0x%" PRIx64 " vs expected 0x%" PRIx64 "\n",    \
-                    __FILE__, __LINE__, #actual, #expected, check_a_, check_e_);                    \
+            ++check_failures;                                                                      \
+            fprintf(stderr, "%s:%d: %s == %s failed: 0x%" PRIx64 " vs expected 0x%" PRIx64 "\n",   \
+                    __FILE__, __LINE__, #actual, #expected, check_a_, check_e_);                   \
         }                                                                                          \
     } while (0)
 
@@ -37,11 +37,11 @@ static int check_count;
     do {                                                                                           \
         const char *check_a_ = (actual);                                                           \
         const char *check_e_ = (expected);                                                         \
-        check_count++;                                                                             \
-        if (!check_a_ || strcmp(check_a_, check_e_) != 0) {                                        \
-            check_failures++;                                                                      \
+        ++check_count;                                                                             \
+        if (check_a_ == NULL || strcmp(check_a_, check_e_) != 0) {                                 \
+            ++check_failures;                                                                      \
             fprintf(stderr, "%s:%d: %s == \"%s\" failed: got \"%s\"\n", __FILE__, __LINE__,        \
-                    #actual, check_e_, check_a_ ? check_a_ : "(null)");                            \
+                    #actual, check_e_, check_a_ != NULL ? check_a_ : "(null)");                    \
         }                                                                                          \
     } while (0)
 

@@ -25,26 +25,28 @@ static void test_plan_shape(const bitcts_plan *plan)
 {
     size_t n_default = 0;
     const char **ids = malloc(plan->count * sizeof *ids);
-    for (size_t i = 0; i < plan->count; i++) {
+    for (size_t i = 0; i < plan->count; ++i) {
         const bitcts_case_key *k = &plan->cases[i];
         ids[i] = k->id;
         n_default += (k->tiers & BITCTS_TIER_DEFAULT) != 0;
-        if (k->tiers & BITCTS_TIER_SMOKE)
+        if (k->tiers & BITCTS_TIER_SMOKE) {
             CHECK(k->tiers & BITCTS_TIER_DEFAULT);
+        }
         /* The id names the operator, the types and the rank. */
         char prefix[64];
-        if (k->op == BITCTS_OP_BIT_COUNT)
+        if (k->op == BITCTS_OP_BIT_COUNT) {
             snprintf(prefix, sizeof prefix, "%s.%s.%s.r%u.", bitcts_op_name(k->op),
                      bitcts_dtype_name(k->in_type), bitcts_dtype_name(k->out_type), k->rank);
-        else
+        } else {
             snprintf(prefix, sizeof prefix, "%s.%s.r%u.", bitcts_op_name(k->op),
                      bitcts_dtype_name(k->in_type), k->rank);
+        }
         CHECK(strncmp(k->id, prefix, strlen(prefix)) == 0);
         CHECK(k->feature_level != 0);
     }
     CHECK(n_default >= 10000);
     qsort(ids, plan->count, sizeof *ids, compare_ids);
-    for (size_t i = 1; i < plan->count; i++) {
+    for (size_t i = 1; i < plan->count; ++i) {
         if (strcmp(ids[i], ids[i - 1]) == 0) {
             CHECK_EQ_STR(ids[i], "a unique id");
             break;
@@ -52,15 +54,15 @@ static void test_plan_shape(const bitcts_plan *plan)
     }
     free(ids);
     const bitcts_case_key *k = bitcts_plan_find(plan, "bit_shift_left.uint8.r4.packed.0");
-    CHECK(k && k->feature_level == BITCTS_FL_2_1);
+    CHECK(k != NULL && k->feature_level == BITCTS_FL_2_1);
     k = bitcts_plan_find(plan, "bit_shift_left.uint8.r5.packed.0");
-    CHECK(k && k->feature_level == BITCTS_FL_3_0);
+    CHECK(k != NULL && k->feature_level == BITCTS_FL_3_0);
     k = bitcts_plan_find(plan, "bit_shift_right.uint64.r4.packed.0");
-    CHECK(k && k->feature_level == BITCTS_FL_4_1);
+    CHECK(k != NULL && k->feature_level == BITCTS_FL_4_1);
     k = bitcts_plan_find(plan, "bit_count.int64.uint8.r3.permuted.0");
-    CHECK(k && k->feature_level == BITCTS_FL_4_1);
+    CHECK(k != NULL && k->feature_level == BITCTS_FL_4_1);
     k = bitcts_plan_find(plan, "bit_xor.uint16.r5.broadcast_b.1");
-    CHECK(k && k->feature_level == BITCTS_FL_3_0 && k->values == BITCTS_VALUES_EDGE);
+    CHECK(k != NULL && k->feature_level == BITCTS_FL_3_0 && k->values == BITCTS_VALUES_EDGE);
     CHECK(bitcts_plan_find(plan, "bit_count.uint8.uint8.r2.inplace.0") == NULL);
     CHECK(bitcts_plan_find(plan, "bit_shift_left.int32.r2.packed.0") == NULL);
     bitcts_selection sel = {.tiers = BITCTS_TIER_DEFAULT, .filter = "bit_xor.*.r2.*"};
@@ -75,16 +77,18 @@ static void test_negative_cases(const bitcts_plan *plan)
 {
     static const uint32_t fls[] = {0x2100, 0x3000, 0x4100, 0x6400};
     size_t n = 0;
-    for (size_t i = 0; i < plan->count; i++) {
+    for (size_t i = 0; i < plan->count; ++i) {
         const bitcts_case_key *k = &plan->cases[i];
-        if (k->pattern != BITCTS_PAT_INVALID)
+        if (k->pattern != BITCTS_PAT_INVALID) {
             continue;
-        n++;
+        }
+        ++n;
         bitcts_case_data d;
         CHECK_EQ_U64(bitcts_case_build(BITCTS_DEFAULT_SEED, k, &d), BITCTS_OK);
-        for (size_t f = 0; f < 4; f++) { /* broken at every feature level the case exists at */
-            if (fls[f] < k->feature_level)
+        for (size_t f = 0; f < 4; ++f) { /* broken at every feature level the case exists at */
+            if (fls[f] < k->feature_level) {
                 continue;
+            }
             const bitcts_rule got = bitcts_validate_op(&d.desc, fls[f], NULL);
             if (got != k->rule) {
                 fprintf(stderr, "%s at 0x%x\n", k->id, fls[f]);
@@ -98,9 +102,10 @@ static void test_negative_cases(const bitcts_plan *plan)
 
 static int has_broadcast_dim(const bitcts_tensor_desc *t)
 {
-    for (uint32_t k = 0; k < t->dimension_count; k++) {
-        if (t->has_strides && t->strides[k] == 0 && t->sizes[k] > 1)
+    for (uint32_t k = 0; k < t->dimension_count; ++k) {
+        if (t->has_strides && t->strides[k] == 0 && t->sizes[k] > 1) {
             return 1;
+        }
     }
     return 0;
 }
@@ -127,7 +132,8 @@ static void check_valid_case(const bitcts_case_key *k)
     case BITCTS_PAT_SCALAR_A:
     case BITCTS_PAT_SCALAR_B:
     case BITCTS_PAT_SCALAR: {
-        const bitcts_tensor_desc *t = &d.desc.inputs[k->pattern == BITCTS_PAT_SCALAR_A ? 0 : n_in - 1];
+        const bitcts_tensor_desc *t =
+            &d.desc.inputs[k->pattern == BITCTS_PAT_SCALAR_A ? 0 : n_in - 1];
         uint64_t need = 0;
         bitcts_tensor_calc_buffer_size(t, &need);
         CHECK(need <= 8);
@@ -144,9 +150,10 @@ static void check_valid_case(const bitcts_case_key *k)
         int transposed = 0; /* among dims of size > 1, some stride exceeds an outer one */
         uint32_t outer = 0;
         int seen = 0;
-        for (uint32_t i = 0; i < k->rank; i++) {
-            if (d.desc.inputs[0].sizes[i] == 1)
+        for (uint32_t i = 0; i < k->rank; ++i) {
+            if (d.desc.inputs[0].sizes[i] == 1) {
                 continue;
+            }
             transposed |= seen && d.desc.inputs[0].strides[i] > outer;
             outer = d.desc.inputs[0].strides[i];
             seen = 1;
@@ -182,10 +189,11 @@ static void check_valid_case(const bitcts_case_key *k)
 
 static void test_default_cases(const bitcts_plan *plan)
 {
-    for (size_t i = 0; i < plan->count; i++) {
+    for (size_t i = 0; i < plan->count; ++i) {
         const bitcts_case_key *k = &plan->cases[i];
-        if ((k->tiers & BITCTS_TIER_DEFAULT) && k->pattern != BITCTS_PAT_INVALID)
+        if ((k->tiers & BITCTS_TIER_DEFAULT) && k->pattern != BITCTS_PAT_INVALID) {
             check_valid_case(k);
+        }
     }
 }
 
@@ -223,8 +231,9 @@ int main(void)
 {
     bitcts_plan *plan = NULL;
     CHECK_EQ_U64(bitcts_plan_create(&plan), BITCTS_OK);
-    if (!plan)
+    if (plan == NULL) {
         return check_exit();
+    }
     test_plan_shape(plan);
     test_negative_cases(plan);
     test_default_cases(plan);

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bitcts/bitcts_verdict.h"
 #include "check.h"
 #include "compare.h"
 #include "ref_ops.h"
-#include "bitcts/bitcts_verdict.h"
 
 typedef struct fixture {
     bitcts_op_desc d;
@@ -27,12 +27,14 @@ static void setup(fixture *f, int oob)
     bitcts_tensor_make_packed(BITCTS_DT_UINT8, 2, sizes, &f->d.output);
     f->d.output.has_strides = 1;
     f->d.output.strides[0] = 4, f->d.output.strides[1] = 1;
-    f->a = bitcts_guarded_alloc(8), f->b = bitcts_guarded_alloc(8), f->out = bitcts_guarded_alloc(8);
+    f->a = bitcts_guarded_alloc(8), f->b = bitcts_guarded_alloc(8),
+    f->out = bitcts_guarded_alloc(8);
     f->before = malloc(8), f->expected = malloc(8), f->expected_mask = malloc(8);
     const uint8_t a[8] = {1, 2, 3, 0x81, 5, 6, 0, 0}, b[8] = {1, 1, 2, 3, 0, 7, 0, 0};
     memcpy(f->a, a, 8), memcpy(f->b, b, 8);
-    if (oob)
+    if (oob) {
         f->b[1] = 9; /* 2 << 9: mask gives 2 << 1 = 4, saturate gives 0 */
+    }
     memset(f->out, 0x11, 8);
     const void *in[2] = {f->a, f->b};
     memcpy(f->expected, f->out, 8);
@@ -48,10 +50,15 @@ static bitcts_case_result judge(fixture *f, int oob)
     static uint8_t a0[8], b0[8];
     memcpy(a0, (const uint8_t[8]){1, 2, 3, 0x81, 5, 6, 0, 0}, 8);
     memcpy(b0, (const uint8_t[8]){1, oob ? 9 : 1, 2, 3, 0, 7, 0, 0}, 8);
-    bitcts_compare_args args = {.desc = &f->d, .alias_input = -1, .recorded = oob,
-                                .inputs_before = {a0, b0}, .inputs_after = {f->a, f->b},
-                                .output_before = f->before, .output_after = f->out,
-                                .expected = f->expected, .expected_mask = oob ? f->expected_mask : NULL};
+    bitcts_compare_args args = {.desc = &f->d,
+                                .alias_input = -1,
+                                .recorded = oob,
+                                .inputs_before = {a0, b0},
+                                .inputs_after = {f->a, f->b},
+                                .output_before = f->before,
+                                .output_after = f->out,
+                                .expected = f->expected,
+                                .expected_mask = oob ? f->expected_mask : NULL};
     bitcts_case_result r;
     memset(&r, 0, sizeof r);
     CHECK(bitcts_compare_case(&args, &r) == 0);
@@ -61,8 +68,9 @@ static bitcts_case_result judge(fixture *f, int oob)
 /* What a correct backend writes: the expected elements, padding untouched. */
 static void correct(fixture *f, const uint8_t *expected)
 {
-    for (int row = 0; row < 2; row++)
+    for (int row = 0; row < 2; ++row) {
         memcpy(f->out + 4 * row, expected + 4 * row, 3);
+    }
 }
 
 static void teardown(fixture *f)

@@ -17,12 +17,12 @@
 
 #include "bitcts/bitcts_plugin.h"
 #include "bitcts/bitcts_status.h"
-#include "tensor_model.h"
 #include "check.h"
 #include "cpu_backend.h"
 #include "cpu_dispatch.h"
 #include "cpu_features.h"
 #include "ref_ops.h"
+#include "tensor_model.h"
 
 #define GUARD 64u          /* poisoned bytes before and after every buffer */
 #define CASE_ELEMENTS 6000 /* element budget of one random case */
@@ -39,7 +39,10 @@ static uint64_t splitmix64(void)
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
 }
-static uint32_t rnd(uint32_t n) { return n ? (uint32_t)(splitmix64() % n) : 0; }
+static uint32_t rnd(uint32_t n)
+{
+    return n ? (uint32_t)(splitmix64() % n) : 0;
+}
 
 /* ---- instances ---- */
 
@@ -48,15 +51,15 @@ static void *instance_new(const char *variant, const char *threads, const char *
     const char *keys[3];
     const char *values[3];
     uint32_t n = 0;
-    if (variant) {
+    if (variant != NULL) {
         keys[n] = "variant";
         values[n++] = variant;
     }
-    if (threads) {
+    if (threads != NULL) {
         keys[n] = "threads";
         values[n++] = threads;
     }
-    if (nt) {
+    if (nt != NULL) {
         keys[n] = "nt";
         values[n++] = nt;
     }
@@ -66,8 +69,8 @@ static void *instance_new(const char *variant, const char *threads, const char *
     if (rc != BITCTS_ABI_OK) {
         char err[256];
         (void)bitcts_cpu_check_options(&info, err, sizeof err);
-        fprintf(stderr, "instance_create(variant=%s) failed: %d %s\n", variant ? variant : "-",
-                rc, err);
+        fprintf(stderr, "instance_create(variant=%s) failed: %d %s\n",
+                variant != NULL ? variant : "-", rc, err);
         return NULL;
     }
     return inst;
@@ -75,7 +78,10 @@ static void *instance_new(const char *variant, const char *threads, const char *
 
 /* ---- descriptors ---- */
 
-static uint32_t width_of(uint32_t type) { return bitcts_dtype_size(type); }
+static uint32_t width_of(uint32_t type)
+{
+    return bitcts_dtype_size(type);
+}
 
 static void to_abi(const bitcts_tensor_desc *d, bitcts_abi_tensor *t)
 {
@@ -102,10 +108,11 @@ static void make_strides(bitcts_tensor_desc *d, int kind)
 {
     const uint32_t rank = d->dimension_count;
     uint32_t order[BITCTS_MAX_DIMS]; /* physical order, outermost first */
-    for (uint32_t k = 0; k < rank; k++)
+    for (uint32_t k = 0; k < rank; ++k) {
         order[k] = k;
+    }
     if (kind == L_TRANSPOSED) {
-        for (uint32_t k = rank; k > 1; k--) { /* Fisher-Yates */
+        for (uint32_t k = rank; k > 1; --k) { /* Fisher-Yates */
             const uint32_t j = rnd(k);
             const uint32_t t = order[k - 1];
             order[k - 1] = order[j];
@@ -122,8 +129,9 @@ static void make_strides(bitcts_tensor_desc *d, int kind)
         const uint32_t dim = order[k];
         const int zero = kind == L_BROADCAST && (rnd(2) == 0 || d->sizes[dim] == 1);
         d->strides[dim] = zero ? 0 : s;
-        if (!zero)
+        if (!zero) {
             s = s * d->sizes[dim] + (kind == L_PADDED ? rnd(4) : 0);
+        }
     }
 }
 
@@ -143,10 +151,12 @@ static void make_sizes(uint32_t *sizes, uint32_t rank)
     uint32_t total = 1;
     for (uint32_t k = rank; k-- > 0;) {
         uint32_t s = edge_sizes[rnd(sizeof edge_sizes / sizeof edge_sizes[0])];
-        if (k + 2 < rank || (uint64_t)total * s > CASE_ELEMENTS)
+        if (k + 2 < rank || (uint64_t)total * s > CASE_ELEMENTS) {
             s = 1 + rnd(4);
-        if ((uint64_t)total * s > CASE_ELEMENTS)
+        }
+        if ((uint64_t)total * s > CASE_ELEMENTS) {
             s = 1;
+        }
         sizes[k] = s;
         total *= s;
     }
@@ -162,7 +172,7 @@ static void make_case(bitcts_op_desc *d, uint32_t op, uint32_t in_type, uint32_t
     uint32_t sizes[BITCTS_MAX_DIMS];
     make_sizes(sizes, rank);
     bitcts_tensor_desc *all[3] = {&d->output, &d->inputs[0], &d->inputs[1]};
-    for (uint32_t t = 0; t <= d->input_count; t++) {
+    for (uint32_t t = 0; t <= d->input_count; ++t) {
         all[t]->data_type = t == 0 ? out_type : in_type;
         all[t]->dimension_count = rank;
         memcpy(all[t]->sizes, sizes, sizeof sizes);
@@ -175,17 +185,21 @@ static void make_case(bitcts_op_desc *d, uint32_t op, uint32_t in_type, uint32_t
         case C_INPLACE: kind = t == 0 ? (int)rnd(L_KINDS) : L_PACKED; break;
         default: break;
         }
-        if (t == 0 && kind == L_BROADCAST)
+        if (t == 0 && kind == L_BROADCAST) {
             kind = L_PADDED;
+        }
         make_strides(all[t], kind);
-        if (klass == C_INPLACE && t > 0)
+        if (klass == C_INPLACE && t > 0) {
             *all[t] = d->output; /* identical layout for every input */
+        }
         all[t]->data_type = t == 0 ? out_type : in_type;
         finish_tensor(all[t]);
     }
-    if (klass == C_INPLACE)
-        for (uint32_t t = 1; t <= d->input_count; t++)
+    if (klass == C_INPLACE) {
+        for (uint32_t t = 1; t <= d->input_count; ++t) {
             d->inputs[t - 1].total_tensor_size_in_bytes = d->output.total_tensor_size_in_bytes;
+        }
+    }
 }
 
 /* ---- buffers ---- */
@@ -194,10 +208,12 @@ static void make_case(bitcts_op_desc *d, uint32_t op, uint32_t in_type, uint32_t
  * some anywhere. */
 static void fill_input(uint8_t *p, size_t bytes, int counts, uint32_t w)
 {
-    for (size_t i = 0; i < bytes; i++)
+    for (size_t i = 0; i < bytes; ++i) {
         p[i] = (uint8_t)splitmix64();
-    if (!counts)
+    }
+    if (!counts) {
         return;
+    }
     for (size_t i = 0; i + w <= bytes; i += w) {
         const uint32_t r = rnd(10);
         const uint64_t v = r < 7 ? rnd(8 * w) : r < 9 ? 8 * w + rnd(3) : splitmix64();
@@ -208,9 +224,11 @@ static void fill_input(uint8_t *p, size_t bytes, int counts, uint32_t w)
 static uint8_t *alloc_guarded(size_t bytes)
 {
     uint8_t *p = malloc(bytes + 2 * GUARD + 64);
-    if (p)
-        for (size_t i = 0; i < bytes + 2 * GUARD + 64; i++)
+    if (p != NULL) {
+        for (size_t i = 0; i < bytes + 2 * GUARD + 64; ++i) {
             p[i] = (uint8_t)(0xA5 ^ (i * 29));
+        }
+    }
     return p;
 }
 
@@ -218,11 +236,13 @@ static void report_mismatch(const char *what, const char *label, const bitcts_op
                             const uint8_t *got, const uint8_t *want, size_t total, size_t body)
 {
     size_t i = 0;
-    while (i < total && got[i] == want[i])
-        i++;
-    check_failures++;
-    if (reports++ >= MAX_REPORTS)
+    while (i < total && got[i] == want[i]) {
+        ++i;
+    }
+    ++check_failures;
+    if (reports++ >= MAX_REPORTS) {
         return;
+    }
     const char *where = i < GUARD ? "guard before" : i >= GUARD + body ? "guard after" : "body";
     fprintf(stderr,
             "MISMATCH %s [%s] %s in=%s out=%s rank=%u: byte %zu (%s) got 0x%02x want 0x%02x\n",
@@ -230,13 +250,15 @@ static void report_mismatch(const char *what, const char *label, const bitcts_op
             bitcts_dtype_name(d->output.data_type), d->output.dimension_count, i, where, got[i],
             want[i]);
     fprintf(stderr, "  sizes");
-    for (uint32_t k = 0; k < d->output.dimension_count; k++)
+    for (uint32_t k = 0; k < d->output.dimension_count; ++k) {
         fprintf(stderr, " %u", d->output.sizes[k]);
+    }
     const bitcts_tensor_desc *t[3] = {&d->output, &d->inputs[0], &d->inputs[1]};
-    for (uint32_t j = 0; j <= d->input_count; j++) {
+    for (uint32_t j = 0; j <= d->input_count; ++j) {
         fprintf(stderr, " | %s strides", j == 0 ? "out" : j == 1 ? "a" : "b");
-        for (uint32_t k = 0; k < d->output.dimension_count; k++)
+        for (uint32_t k = 0; k < d->output.dimension_count; ++k) {
             fprintf(stderr, " %u", t[j]->has_strides ? t[j]->strides[k] : 0xFFFFFFFFu);
+        }
     }
     fprintf(stderr, "\n");
 }
@@ -254,7 +276,7 @@ static void run_case(void *inst, const bitcts_op_desc *d, int in_place, uint32_t
     uint8_t *in[2] = {NULL, NULL};
     uint8_t *saved[2] = {NULL, NULL};
     size_t in_total[2] = {0, 0};
-    for (uint32_t k = 0; k < n_in; k++) {
+    for (uint32_t k = 0; k < n_in; ++k) {
         in_total[k] = (size_t)d->inputs[k].total_tensor_size_in_bytes + 2 * GUARD + 64;
         in[k] = alloc_guarded(in_total[k] - 2 * GUARD - 64);
         saved[k] = malloc(in_total[k]);
@@ -272,14 +294,15 @@ static void run_case(void *inst, const bitcts_op_desc *d, int in_place, uint32_t
 
     bitcts_abi_tensor abi_in[2];
     bitcts_abi_tensor abi_out;
-    for (uint32_t k = 0; k < n_in; k++)
+    for (uint32_t k = 0; k < n_in; ++k) {
         to_abi(&d->inputs[k], &abi_in[k]);
+    }
     to_abi(&d->output, &abi_out);
     const bitcts_abi_operator_desc od = {sizeof od, d->op, n_in, 0, abi_in, &abi_out};
     void *op = NULL;
     int32_t rc = table->operator_create(inst, &od, &op);
     if (rc != BITCTS_ABI_OK) {
-        check_failures++;
+        ++check_failures;
         fprintf(stderr, "[%s] operator_create failed %d: %s\n", label, rc,
                 table->instance_last_error(inst));
     } else {
@@ -287,22 +310,25 @@ static void run_case(void *inst, const bitcts_op_desc *d, int in_place, uint32_t
         rc = table->operator_execute(inst, op, args, out + off);
         CHECK(rc == BITCTS_ABI_OK);
         table->operator_destroy(inst, op);
-        check_count++;
-        if (memcmp(out, want, out_total) != 0)
+        ++check_count;
+        if (memcmp(out, want, out_total) != 0) {
             report_mismatch("output", label, d, out, want, out_total, out_body + off - GUARD);
-        for (uint32_t k = 0; k < n_in; k++) {
-            check_count++;
-            if (in[k] != out && memcmp(in[k], saved[k], in_total[k]) != 0)
+        }
+        for (uint32_t k = 0; k < n_in; ++k) {
+            ++check_count;
+            if (in[k] != out && memcmp(in[k], saved[k], in_total[k]) != 0) {
                 report_mismatch("input changed", label, d, in[k], saved[k], in_total[k],
                                 in_total[k] - 2 * GUARD - 64);
+            }
         }
     }
-    for (uint32_t k = 0; k < n_in; k++) {
+    for (uint32_t k = 0; k < n_in; ++k) {
         free(in[k]);
         free(saved[k]);
     }
-    if (!in_place)
+    if (!in_place) {
         free(out);
+    }
     free(want);
 }
 
@@ -316,10 +342,11 @@ static const uint32_t shift_types[4] = {BITCTS_DT_UINT8, BITCTS_DT_UINT16, BITCT
 static void random_cases(void *inst, const char *variant, uint32_t op, uint32_t in_type,
                          uint32_t out_type)
 {
-    for (int klass = 0; klass < C_CLASSES; klass++) {
-        if (klass == C_INPLACE && op == BITCTS_OP_BIT_COUNT)
+    for (int klass = 0; klass < C_CLASSES; ++klass) {
+        if (klass == C_INPLACE && op == BITCTS_OP_BIT_COUNT) {
             continue;
-        for (int rep = 0; rep < 3; rep++) {
+        }
+        for (int rep = 0; rep < 3; ++rep) {
             bitcts_op_desc d;
             make_case(&d, op, in_type, out_type, klass);
             char label[96];
@@ -332,14 +359,16 @@ static void random_cases(void *inst, const char *variant, uint32_t op, uint32_t 
 
 static void test_variant_random(void *inst, const char *variant)
 {
-    for (int i = 0; i < 4; i++)
-        for (uint32_t t = 1; t < BITCTS_DT_COUNT; t++)
+    for (int i = 0; i < 4; ++i) {
+        for (uint32_t t = 1; t < BITCTS_DT_COUNT; ++t) {
             random_cases(inst, variant, bitwise_ops[i], t, t);
-    for (uint32_t t = 1; t < BITCTS_DT_COUNT; t++) {
+        }
+    }
+    for (uint32_t t = 1; t < BITCTS_DT_COUNT; ++t) {
         random_cases(inst, variant, BITCTS_OP_BIT_COUNT, t, BITCTS_DT_UINT8);
         random_cases(inst, variant, BITCTS_OP_BIT_COUNT, t, BITCTS_DT_UINT32);
     }
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 4; ++i) {
         random_cases(inst, variant, BITCTS_OP_BIT_SHIFT_LEFT, shift_types[i], shift_types[i]);
         random_cases(inst, variant, BITCTS_OP_BIT_SHIFT_RIGHT, shift_types[i], shift_types[i]);
     }
@@ -354,7 +383,7 @@ static void make_span(bitcts_op_desc *d, uint32_t op, uint32_t in_type, uint32_t
     d->op = op;
     d->input_count = bitcts_op_input_count(op);
     bitcts_tensor_desc *all[3] = {&d->output, &d->inputs[0], &d->inputs[1]};
-    for (uint32_t t = 0; t <= d->input_count; t++) {
+    for (uint32_t t = 0; t <= d->input_count; ++t) {
         all[t]->data_type = t == 0 ? out_type : in_type;
         all[t]->dimension_count = 1;
         all[t]->sizes[0] = n;
@@ -367,7 +396,7 @@ static void span_cases(void *inst, const char *label, uint32_t op, uint32_t in_t
                        uint32_t out_type)
 {
     for (uint32_t n = 1; n <= 300; n += (n < 140 ? 1 : 7)) {
-        for (int bcast = 0; bcast <= (bitcts_op_input_count(op) == 2); bcast++) {
+        for (int bcast = 0; bcast <= (bitcts_op_input_count(op) == 2); ++bcast) {
             bitcts_op_desc d;
             make_span(&d, op, in_type, out_type, n, bcast);
             run_case(inst, &d, 0, n % 8, label);
@@ -377,7 +406,7 @@ static void span_cases(void *inst, const char *label, uint32_t op, uint32_t in_t
 
 static void test_variant_spans(void *inst, const char *label)
 {
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 4; ++i) {
         span_cases(inst, label, bitwise_ops[i], shift_types[i], shift_types[i]);
         span_cases(inst, label, bitwise_ops[(i + 1) % 4], shift_types[i], shift_types[i]);
         span_cases(inst, label, BITCTS_OP_BIT_SHIFT_LEFT, shift_types[i], shift_types[i]);
@@ -392,8 +421,9 @@ static void test_variant_spans(void *inst, const char *label)
 static uint32_t popcount_slow(uint64_t v)
 {
     uint32_t c = 0;
-    for (; v; v &= v - 1)
-        c++;
+    for (; v; v &= v - 1) {
+        ++c;
+    }
     return c;
 }
 
@@ -418,18 +448,19 @@ static void count_values(void *inst, const char *variant, uint32_t in_type, uint
     void *op = NULL;
     CHECK(table->operator_create(inst, &od, &op) == BITCTS_ABI_OK);
     const void *args[1] = {values};
-    CHECK(op && table->operator_execute(inst, op, args, out) == BITCTS_ABI_OK);
+    CHECK(op != NULL && table->operator_execute(inst, op, args, out) == BITCTS_ABI_OK);
     table->operator_destroy(inst, op);
     uint32_t bad = 0;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n; ++i) {
         const uint64_t got = bitcts_ref_load(out + (size_t)i * ow, ow);
         const uint64_t want = popcount_slow(bitcts_ref_load(values + (size_t)i * w, w));
-        if (got != want && bad++ < 3)
+        if (got != want && bad++ < 3) {
             fprintf(stderr, "COUNT %s %s->%s element %u: got %llu want %llu\n", variant,
                     bitcts_dtype_name(in_type), bitcts_dtype_name(out_type), i,
                     (unsigned long long)got, (unsigned long long)want);
+        }
     }
-    check_count++;
+    ++check_count;
     check_failures += bad != 0;
     free(out);
 }
@@ -439,24 +470,28 @@ static void test_count_exhaustive(void *inst, const char *variant)
     const uint32_t n16 = 65536;
     const uint32_t n32 = 1u << 20;
     uint8_t *v = malloc((size_t)n32 * 4 + 8);
-    for (uint32_t i = 0; i < n16; i++)
+    for (uint32_t i = 0; i < n16; ++i) {
         bitcts_ref_store(v + 2 * i, 2, i);
-    for (uint32_t o = 0; o < 2; o++) {
+    }
+    for (uint32_t o = 0; o < 2; ++o) {
         const uint32_t out_type = o ? BITCTS_DT_UINT32 : BITCTS_DT_UINT8;
         count_values(inst, variant, BITCTS_DT_UINT16, out_type, v, n16);
         count_values(inst, variant, BITCTS_DT_INT16, out_type, v, n16);
         count_values(inst, variant, BITCTS_DT_FLOAT16, out_type, v, n16);
     }
-    for (uint32_t i = 0; i < n16 * 2; i++) /* every uint8 value, many times */
+    for (uint32_t i = 0; i < n16 * 2; ++i) { /* every uint8 value, many times */
         v[i] = (uint8_t)i;
+    }
     count_values(inst, variant, BITCTS_DT_UINT8, BITCTS_DT_UINT8, v, n16 * 2);
     count_values(inst, variant, BITCTS_DT_INT8, BITCTS_DT_UINT32, v, n16 * 2);
-    for (uint32_t i = 0; i < n32; i++) /* low 16 bits exhaustive under varied high halves */
+    for (uint32_t i = 0; i < n32; ++i) { /* low 16 bits exhaustive under varied high halves */
         bitcts_ref_store(v + 4 * (size_t)i, 4, (uint32_t)i * 0x9E3779B1u ^ (i >> 4));
+    }
     count_values(inst, variant, BITCTS_DT_UINT32, BITCTS_DT_UINT8, v, n32);
     count_values(inst, variant, BITCTS_DT_FLOAT32, BITCTS_DT_UINT32, v, n32);
-    for (uint32_t i = 0; i < n32 / 2; i++)
+    for (uint32_t i = 0; i < n32 / 2; ++i) {
         bitcts_ref_store(v + 8 * (size_t)i, 8, splitmix64() >> rnd(64));
+    }
     count_values(inst, variant, BITCTS_DT_UINT64, BITCTS_DT_UINT8, v, n32 / 2);
     count_values(inst, variant, BITCTS_DT_INT64, BITCTS_DT_UINT32, v, n32 / 2);
     free(v);
@@ -472,7 +507,7 @@ static void big_case(bitcts_op_desc *d, uint32_t op, uint32_t type, uint32_t out
     d->input_count = bitcts_op_input_count(op);
     const uint32_t sizes[3] = {7, 700, 653}; /* 3.2 M elements */
     bitcts_tensor_desc *all[3] = {&d->output, &d->inputs[0], &d->inputs[1]};
-    for (uint32_t t = 0; t <= d->input_count; t++) {
+    for (uint32_t t = 0; t <= d->input_count; ++t) {
         all[t]->data_type = t == 0 ? out_type : type;
         all[t]->dimension_count = 3;
         memcpy(all[t]->sizes, sizes, sizeof sizes);
@@ -489,14 +524,15 @@ static void big_case(bitcts_op_desc *d, uint32_t op, uint32_t type, uint32_t out
 static void run_on(void *inst, const bitcts_op_desc *d, uint8_t *const *in, uint8_t *out)
 {
     bitcts_abi_tensor ai[2], ao;
-    for (uint32_t k = 0; k < d->input_count; k++)
+    for (uint32_t k = 0; k < d->input_count; ++k) {
         to_abi(&d->inputs[k], &ai[k]);
+    }
     to_abi(&d->output, &ao);
     const bitcts_abi_operator_desc od = {sizeof od, d->op, d->input_count, 0, ai, &ao};
     void *op = NULL;
     CHECK(table->operator_create(inst, &od, &op) == BITCTS_ABI_OK);
     const void *args[2] = {in[0], in[1]};
-    CHECK(op && table->operator_execute(inst, op, args, out) == BITCTS_ABI_OK);
+    CHECK(op != NULL && table->operator_execute(inst, op, args, out) == BITCTS_ABI_OK);
     table->operator_destroy(inst, op);
 }
 
@@ -505,25 +541,27 @@ static void test_threads(const char *variant)
     void *one = instance_new(variant, "1", NULL);
     void *many = instance_new(variant, "4", NULL);
     void *many_nt = instance_new(variant, "3", "always");
-    CHECK(one && many && many_nt);
-    if (!one || !many || !many_nt)
+    CHECK(one != NULL && many != NULL && many_nt != NULL);
+    if (one == NULL || many == NULL || many_nt == NULL) {
         return;
+    }
     CHECK_EQ_STR(table->instance_info(many, "threads"), "4");
     static const uint32_t ops[3] = {BITCTS_OP_BIT_XOR, BITCTS_OP_BIT_SHIFT_LEFT,
                                     BITCTS_OP_BIT_COUNT};
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < 6; ++i) {
         bitcts_op_desc d;
         const uint32_t type = i % 3 == 0 ? BITCTS_DT_UINT32 : BITCTS_DT_UINT8;
         big_case(&d, ops[i % 3], type, i % 3 == 2 ? BITCTS_DT_UINT32 : type, i >= 3);
         uint8_t *in[2] = {NULL, NULL};
-        for (uint32_t k = 0; k < d.input_count; k++) {
+        for (uint32_t k = 0; k < d.input_count; ++k) {
             in[k] = malloc((size_t)d.inputs[k].total_tensor_size_in_bytes);
             fill_input(in[k], (size_t)d.inputs[k].total_tensor_size_in_bytes, k == 1, 1);
         }
         const size_t ob = (size_t)d.output.total_tensor_size_in_bytes;
         uint8_t *o[4];
-        for (int j = 0; j < 4; j++)
+        for (int j = 0; j < 4; ++j) {
             o[j] = calloc(1, ob);
+        }
         run_on(one, &d, in, o[0]);
         run_on(many, &d, in, o[1]);
         run_on(many_nt, &d, in, o[2]);
@@ -532,8 +570,9 @@ static void test_threads(const char *variant)
         CHECK(memcmp(o[0], o[3], ob) == 0);
         CHECK(memcmp(o[1], o[0], ob) == 0);
         CHECK(memcmp(o[2], o[0], ob) == 0);
-        for (int j = 0; j < 4; j++)
+        for (int j = 0; j < 4; ++j) {
             free(o[j]);
+        }
         free(in[0]);
         free(in[1]);
     }
@@ -584,12 +623,14 @@ static void test_options(void)
 #if defined(__x86_64__) || defined(__i386__)
     CHECK(bitcts__cpu_dispatch_select("avx512", sse_only, &v, &k, err, sizeof err) ==
           BITCTS_ABI_E_NOT_SUPPORTED);
-    if (strstr(err, "not built") == NULL) /* unless BITCTS_CPU_VARIANTS left it out */
+    if (strstr(err, "not built") == NULL) { /* unless BITCTS_CPU_VARIANTS left it out */
         CHECK_EQ_STR(err, "variant avx512 needs avx2 and avx512f and avx512bw and avx512vl, "
                           "which this CPU lacks");
+    }
     CHECK(bitcts__cpu_dispatch_select(NULL, sse_only, &v, &k, err, sizeof err) == BITCTS_ABI_OK);
-    if (strcmp(v->name, "sse2") == 0) /* sse2 has no shifts: they come from scalar */
+    if (strcmp(v->name, "sse2") == 0) { /* sse2 has no shifts: they come from scalar */
         CHECK(k.shift_left[0] == bitcts__cpu_variant_scalar.kernels.shift_left[0]);
+    }
 #endif
     CHECK(bitcts__cpu_dispatch_select(NULL, 0, &v, &k, err, sizeof err) == BITCTS_ABI_OK);
     CHECK_EQ_STR(v->name, "scalar");
@@ -597,10 +638,10 @@ static void test_options(void)
     /* The environment selects; the option wins over it; a bad environment value fails. */
     setenv("BITCTS_CPU_VARIANT", "scalar", 1);
     void *inst = instance_new(NULL, NULL, NULL);
-    CHECK(inst && strcmp(table->instance_info(inst, "variant"), "scalar") == 0);
+    CHECK(inst != NULL && strcmp(table->instance_info(inst, "variant"), "scalar") == 0);
     table->instance_destroy(inst);
     inst = instance_new("auto", NULL, NULL);
-    CHECK(inst && strcmp(table->instance_info(inst, "variant"), "scalar") != 0);
+    CHECK(inst != NULL && strcmp(table->instance_info(inst, "variant"), "scalar") != 0);
     table->instance_destroy(inst);
     setenv("BITCTS_CPU_VARIANT", "nonesuch", 1);
     CHECK(try_create("threads", "1", err, sizeof err) == BITCTS_ABI_E_NOT_SUPPORTED);
@@ -614,7 +655,7 @@ static void test_caps(void *inst)
     CHECK_EQ_U64(caps.feature_level, 0x4100);
     bitcts_abi_op_caps oc = {sizeof oc, 0, 0, 0, 0, 0};
     CHECK(table->query_op_caps(inst, 1, &oc) == BITCTS_ABI_E_NOT_SUPPORTED);
-    for (int i = 0; i < (int)BITCTS_OP_COUNT; i++) {
+    for (int i = 0; i < (int)BITCTS_OP_COUNT; ++i) {
         CHECK(table->query_op_caps(inst, bitcts_op_all[i], &oc) == BITCTS_ABI_OK);
         CHECK_EQ_U64(oc.dimension_counts, 0x1FE);
         const int count = bitcts_op_all[i] == BITCTS_OP_BIT_COUNT;
@@ -623,10 +664,11 @@ static void test_caps(void *inst)
         CHECK_EQ_U64(oc.output_types, count ? 0x28u : shift ? 0x438u : 0xFFEu);
         CHECK_EQ_U64(oc.flags, count ? 0u : BITCTS_ABI_CAP_IN_PLACE);
     }
-    CHECK(table->instance_info(inst, "features") && table->instance_info(inst, "variants"));
+    CHECK(table->instance_info(inst, "features") != NULL &&
+          table->instance_info(inst, "variants") != NULL);
     CHECK(table->instance_info(inst, "nonesuch") == NULL);
-    bitcts_plugin_negotiation n = {sizeof n, BITCTS_ABI_VERSION(1, 1), BITCTS_ABI_VERSION(1, 2),
-                                   0, NULL, NULL};
+    bitcts_plugin_negotiation n = {
+        sizeof n, BITCTS_ABI_VERSION(1, 1), BITCTS_ABI_VERSION(1, 2), 0, NULL, NULL};
     CHECK(bitcts_cpu_negotiate(&n) == BITCTS_ABI_E_INCOMPATIBLE);
 }
 
@@ -635,11 +677,13 @@ static void expect_invalid(void *inst, bitcts_op_desc *d, const uint32_t *out_st
                            int32_t status, const char *rule)
 {
     bitcts_abi_tensor ai[2], ao;
-    for (uint32_t k = 0; k < 2; k++)
+    for (uint32_t k = 0; k < 2; ++k) {
         to_abi(&d->inputs[k], &ai[k]);
+    }
     to_abi(&d->output, &ao);
-    if (out_strides)
+    if (out_strides != NULL) {
         ao.strides = out_strides;
+    }
     const bitcts_abi_operator_desc od = {sizeof od, d->op, d->input_count, 0, ai, &ao};
     void *op = NULL;
     const int32_t rc = table->operator_create(inst, &od, &op);
@@ -647,7 +691,7 @@ static void expect_invalid(void *inst, bitcts_op_desc *d, const uint32_t *out_st
     CHECK(op == NULL);
     const char *e = table->instance_last_error(inst);
     if (strncmp(e, rule, strlen(rule)) != 0) {
-        check_failures++;
+        ++check_failures;
         fprintf(stderr, "expected rule %s, got \"%s\"\n", rule, e);
     }
 }
@@ -711,15 +755,17 @@ static void test_validation(void *inst)
 
 int main(void)
 {
-    bitcts_plugin_negotiation n = {sizeof n, BITCTS_ABI_VERSION_1_0, BITCTS_ABI_VERSION_1_0, 0,
-                                   NULL, NULL};
-    if (bitcts_cpu_negotiate(&n) != BITCTS_ABI_OK || n.table == NULL)
+    bitcts_plugin_negotiation n = {
+        sizeof n, BITCTS_ABI_VERSION_1_0, BITCTS_ABI_VERSION_1_0, 0, NULL, NULL};
+    if (bitcts_cpu_negotiate(&n) != BITCTS_ABI_OK || n.table == NULL) {
         return 1;
+    }
     table = n.table;
     unsetenv("BITCTS_CPU_VARIANT");
     void *probe = instance_new(NULL, NULL, NULL);
-    if (!probe)
+    if (probe == NULL) {
         return 1;
+    }
     char variants[128];
     snprintf(variants, sizeof variants, "%s", table->instance_info(probe, "variants"));
     printf("features: %s\nvariants: %s\nauto: %s\n", table->instance_info(probe, "features"),
@@ -729,12 +775,12 @@ int main(void)
     table->instance_destroy(probe);
     test_options();
 
-    for (char *name = strtok(variants, " "); name; name = strtok(NULL, " ")) {
+    for (char *name = strtok(variants, " "); name != NULL; name = strtok(NULL, " ")) {
         const int before = check_failures;
         void *inst = instance_new(name, "1", NULL);
         void *inst_nt = instance_new(name, "2", "always");
-        CHECK(inst && inst_nt);
-        if (inst && inst_nt) {
+        CHECK(inst != NULL && inst_nt != NULL);
+        if (inst != NULL && inst_nt != NULL) {
             CHECK_EQ_STR(table->instance_info(inst, "variant"), name);
             test_variant_random(inst, name);
             test_variant_spans(inst, name);

@@ -24,8 +24,9 @@ static json_t *make_failure(json_int_t mismatches, json_int_t index, const char 
                             const char *expected_bin, const char *actual_bin)
 {
     json_t *inputs = json_pack("[s]", in_a);
-    if (in_b)
+    if (in_b != NULL) {
         json_array_append_new(inputs, json_string(in_b));
+    }
     return json_pack("{s:I, s:I, s:{s:I, s:[I,I,I], s:o, s:s, s:s, s:s, s:s}}", "mismatches",
                      mismatches, "elements", (json_int_t)4096, "first", "index", index, "coords",
                      (json_int_t)0, (json_int_t)1, index % 7, "inputs", inputs, "expected",
@@ -47,8 +48,8 @@ static json_t *make_case(size_t plan_index, const char *id, const char *verdict,
     return json_pack("{s:s, s:s, s:s, s:s, s:f, s:s, s:s, s:s, s:[], s:o, s:s, s:s, s:I}", "id", id,
                      "operator", op, "feature_level", "3_0", "verdict", verdict, "duration_ms", ms,
                      "output_xxh3_128", has_output ? digest : "", "detail", detail, "policy",
-                     policy, "warnings", "failure", failure ? failure : json_null(), "baseline", "",
-                     "repro", repro, "plan_index", (json_int_t)plan_index);
+                     policy, "warnings", "failure", failure != NULL ? failure : json_null(),
+                     "baseline", "", "repro", repro, "plan_index", (json_int_t)plan_index);
 }
 
 /* Recomputes what depends on the cases. */
@@ -136,8 +137,8 @@ static json_t *all_cases(void)
                                   "00000000000000000000000000011111")));
     json_array_append_new(c,
                           make_case(i++, "bit_count.uint64.r1.a.0", "pass", 812.0, "", "", NULL));
-    for (size_t k = 0; k < FILLER_PER_OP; k++) {
-        for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+    for (size_t k = 0; k < FILLER_PER_OP; ++k) {
+        for (size_t o = 0; o < sizeof ops / sizeof ops[0]; ++o) {
             char id[96];
             snprintf(id, sizeof id, "%s.uint32.r3.random.%zu", ops[o], k);
             json_array_append_new(c,
@@ -161,16 +162,19 @@ static char *read_text(const char *dir, const char *file)
     char err[512];
     char *text = NULL;
     snprintf(path, sizeof path, "%s/%s", dir, file);
-    if (bitcts_fs_read(path, (size_t)1 << 28, &text, NULL, err, sizeof err) != 0)
+    if (bitcts_fs_read(path, (size_t)1 << 28, &text, NULL, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
+    }
     return text;
 }
 
 static size_t count_of(const char *text, const char *needle)
 {
     size_t n = 0;
-    for (const char *p = text ? strstr(text, needle) : NULL; p; p = strstr(p + 1, needle))
-        n++;
+    for (const char *p = text != NULL ? strstr(text, needle) : NULL; p != NULL;
+         p = strstr(p + 1, needle)) {
+        ++n;
+    }
     return n;
 }
 
@@ -178,14 +182,14 @@ static size_t count_of(const char *text, const char *needle)
 static void xml_escaped(const char *s, char *out, size_t cap)
 {
     size_t n = 0;
-    for (; *s && n + 8 < cap; s++) {
+    for (; *s && n + 8 < cap; ++s) {
         const char *rep = *s == '&'    ? "&amp;"
                           : *s == '<'  ? "&lt;"
                           : *s == '>'  ? "&gt;"
                           : *s == '"'  ? "&quot;"
                           : *s == '\'' ? "&#39;"
                                        : NULL;
-        if (rep) {
+        if (rep != NULL) {
             memcpy(out + n, rep, strlen(rep));
             n += strlen(rep);
         } else {
@@ -208,8 +212,9 @@ static int run_cli(int argc, char **argv)
 static void test_verdicts(void)
 {
     CHECK_EQ_U64(BITCTS_VERDICT_COUNT, 11);
-    for (int v = 0; v < BITCTS_VERDICT_COUNT; v++)
+    for (int v = 0; v < BITCTS_VERDICT_COUNT; ++v) {
         CHECK_EQ_U64(bitcts_verdict_parse(bitcts_verdict_name(v)), v);
+    }
     CHECK_EQ_U64(bitcts_verdict_parse("flaky"), (uint64_t)-1);
     CHECK_EQ_STR(bitcts_verdict_name(99), "unknown");
     static const struct {
@@ -235,11 +240,12 @@ static void test_verdicts(void)
         {"unexpected_pass", "expected_fail", BITCTS_REPORT_CHANGE_REGRESSION},
         {"unexpected_pass", "pass", BITCTS_REPORT_CHANGE_FIX},
     };
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; ++i) {
         const bitcts_report_change got = bitcts_report_verdict_change(
             bitcts_verdict_parse(table[i].from), bitcts_verdict_parse(table[i].to));
-        if (got != table[i].change)
+        if (got != table[i].change) {
             fprintf(stderr, "change %s -> %s\n", table[i].from, table[i].to);
+        }
         CHECK_EQ_U64(got, table[i].change);
     }
 }
@@ -249,14 +255,14 @@ static void test_roundtrip(const char *dir, const json_t *report)
     char err[BITCTS_REPORT_ERROR_CAP];
     json_t *back = NULL;
     CHECK_EQ_U64(bitcts_report_files_load(dir, &back, err, sizeof err), BITCTS_OK);
-    CHECK(back && json_equal(back, report));
+    CHECK(back != NULL && json_equal(back, report));
     CHECK_EQ_U64(json_array_size(json_object_get(back, "cases")), N_CASES);
     json_decref(back);
     /* Rendering again from the parsed file gives the same bytes. */
     char *html1 = read_text(dir, "report.html");
     CHECK_EQ_U64(bitcts_report_files_write_views(report, dir, err, sizeof err), BITCTS_OK);
     char *html2 = read_text(dir, "report.html");
-    CHECK(html1 && html2 && strcmp(html1, html2) == 0);
+    CHECK(html1 != NULL && html2 != NULL && strcmp(html1, html2) == 0);
     free(html1);
     free(html2);
 }
@@ -293,8 +299,9 @@ static void test_html(const char *dir, const json_t *report)
 {
     char *html = read_text(dir, "report.html");
     CHECK(html != NULL);
-    if (!html)
+    if (html == NULL) {
         return;
+    }
     CHECK(strstr(html, "<table id=\"verdict-table\"") != NULL);
     CHECK(strstr(html, "<th class=\"n\">unexpected_pass</th>") != NULL);
     CHECK(strstr(html, "<tr><td><code>bit_shift_left</code></td>") != NULL);
@@ -313,17 +320,19 @@ static void test_html(const char *dir, const json_t *report)
     CHECK_EQ_U64(count_of(html, "<div class=\"case "), N_LISTED);
     CHECK(strstr(html, "<mark>") != NULL);
     const json_t *cases = json_object_get(report, "cases");
-    for (size_t i = 0; i < json_array_size(cases); i++) {
+    for (size_t i = 0; i < json_array_size(cases); ++i) {
         const json_t *c = json_array_get(cases, i);
         const char *v = bitcts_report_str(c, "verdict");
-        if (!strcmp(v, "pass") || !strcmp(v, "recorded") || !strcmp(v, "not_supported"))
+        if (!strcmp(v, "pass") || !strcmp(v, "recorded") || !strcmp(v, "not_supported")) {
             continue;
+        }
         char want[700];
         char esc[600];
         xml_escaped(bitcts_report_str(c, "id"), esc, sizeof esc);
         snprintf(want, sizeof want, "<code>%s</code>", esc);
-        if (!strstr(html, want))
+        if (strstr(html, want) == NULL) {
             fprintf(stderr, "missing failure %s\n", want);
+        }
         CHECK(strstr(html, want) != NULL);
     }
     CHECK(strstr(html, "Recorded cases by policy") != NULL);
@@ -337,13 +346,13 @@ static void test_markdown(const char *dir)
 {
     char *md = read_text(dir, "summary.md");
     CHECK(md != NULL);
-    CHECK(md && strstr(md, "# bitcts report: FAILED") != NULL);
-    CHECK(md && strstr(md, "| operator | pass | warn | fail |") != NULL);
-    CHECK(md && strstr(md, "| `bit_and` | 42 | 1 | 1 |") != NULL);
-    CHECK(md && strstr(md, "- `bit_and.uint16.r2.b.0` **fail**: 17 of 4096") != NULL);
-    CHECK(md && strstr(md, "\\<script\\>alert(1)\\</script\\> \\& \"quotes\"") != NULL);
-    CHECK(md && strstr(md, "\\| pipes \\`ticks\\`") != NULL);
-    CHECK(md && strstr(md, "## Slowest cases") != NULL);
+    CHECK(md != NULL && strstr(md, "# bitcts report: FAILED") != NULL);
+    CHECK(md != NULL && strstr(md, "| operator | pass | warn | fail |") != NULL);
+    CHECK(md != NULL && strstr(md, "| `bit_and` | 42 | 1 | 1 |") != NULL);
+    CHECK(md != NULL && strstr(md, "- `bit_and.uint16.r2.b.0` **fail**: 17 of 4096") != NULL);
+    CHECK(md != NULL && strstr(md, "\\<script\\>alert(1)\\</script\\> \\& \"quotes\"") != NULL);
+    CHECK(md != NULL && strstr(md, "\\| pipes \\`ticks\\`") != NULL);
+    CHECK(md != NULL && strstr(md, "## Slowest cases") != NULL);
     CHECK_EQ_U64(count_of(md, "\n- `"), N_LISTED);
     free(md);
 }
@@ -351,9 +360,10 @@ static void test_markdown(const char *dir)
 static json_t *case_by_id(json_t *report, const char *id)
 {
     json_t *cases = json_object_get(report, "cases");
-    for (size_t i = 0; i < json_array_size(cases); i++) {
-        if (strcmp(bitcts_report_str(json_array_get(cases, i), "id"), id) == 0)
+    for (size_t i = 0; i < json_array_size(cases); ++i) {
+        if (strcmp(bitcts_report_str(json_array_get(cases, i), "id"), id) == 0) {
             return json_array_get(cases, i);
+        }
     }
     return NULL;
 }
@@ -362,8 +372,9 @@ static void check_ids(const json_t *diff, const char *key, const char *const *id
 {
     const json_t *list = json_object_get(diff, key);
     CHECK_EQ_U64(json_array_size(list), n);
-    for (size_t i = 0; i < n && i < json_array_size(list); i++)
+    for (size_t i = 0; i < n && i < json_array_size(list); ++i) {
         CHECK_EQ_STR(bitcts_report_str(json_array_get(list, i), "id"), ids[i]);
+    }
 }
 
 /* B: a copy of A with planted changes. */
@@ -378,9 +389,10 @@ static json_t *planted_b(const json_t *a)
     json_object_set_new(case_by_id(b, "bit_and.uint8.r1.a.1"), "output_xxh3_128",
                         json_string("ffffffffffffffffffffffffffffffff"));
     json_t *cases = json_object_get(b, "cases");
-    for (size_t i = 0; i < json_array_size(cases); i++) {
-        if (!strcmp(bitcts_report_str(json_array_get(cases, i), "id"), "bit_count.uint8.r1.a.0"))
+    for (size_t i = 0; i < json_array_size(cases); ++i) {
+        if (!strcmp(bitcts_report_str(json_array_get(cases, i), "id"), "bit_count.uint8.r1.a.0")) {
             json_array_remove(cases, i);
+        }
     }
     json_array_append_new(cases,
                           make_case(9999, "bit_count.uint8.r1.new.0", "pass", 1.0, "", "", NULL));
@@ -433,7 +445,7 @@ static void test_diff(const char *tmp, const json_t *a)
     char *argv1[] = {"report", "diff", dir_a, dir_b, "--json", json_file, NULL};
     CHECK_EQ_U64(run_cli(6, argv1), 1);
     json_t *saved = json_load_file(json_file, 0, NULL);
-    CHECK(saved && json_array_size(json_object_get(saved, "regressions")) == 2);
+    CHECK(saved != NULL && json_array_size(json_object_get(saved, "regressions")) == 2);
     CHECK_EQ_STR(bitcts_report_str(json_object_get(saved, "b"), "path"), dir_b);
     json_decref(saved);
     char *argv2[] = {"report", "diff", dir_a, dir_a, NULL};
@@ -449,9 +461,10 @@ static void test_diff(const char *tmp, const json_t *a)
 static json_t *make_shard(const json_t *cases, unsigned i, double duration)
 {
     json_t *mine = json_array();
-    for (size_t k = 0; k < json_array_size(cases); k++) {
-        if (k % 3 == i - 1)
+    for (size_t k = 0; k < json_array_size(cases); ++k) {
+        if (k % 3 == i - 1) {
             json_array_append_new(mine, json_deep_copy(json_array_get(cases, k)));
+        }
     }
     char shard[8];
     snprintf(shard, sizeof shard, "%u/3", i);
@@ -467,8 +480,9 @@ static void expect_merge_error(json_t **shards, size_t n, const char *want)
         bitcts_report_merge((const json_t *const *)shards, names, n, &merged, err, sizeof err),
         BITCTS_E_INVALID_ARGUMENT);
     CHECK(merged == NULL);
-    if (!strstr(err, want))
+    if (strstr(err, want) == NULL) {
         fprintf(stderr, "merge error \"%s\" lacks \"%s\"\n", err, want);
+    }
     CHECK(strstr(err, want) != NULL);
 }
 
@@ -505,7 +519,7 @@ static void test_merge(const char *tmp, const json_t *whole)
     CHECK_EQ_U64(
         bitcts_report_merge((const json_t *const *)shards, names, 3, &merged, err, sizeof err),
         BITCTS_OK);
-    if (!merged) {
+    if (merged == NULL) {
         fprintf(stderr, "merge: %s\n", err);
         return;
     }
@@ -521,7 +535,7 @@ static void test_merge(const char *tmp, const json_t *whole)
     /* The command: shards written to folders, merged into another. */
     char paths[3][4096];
     char out[4096];
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 3; ++i) {
         snprintf(paths[i], sizeof paths[i], "%s/shard-%d", tmp, i);
         CHECK_EQ_U64(bitcts_report_files_write(shards[i], paths[i], err, sizeof err), BITCTS_OK);
     }
@@ -530,16 +544,17 @@ static void test_merge(const char *tmp, const json_t *whole)
     CHECK_EQ_U64(run_cli(7, argv), 0);
     json_t *back = NULL;
     CHECK_EQ_U64(bitcts_report_files_load(out, &back, err, sizeof err), BITCTS_OK);
-    CHECK(back && json_equal(json_object_get(back, "cases"), cases));
+    CHECK(back != NULL && json_equal(json_object_get(back, "cases"), cases));
     json_decref(back);
     char *html = read_text(out, "report.html");
-    CHECK(html && strstr(html, "verdict-table"));
+    CHECK(html != NULL && strstr(html, "verdict-table") != NULL);
     free(html);
     char *render[] = {"report", "render", out, NULL};
     CHECK_EQ_U64(run_cli(3, render), 0);
     test_merge_errors(shards);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 3; ++i) {
         json_decref(shards[i]);
+    }
 }
 
 /* Parses `report` (serialised, possibly cut) and checks the status and the message. */
@@ -547,15 +562,16 @@ static void expect_parse_error(const json_t *report, size_t cut, bitcts_status w
                                const char *want)
 {
     char *text = json_dumps(report, JSON_INDENT(1));
-    const size_t len = text ? strlen(text) : 0;
+    const size_t len = text != NULL ? strlen(text) : 0;
     json_t *out = NULL;
     char err[BITCTS_REPORT_ERROR_CAP];
     const bitcts_status st =
         bitcts_report_parse("A/report.json", text, cut ? cut : len, &out, err, sizeof err);
     CHECK_EQ_U64(st, want_status);
     CHECK(out == NULL);
-    if (!strstr(err, want) || strncmp(err, "report A/report.json: ", 22) != 0)
+    if (strstr(err, want) == NULL || strncmp(err, "report A/report.json: ", 22) != 0) {
         fprintf(stderr, "parse error \"%s\" lacks \"%s\"\n", err, want);
+    }
     CHECK(strstr(err, want) != NULL);
     CHECK(strncmp(err, "report A/report.json: ", 22) == 0);
     CHECK(strchr(err, '\n') == NULL);
@@ -634,7 +650,7 @@ int main(int argc, char **argv)
 {
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "/tmp/bitcts-report-test-XXXXXX");
-    if (!mkdtemp(tmp)) {
+    if (mkdtemp(tmp) == NULL) {
         perror("mkdtemp");
         return 1;
     }
@@ -643,8 +659,9 @@ int main(int argc, char **argv)
     char dir[4200];
     snprintf(dir, sizeof dir, "%s/report", tmp);
     CHECK_EQ_U64(bitcts_report_files_write(report, dir, err, sizeof err), BITCTS_OK);
-    if (err[0])
+    if (err[0]) {
         fprintf(stderr, "write_all: %s\n", err);
+    }
     test_verdicts();
     test_roundtrip(dir, report);
     test_junit(dir);
@@ -655,8 +672,9 @@ int main(int argc, char **argv)
     test_malformed(tmp, report);
     if (argc > 1) { /* the sample for the browser check */
         CHECK_EQ_U64(bitcts_report_files_write(report, argv[1], err, sizeof err), BITCTS_OK);
-        if (err[0])
+        if (err[0]) {
             fprintf(stderr, "sample: %s\n", err);
+        }
     }
     json_decref(report);
     bitcts_fs_remove_tree(tmp);

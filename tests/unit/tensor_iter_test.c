@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "tensor_iter.h"
 #include "check.h"
+#include "tensor_iter.h"
 
 enum { LAYOUT_PACKED, LAYOUT_PADDED, LAYOUT_BROADCAST, LAYOUT_PERMUTED, LAYOUT_SCALAR, LAYOUTS };
 
@@ -31,8 +31,8 @@ static void make_tensor(bitcts_tensor_desc *t, uint32_t rank, const uint32_t *si
     for (uint32_t i = rank; i-- > 0;) {
         /* permuted: dims get packed strides in reverse order (the outermost is innermost) */
         const uint32_t k = layout == LAYOUT_PERMUTED ? rank - 1 - i : i;
-        const int zero = layout == LAYOUT_SCALAR ||
-                         (layout == LAYOUT_BROADCAST && ((salt >> k) & 1u) != 0);
+        const int zero =
+            layout == LAYOUT_SCALAR || (layout == LAYOUT_BROADCAST && ((salt >> k) & 1u) != 0);
         t->strides[k] = zero ? 0 : (uint32_t)s;
         if (!zero) {
             s *= sizes[k] + (layout == LAYOUT_PADDED ? 1 + (salt + k) % 3 : 0);

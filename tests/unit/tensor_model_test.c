@@ -4,17 +4,18 @@
 #include <stdint.h>
 
 #include "bitcts/bitcts_status.h"
-#include "tensor_model.h"
 #include "check.h"
+#include "tensor_model.h"
 
 static uint64_t calc(uint32_t type, uint32_t rank, const uint32_t *sizes, const uint32_t *strides,
                      int *status)
 {
     bitcts_tensor_desc t = {.data_type = type, .dimension_count = rank};
-    for (uint32_t k = 0; k < rank; k++) {
+    for (uint32_t k = 0; k < rank; ++k) {
         t.sizes[k] = sizes[k];
-        if (strides)
+        if (strides != NULL) {
             t.strides[k] = strides[k];
+        }
     }
     t.has_strides = strides != NULL;
     uint64_t bytes = 0;
@@ -31,7 +32,7 @@ static void test_enums(void)
     } types[] = {{1, 4, "float32"}, {2, 2, "float16"}, {3, 4, "uint32"}, {4, 2, "uint16"},
                  {5, 1, "uint8"},   {6, 4, "int32"},   {7, 2, "int16"},  {8, 1, "int8"},
                  {9, 8, "float64"}, {10, 8, "uint64"}, {11, 8, "int64"}};
-    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; ++i) {
         CHECK_EQ_U64(bitcts_dtype_size(types[i].value), types[i].size);
         CHECK_EQ_STR(bitcts_dtype_name(types[i].value), types[i].name);
         CHECK_EQ_U64(bitcts_dtype_parse(types[i].name), types[i].value);
@@ -51,8 +52,9 @@ static void test_enums(void)
     CHECK_EQ_U64(bitcts_op_index(BITCTS_OP_BIT_AND), 0);
     CHECK_EQ_U64(bitcts_op_index(BITCTS_OP_BIT_SHIFT_RIGHT), 6);
     CHECK(bitcts_op_index(7) == -1);
-    for (int i = 0; i < (int)BITCTS_OP_COUNT; i++)
+    for (int i = 0; i < (int)BITCTS_OP_COUNT; ++i) {
         CHECK(bitcts_op_index(bitcts_op_all[i]) == i);
+    }
     CHECK_EQ_U64(bitcts_op_input_count(124), 1);
     CHECK_EQ_U64(bitcts_op_input_count(97), 2);
     CHECK(!bitcts_op_allows_in_place(125));
@@ -75,12 +77,16 @@ static void test_feature_levels(void)
     CHECK_EQ_U64(bitcts_fl_required(SHL, BITCTS_DT_UINT64, BITCTS_DT_UINT64, 4), 0x4100);
     CHECK_EQ_U64(bitcts_fl_required(SHL, BITCTS_DT_INT32, BITCTS_DT_INT32, 4), 0);
     CHECK_EQ_U64(bitcts_fl_required(SHL, BITCTS_DT_FLOAT32, BITCTS_DT_FLOAT32, 4), 0);
-    CHECK_EQ_U64(bitcts_fl_required(BITCTS_OP_BIT_XOR, BITCTS_DT_UINT16, BITCTS_DT_UINT16, 8), 0x3000);
+    CHECK_EQ_U64(bitcts_fl_required(BITCTS_OP_BIT_XOR, BITCTS_DT_UINT16, BITCTS_DT_UINT16, 8),
+                 0x3000);
     CHECK_EQ_U64(bitcts_fl_required(BITCTS_OP_BIT_XOR, BITCTS_DT_INT8, BITCTS_DT_INT8, 1), 0x4100);
-    CHECK_EQ_U64(bitcts_fl_required(BITCTS_OP_BIT_NOT, BITCTS_DT_FLOAT16, BITCTS_DT_FLOAT16, 2), 0x4100);
+    CHECK_EQ_U64(bitcts_fl_required(BITCTS_OP_BIT_NOT, BITCTS_DT_FLOAT16, BITCTS_DT_FLOAT16, 2),
+                 0x4100);
     CHECK_EQ_U64(bitcts_fl_required(BITCTS_OP_BIT_XOR, BITCTS_DT_UINT8, BITCTS_DT_UINT16, 2), 0);
-    CHECK_EQ_U64(bitcts_fl_required(BITCTS_OP_BIT_COUNT, BITCTS_DT_UINT16, BITCTS_DT_UINT8, 2), 0x3000);
-    CHECK_EQ_U64(bitcts_fl_required(BITCTS_OP_BIT_COUNT, BITCTS_DT_INT64, BITCTS_DT_UINT8, 2), 0x4100);
+    CHECK_EQ_U64(bitcts_fl_required(BITCTS_OP_BIT_COUNT, BITCTS_DT_UINT16, BITCTS_DT_UINT8, 2),
+                 0x3000);
+    CHECK_EQ_U64(bitcts_fl_required(BITCTS_OP_BIT_COUNT, BITCTS_DT_INT64, BITCTS_DT_UINT8, 2),
+                 0x4100);
     CHECK_EQ_U64(bitcts_fl_required(BITCTS_OP_BIT_COUNT, BITCTS_DT_UINT8, BITCTS_DT_UINT16, 2), 0);
     CHECK_EQ_U64(bitcts_fl_required(BITCTS_OP_BIT_COUNT, BITCTS_DT_UINT8, BITCTS_DT_INT32, 2), 0);
     CHECK_EQ_U64(bitcts_fl_required(BITCTS_OP_BIT_AND, BITCTS_DT_UINT8, BITCTS_DT_UINT8, 9), 0);
@@ -111,7 +117,8 @@ static void test_buffer_size(void)
     CHECK_EQ_U64(calc(BITCTS_DT_UINT8, 2, s23, p61, &st), 12);
     /* Packed strides given explicitly equal the NULL-strides size. */
     const uint32_t packed[2] = {3, 1};
-    CHECK_EQ_U64(calc(BITCTS_DT_INT16, 2, s23, packed, &st), calc(BITCTS_DT_INT16, 2, s23, NULL, &st));
+    CHECK_EQ_U64(calc(BITCTS_DT_INT16, 2, s23, packed, &st),
+                 calc(BITCTS_DT_INT16, 2, s23, NULL, &st));
     /* The spec's example: 2x2x3 with strides {6,3,1}: last index 11 -> 12 elements. */
     const uint32_t dhw[3] = {2, 2, 3}, dhw_s[3] = {6, 3, 1};
     CHECK_EQ_U64(calc(BITCTS_DT_FLOAT32, 3, dhw, dhw_s, &st), 48);

@@ -3,9 +3,9 @@
  * and a valid description passes; feature-level gating follows spec 1.3 and 4.2. */
 #include <string.h>
 
+#include "check.h"
 #include "tensor_model.h"
 #include "validate.h"
-#include "check.h"
 
 static bitcts_op_desc binary(uint32_t op, uint32_t type, uint32_t rank, const uint32_t *sizes)
 {
@@ -36,10 +36,12 @@ static void expect_rule(const bitcts_op_desc *d, uint32_t fl, bitcts_rule rule, 
     bitcts_validation v;
     const bitcts_rule got = bitcts_validate_op(d, fl, &v);
     CHECK_EQ_STR(bitcts_rule_id(got), bitcts_rule_id(rule));
-    if (tensor)
+    if (tensor != NULL) {
         CHECK_EQ_STR(v.tensor, tensor);
-    if (rule != BITCTS_RULE_OK)
+    }
+    if (rule != BITCTS_RULE_OK) {
         CHECK(v.detail[0] != '\0');
+    }
 }
 
 static const uint32_t s4[4] = {2, 3, 4, 5};
@@ -158,10 +160,12 @@ static void test_size_rules(void)
     /* Strided index overflowing 64 bits. */
     d = binary(BITCTS_OP_BIT_OR, BITCTS_DT_UINT8, 4, s4);
     d.inputs[0].has_strides = 1;
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 4; ++k) {
         d.inputs[0].strides[k] = 0xFFFFFFFFu;
+    }
     d.inputs[0].sizes[0] = d.inputs[0].sizes[1] = 0xFFFFFFFFu;
-    d.inputs[1].sizes[0] = d.inputs[1].sizes[1] = d.output.sizes[0] = d.output.sizes[1] = 0xFFFFFFFFu;
+    d.inputs[1].sizes[0] = d.inputs[1].sizes[1] = d.output.sizes[0] = d.output.sizes[1] =
+        0xFFFFFFFFu;
     expect_rule(&d, BITCTS_FL_4_1, BITCTS_RULE_TOO_MANY_ELEMENTS, "A");
 }
 
