@@ -401,21 +401,24 @@ void bitcts_case_free(bitcts_case_data *data)
     data->alias_input = -1;
 }
 
+int bitcts_case_expected_into(const bitcts_case_data *data, int shift_policy, uint8_t *dst)
+{
+    memcpy(dst, data->output, (size_t)data->desc.output.total_tensor_size_in_bytes);
+    const void *inputs[2] = {data->inputs[0], data->inputs[1]};
+    if (data->alias_input >= 0) { /* in place: the reference reads and writes the copy */
+        inputs[data->alias_input] = dst;
+    }
+    return bitcts_ref_execute(&data->desc, inputs, dst, shift_policy);
+}
+
 int bitcts_case_expected(const bitcts_case_data *data, int shift_policy, uint8_t **out)
 {
     *out = NULL;
-    const uint64_t bytes = data->desc.output.total_tensor_size_in_bytes;
     uint8_t *expected = NULL;
-    int st = alloc_buffer(bytes, &expected);
-    if (st != BITCTS_OK) {
-        return st;
+    int st = alloc_buffer(data->desc.output.total_tensor_size_in_bytes, &expected);
+    if (st == BITCTS_OK) {
+        st = bitcts_case_expected_into(data, shift_policy, expected);
     }
-    memcpy(expected, data->output, (size_t)bytes);
-    const void *inputs[2] = {data->inputs[0], data->inputs[1]};
-    if (data->alias_input >= 0) { /* in place: the reference reads and writes the copy */
-        inputs[data->alias_input] = expected;
-    }
-    st = bitcts_ref_execute(&data->desc, inputs, expected, shift_policy);
     if (st != BITCTS_OK) {
         free(expected);
         return st;

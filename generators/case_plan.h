@@ -122,6 +122,8 @@ void bitcts_case_free(bitcts_case_data *data);
  * The case's own buffers are not modified. @return BITCTS_OK, OUT_OF_MEMORY or the reference's
  * status. */
 int bitcts_case_expected(const bitcts_case_data *data, int shift_policy, uint8_t **out);
+/** As bitcts_case_expected, into `dst` (total_tensor_size_in_bytes of the output). */
+int bitcts_case_expected_into(const bitcts_case_data *data, int shift_policy, uint8_t *dst);
 
 /** The per-case seed: XXH3-64 of the id with the suite seed (docs/case-plan.md). */
 uint64_t bitcts_case_seed(uint64_t suite_seed, const char *id);

@@ -1,18 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /* Backends as the harness sees them: a spec ("cpu", "cpu:avx2", "./libimpl.so") resolved to a
- * built-in negotiate function or a plugin path, opened through the plugin host; instances made
- * with the run's options; capabilities gathered once. Thread-safety: one open backend per process.
- */
+ * built-in negotiate function or a plugin path, loaded through the plugin host, instances made
+ * with the run's options, capabilities and identity read. Loading and every call into the
+ * backend happen in a child process (harness/sandbox.h); the parent only resolves the spec and
+ * reads the identity a child sends it (bitcts_backend_identity_json). Every string the backend
+ * gives is sanitised here. Thread-safety: one backend per process. */
 #ifndef BITCTS_HARNESS_BACKEND_H
 #define BITCTS_HARNESS_BACKEND_H
 
-#include <stddef.h> /* size_t */
-#include <stdint.h> /* uint32_t */
+#include <jansson.h> /* json_t */
+#include <stddef.h>  /* size_t */
+#include <stdint.h>  /* uint32_t */
 
 #include "bitcts/bitcts_plugin.h" /* bitcts_abi_op_caps */
 #include "plugin_host.h"          /* bitcts_plugin_host */
 
 #define BITCTS_MAX_OPTIONS 16
+#define BITCTS_BACKEND_TEXT 256 /* bytes of a sanitised string from a backend */
 
 typedef struct bitcts_backend_options {
     uint32_t count;
@@ -26,31 +30,61 @@ typedef struct bitcts_backend_caps {
     bitcts_abi_op_caps ops[BITCTS_OP_COUNT];
 } bitcts_backend_caps;
 
-/** An opened backend: the host handle, its table, and what the parent learnt from one instance. */
+/** A backend spec resolved without loading anything: a built-in, or a library file. */
+typedef struct bitcts_backend_spec {
+    const char *spec;  /* as given */
+    int builtin;       /* 1: a built-in backend */
+    char name[64];     /* the built-in's name, or the library path */
+    char variant[64];  /* "name:variant" gives variant=VARIANT */
+    bitcts_backend_options options; /* the run's options, with the variant's */
+} bitcts_backend_spec;
+
+/** A loaded backend (in a child): the host handle, its table, and what an instance said. */
 typedef struct bitcts_backend {
+    bitcts_backend_spec spec;
     bitcts_plugin_host *host;
     const bitcts_plugin_table *table;
-    bitcts_backend_options options;
     bitcts_backend_caps caps;
-    char info_variant[64];
-    char info_features[256];
-    char info_extra[256];    /* other instance_info keys, "key=value; ..." */
-    char variant_option[64]; /* storage for the variant of a "name:variant" spec */
-    char last_log[256];      /* the backend's last error or warning through the host log */
+    char info_variant[BITCTS_BACKEND_TEXT];
+    char info_features[BITCTS_BACKEND_TEXT];
+    char info_extra[BITCTS_BACKEND_TEXT]; /* other instance_info keys, "key=value; ..." */
+    char last_log[BITCTS_BACKEND_TEXT];   /* its last error or warning through the host log */
 } bitcts_backend;
 
-/** Resolves a spec and opens it; the built-in "cpu:VARIANT" adds the option variant=VARIANT.
- * Creates one instance to read capabilities and info, then destroys it.
- * @return BITCTS_OK or a status with a one-line message in err. */
-int bitcts_backend_open(const char *spec, const bitcts_backend_options *options,
-                        bitcts_backend *out, char *err, size_t cap);
-void bitcts_backend_close(bitcts_backend *b);
+/** Resolves a spec: a known built-in ("cpu", "cpu:avx2": the variant becomes the option
+ * variant=...) or an existing, readable file. Loads nothing: safe in the parent.
+ * @return BITCTS_OK; BITCTS_E_NOT_FOUND (no such built-in, no such file); BITCTS_E_USAGE (a
+ *         malformed variant, too many options); err says which. */
+int bitcts_backend_resolve(const char *spec, const bitcts_backend_options *options,
+                           bitcts_backend_spec *out, char *err, size_t cap);
+
+/** Loads a resolved backend through the plugin host (dlopen and negotiation, or the built-in's
+ * negotiate). In a child process only.
+ * @return BITCTS_OK, or the host's status (BITCTS_E_PLUGIN_*) with its message. */
+int bitcts_backend_load(const bitcts_backend_spec *spec, bitcts_backend *out, char *err,
+                        size_t cap);
+
 /** Creates an instance with the run's options. */
 int bitcts_backend_instance(const bitcts_backend *b, void **instance, char *err, size_t cap);
 /** Creates an instance with the run's options and `extra` ones (an extra key replaces the
  * run's option of that key): the bench's per-thread-count instances. */
 int bitcts_backend_instance_with(const bitcts_backend *b, const bitcts_backend_options *extra,
                                  void **instance, char *err, size_t cap);
+
+/** Reads the instance's capabilities and info into b (strings sanitised).
+ * @return BITCTS_OK or BITCTS_E_BACKEND_FAILED (query_caps failed). */
+int bitcts_backend_query(bitcts_backend *b, void *instance, char *err, size_t cap);
+
+/** resolve + load + instance + query + destroy: a backend ready for cases, in a child. */
+int bitcts_backend_open(const char *spec, const bitcts_backend_options *options,
+                        bitcts_backend *out, char *err, size_t cap);
+void bitcts_backend_close(bitcts_backend *b);
+
+/** The identity and capabilities for report.json's "backend" (docs/report-schema.md), every
+ * string sanitised: name, vendor, version, build_id, path, abi_version, library_xxh3_128,
+ * feature_level, capabilities, info. New reference. */
+json_t *bitcts_backend_identity_json(const bitcts_backend *b);
+
 /** Adds "KEY=VALUE" to the options; the key is copied into key_store[count] (64 bytes).
  * @return 0, or -1 when the text is not KEY=VALUE or the options are full. */
 int bitcts_backend_options_add(bitcts_backend_options *o, char key_store[][64], const char *text);
@@ -59,5 +93,9 @@ const char *bitcts_backend_builtin_names(char *buf, size_t cap);
 
 /** The op caps of `op` (NULL when the backend does not support it at all). */
 const bitcts_abi_op_caps *bitcts_backend_op_caps(const bitcts_backend *b, uint32_t op);
+/** The backend's last error text for an instance (instance_last_error, else its last log
+ * message), sanitised into buf; "no detail" when it gave none. */
+const char *bitcts_backend_last_error(const bitcts_backend *b, void *instance, char *buf,
+                                      size_t cap);
 
 #endif

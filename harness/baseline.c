@@ -37,7 +37,7 @@ static int parse_line(const char *p, const char *end, bitcts_baseline_entry *e, 
         return -1;
     }
     if (v == v_end) {
-        snprintf(why, cap, "missing verdict after '%.*s' (expected fail, timeout or crash)",
+        snprintf(why, cap, "missing verdict after '%.*s' (expected fail, timeout, crash or flake)",
                  (int)(g_end - g), g);
         return -1;
     }
@@ -45,8 +45,10 @@ static int parse_line(const char *p, const char *end, bitcts_baseline_entry *e, 
     snprintf(verdict, sizeof verdict, "%.*s", (int)(v_end - v), v);
     e->verdict = bitcts_verdict_parse(verdict);
     if (e->verdict != BITCTS_VERDICT_FAIL && e->verdict != BITCTS_VERDICT_TIMEOUT &&
+        e->verdict != BITCTS_VERDICT_FLAKE &&
         e->verdict != BITCTS_VERDICT_CRASH) {
-        snprintf(why, cap, "unknown verdict '%s' (expected fail, timeout or crash)", verdict);
+        snprintf(why, cap, "unknown verdict '%s' (expected fail, timeout, crash or flake)",
+                 verdict);
         return -1;
     }
     snprintf(e->glob, sizeof e->glob, "%.*s", (int)(g_end - g), g);
@@ -120,8 +122,7 @@ int bitcts_baseline_apply(const bitcts_baseline_entry *e, int verdict)
     if (e == NULL) {
         return verdict;
     }
-    if (verdict == BITCTS_VERDICT_FAIL || verdict == BITCTS_VERDICT_TIMEOUT ||
-        verdict == BITCTS_VERDICT_CRASH) {
+    if (verdict == e->verdict) { /* only the failure the entry names is expected */
         return BITCTS_VERDICT_EXPECTED_FAIL;
     }
     if (verdict == BITCTS_VERDICT_PASS || verdict == BITCTS_VERDICT_WARN ||

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Baselines (expected failures): a text file of lines "<glob> <verdict> [reason and link]",
- * '#' starting a comment. A case matching an entry that got a failing verdict is expected_fail;
- * one that passed is unexpected_pass. Parsed from a byte buffer (fuzzable).
+ * '#' starting a comment. A case matching an entry that earned exactly the entry's verdict
+ * (fail, timeout, crash or flake) is expected_fail; one that passed is unexpected_pass; another
+ * failure stays what it is. Parsed from a byte buffer (fuzzable).
  * Thread-safety: immutable after parsing. */
 #ifndef BITCTS_HARNESS_BASELINE_H
 #define BITCTS_HARNESS_BASELINE_H
@@ -10,7 +11,7 @@
 
 typedef struct bitcts_baseline_entry {
     char glob[128];
-    int verdict; /* fail, timeout or crash */
+    int verdict; /* fail, timeout, crash or flake */
     char reason[256];
 } bitcts_baseline_entry;
 
@@ -25,7 +26,8 @@ int bitcts_baseline_parse(const char *name, const char *text, size_t size, bitct
 void bitcts_baseline_free(bitcts_baseline *b);
 /** The first entry matching the id, or NULL. */
 const bitcts_baseline_entry *bitcts_baseline_find(const bitcts_baseline *b, const char *id);
-/** Applies the baseline to a verdict: expected_fail / unexpected_pass / unchanged. */
+/** Applies the baseline to a verdict: expected_fail (the entry's verdict) / unexpected_pass
+ * (pass, warn, recorded) / unchanged (any other verdict, a failure of another kind included). */
 int bitcts_baseline_apply(const bitcts_baseline_entry *e, int verdict);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "bitcts/bitcts_verdict.h"
 #include "case_result.h"
+#include "sanitize.h"
 
 static json_t *hex(uint64_t v, uint32_t width)
 {
@@ -67,6 +68,12 @@ json_t *bitcts_case_result_json(const bitcts_case_key *key, size_t plan_index,
 void bitcts_case_repro(const char *backend_spec, const char *options, uint64_t seed, const char *id,
                        char *out, size_t cap)
 {
-    snprintf(out, cap, "bitcts run --backend '%s'%s --tier all --filter '%s' --seed 0x%016llx",
-             backend_spec, options, id, (unsigned long long)seed);
+    char backend[1100], filter[400], folder[420];
+    char dir[128];
+    snprintf(dir, sizeof dir, "bitcts-repro/%s", id);
+    snprintf(out, cap,
+             "bitcts run --backend %s%s --tier all --filter %s --seed 0x%016llx --report %s",
+             bitcts_shell_quote(backend_spec, backend, sizeof backend), options,
+             bitcts_shell_quote(id, filter, sizeof filter), (unsigned long long)seed,
+             bitcts_shell_quote(dir, folder, sizeof folder));
 }

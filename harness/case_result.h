@@ -13,7 +13,9 @@
  * policy, warnings, failure, baseline, repro, plan_index. New reference. */
 json_t *bitcts_case_result_json(const bitcts_case_key *key, size_t plan_index,
                                 const bitcts_case_result *r, const char *repro);
-/** The one-line command that reruns just this case. */
+/** The one-line command that reruns just this case, valid shell whatever the backend path
+ * holds, writing its report into its own folder (bitcts-repro/<id>) so that pasting it never
+ * replaces the full run's report. `options` is already quoted (" --backend-option 'k=v'"). */
 void bitcts_case_repro(const char *backend_spec, const char *options, uint64_t seed, const char *id,
                        char *out, size_t cap);
 

@@ -11,9 +11,6 @@
 
 #include "tensor_model.h"
 
-#define BITCTS_GUARD_BYTES 64u     /* guard band before and after every buffer */
-#define BITCTS_GUARD_PATTERN 0xA5u /* the guard bands' fill */
-
 /** The outcome of one case. */
 typedef struct bitcts_case_result {
     int verdict;          /* bitcts_verdict */
@@ -34,7 +31,18 @@ typedef struct bitcts_case_result {
     uint64_t first_expected, first_actual;
 } bitcts_case_result;
 
-/** The buffers of an executed case. Pointers are to the data (inside the guard bands). */
+/** The guard bytes around one buffer: where they are now and what they must still hold. A
+ * length of 0 means the buffer has no guard of that side to check. */
+typedef struct bitcts_compare_guard {
+    const uint8_t *before;
+    const uint8_t *before_expect;
+    size_t before_len; /* the guard ends where the data begins */
+    const uint8_t *after;
+    const uint8_t *after_expect;
+    size_t after_len; /* the guard begins where the data ends */
+} bitcts_compare_guard;
+
+/** The buffers of an executed case. */
 typedef struct bitcts_compare_args {
     const bitcts_op_desc *desc;
     int alias_input; /* -1, or the input the output aliases */
@@ -45,6 +53,7 @@ typedef struct bitcts_compare_args {
     const uint8_t *output_after;
     const uint8_t *expected;      /* saturate policy (the only one when not recorded) */
     const uint8_t *expected_mask; /* recorded cases: the mask policy; else NULL */
+    bitcts_compare_guard guards[3]; /* the inputs, then the output at index input_count */
 } bitcts_compare_args;
 
 /** Fills every logical element of `output` with a value that differs from the expected one(s),
@@ -53,13 +62,13 @@ void bitcts_compare_poison(const bitcts_op_desc *desc, const uint8_t *expected,
                            const uint8_t *expected_mask, uint8_t *output);
 
 /** Compares and decides the verdict (pass, warn, fail, recorded) into *out (its timing fields
- * are left alone). Guard bands are checked too: each buffer pointer must have
- * BITCTS_GUARD_BYTES of BITCTS_GUARD_PATTERN before and after it.
+ * are left alone). The guards are checked too: a byte that differs from what it must hold is a
+ * write outside the buffer, named with its distance from the data.
  * @return BITCTS_OK or BITCTS_E_OUT_OF_MEMORY. */
 int bitcts_compare_case(const bitcts_compare_args *args, bitcts_case_result *out);
 
-/** Allocates size bytes with guard bands; returns the data pointer (64-byte aligned). */
-uint8_t *bitcts_guarded_alloc(uint64_t size);
-void bitcts_guarded_free(uint8_t *data);
+/** The part of the comparison that concerns what the backend must not touch: the guards and
+ * the inputs (but an input the output aliases). @return 1 with the problems in why, else 0. */
+int bitcts_compare_untouched(const bitcts_compare_args *args, char *why, size_t cap);
 
 #endif

@@ -1,27 +1,35 @@
 /* SPDX-License-Identifier: MIT */
-/* The run's records: the append-only results.jsonl (header, begin, end), --resume from it, and
- * the report of docs/report-schema.md. */
+/* The run's records: the report folder and its claim, the append-only results.jsonl (header,
+ * begin, end), --resume from it, and the report of docs/report-schema.md, where the runs of a
+ * --repeat are combined (a case that disagrees with itself is a flake) and the baseline is
+ * applied. */
 #include <errno.h>       /* errno */
-#include <stdio.h>       /* fprintf */
+#include <fcntl.h>       /* open */
+#include <stdio.h>       /* snprintf */
 #include <stdlib.h>      /* free */
 #include <string.h>      /* strcmp */
 #include <sys/utsname.h> /* uname */
 #include <time.h>        /* strftime */
-#include <unistd.h>      /* gethostname */
+#include <unistd.h>      /* gethostname, ftruncate */
 
 #include "bitcts/bitcts_status.h"
 #include "bitcts/bitcts_verdict.h"
 #include "bitcts/bitcts_version.h"
 #include "case_json.h"
+#include "case_result.h"
 #include "clock.h"
 #include "fs_util.h"
 #include "report.h"
 #include "report_files.h"
+#include "run_log.h"
 #include "run_state.h"
+#include "sanitize.h"
+
+#define RUN_FOLDER_MARK ".bitcts-report" /* a report folder bitcts made */
 
 void bitcts__run_log(run_state *s, json_t *rec)
 {
-    if (s->log != NULL) {
+    if (s->log != NULL && rec != NULL) {
         char *text = json_dumps(rec, JSON_COMPACT | JSON_ENSURE_ASCII);
         if (text != NULL) {
             fputs(text, s->log);
@@ -36,27 +44,103 @@ void bitcts__run_log(run_state *s, json_t *rec)
 static json_t *selection_json(const run_state *s)
 {
     char fl[8] = "", shard[24] = "";
-    if (s->cfg->selection.max_feature_level) {
+    if (s->cfg->selection.max_feature_level != 0) {
         bitcts_fl_format(s->cfg->selection.max_feature_level, fl, sizeof fl);
     }
-    if (s->cfg->shard_count) {
+    if (s->cfg->shard_count != 0) {
         snprintf(shard, sizeof shard, "%u/%u", s->cfg->shard_index, s->cfg->shard_count);
     }
-    return json_pack("{s:s, s:s, s:s, s:s}", "tier",
-                     s->cfg->tier_text != NULL ? s->cfg->tier_text : "default", "filter",
-                     s->cfg->selection.filter != NULL ? s->cfg->selection.filter : "*",
-                     "feature_level", fl, "shard", shard);
+    char tier[200], filter[600];
+    bitcts_sanitize_string(s->cfg->tier_text != NULL ? s->cfg->tier_text : "default", 4096, tier,
+                           sizeof tier);
+    bitcts_sanitize_string(s->cfg->selection.filter != NULL ? s->cfg->selection.filter : "*",
+                           4096, filter, sizeof filter);
+    return json_pack("{s:s, s:s, s:s, s:s}", "tier", tier, "filter", filter, "feature_level", fl,
+                     "shard", shard);
 }
 
 static json_t *header_json(const run_state *s)
 {
     char seed[19];
+    char spec[BITCTS_BACKEND_TEXT];
     bitcts_format_u64(s->cfg->seed, seed);
-    return json_pack("{s:s, s:s, s:s, s:s, s:o}", "record", "header", "schema_version", "1.0",
-                     "seed", seed, "backend", s->cfg->backend_spec, "selection", selection_json(s));
+    bitcts_sanitize_string(s->cfg->backend_spec, 4096, spec, sizeof spec);
+    return json_pack("{s:s, s:s, s:s, s:s, s:o, s:I}", "record", "header", "schema_version", "1.1",
+                     "seed", seed, "backend", spec, "selection", selection_json(s), "rounds",
+                     (json_int_t)s->rounds);
 }
 
-/* Loads the ended cases of an earlier, interrupted run of the same selection. */
+/* ---- the folder ---- */
+
+/* 1 when dir holds a run log whose first line is a bitcts header (a folder an older bitcts
+ * wrote, before the mark existed). */
+static int holds_bitcts_log(const char *dir)
+{
+    char path[4200], first[64] = "";
+    snprintf(path, sizeof path, "%s/results.jsonl", dir);
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        return 0;
+    }
+    const size_t got = fread(first, 1, sizeof first - 1, f);
+    fclose(f);
+    first[got] = '\0';
+    static const char header[] = "{\"record\":\"header\"";
+    return strncmp(first, header, sizeof header - 1) == 0;
+}
+
+int bitcts__run_claim_folder(run_state *s, char *err, size_t cap)
+{
+    const char *dir = s->cfg->report_dir;
+    char mark[4200];
+    snprintf(mark, sizeof mark, "%s/" RUN_FOLDER_MARK, dir);
+    const int state = bitcts_fs_dir_state(dir);
+    if (state < 0) {
+        snprintf(err, cap, "--report %s exists and is not a folder", dir);
+        return BITCTS_E_EXISTS;
+    }
+    if (state == 1 && access(mark, F_OK) != 0 && !bitcts_fs_dir_is_empty(dir) &&
+        !holds_bitcts_log(dir) && !s->cfg->force) {
+        snprintf(err, cap,
+                 "--report %s holds files bitcts did not write; give another folder, or --force "
+                 "to write into it",
+                 dir);
+        return BITCTS_E_EXISTS;
+    }
+    int st = bitcts_fs_mkdirs(dir, err, cap);
+    if (st == BITCTS_OK) {
+        static const char text[] = "a report folder written by bitcts run\n";
+        st = bitcts_fs_write(mark, text, sizeof text - 1, err, cap);
+    }
+    return st;
+}
+
+/* ---- the log ---- */
+
+static int take_end(void *user, json_t *rec, size_t line, char *err, size_t cap)
+{
+    run_state *s = user;
+    const char *id = json_string_value(json_object_get(rec, "id"));
+    const json_int_t idx = json_integer_value(json_object_get(rec, "plan_index"));
+    const json_int_t round = json_integer_value(json_object_get(rec, "round"));
+    if (id == NULL || idx < 0 || (size_t)idx >= s->plan->count ||
+        strcmp(s->plan->cases[idx].id, id) != 0 || round < 0 || (uint32_t)round >= s->rounds) {
+        json_decref(rec);
+        snprintf(err, cap, "results.jsonl:%zu names an unknown case", line);
+        return BITCTS_E_PARSE;
+    }
+    json_object_del(rec, "record");
+    json_object_del(rec, "round");
+    json_decref(s->results[round][idx]);
+    if (s->results[round][idx] == NULL) {
+        ++s->done;
+    }
+    s->results[round][idx] = rec;
+    return BITCTS_OK;
+}
+
+/* Loads the ended cases of an earlier, interrupted run of the same selection and drops a last
+ * line the interruption cut short, so that the log can be resumed any number of times. */
 static int resume_from(run_state *s, const char *path, char *err, size_t cap)
 {
     char *text = NULL;
@@ -66,125 +150,137 @@ static int resume_from(run_state *s, const char *path, char *err, size_t cap)
         return st;
     }
     json_t *want = header_json(s);
-    size_t line = 0;
-    char *p = text;
-    while (st == BITCTS_OK && p < text + size) {
-        char *nl = memchr(p, '\n', (size_t)(text + size - p));
-        if (nl == NULL) {
-            break; /* a record cut short by the interruption: it is run again */
-        }
-        *nl = '\0';
-        ++line;
-        json_t *rec = json_loads(p, 0, NULL);
-        const char *kind = json_string_value(json_object_get(rec, "record"));
-        if (rec == NULL || kind == NULL) {
-            snprintf(err, cap, "--resume: %s:%zu is not a bitcts log record", path, line);
-            st = BITCTS_E_PARSE;
-        } else if (line == 1 && (strcmp(kind, "header") || !json_equal(rec, want))) {
-            snprintf(err, cap,
-                     "--resume: %s was written by a run with another seed, backend or "
-                     "selection",
-                     path);
-            st = BITCTS_E_INVALID_ARGUMENT;
-        } else if (strcmp(kind, "end") == 0) {
-            const char *id = json_string_value(json_object_get(rec, "id"));
-            const json_int_t idx = json_integer_value(json_object_get(rec, "plan_index"));
-            if (id == NULL || idx < 0 || (size_t)idx >= s->plan->count ||
-                strcmp(s->plan->cases[idx].id, id)) {
-                snprintf(err, cap, "--resume: %s:%zu names an unknown case", path, line);
-                st = BITCTS_E_PARSE;
-            } else {
-                json_object_del(rec, "record");
-                json_decref(s->results[idx]);
-                s->results[idx] = json_incref(rec);
-            }
-        }
-        json_decref(rec);
-        p = nl + 1;
-    }
+    size_t complete = 0;
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "--resume: results.jsonl");
+    st = bitcts_run_log_parse(prefix, text, size, want, take_end, s, &complete, err, cap);
     json_decref(want);
     free(text);
+    if (st == BITCTS_OK && complete < size && truncate(path, (off_t)complete) != 0) {
+        snprintf(err, cap, "--resume: cannot repair %s: %s", path, strerror(errno));
+        st = BITCTS_E_IO;
+    }
     return st;
 }
 
 int bitcts__run_open_log(run_state *s, char *err, size_t cap)
 {
-    int st = bitcts_fs_mkdirs(s->cfg->report_dir, err, cap);
-    if (st != BITCTS_OK) {
-        return st;
-    }
     char path[4096];
     snprintf(path, sizeof path, "%s/results.jsonl", s->cfg->report_dir);
     const int exists = access(path, F_OK) == 0;
+    int st = BITCTS_OK;
     if (s->cfg->resume && exists && (st = resume_from(s, path, err, cap)) != BITCTS_OK) {
         return st;
     }
-    s->log = fopen(path, s->cfg->resume && exists ? "a+" : "w");
+    const int append = s->cfg->resume && exists;
+    const int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC),
+                        0666);
+    s->log = fd >= 0 ? fdopen(fd, append ? "a" : "w") : NULL;
     if (s->log == NULL) {
         snprintf(err, cap, "cannot write %s: %s", path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+        }
         return BITCTS_E_IO;
     }
-    if (s->cfg->resume && exists) {
-        fseek(s->log, 0, SEEK_END); /* a record cut short gets its line ended */
-        if (ftell(s->log) > 0) {
-            fseek(s->log, -1, SEEK_END);
-            const int last = fgetc(s->log);
-            fseek(s->log, 0, SEEK_END);
-            if (last != '\n') {
-                fputc('\n', s->log);
-            }
-        }
-    } else {
+    if (!append) {
         bitcts__run_log(s, header_json(s));
     }
     return BITCTS_OK;
 }
 
-static json_t *types_json(uint32_t mask)
+/* ---- results ---- */
+
+void bitcts__run_record(run_state *s, size_t idx, uint32_t round, json_t *obj)
 {
-    json_t *a = json_array();
-    for (uint32_t t = 1; t < BITCTS_DT_COUNT; ++t) {
-        if (mask & (1u << t)) {
-            json_array_append_new(a, json_string(bitcts_dtype_name(t)));
-        }
+    if (s->results[round][idx] == NULL) {
+        ++s->done;
     }
-    return a;
+    json_decref(s->results[round][idx]);
+    s->results[round][idx] = obj;
+    json_t *rec = json_deep_copy(obj);
+    if (rec != NULL) {
+        json_object_set_new(rec, "record", json_string("end"));
+        json_object_set_new(rec, "round", json_integer(round));
+    }
+    bitcts__run_log(s, rec);
 }
 
-static json_t *backend_json(const run_state *s)
+void bitcts__run_synthesize(run_state *s, size_t idx, uint32_t round, int verdict,
+                            const char *detail, double duration_ms)
 {
-    const bitcts_backend *b = &s->backend;
-    json_t *caps = json_object();
-    for (int i = 0; i < (int)BITCTS_OP_COUNT; ++i) {
-        if (!b->caps.has_op[i]) {
-            continue;
+    bitcts_case_result r;
+    memset(&r, 0, sizeof r);
+    r.verdict = verdict;
+    r.duration_ms = duration_ms;
+    bitcts_sanitize_string(detail, 4096, r.detail, sizeof r.detail);
+    char repro[2048];
+    bitcts_case_repro(s->cfg->backend_spec, s->repro_options, s->cfg->seed,
+                      s->plan->cases[idx].id, repro, sizeof repro);
+    bitcts__run_record(s, idx, round, bitcts_case_result_json(&s->plan->cases[idx], idx, &r, repro));
+}
+
+/* The runs of a case agree when their verdicts agree and, where they produced output, their
+ * digests. */
+static int runs_agree(json_t *const *runs, uint32_t n)
+{
+    for (uint32_t r = 1; r < n; ++r) {
+        if (strcmp(bitcts_report_str(runs[r], "verdict"), bitcts_report_str(runs[0], "verdict")) !=
+                0 ||
+            strcmp(bitcts_report_str(runs[r], "output_xxh3_128"),
+                   bitcts_report_str(runs[0], "output_xxh3_128")) != 0) {
+            return 0;
         }
-        const bitcts_abi_op_caps *c = &b->caps.ops[i];
-        json_t *dims = json_array();
-        for (uint32_t n = 1; n <= 8; ++n) {
-            if (c->dimension_counts & (1u << n)) {
-                json_array_append_new(dims, json_integer(n));
-            }
-        }
-        json_object_set_new(caps, bitcts_op_name(bitcts_op_all[i]),
-                            json_pack("{s:o, s:o, s:o, s:b}", "input_types",
-                                      types_json(c->input_types), "output_types",
-                                      types_json(c->output_types), "dimension_counts", dims,
-                                      "in_place", (c->flags & BITCTS_ABI_CAP_IN_PLACE) != 0));
     }
-    char fl[8], abi[16];
-    bitcts_fl_format(b->caps.feature_level, fl, sizeof fl);
-    const uint32_t v = bitcts_plugin_host_abi_version(b->host);
-    snprintf(abi, sizeof abi, "%u.%u", BITCTS_ABI_MAJOR(v), BITCTS_ABI_MINOR(v));
-    json_t *info = json_pack("{s:s, s:s, s:s}", "variant", b->info_variant, "features",
-                             b->info_features, "other", b->info_extra);
-    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "spec",
-                     s->cfg->backend_spec, "path", bitcts_plugin_host_path(b->host), "name",
-                     bitcts_plugin_host_name(b->host), "vendor", bitcts_plugin_host_vendor(b->host),
-                     "version", bitcts_plugin_host_version(b->host), "build_id",
-                     bitcts_plugin_host_build_id(b->host), "abi_version", abi, "library_xxh3_128",
-                     bitcts_plugin_host_digest(b->host), "feature_level", fl, "capabilities", caps,
-                     "info", info);
+    return 1;
+}
+
+/* A case that disagreed with itself: the first run's object, verdict flake, every run listed. */
+static json_t *flake(json_t *const *runs, uint32_t n)
+{
+    json_t *obj = json_deep_copy(runs[0]);
+    json_t *list = json_array();
+    char detail[640];
+    size_t used = (size_t)snprintf(detail, sizeof detail, "disagrees with itself over %u runs:", n);
+    for (uint32_t r = 0; r < n; ++r) {
+        const char *worker = r % 2 == 1 ? "a fresh worker" : "a reused worker";
+        json_array_append_new(
+            list, json_pack("{s:I, s:s, s:s, s:s, s:s}", "run", (json_int_t)r + 1, "worker",
+                            worker, "verdict", bitcts_report_str(runs[r], "verdict"), "detail",
+                            bitcts_report_str(runs[r], "detail"), "output_xxh3_128",
+                            bitcts_report_str(runs[r], "output_xxh3_128")));
+        if (used < sizeof detail) {
+            used += (size_t)snprintf(detail + used, sizeof detail - used, "%s run %u (%s): %s",
+                                     r > 0 ? ";" : "", r + 1, worker,
+                                     bitcts_report_str(runs[r], "verdict"));
+        }
+    }
+    json_object_set_new(obj, "verdict", json_string("flake"));
+    json_object_set_new(obj, "detail", json_string(detail));
+    json_object_set_new(obj, "repeats", list);
+    return obj;
+}
+
+/* The final object of a case: its runs combined, then the baseline. New reference. */
+static json_t *final_result(run_state *s, size_t idx)
+{
+    json_t *runs[64] = {NULL};
+    const uint32_t n = s->rounds < 64 ? s->rounds : 64;
+    for (uint32_t r = 0; r < n; ++r) {
+        runs[r] = s->results[r][idx];
+    }
+    json_t *obj = n > 1 && !runs_agree(runs, n) ? flake(runs, n) : json_deep_copy(runs[0]);
+    const bitcts_baseline_entry *e = bitcts_baseline_find(&s->baseline, s->plan->cases[idx].id);
+    if (obj != NULL && e != NULL) {
+        const int verdict = bitcts_verdict_parse(bitcts_report_str(obj, "verdict"));
+        const int applied = bitcts_baseline_apply(e, verdict);
+        char reason[400];
+        bitcts_sanitize_string(e->reason[0] != '\0' ? e->reason : e->glob, 4096, reason,
+                               sizeof reason);
+        json_object_set_new(obj, "baseline", json_string(reason));
+        json_object_set_new(obj, "verdict", json_string(bitcts_verdict_name(applied)));
+    }
+    return obj;
 }
 
 static json_t *host_json(void)
@@ -193,31 +289,31 @@ static json_t *host_json(void)
     char name[256] = "";
     gethostname(name, sizeof name - 1);
     const int ok = uname(&u) == 0;
-    char os[200];
+    char os[200], clean[256], machine[80];
     snprintf(os, sizeof os, "%s %s", ok ? u.sysname : "?", ok ? u.release : "");
-    return json_pack("{s:s, s:s, s:s, s:I}", "hostname", name, "os", os, "machine",
-                     ok ? u.machine : "?", "cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN));
+    bitcts_sanitize_string(name, sizeof name, clean, sizeof clean);
+    bitcts_sanitize_string(ok ? u.machine : "?", sizeof u.machine, machine, sizeof machine);
+    return json_pack("{s:s, s:s, s:s, s:I}", "hostname", clean, "os", os, "machine", machine,
+                     "cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN));
 }
 
-/* The report object: the run's identity, then the cases of the selection in plan order; the
- * builder derives the summary and the slowest cases. */
 int bitcts__run_write_report(run_state *s, char *err, size_t cap)
 {
     char seed[19], finished[32];
     bitcts_format_u64(s->cfg->seed, seed);
     const time_t wall = time(NULL);
     strftime(finished, sizeof finished, "%Y-%m-%dT%H:%M:%SZ", gmtime(&wall));
-    json_t *identity = json_pack("{s:s, s:I, s:s, s:O, s:s, s:o, s:o, s:o}", "suite_version",
-                                 BITCTS_VERSION_STRING, "generator_version",
-                                 (json_int_t)BITCTS_GENERATOR_VERSION, "seed", seed, "command_line",
-                                 s->cfg->command_line != NULL ? s->cfg->command_line : json_array(),
-                                 "started", s->started_iso, "selection", selection_json(s),
-                                 "backend", backend_json(s), "host", host_json());
+    json_t *identity = json_pack(
+        "{s:s, s:I, s:s, s:O, s:s, s:o, s:O, s:o}", "suite_version", BITCTS_VERSION_STRING,
+        "generator_version", (json_int_t)BITCTS_GENERATOR_VERSION, "seed", seed, "command_line",
+        s->cfg->command_line != NULL ? s->cfg->command_line : json_array(), "started",
+        s->started_iso, "selection", selection_json(s), "backend", s->backend_json, "host",
+        host_json());
     bitcts_report_builder *b = NULL;
     int st = identity != NULL ? bitcts_report_builder_create(identity, &b) : BITCTS_E_OUT_OF_MEMORY;
     json_decref(identity);
     for (size_t i = 0; st == BITCTS_OK && i < s->selected_count; ++i) {
-        st = bitcts_report_builder_add(b, json_incref(s->results[s->selected[i]]));
+        st = bitcts_report_builder_add(b, final_result(s, s->selected[i]));
     }
     json_t *report = NULL;
     if (st == BITCTS_OK) {
@@ -240,7 +336,7 @@ int bitcts__run_write_report(run_state *s, char *err, size_t cap)
 
 void bitcts__run_progress(run_state *s, int final)
 {
-    if (!s->cfg->progress) {
+    if (s->cfg->progress == NULL) {
         return;
     }
     const double t = bitcts_clock_now();
@@ -248,5 +344,5 @@ void bitcts__run_progress(run_state *s, int final)
         return;
     }
     s->last_progress = t;
-    s->cfg->progress(s->cfg->progress_user, s->done, s->todo_count, t - s->started);
+    s->cfg->progress(s->cfg->progress_user, s->done, s->total, t - s->started);
 }

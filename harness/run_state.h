@@ -1,68 +1,97 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal state of a run, shared by runner.c (the loop) and run_report.c (log, resume,
- * report). Never installed. Thread-safety: one run per process. */
+/* Internal state of a run, shared by runner.c (scheduling and the loop), run_slot.c (one
+ * worker: its messages, its end, who is to blame) and run_report.c (log, resume, report).
+ * Never installed. Thread-safety: one run per process. */
 #ifndef BITCTS_HARNESS_RUN_STATE_H
 #define BITCTS_HARNESS_RUN_STATE_H
 
-#include <jansson.h>   /* json_t */
-#include <stdio.h>     /* FILE */
-#include <sys/types.h> /* pid_t */
+#include <jansson.h> /* json_t */
+#include <stdio.h>   /* FILE */
 
 #include "backend.h"
 #include "baseline.h"
 #include "case_plan.h"
 #include "runner.h"
+#include "sandbox.h"
+#include "worker.h"
+
+#define BITCTS_RUN_BATCH_ATTEMPTS 3 /* workers a batch may take that die before its first case */
 
 typedef struct run_batch {
     size_t *items; /* plan indices */
     size_t count;
+    uint32_t round;    /* the --repeat round */
+    uint32_t attempts; /* workers that already died on it before its first case */
 } run_batch;
 
 typedef struct worker_slot {
-    pid_t pid; /* 0 when the slot is free */
-    int fd;
+    bitcts_sandbox sb;
+    bitcts_worker_job job; /* read by the child after the fork */
     run_batch batch;
     unsigned char *ended; /* per batch item */
-    long current;         /* plan index begun and not ended, or -1 */
-    char phase;           /* 'B', 'P' (in the backend), 'C' */
-    double phase_start;
-    int timed_out;
-    char *buf;
-    size_t len, cap;
+    uint64_t seen_seq;    /* the status page's seq when last read */
+    long current;         /* the case of the phase (B, P, C), or -1 */
+    long last_ended;      /* the last plan index that ended in this worker, or -1 */
+    char phase;           /* the status page's phase: 0 (started), L I Q B P C D X */
+    double phase_start;   /* when it began (the child's own clock reading) */
+    int killed_for;       /* 0, or the phase whose deadline killed it */
+    int began_cases;      /* a case of the batch began in this worker */
+    char fault[600];      /* an F line's text */
+    char refusal[1100];   /* an S line's text */
+    int refusal_status;
+    json_t *identity; /* the probe's R */
 } worker_slot;
 
 typedef struct run_state {
     const bitcts_run_config *cfg;
     bitcts_plan *plan;
-    bitcts_backend backend;
+    bitcts_backend_spec backend;
+    json_t *backend_json; /* what the probe learnt, for the report */
+    char backend_problem[700]; /* the probe's death, when it died: every case fails with it */
     bitcts_baseline baseline;
     char repro_options[512];
-    size_t *todo; /* plan indices still to run, in order */
-    size_t todo_count, todo_head;
-    run_batch *retry; /* the rest of batches whose worker died */
-    size_t retry_count;
-    size_t batch_size;
+    uint32_t rounds;
+    run_batch *queue; /* batches waiting for a worker, a stack */
+    size_t queue_count, queue_cap;
     size_t *selected; /* plan indices of the selection (this shard), in order */
     size_t selected_count;
-    json_t **results; /* by plan index */
-    size_t done;
+    json_t ***results; /* [round][plan index] */
+    size_t done, total;
     worker_slot *slots;
+    int jobs;
     FILE *log;
     double started;
     char started_iso[32];
     double last_progress;
-    json_t *report; /* the report written */
+    json_t *report;
 } run_state;
 
-void bitcts__run_record(run_state *s, size_t idx, json_t *obj);
 /** Appends a record to results.jsonl and flushes it. Takes ownership of rec. */
 void bitcts__run_log(run_state *s, json_t *rec);
-/** Opens the log (new, or for --resume: loads the ended cases and checks the header). */
+/** Opens the log (new, or for --resume: loads the ended cases, drops a cut last line). */
 int bitcts__run_open_log(run_state *s, char *err, size_t cap);
-/** Assembles the report (the reports module's builder) and writes the report folder; keeps the
- * report in s->report. */
+/** Checks that the report folder is new, empty or a bitcts report folder, and claims it. */
+int bitcts__run_claim_folder(run_state *s, char *err, size_t cap);
+/** Records a case result: baseline applied, logged, stored. Takes ownership of obj. */
+void bitcts__run_record(run_state *s, size_t idx, uint32_t round, json_t *obj);
+/** A result the worker could not send: crash, timeout, missing, internal error. */
+void bitcts__run_synthesize(run_state *s, size_t idx, uint32_t round, int verdict,
+                            const char *detail, double duration_ms);
+/** The final result of each case (the rounds combined: a case that disagrees with itself is a
+ * flake); assembles the report and writes the report folder; keeps it in s->report. */
 int bitcts__run_write_report(run_state *s, char *err, size_t cap);
 /** Tells the config's progress callback, at most every 0.1 s unless final. */
 void bitcts__run_progress(run_state *s, int final);
+
+/** Handles one channel line of slot w. */
+void bitcts__slot_line(run_state *s, worker_slot *w, char *line);
+/** Reads the slot's status page: its phase, since when, and its case. */
+void bitcts__slot_observe(worker_slot *w);
+/** The slot's worker is over (reaped): settles its current case, blames the right party, and
+ * puts what did not run back in the queue. */
+void bitcts__slot_finish(run_state *s, worker_slot *w);
+/** Puts cases back in the queue, split so that free workers can share them. */
+void bitcts__run_requeue(run_state *s, const size_t *items, size_t count, uint32_t round,
+                         uint32_t attempts);
 
 #endif

@@ -1,383 +1,366 @@
 /* SPDX-License-Identifier: MIT */
-/* The run loop: worker processes take batches of cases; a crash or hang costs the case it hit
- * (Crash / Timeout) and the rest of the batch continues in a new worker; every record goes to
- * the append-only log as it happens. */
-#include <errno.h>    /* errno */
-#include <fcntl.h>    /* fcntl */
-#include <poll.h>     /* poll */
-#include <signal.h>   /* kill */
-#include <stdio.h>    /* fprintf */
-#include <stdlib.h>   /* malloc */
-#include <string.h>   /* strerror */
-#include <sys/wait.h> /* waitpid */
-#include <time.h>     /* time, strftime */
-#include <unistd.h>   /* fork, pipe */
-#ifdef __linux__
-#include <sys/prctl.h> /* PR_SET_PDEATHSIG */
-#endif
+/* The run loop. A probe worker loads the backend first and sends its identity (the parent never
+ * loads a backend); then worker processes take batches of cases. The parent polls every worker's
+ * channel and captured output with a deadline for the phase each is in, reaps without waiting,
+ * kills a worker's whole process group, and sweeps up what a dead worker left behind. A case a
+ * worker could not finish gets its verdict (harness/run_slot.c) and the rest of its batch goes
+ * back to the queue, split so that the other workers share it. */
+#include <errno.h>  /* errno */
+#include <poll.h>   /* poll */
+#include <stdio.h>  /* snprintf */
+#include <stdlib.h> /* malloc */
+#include <string.h> /* memset */
+#include <time.h>   /* time, strftime */
 
 #include "bitcts/bitcts_status.h"
 #include "bitcts/bitcts_verdict.h"
-#include "case_result.h"
 #include "clock.h"
 #include "fs_util.h"
+#include "report_model.h"
 #include "run_state.h"
-#include "worker.h"
+#include "sanitize.h"
 
-/* Records a result: baseline applied, logged, stored. Takes ownership of obj. `text` is obj's
- * compact JSON when the caller has it (the worker's line), so the log need not re-encode it. */
-static void record_result(run_state *s, size_t idx, json_t *obj, const char *text)
+#define RUN_EXIT_DEADLINE_S 10.0 /* for a worker to exit after instance_destroy */
+
+/* The deadline of a phase: backend phases get --timeout, the harness's own work on a case ten
+ * times that (at least a minute: generating and checking a large case takes seconds). */
+static double phase_deadline(const run_state *s, char phase)
 {
-    const bitcts_case_key *k = &s->plan->cases[idx];
-    const int verdict = bitcts_verdict_parse(json_string_value(json_object_get(obj, "verdict")));
-    const bitcts_baseline_entry *e = bitcts_baseline_find(&s->baseline, k->id);
-    if (e != NULL) {
-        json_object_set_new(obj, "baseline", json_string(e->reason[0] ? e->reason : e->glob));
-        json_object_set_new(obj, "verdict",
-                            json_string(bitcts_verdict_name(bitcts_baseline_apply(e, verdict))));
-        text = NULL;
+    if (phase == 'B' || phase == 'C') {
+        const double harness = 10 * s->cfg->timeout_s;
+        return harness > 60 ? harness : 60;
     }
-    if (s->results[idx] != NULL) {
-        json_decref(s->results[idx]);
+    return phase == 'X' ? RUN_EXIT_DEADLINE_S : s->cfg->timeout_s;
+}
+
+/* ---- the queue ---- */
+
+static int queue_push(run_state *s, run_batch b)
+{
+    if (s->queue_count == s->queue_cap) {
+        const size_t cap = s->queue_cap != 0 ? 2 * s->queue_cap : 64;
+        run_batch *grown = realloc(s->queue, cap * sizeof *grown);
+        if (grown == NULL) {
+            free(b.items);
+            return -1;
+        }
+        s->queue = grown;
+        s->queue_cap = cap;
     }
-    s->results[idx] = obj;
-    ++s->done;
-    if (s->log == NULL) {
-        return;
+    s->queue[s->queue_count++] = b;
+    return 0;
+}
+
+static size_t batch_size(const run_state *s, size_t todo, uint32_t round)
+{
+    if (s->cfg->isolate_case || round % 2 == 1) { /* odd --repeat rounds: a fresh worker each */
+        return 1;
     }
-    if (text != NULL && text[0] == '{') { /* {"record":"end", + the case object's members */
-        fputs("{\"record\":\"end\",", s->log);
-        fputs(text + 1, s->log);
-        fputc('\n', s->log);
-        fflush(s->log);
-    } else {
-        json_t *rec = json_deep_copy(obj);
-        json_object_set_new(rec, "record", json_string("end"));
-        bitcts__run_log(s, rec);
+    const size_t per_job = todo / ((size_t)s->jobs * 8) + 1;
+    return per_job < 16 ? 16 : per_job > 256 ? 256 : per_job;
+}
+
+static void push_items(run_state *s, const size_t *items, size_t count, size_t size,
+                       uint32_t round, uint32_t attempts)
+{
+    /* Pushed back to front: the stack pops them in plan order. */
+    for (size_t end = count; end > 0;) {
+        const size_t start = end > size ? end - size : 0;
+        run_batch b = {.count = end - start, .round = round, .attempts = attempts};
+        b.items = malloc(b.count * sizeof *b.items);
+        if (b.items != NULL) {
+            memcpy(b.items, items + start, b.count * sizeof *b.items);
+            queue_push(s, b);
+        }
+        end = start;
     }
 }
 
-void bitcts__run_record(run_state *s, size_t idx, json_t *obj)
-{
-    record_result(s, idx, obj, NULL);
-}
-
-/* A result the worker could not report: crash, timeout, internal error. */
-static void synthesize(run_state *s, size_t idx, int verdict, const char *detail)
-{
-    bitcts_case_result r;
-    memset(&r, 0, sizeof r);
-    r.verdict = verdict;
-    snprintf(r.detail, sizeof r.detail, "%s", detail);
-    char repro[512];
-    bitcts_case_repro(s->cfg->backend_spec, s->repro_options, s->cfg->seed, s->plan->cases[idx].id,
-                      repro, sizeof repro);
-    bitcts__run_record(s, idx, bitcts_case_result_json(&s->plan->cases[idx], idx, &r, repro));
-}
-
-static void push_retry(run_state *s, const size_t *items, size_t count)
+void bitcts__run_requeue(run_state *s, const size_t *items, size_t count, uint32_t round,
+                         uint32_t attempts)
 {
     if (count == 0) {
         return;
     }
-    run_batch *b = &s->retry[s->retry_count++];
-    b->items = malloc(count * sizeof *items);
-    memcpy(b->items, items, count * sizeof *items);
-    b->count = count;
+    /* Split so that every worker can take a share: cases behind a hang never wait in line. */
+    const size_t share = (count + (size_t)s->jobs - 1) / (size_t)s->jobs;
+    push_items(s, items, count, attempts > 0 ? count : share, round, attempts);
 }
 
-static int next_batch(run_state *s, run_batch *out)
+/* ---- workers ---- */
+
+static bitcts_sandbox **all_sandboxes(run_state *s, bitcts_sandbox **out)
 {
-    if (s->retry_count > 0) {
-        *out = s->retry[--s->retry_count];
-        return 1;
+    for (int i = 0; i < s->jobs; ++i) {
+        out[i] = s->slots[i].sb.pid > 0 ? &s->slots[i].sb : NULL;
     }
-    if (s->todo_head >= s->todo_count) {
-        return 0;
-    }
-    size_t n = s->batch_size;
-    if (n > s->todo_count - s->todo_head) {
-        n = s->todo_count - s->todo_head;
-    }
-    out->items = malloc(n * sizeof *out->items);
-    memcpy(out->items, s->todo + s->todo_head, n * sizeof *out->items);
-    out->count = n;
-    s->todo_head += n;
-    return 1;
+    return out;
 }
 
-static void child_main(run_state *s, int fd, const run_batch *b)
+static void slot_release(run_state *s, worker_slot *w)
 {
-#ifdef __linux__
-    prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the harness */
-#endif
-    signal(SIGINT, SIG_DFL);
-    signal(SIGPIPE, SIG_DFL);
-    for (int i = 0; i < s->cfg->jobs; ++i) { /* other workers' pipes are not ours */
-        if (s->slots[i].pid > 0) {
-            close(s->slots[i].fd);
-        }
-    }
-    bitcts_worker_ctx ctx = {.plan = s->plan,
-                             .backend = &s->backend,
-                             .seed = s->cfg->seed,
-                             .backend_spec = s->cfg->backend_spec,
-                             .repro_options = s->repro_options,
-                             .fd = fd};
-    bitcts_worker_run(&ctx, b->items, b->count);
-    _exit(0);
-}
-
-static int spawn(run_state *s, worker_slot *w)
-{
-    run_batch b;
-    if (!next_batch(s, &b)) {
-        return 0;
-    }
-    int fds[2];
-    if (pipe(fds) != 0) {
-        push_retry(s, b.items, b.count);
-        free(b.items);
-        return -1;
-    }
-    fflush(NULL);
-    const pid_t pid = fork();
-    if (pid == 0) {
-        close(fds[0]);
-        child_main(s, fds[1], &b);
-    }
-    close(fds[1]);
-    if (pid < 0) {
-        close(fds[0]);
-        push_retry(s, b.items, b.count);
-        free(b.items);
-        return -1;
-    }
-    fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
-    memset(w, 0, sizeof *w);
-    w->pid = pid;
-    w->fd = fds[0];
-    w->batch = b;
-    w->ended = calloc(b.count, 1);
-    w->current = -1;
-    return 1;
-}
-
-static void handle_line(run_state *s, worker_slot *w, char *line)
-{
-    char *end = NULL;
-    if (!line[0] || line[1] != ' ') {
-        return;
-    }
-    const size_t idx = (size_t)strtoull(line + 2, &end, 10);
-    if (idx >= s->plan->count) {
-        return;
-    }
-    switch (line[0]) {
-    case 'B':
-        w->current = (long)idx;
-        w->phase = 'B';
-        w->phase_start = bitcts_clock_now();
-        bitcts__run_log(s,
-                        json_pack("{s:s, s:s}", "record", "begin", "id", s->plan->cases[idx].id));
-        break;
-    case 'P':
-    case 'C':
-        w->phase = line[0];
-        w->phase_start = bitcts_clock_now();
-        break;
-    case 'E': {
-        while (*end == ' ') {
-            ++end;
-        }
-        json_error_t e;
-        json_t *obj = json_loads(end, 0, &e);
-        if (obj == NULL) {
-            synthesize(s, idx, BITCTS_VERDICT_INTERNAL_ERROR, "the worker's result did not parse");
-        } else {
-            record_result(s, idx, obj, end);
-        }
-        for (size_t i = 0; i < w->batch.count; ++i) {
-            w->ended[i] |= w->batch.items[i] == idx;
-        }
-        w->current = -1;
-        w->phase = 0;
-        break;
-    }
-    default: break;
-    }
-}
-
-static void read_worker(run_state *s, worker_slot *w)
-{
-    for (;;) {
-        if (w->cap - w->len < 65536) {
-            w->cap = w->cap ? w->cap * 2 : 262144;
-            w->buf = realloc(w->buf, w->cap);
-        }
-        const ssize_t n = read(w->fd, w->buf + w->len, w->cap - w->len - 1);
-        if (n <= 0) {
-            return;
-        }
-        w->len += (size_t)n;
-        char *start = w->buf, *nl;
-        while ((nl = memchr(start, '\n', (size_t)(w->buf + w->len - start))) != NULL) {
-            *nl = '\0';
-            handle_line(s, w, start);
-            start = nl + 1;
-        }
-        w->len -= (size_t)(start - w->buf);
-        memmove(w->buf, start, w->len);
-    }
-}
-
-static void describe_exit(int status, char *out, size_t cap)
-{
-    if (WIFSIGNALED(status)) {
-        snprintf(out, cap, "signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
-    } else {
-        snprintf(out, cap, "exit status %d", WEXITSTATUS(status));
-    }
-}
-
-/* The worker's pipe closed: reap it, settle the case it was in, requeue the rest. */
-static void reap(run_state *s, worker_slot *w)
-{
-    read_worker(s, w);
-    int status = 0;
-    while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (w->current >= 0) {
-        char how[96], detail[256];
-        describe_exit(status, how, sizeof how);
-        const size_t idx = (size_t)w->current;
-        if (w->timed_out) {
-            snprintf(detail, sizeof detail,
-                     "no result within %.3g s in the backend; the worker was killed",
-                     s->cfg->timeout_s);
-            synthesize(s, idx, BITCTS_VERDICT_TIMEOUT, detail);
-        } else if (w->phase == 'P') {
-            snprintf(detail, sizeof detail, "the worker died inside the backend: %s", how);
-            synthesize(s, idx, BITCTS_VERDICT_CRASH, detail);
-        } else {
-            snprintf(detail, sizeof detail, "the worker died outside the backend (phase %c): %s",
-                     w->phase, how);
-            synthesize(s, idx, BITCTS_VERDICT_INTERNAL_ERROR, detail);
-        }
-        for (size_t i = 0; i < w->batch.count; ++i) {
-            w->ended[i] |= w->batch.items[i] == idx;
-        }
-    }
-    size_t rest = 0; /* the cases of the batch that never ended go to a new worker */
-    for (size_t i = 0; i < w->batch.count; ++i) {
-        if (!w->ended[i]) {
-            w->batch.items[rest++] = w->batch.items[i];
-        }
-    }
-    push_retry(s, w->batch.items, rest);
-    close(w->fd);
+    bitcts_sandbox_kill(&w->sb); /* whatever it left in its group */
+    bitcts_sandbox_close(&w->sb);
     free(w->batch.items);
     free(w->ended);
-    free(w->buf);
+    json_decref(w->identity);
     memset(w, 0, sizeof *w);
-    w->fd = -1;
+    w->sb.chan = w->sb.capture = -1;
+    (void)s;
 }
 
-static int poll_timeout_ms(const run_state *s)
+static int slot_start(run_state *s, worker_slot *w, run_batch b, int probe, char *err,
+                      size_t cap)
 {
-    double wait = 0.25;
-    for (int i = 0; i < s->cfg->jobs; ++i) {
-        const worker_slot *w = &s->slots[i];
-        if (w->pid > 0 && w->phase == 'P' && !w->timed_out) {
-            const double left = w->phase_start + s->cfg->timeout_s - bitcts_clock_now();
-            if (left < wait) {
-                wait = left > 0 ? left : 0;
+    memset(w, 0, sizeof *w);
+    w->batch = b;
+    w->ended = calloc(b.count + 1, 1);
+    w->current = -1;
+    w->last_ended = -1;
+    w->job = (bitcts_worker_job){.plan = s->plan, .backend = &s->backend, .seed = s->cfg->seed,
+                                 .repro_options = s->repro_options, .probe = probe,
+                                 .indices = b.items, .count = b.count};
+    if (w->ended == NULL ||
+        bitcts_sandbox_spawn(&w->sb, bitcts_worker_main, &w->job, err, cap) != 0) {
+        free(w->ended);
+        w->ended = NULL;
+        return -1;
+    }
+    w->phase_start = bitcts_clock_now();
+    return 0;
+}
+
+static void on_slot_line(void *user, char *line)
+{
+    void **pair = user;
+    bitcts__slot_line(pair[0], pair[1], line);
+}
+
+static void pump_slot(run_state *s, worker_slot *w)
+{
+    void *pair[2] = {s, w};
+    bitcts_sandbox_pump(&w->sb, on_slot_line, pair);
+}
+
+static void enforce_deadline(run_state *s, worker_slot *w, double now)
+{
+    if (w->sb.exited || w->killed_for != 0) {
+        return;
+    }
+    if (now - w->phase_start > phase_deadline(s, w->phase)) {
+        w->killed_for = w->phase != 0 ? w->phase : 'L';
+        bitcts_sandbox_kill(&w->sb);
+    }
+}
+
+/* Waits for the slots' descriptors, at most until the nearest deadline. */
+static void wait_for_workers(run_state *s, worker_slot *slots, int n)
+{
+    struct pollfd fds[2 * 256];
+    int k = 0;
+    double wait = 0.1;
+    const double now = bitcts_clock_now();
+    for (int i = 0; i < n && k + 2 <= (int)(sizeof fds / sizeof fds[0]); ++i) {
+        worker_slot *w = &slots[i];
+        if (w->sb.pid <= 0) {
+            continue;
+        }
+        if (w->sb.chan >= 0) {
+            fds[k++] = (struct pollfd){.fd = w->sb.chan, .events = POLLIN};
+        }
+        if (w->sb.capture >= 0) {
+            fds[k++] = (struct pollfd){.fd = w->sb.capture, .events = POLLIN};
+        }
+        const double left = w->phase_start + phase_deadline(s, w->phase) - now;
+        wait = left < wait ? (left > 0 ? left : 0) : wait;
+    }
+    if (poll(fds, (nfds_t)k, (int)(wait * 1000) + 1) < 0 && errno != EINTR) {
+        return;
+    }
+}
+
+/* One round of the loop over `slots`: read, reap, finish the ended, enforce deadlines. */
+static void service(run_state *s, worker_slot *slots, int n)
+{
+    bitcts_sandbox *sbs[256] = {NULL};
+    for (int i = 0; i < n; ++i) {
+        sbs[i] = slots[i].sb.pid > 0 ? &slots[i].sb : NULL;
+    }
+    for (int i = 0; i < n; ++i) {
+        if (slots[i].sb.pid > 0) {
+            bitcts__slot_observe(&slots[i]);
+            pump_slot(s, &slots[i]);
+        }
+    }
+    bitcts_sandbox_reap(sbs, (size_t)n);
+    const double now = bitcts_clock_now();
+    for (int i = 0; i < n; ++i) {
+        worker_slot *w = &slots[i];
+        if (w->sb.pid <= 0) {
+            continue;
+        }
+        if (w->sb.exited) {
+            pump_slot(s, w); /* what it wrote before it died */
+            if (!w->job.probe) {
+                bitcts__slot_finish(s, w);
+                slot_release(s, w);
+                bitcts_sandbox *live[256];
+                bitcts_sandbox_sweep(all_sandboxes(s, live), (size_t)s->jobs, 1.0);
             }
+            continue;
         }
+        enforce_deadline(s, w, now);
     }
-    return (int)(wait * 1000) + 1;
 }
 
-static void enforce_timeouts(run_state *s)
+/* ---- the probe ---- */
+
+/* The backend's identity and capabilities, learnt by a worker that runs no case. A refusal by
+ * the plugin host is bad input (BITCTS_E_PLUGIN_*); a probe that dies or hangs does not stop
+ * the run: every case will fail with what the backend did. */
+static int probe(run_state *s, char *err, size_t cap)
 {
-    const double t = bitcts_clock_now();
-    for (int i = 0; i < s->cfg->jobs; ++i) {
-        worker_slot *w = &s->slots[i];
-        if (w->pid > 0 && w->phase == 'P' && !w->timed_out &&
-            t - w->phase_start > s->cfg->timeout_s) {
-            kill(w->pid, SIGKILL);
-            w->timed_out = 1;
+    worker_slot w;
+    run_batch none = {0};
+    if (slot_start(s, &w, none, 1, err, cap) != 0) {
+        return BITCTS_E_INTERNAL;
+    }
+    while (!w.sb.exited) {
+        wait_for_workers(s, &w, 1);
+        service(s, &w, 1);
+    }
+    int st = BITCTS_OK;
+    if (w.refusal[0] != '\0') {
+        snprintf(err, cap, "%s", w.refusal);
+        st = w.refusal_status != 0 ? w.refusal_status : BITCTS_E_PLUGIN_LOAD;
+    } else if (w.identity != NULL && w.phase == 'X' && w.killed_for == 0) {
+        char spec[BITCTS_BACKEND_TEXT];
+        json_object_set_new(w.identity, "spec",
+                            json_string(bitcts_sanitize_string(s->cfg->backend_spec, 4096, spec,
+                                                               sizeof spec)));
+        s->backend_json = json_incref(w.identity);
+    } else {
+        char how[600];
+        char shown[BITCTS_BACKEND_TEXT];
+        bitcts_sandbox_describe(w.sb.status, how, sizeof how);
+        snprintf(s->backend_problem, sizeof s->backend_problem,
+                 "the backend could not be started: %s %s (%s)%s%s",
+                 w.killed_for != 0 ? "no progress within the timeout in" : "the process ended in",
+                 w.phase == 0 || w.phase == 'L' ? "loading (constructors and negotiation)"
+                 : w.phase == 'I'               ? "instance_create"
+                 : w.phase == 'Q'               ? "the capability queries"
+                                                : "instance_destroy",
+                 w.killed_for != 0 ? "killed" : how, w.fault[0] != '\0' ? ": " : "", w.fault);
+        s->backend_json = json_pack(
+            "{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:{}, s:{s:s, s:s, s:s}}", "spec",
+            bitcts_sanitize_string(s->cfg->backend_spec, 4096, shown, sizeof shown), "path",
+            shown, "name", "", "vendor", "", "version", "", "build_id", "", "abi_version", "",
+            "library_xxh3_128", "", "feature_level", "", "capabilities", "info", "variant", "",
+            "features", "", "other", s->backend_problem);
+    }
+    slot_release(s, &w);
+    bitcts_sandbox *none_live[1] = {NULL};
+    bitcts_sandbox_sweep(none_live, 1, 1.0);
+    return st;
+}
+
+/* ---- the run ---- */
+
+static void kill_all(run_state *s)
+{
+    for (int i = 0; i < s->jobs; ++i) {
+        if (s->slots[i].sb.pid > 0) {
+            bitcts_sandbox_kill(&s->slots[i].sb);
         }
     }
+    for (int round = 0; round < 200; ++round) { /* reap them: bounded, they were SIGKILLed */
+        bitcts_sandbox *live[256];
+        int left = 0;
+        bitcts_sandbox_reap(all_sandboxes(s, live), (size_t)s->jobs);
+        for (int i = 0; i < s->jobs; ++i) {
+            left += s->slots[i].sb.pid > 0 && !s->slots[i].sb.exited;
+        }
+        if (left == 0) {
+            break;
+        }
+        struct timespec pause = {0, 5000000};
+        nanosleep(&pause, NULL);
+    }
+    for (int i = 0; i < s->jobs; ++i) {
+        if (s->slots[i].sb.pid > 0) {
+            slot_release(s, &s->slots[i]);
+        }
+    }
+    bitcts_sandbox *none_live[1] = {NULL};
+    bitcts_sandbox_sweep(none_live, 1, 2.0);
+}
+
+static int interrupted(const run_state *s)
+{
+    return s->cfg->interrupted != NULL && *s->cfg->interrupted != 0;
 }
 
 static void run_loop(run_state *s)
 {
-    const int jobs = s->cfg->jobs;
-    struct pollfd *pfd = calloc((size_t)jobs, sizeof *pfd);
+    char err[512];
     for (;;) {
         int active = 0;
-        for (int i = 0; i < jobs; ++i) {
-            if (s->slots[i].pid == 0) {
-                spawn(s, &s->slots[i]);
-            }
-            active += s->slots[i].pid > 0;
-        }
-        if (active == 0) {
-            break;
-        }
-        for (int i = 0; i < jobs; ++i) {
-            pfd[i].fd = s->slots[i].pid > 0 ? s->slots[i].fd : -1;
-            pfd[i].events = POLLIN;
-            pfd[i].revents = 0;
-        }
-        if (poll(pfd, (nfds_t)jobs, poll_timeout_ms(s)) < 0 && errno != EINTR) {
-            break;
-        }
-        for (int i = 0; i < jobs; ++i) {
+        for (int i = 0; i < s->jobs && !interrupted(s); ++i) {
             worker_slot *w = &s->slots[i];
-            if (w->pid <= 0 || !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR))) {
-                continue;
+            if (w->sb.pid <= 0 && s->queue_count > 0) {
+                run_batch b = s->queue[--s->queue_count];
+                if (slot_start(s, w, b, 0, err, sizeof err) != 0) {
+                    queue_push(s, b); /* out of processes: retry when a worker ends */
+                }
             }
-            read_worker(s, w);
-            if (pfd[i].revents & (POLLHUP | POLLERR)) {
-                reap(s, w);
-            }
+            active += w->sb.pid > 0;
         }
-        enforce_timeouts(s);
+        if (active == 0 || interrupted(s)) {
+            break;
+        }
+        wait_for_workers(s, s->slots, s->jobs);
+        service(s, s->slots, s->jobs);
         bitcts__run_progress(s, 0);
     }
-    free(pfd);
 }
 
 /* The selection in plan order, then this shard's interleaved share of it. */
-static int select_cases(run_state *s)
+static int select_cases(run_state *s, char *err, size_t cap)
 {
     s->selected = malloc((s->plan->count + 1) * sizeof *s->selected);
-    s->todo = malloc((s->plan->count + 1) * sizeof *s->todo);
-    s->results = calloc(s->plan->count + 1, sizeof *s->results);
-    s->retry = calloc(s->plan->count + 1, sizeof *s->retry);
-    s->slots = calloc((size_t)s->cfg->jobs, sizeof *s->slots);
-    if (s->selected == NULL || s->todo == NULL || s->results == NULL || s->retry == NULL ||
-        s->slots == NULL) {
-        return -1;
+    s->results = calloc(s->rounds, sizeof *s->results);
+    s->slots = calloc((size_t)s->jobs, sizeof *s->slots);
+    if (s->selected == NULL || s->results == NULL || s->slots == NULL) {
+        snprintf(err, cap, "out of memory");
+        return BITCTS_E_OUT_OF_MEMORY;
+    }
+    for (uint32_t r = 0; r < s->rounds; ++r) {
+        if ((s->results[r] = calloc(s->plan->count + 1, sizeof **s->results)) == NULL) {
+            snprintf(err, cap, "out of memory");
+            return BITCTS_E_OUT_OF_MEMORY;
+        }
     }
     size_t position = 0;
     for (size_t i = 0; i < s->plan->count; ++i) {
         if (!bitcts_selection_matches(&s->cfg->selection, &s->plan->cases[i])) {
             continue;
         }
-        const int mine =
-            s->cfg->shard_count == 0 || position % s->cfg->shard_count == s->cfg->shard_index - 1;
+        const int mine = s->cfg->shard_count == 0 ||
+                         position % s->cfg->shard_count == s->cfg->shard_index - 1;
         ++position;
         if (mine) {
             s->selected[s->selected_count++] = i;
         }
     }
-    for (int i = 0; i < s->cfg->jobs; ++i) {
-        s->slots[i].fd = -1;
+    for (int i = 0; i < s->jobs; ++i) {
+        s->slots[i].sb.chan = s->slots[i].sb.capture = -1;
     }
-    return 0;
+    if (s->selected_count == 0) {
+        snprintf(err, cap, "the selection matches no case%s (see bitcts list)",
+                 position > 0 ? " in this shard" : "");
+        return BITCTS_E_INVALID_ARGUMENT;
+    }
+    return BITCTS_OK;
 }
 
 static int load_baseline(run_state *s, char *err, size_t cap)
@@ -395,13 +378,16 @@ static int load_baseline(run_state *s, char *err, size_t cap)
     return st;
 }
 
-static void repro_options(run_state *s)
+static void make_repro_options(run_state *s)
 {
     size_t used = 0;
     const bitcts_backend_options *o = &s->cfg->options;
-    for (uint32_t i = 0; i < o->count; ++i) {
+    for (uint32_t i = 0; i < o->count && used < sizeof s->repro_options; ++i) {
+        char pair[600], quoted[2600];
+        snprintf(pair, sizeof pair, "%s=%s", o->keys[i], o->values[i]);
         used += (size_t)snprintf(s->repro_options + used, sizeof s->repro_options - used,
-                                 " --backend-option '%s=%s'", o->keys[i], o->values[i]);
+                                 " --backend-option %s",
+                                 bitcts_shell_quote(pair, quoted, sizeof quoted));
     }
 }
 
@@ -410,43 +396,87 @@ static void free_state(run_state *s)
     if (s->log != NULL) {
         fclose(s->log);
     }
-    for (size_t i = 0; s->results != NULL && i < s->plan->count; ++i) {
-        json_decref(s->results[i]);
+    for (uint32_t r = 0; s->results != NULL && r < s->rounds; ++r) {
+        for (size_t i = 0; s->results[r] != NULL && i < s->plan->count; ++i) {
+            json_decref(s->results[r][i]);
+        }
+        free(s->results[r]);
     }
-    for (size_t i = 0; i < s->retry_count; ++i) {
-        free(s->retry[i].items);
+    for (size_t i = 0; i < s->queue_count; ++i) {
+        free(s->queue[i].items);
     }
-    free(s->results), free(s->selected), free(s->todo), free(s->retry), free(s->slots);
+    free(s->results);
+    free(s->selected);
+    free(s->queue);
+    free(s->slots);
+    json_decref(s->backend_json);
+    json_decref(s->report);
     bitcts_baseline_free(&s->baseline);
-    bitcts_backend_close(&s->backend);
     bitcts_plan_destroy(s->plan);
+}
+
+/* Every case of every round that the log does not already hold goes to the queue. */
+static void fill_queue(run_state *s)
+{
+    size_t *todo = malloc((s->selected_count + 1) * sizeof *todo);
+    if (todo == NULL) {
+        return;
+    }
+    for (uint32_t r = s->rounds; r-- > 0;) { /* a stack: the last round is pushed first */
+        size_t n = 0;
+        for (size_t i = 0; i < s->selected_count; ++i) {
+            if (s->results[r][s->selected[i]] == NULL) {
+                todo[n++] = s->selected[i];
+            }
+        }
+        push_items(s, todo, n, batch_size(s, n, r), r, 0);
+    }
+    free(todo);
 }
 
 static int prepare(run_state *s, char *err, size_t cap)
 {
-    int st = bitcts_plan_create(&s->plan);
-    if (st != BITCTS_OK || select_cases(s) != 0) {
+    s->jobs = s->cfg->jobs < 1 ? 1 : s->cfg->jobs > 256 ? 256 : s->cfg->jobs;
+    s->rounds = s->cfg->repeat > 1 ? s->cfg->repeat : 1;
+    if (bitcts_plan_create(&s->plan) != BITCTS_OK) {
         snprintf(err, cap, "out of memory");
         return BITCTS_E_OUT_OF_MEMORY;
     }
-    if ((st = load_baseline(s, err, cap)) != BITCTS_OK) {
-        return st;
+    int st = select_cases(s, err, cap);
+    if (st == BITCTS_OK) {
+        st = load_baseline(s, err, cap);
     }
-    if ((st = bitcts_backend_open(s->cfg->backend_spec, &s->cfg->options, &s->backend, err, cap))) {
-        return st;
+    if (st == BITCTS_OK) {
+        st = bitcts_backend_resolve(s->cfg->backend_spec, &s->cfg->options, &s->backend, err,
+                                    cap);
     }
-    repro_options(s);
-    if ((st = bitcts__run_open_log(s, err, cap)) != BITCTS_OK) {
-        return st;
+    if (st == BITCTS_OK) {
+        st = bitcts__run_claim_folder(s, err, cap);
     }
-    for (size_t i = 0; i < s->selected_count; ++i) { /* --resume: ended cases stay */
-        if (s->results[s->selected[i]] == NULL) {
-            s->todo[s->todo_count++] = s->selected[i];
+    if (st == BITCTS_OK) {
+        make_repro_options(s);
+        st = probe(s, err, cap);
+    }
+    if (st == BITCTS_OK) {
+        st = bitcts__run_open_log(s, err, cap);
+    }
+    s->total = s->selected_count * s->rounds;
+    return st;
+}
+
+/* The backend never started: every case fails with what it did. */
+static void fail_everything(run_state *s)
+{
+    for (uint32_t r = 0; r < s->rounds; ++r) {
+        for (size_t i = 0; i < s->selected_count; ++i) {
+            if (s->results[r][s->selected[i]] == NULL) {
+                const int killed = strstr(s->backend_problem, "no progress") != NULL;
+                bitcts__run_synthesize(s, s->selected[i], r,
+                                       killed ? BITCTS_VERDICT_TIMEOUT : BITCTS_VERDICT_CRASH,
+                                       s->backend_problem, 0);
+            }
         }
     }
-    const size_t per_job = s->todo_count / ((size_t)s->cfg->jobs * 8) + 1;
-    s->batch_size = per_job < 16 ? 16 : per_job > 256 ? 256 : per_job;
-    return BITCTS_OK;
 }
 
 int bitcts_run(const bitcts_run_config *cfg, bitcts_run_result *out)
@@ -458,7 +488,7 @@ int bitcts_run(const bitcts_run_config *cfg, bitcts_run_result *out)
     s.started = bitcts_clock_now();
     const time_t wall = time(NULL);
     strftime(s.started_iso, sizeof s.started_iso, "%Y-%m-%dT%H:%M:%SZ", gmtime(&wall));
-    signal(SIGPIPE, SIG_IGN);
+    bitcts_sandbox_init();
     out->status = prepare(&s, out->error, sizeof out->error);
     if (out->status != BITCTS_OK) {
         if (out->error[0] == '\0') {
@@ -467,22 +497,39 @@ int bitcts_run(const bitcts_run_config *cfg, bitcts_run_result *out)
         free_state(&s);
         return out->status;
     }
-    run_loop(&s);
-    bitcts__run_progress(&s, 1);
-    for (size_t i = 0; i < s.selected_count; ++i) { /* never lose a case silently */
-        if (s.results[s.selected[i]] == NULL) {
-            synthesize(&s, s.selected[i], BITCTS_VERDICT_MISSING, "no result was reported");
-        }
+    if (s.backend_problem[0] != '\0') {
+        fail_everything(&s);
+    } else {
+        fill_queue(&s);
+        run_loop(&s);
     }
-    for (size_t i = 0; i < s.selected_count; ++i) {
-        const char *v = json_string_value(json_object_get(s.results[s.selected[i]], "verdict"));
-        out->failed |= bitcts_verdict_is_failure(bitcts_verdict_parse(v));
+    if (interrupted(&s)) {
+        kill_all(&s);
+        out->interrupted = 1;
+        out->ended = s.done;
+        out->duration_s = bitcts_clock_now() - s.started;
+        free_state(&s);
+        return out->status;
+    }
+    bitcts__run_progress(&s, 1);
+    for (uint32_t r = 0; r < s.rounds; ++r) { /* never lose a case silently */
+        for (size_t i = 0; i < s.selected_count; ++i) {
+            if (s.results[r][s.selected[i]] == NULL) {
+                bitcts__run_synthesize(&s, s.selected[i], r, BITCTS_VERDICT_MISSING,
+                                       "no result was reported", 0);
+            }
+        }
     }
     out->cases = s.selected_count;
     out->status = bitcts__run_write_report(&s, out->error, sizeof out->error);
+    for (size_t i = 0; s.report != NULL && i < json_array_size(json_object_get(s.report, "cases"));
+         ++i) {
+        out->failed |= bitcts_verdict_is_failure(
+            bitcts_report_case_verdict(json_array_get(json_object_get(s.report, "cases"), i)));
+    }
     out->report = s.report;
-    out->duration_s = bitcts_clock_now() - s.started;
     s.report = NULL;
+    out->duration_s = bitcts_clock_now() - s.started;
     free_state(&s);
     return out->status;
 }

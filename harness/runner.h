@@ -6,6 +6,7 @@
 #define BITCTS_HARNESS_RUNNER_H
 
 #include <jansson.h> /* json_t */
+#include <signal.h>  /* sig_atomic_t */
 #include <stddef.h>  /* size_t */
 #include <stdint.h>  /* uint64_t */
 
@@ -29,7 +30,11 @@ typedef struct bitcts_run_config {
     double timeout_s;
     const char *report_dir;
     int resume;
-    const json_t *command_line;      /* recorded in the report as given (provenance); borrowed */
+    int force;                  /* --report may take a folder bitcts did not create */
+    int isolate_case;           /* one worker process per case (--isolate case) */
+    uint32_t repeat;            /* runs of each case (--repeat); a case that disagrees: flake */
+    volatile sig_atomic_t *interrupted; /* set (by a signal handler) to stop the run; or NULL */
+    const json_t *command_line; /* recorded in the report as given (provenance); borrowed */
     bitcts_run_progress_fn progress; /* NULL: none */
     void *progress_user;
     char option_key_store[BITCTS_MAX_OPTIONS][64]; /* the keys of --backend-option */
@@ -42,14 +47,18 @@ typedef struct bitcts_run_result {
     json_t *report;    /* the report written (docs/report-schema.md); owned */
     size_t cases;      /* cases in the report */
     int failed;        /* some case has a failing verdict (bitcts_verdict_is_failure) */
+    int interrupted;   /* stopped by *cfg->interrupted: no report; the log holds what ended */
+    size_t ended;      /* cases ended (in the log) when it stopped */
     double duration_s; /* wall time of the run */
 } bitcts_run_result;
 
-/** Runs the selection in worker processes and writes the report folder.
+/** Runs the selection in worker processes and writes the report folder. A backend that crashes,
+ * hangs or exits while loading still gets a report: every case fails with what it did.
  * @param out [out] the result; release it with bitcts_run_result_free.
- * @return out->status: BITCTS_OK; or the status of what stopped the run before it began
- *         (an unreadable baseline, a backend that does not load, a log that cannot be
- *         resumed) or before its report was written, with out->error. */
+ * @return out->status: BITCTS_OK (also when interrupted: see out->interrupted); or the status
+ *         of what stopped the run before it began (a selection matching nothing, an unreadable
+ *         baseline, a backend the plugin host refuses, a report folder that is not bitcts's,
+ *         a log that cannot be resumed) or before its report was written, with out->error. */
 int bitcts_run(const bitcts_run_config *cfg, bitcts_run_result *out);
 void bitcts_run_result_free(bitcts_run_result *r);
 

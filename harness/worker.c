@@ -1,41 +1,159 @@
 /* SPDX-License-Identifier: MIT */
-/* One case at a time: generate, compute the expected output with the reference, lay the
- * buffers out with guard bands and a poisoned output, call the backend, compare. */
-#include <errno.h>  /* errno */
-#include <stdio.h>  /* snprintf */
-#include <stdlib.h> /* malloc */
-#include <string.h> /* memcpy */
-#include <unistd.h> /* write */
+/* The worker process: loads the backend, then runs cases one at a time: generate, compute the
+ * expected output with the reference into memory the backend cannot write, hand the backend
+ * guarded buffers twice (complementary guard bytes), compare. Fatal signals are reported with
+ * the faulting address named; damage the backend leaves in the process (resource limits, the
+ * channel, the fault handlers) ends the worker after the case that caused it. */
+#define _DEFAULT_SOURCE /* sigaltstack, SA_ONSTACK */
+
+#include <signal.h>       /* sigaction */
+#include <stdio.h>        /* snprintf */
+#include <stdlib.h>       /* free */
+#include <string.h>       /* memcpy */
+#include <sys/resource.h> /* getrlimit */
+#include <sys/stat.h>     /* fstat */
+#include <unistd.h>       /* _exit */
 
 #include "bitcts/bitcts_status.h"
 #include "bitcts/bitcts_verdict.h"
+#include "case_buffers.h"
 #include "case_result.h"
 #include "clock.h"
-#include "ref_ops.h"
+#include "digest.h"
+#include "sandbox.h"
+#include "sigsafe.h"
 #include "validate.h"
 #include "worker.h"
 
-static void send_text(int fd, const char *text, size_t len)
+/* What the fault handler needs: plain globals, one worker per process. */
+static int worker_chan = -1;
+static const char *worker_nonce = "";
+static bitcts_sandbox_status *worker_status;
+static volatile long worker_case = -1;
+static char worker_altstack[65536];
+
+static const int limits_watched[] = {RLIMIT_AS,    RLIMIT_DATA,  RLIMIT_STACK, RLIMIT_NOFILE,
+                                     RLIMIT_FSIZE, RLIMIT_CPU,   RLIMIT_CORE};
+static const char *const limit_names[] = {"RLIMIT_AS",    "RLIMIT_DATA", "RLIMIT_STACK",
+                                          "RLIMIT_NOFILE", "RLIMIT_FSIZE", "RLIMIT_CPU",
+                                          "RLIMIT_CORE"};
+#define LIMITS ((int)(sizeof limits_watched / sizeof limits_watched[0]))
+
+/* The process as the worker left it, to see what a backend call changed. */
+typedef struct process_state {
+    struct rlimit limits[LIMITS];
+    dev_t chan_dev;
+    ino_t chan_ino;
+    void (*segv_handler)(int, siginfo_t *, void *);
+} process_state;
+
+static void send_text(const char *text)
 {
-    while (len > 0) {
-        const ssize_t n = write(fd, text, len);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            return; /* the parent is gone; nothing to report to */
-        }
-        text += n;
-        len -= (size_t)n;
+    bitcts_sandbox_send(worker_chan, worker_nonce, text, strlen(text));
+}
+
+static void send_mark(char kind, long index)
+{
+    bitcts_sandbox_mark(worker_status, kind, index);
+}
+
+/* ---- fatal signals ---- */
+
+static void on_fatal(int sig, siginfo_t *info, void *context)
+{
+    (void)context;
+    char text[600];
+    bitcts_sigsafe_line l = {text, sizeof text, 0};
+    bitcts_sigsafe_text(&l, "F ");
+    bitcts_sigsafe_number(&l, worker_case >= 0 ? (uint64_t)worker_case : 0);
+    bitcts_sigsafe_text(&l, " signal ");
+    bitcts_sigsafe_number(&l, (uint64_t)sig);
+    if (sig == SIGSEGV || sig == SIGBUS) {
+        char where[256];
+        bitcts_sigsafe_text(&l, " at ");
+        bitcts_sigsafe_hex(&l, (uint64_t)(uintptr_t)info->si_addr);
+        bitcts_sigsafe_text(&l, ": ");
+        bitcts_guard_describe(info->si_addr, where, sizeof where);
+        bitcts_sigsafe_text(&l, where);
+    }
+    bitcts_sandbox_send(worker_chan, worker_nonce, text, l.len);
+    /* End with the signal itself, whether a fault or a raise() sent it. */
+    signal(sig, SIG_DFL);
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    sigprocmask(SIG_UNBLOCK, &one, NULL);
+    raise(sig);
+}
+
+static void install_handlers(void)
+{
+    stack_t alt = {.ss_sp = worker_altstack, .ss_size = sizeof worker_altstack, .ss_flags = 0};
+    sigaltstack(&alt, NULL);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fatal;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; ++i) {
+        sigaction(fatal[i], &sa, NULL);
     }
 }
 
-static void send_mark(int fd, char kind, size_t index)
+static void snapshot(process_state *s)
 {
-    char line[32];
-    const int n = snprintf(line, sizeof line, "%c %zu\n", kind, index);
-    send_text(fd, line, (size_t)n);
+    for (int i = 0; i < LIMITS; ++i) {
+        getrlimit(limits_watched[i], &s->limits[i]);
+    }
+    struct stat st;
+    if (fstat(worker_chan, &st) == 0) {
+        s->chan_dev = st.st_dev;
+        s->chan_ino = st.st_ino;
+    }
+    struct sigaction sa;
+    sigaction(SIGSEGV, NULL, &sa);
+    s->segv_handler = sa.sa_sigaction;
 }
+
+/* What a backend call changed in the process that the harness relies on, or "" (then 0). */
+static int damage(const process_state *before, const char *call, char *out, size_t cap)
+{
+    process_state now;
+    snapshot(&now);
+    for (int i = 0; i < LIMITS; ++i) {
+        if (now.limits[i].rlim_cur != before->limits[i].rlim_cur ||
+            now.limits[i].rlim_max != before->limits[i].rlim_max) {
+            snprintf(out, cap,
+                     "the backend changed the process's %s during %s (soft limit %llu to %llu)",
+                     limit_names[i], call, (unsigned long long)before->limits[i].rlim_cur,
+                     (unsigned long long)now.limits[i].rlim_cur);
+            return 1;
+        }
+    }
+    if (now.chan_dev != before->chan_dev || now.chan_ino != before->chan_ino) {
+        snprintf(out, cap, "the backend closed or replaced the harness's descriptor during %s",
+                 call);
+        return 1;
+    }
+    if (now.segv_handler != before->segv_handler) {
+        snprintf(out, cap, "the backend replaced the harness's SIGSEGV handler during %s", call);
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- one case ---- */
+
+typedef struct worker {
+    const bitcts_worker_job *job;
+    bitcts_backend backend;
+    void *instance;
+    process_state state;
+    bitcts_case_pool pool; /* the case mappings, reused case after case */
+    int damaged;               /* the process is no longer trusted: stop after this case */
+    char damage_text[300];
+} worker;
 
 void bitcts_worker_abi_desc(const bitcts_op_desc *desc, bitcts_abi_tensor tensors[3],
                             bitcts_abi_operator_desc *out)
@@ -68,13 +186,13 @@ static const char *unsupported_reason(const bitcts_backend *b, const bitcts_case
     const bitcts_abi_op_caps *c = bitcts_backend_op_caps(b, k->op);
     if (c == NULL) {
         snprintf(buf, cap, "%s is not among the backend's operators", bitcts_op_name(k->op));
-    } else if (!(c->input_types & (1u << k->in_type))) {
+    } else if ((c->input_types & (1u << k->in_type)) == 0) {
         snprintf(buf, cap, "input type %s is not claimed", bitcts_dtype_name(k->in_type));
-    } else if (!(c->output_types & (1u << k->out_type))) {
+    } else if ((c->output_types & (1u << k->out_type)) == 0) {
         snprintf(buf, cap, "output type %s is not claimed", bitcts_dtype_name(k->out_type));
-    } else if (!(c->dimension_counts & (1u << k->rank))) {
+    } else if ((c->dimension_counts & (1u << k->rank)) == 0) {
         snprintf(buf, cap, "DimensionCount %u is not claimed", k->rank);
-    } else if (in_place && !(c->flags & BITCTS_ABI_CAP_IN_PLACE)) {
+    } else if (in_place && (c->flags & BITCTS_ABI_CAP_IN_PLACE) == 0) {
         snprintf(buf, cap, "in-place execution is not claimed");
     } else {
         return NULL;
@@ -101,212 +219,304 @@ static void not_supported(const bitcts_backend *b, const bitcts_case_key *k, con
     }
 }
 
-static const char *last_error(const bitcts_backend *b, void *instance)
+/* Calls into the backend are bracketed: mark P, then C, and what the call changed in the
+ * process is looked at. */
+static void enter_backend(worker *w, long idx)
 {
-    const char *e =
-        b->table->instance_last_error != NULL ? b->table->instance_last_error(instance) : NULL;
-    return e != NULL && *e ? e : "no detail";
+    snapshot(&w->state);
+    send_mark('P', idx);
 }
 
-static void run_negative(const bitcts_worker_ctx *ctx, void *instance, size_t idx,
-                         const bitcts_case_data *data, bitcts_case_result *r)
+static void leave_backend(worker *w, long idx, const char *call)
 {
-    const bitcts_case_key *k = &ctx->plan->cases[idx];
+    send_mark('C', idx);
+    if (!w->damaged && damage(&w->state, call, w->damage_text, sizeof w->damage_text)) {
+        w->damaged = 1;
+    }
+}
+
+static void run_negative(worker *w, size_t idx, const bitcts_case_data *data,
+                         bitcts_case_result *r)
+{
+    const bitcts_case_key *k = &w->job->plan->cases[idx];
     bitcts_abi_tensor tensors[3];
     bitcts_abi_operator_desc desc;
     bitcts_worker_abi_desc(&data->desc, tensors, &desc);
     void *op = NULL;
-    send_mark(ctx->fd, 'P', idx);
-    const double t0 = 1e3 * bitcts_clock_now();
-    const int32_t st = ctx->backend->table->operator_create(instance, &desc, &op);
-    r->duration_ms = 1e3 * bitcts_clock_now() - t0;
-    send_mark(ctx->fd, 'C', idx);
+    enter_backend(w, (long)idx);
+    const double t0 = bitcts_clock_now();
+    const int32_t st = w->backend.table->operator_create(w->instance, &desc, &op);
     if (st == BITCTS_ABI_OK) {
-        ctx->backend->table->operator_destroy(instance, op);
+        w->backend.table->operator_destroy(w->instance, op);
+    }
+    r->duration_ms = 1e3 * (bitcts_clock_now() - t0);
+    leave_backend(w, (long)idx, "operator_create");
+    char why[BITCTS_BACKEND_TEXT];
+    if (st == BITCTS_ABI_OK) {
         r->verdict = BITCTS_VERDICT_FAIL;
         snprintf(r->detail, sizeof r->detail, "accepted an invalid description (rule %s: %s)",
                  bitcts_rule_id((int)k->rule), bitcts_rule_text((int)k->rule));
     } else {
         r->verdict = BITCTS_VERDICT_PASS;
         snprintf(r->detail, sizeof r->detail, "rejected (rule %s) with status %d: %s",
-                 bitcts_rule_id((int)k->rule), st, last_error(ctx->backend, instance));
+                 bitcts_rule_id((int)k->rule), st,
+                 bitcts_backend_last_error(&w->backend, w->instance, why, sizeof why));
     }
 }
 
-/* The buffers of one execution: guarded copies of the inputs, the output (or the alias). */
-typedef struct exec_buffers {
-    uint8_t *in[2];
-    uint8_t *out; /* owned unless it aliases an input */
-    uint8_t *out_before;
-    uint8_t *expected[2]; /* [0] saturate (or the only one), [1] mask */
-} exec_buffers;
-
-static void free_buffers(exec_buffers *x, int alias)
+/* One execution of the operator on armed buffers; the status of create or execute. */
+static int32_t execute_pass(worker *w, size_t idx, const bitcts_abi_operator_desc *desc,
+                            bitcts_case_buffers *x, void **op, const char **failed_call)
 {
-    bitcts_guarded_free(x->in[0]);
-    bitcts_guarded_free(x->in[1]);
-    if (alias < 0) {
-        bitcts_guarded_free(x->out);
+    const void *inputs[2] = {x->in[0], x->in[1]};
+    int32_t st = BITCTS_ABI_OK;
+    enter_backend(w, (long)idx);
+    if (*op == NULL) {
+        st = w->backend.table->operator_create(w->instance, desc, op);
+        *failed_call = "operator_create";
     }
-    free(x->out_before);
-    free(x->expected[0]);
-    free(x->expected[1]);
+    if (st == BITCTS_ABI_OK) {
+        st = w->backend.table->operator_execute(w->instance, *op, inputs, x->out);
+        *failed_call = "operator_execute";
+    }
+    leave_backend(w, (long)idx, *failed_call);
+    return st;
 }
 
-static int prepare_buffers(const bitcts_case_data *d, int recorded, exec_buffers *x)
+/* A status from the backend: NotSupported (from create) or a failure naming the call. */
+static void backend_status(worker *w, const bitcts_case_key *k, int32_t st, const char *call,
+                           bitcts_case_result *r)
 {
-    memset(x, 0, sizeof *x);
-    if (bitcts_case_expected(d, BITCTS_SHIFT_POLICY_SATURATE, &x->expected[0]) != BITCTS_OK) {
-        return -1;
-    }
-    if (recorded &&
-        bitcts_case_expected(d, BITCTS_SHIFT_POLICY_MASK, &x->expected[1]) != BITCTS_OK) {
-        return -1;
-    }
-    for (uint32_t i = 0; i < d->desc.input_count; ++i) {
-        const uint64_t size = d->desc.inputs[i].total_tensor_size_in_bytes;
-        if (((x->in[i] = bitcts_guarded_alloc(size)) == NULL)) {
-            return -1;
-        }
-        memcpy(x->in[i], d->inputs[i], (size_t)size);
-    }
-    const uint64_t out_size = d->desc.output.total_tensor_size_in_bytes;
-    if (d->alias_input >= 0) {
-        x->out = x->in[d->alias_input];
-    } else {
-        if (((x->out = bitcts_guarded_alloc(out_size)) == NULL)) {
-            return -1;
-        }
-        memcpy(x->out, d->output, (size_t)out_size);
-        bitcts_compare_poison(&d->desc, x->expected[0], x->expected[1], x->out);
-    }
-    if (((x->out_before = malloc((size_t)out_size + 1)) == NULL)) {
-        return -1;
-    }
-    memcpy(x->out_before, x->out, (size_t)out_size);
-    return 0;
-}
-
-static void run_valid(const bitcts_worker_ctx *ctx, void *instance, size_t idx,
-                      const bitcts_case_data *d, bitcts_case_result *r)
-{
-    const bitcts_case_key *k = &ctx->plan->cases[idx];
-    const bitcts_backend *b = ctx->backend;
-    char why[160];
-    const char *reason = unsupported_reason(b, k, d->alias_input >= 0, why, sizeof why);
-    if (reason != NULL) {
-        not_supported(b, k, reason, r);
+    char why[BITCTS_BACKEND_TEXT];
+    bitcts_backend_last_error(&w->backend, w->instance, why, sizeof why);
+    if (st == BITCTS_ABI_E_NOT_SUPPORTED && strcmp(call, "operator_create") == 0) {
+        char text[BITCTS_BACKEND_TEXT + 32];
+        snprintf(text, sizeof text, "operator_create: %s", why);
+        not_supported(&w->backend, k, text, r);
         return;
     }
-    exec_buffers x;
-    const int recorded = bitcts_case_is_recorded(k);
-    if (prepare_buffers(d, recorded, &x) != 0) {
-        free_buffers(&x, d->alias_input);
-        snprintf(r->detail, sizeof r->detail, "out of memory preparing the buffers");
-        return; /* internal_error */
+    r->verdict = BITCTS_VERDICT_FAIL;
+    snprintf(r->detail, sizeof r->detail, "%s returned status %d (%s): %s", call, st,
+             bitcts_status_name(st), why);
+}
+
+/* The second pass: the same execution with complementary guard bytes. Whatever a stray write
+ * stored, it differs from one of the two patterns; and a deterministic backend writes the very
+ * bytes it wrote the first time. */
+static void check_second_pass(const bitcts_compare_args *args, const uint8_t *first_out,
+                              bitcts_case_result *r)
+{
+    char why[sizeof r->detail];
+    if (bitcts_compare_untouched(args, why, sizeof why)) {
+        r->verdict = BITCTS_VERDICT_FAIL;
+        snprintf(r->detail, sizeof r->detail, "%s (seen with the complementary guard bytes)", why);
+        return;
     }
+    const uint64_t bytes = args->desc->output.total_tensor_size_in_bytes;
+    if (memcmp(first_out, args->output_after, (size_t)bytes) != 0) {
+        bitcts_case_result second;
+        memset(&second, 0, sizeof second);
+        (void)bitcts_compare_case(args, &second);
+        r->verdict = BITCTS_VERDICT_FAIL;
+        snprintf(r->detail, sizeof r->detail,
+                 "nondeterministic: a second execution on the same inputs wrote other bytes "
+                 "(output digest %s, then %s%s%s)",
+                 r->digest, second.digest, second.detail[0] != '\0' ? "; " : "", second.detail);
+    }
+}
+
+/* Two passes with complementary guards; the verdict of the first failing one. */
+static void run_passes(worker *w, size_t idx, const bitcts_case_data *d, bitcts_case_buffers *x,
+                       int recorded, bitcts_case_result *r)
+{
+    const bitcts_case_key *k = &w->job->plan->cases[idx];
     bitcts_abi_tensor tensors[3];
     bitcts_abi_operator_desc desc;
     bitcts_worker_abi_desc(&d->desc, tensors, &desc);
-    const void *inputs[2] = {x.in[0], x.in[1]};
+    const size_t out_bytes = (size_t)d->desc.output.total_tensor_size_in_bytes;
+    uint8_t *guards = malloc(x->guard_bytes + 1);
+    uint8_t *first_out = malloc(out_bytes + 1);
     void *op = NULL;
-    send_mark(ctx->fd, 'P', idx);
-    const double t0 = 1e3 * bitcts_clock_now();
-    int32_t st = b->table->operator_create(instance, &desc, &op);
-    int32_t exec_st = BITCTS_ABI_OK;
-    if (st == BITCTS_ABI_OK) {
-        exec_st = b->table->operator_execute(instance, op, inputs, x.out);
-        b->table->operator_destroy(instance, op);
-    }
-    r->duration_ms = 1e3 * bitcts_clock_now() - t0;
-    send_mark(ctx->fd, 'C', idx);
-    if (st == BITCTS_ABI_E_NOT_SUPPORTED) {
-        char text[200];
-        snprintf(text, sizeof text, "operator_create: %s", last_error(b, instance));
-        not_supported(b, k, text, r);
-    } else if (st != BITCTS_ABI_OK || exec_st != BITCTS_ABI_OK) {
-        r->verdict = BITCTS_VERDICT_FAIL;
-        snprintf(r->detail, sizeof r->detail, "%s returned status %d (%s): %s",
-                 st != BITCTS_ABI_OK ? "operator_create" : "operator_execute",
-                 st != BITCTS_ABI_OK ? st : exec_st,
-                 bitcts_status_name(st != BITCTS_ABI_OK ? st : exec_st), last_error(b, instance));
-    } else {
-        bitcts_compare_args args = {.desc = &d->desc,
-                                    .alias_input = d->alias_input,
-                                    .recorded = recorded,
-                                    .inputs_before = {d->inputs[0], d->inputs[1]},
-                                    .inputs_after = {x.in[0], x.in[1]},
-                                    .output_before = x.out_before,
-                                    .output_after = x.out,
-                                    .expected = x.expected[0],
-                                    .expected_mask = x.expected[1]};
-        if (bitcts_compare_case(&args, r) != BITCTS_OK) {
+    for (uint32_t pass = 0; guards != NULL && first_out != NULL && pass < BITCTS_CASE_PASSES;
+         ++pass) {
+        bitcts_case_buffers_arm(x, pass);
+        const char *call = "operator_create";
+        const double t0 = bitcts_clock_now();
+        const int32_t st = execute_pass(w, idx, &desc, x, &op, &call);
+        if (pass == 0) {
+            r->duration_ms = 1e3 * (bitcts_clock_now() - t0);
+        }
+        if (st != BITCTS_ABI_OK) {
+            backend_status(w, k, st, call, r);
+            break;
+        }
+        bitcts_compare_args args;
+        bitcts_case_buffers_compare_args(x, &d->desc, recorded, guards, &args);
+        if (pass == 1) {
+            check_second_pass(&args, first_out, r);
+        } else if (bitcts_compare_case(&args, r) != BITCTS_OK) {
             r->verdict = BITCTS_VERDICT_INTERNAL_ERROR;
             snprintf(r->detail, sizeof r->detail, "out of memory while comparing");
         }
+        if (bitcts_verdict_is_failure(r->verdict) || r->verdict == BITCTS_VERDICT_INTERNAL_ERROR) {
+            break;
+        }
+        memcpy(first_out, x->out, out_bytes);
     }
-    free_buffers(&x, d->alias_input);
+    if (op != NULL) {
+        enter_backend(w, (long)idx);
+        w->backend.table->operator_destroy(w->instance, op);
+        leave_backend(w, (long)idx, "operator_destroy");
+    }
+    if (guards == NULL || first_out == NULL) {
+        snprintf(r->detail, sizeof r->detail, "out of memory preparing the comparison");
+    }
+    free(guards);
+    free(first_out);
 }
 
-/* Sends "E <index> <case object>" with the case's repro line. */
-static void send_result(const bitcts_worker_ctx *ctx, size_t idx, const bitcts_case_result *r)
+static void run_valid(worker *w, size_t idx, const bitcts_case_data *d, bitcts_case_result *r)
 {
-    const bitcts_case_key *k = &ctx->plan->cases[idx];
-    char repro[512];
-    bitcts_case_repro(ctx->backend_spec, ctx->repro_options, ctx->seed, k->id, repro, sizeof repro);
+    const bitcts_case_key *k = &w->job->plan->cases[idx];
+    char why[160];
+    const char *reason = unsupported_reason(&w->backend, k, d->alias_input >= 0, why, sizeof why);
+    if (reason != NULL) {
+        not_supported(&w->backend, k, reason, r);
+        return;
+    }
+    const int recorded = bitcts_case_is_recorded(k);
+    bitcts_case_buffers x;
+    if (bitcts_case_buffers_prepare(d, recorded, idx, &w->pool, &x, r->detail,
+                                    sizeof r->detail) != 0) {
+        bitcts_case_buffers_retire(&x);
+        return; /* internal_error: the harness could not prepare the case */
+    }
+    run_passes(w, idx, d, &x, recorded, r);
+    bitcts_case_buffers_retire(&x);
+}
+
+/* Sends "E <index> <case object>". */
+static void send_result(worker *w, size_t idx, const bitcts_case_result *r)
+{
+    const bitcts_case_key *k = &w->job->plan->cases[idx];
+    char repro[2048];
+    bitcts_case_repro(w->job->backend->spec, w->job->repro_options, w->job->seed, k->id, repro,
+                      sizeof repro);
     json_t *obj = bitcts_case_result_json(k, idx, r, repro);
-    char *text = json_dumps(obj, JSON_COMPACT | JSON_ENSURE_ASCII);
+    char *text = obj != NULL ? json_dumps(obj, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
     json_decref(obj);
     if (text == NULL) {
-        return; /* the parent reports the case as an internal error */
+        return; /* the parent reports the case as missing its result */
     }
-    char head[32];
-    const int n = snprintf(head, sizeof head, "E %zu ", idx);
-    send_text(ctx->fd, head, (size_t)n);
-    send_text(ctx->fd, text, strlen(text));
-    send_text(ctx->fd, "\n", 1);
+    const size_t len = strlen(text);
+    char *line = malloc(len + 32);
+    if (line != NULL) {
+        const int head = snprintf(line, 32, "E %zu ", idx);
+        memcpy(line + head, text, len);
+        bitcts_sandbox_send(worker_chan, worker_nonce, line, (size_t)head + len);
+        free(line);
+    }
     free(text);
 }
 
-static void run_case(const bitcts_worker_ctx *ctx, void *instance, size_t idx)
+static void run_case(worker *w, size_t idx)
 {
-    const bitcts_case_key *k = &ctx->plan->cases[idx];
+    const bitcts_case_key *k = &w->job->plan->cases[idx];
     bitcts_case_result r;
     memset(&r, 0, sizeof r);
     r.verdict = BITCTS_VERDICT_INTERNAL_ERROR;
-    send_mark(ctx->fd, 'B', idx);
+    worker_case = (long)idx;
+    send_mark('B', (long)idx);
     bitcts_case_data data;
-    const int st = bitcts_case_build(ctx->seed, k, &data);
+    const int st = bitcts_case_build(w->job->seed, k, &data);
     if (st != BITCTS_OK) {
         snprintf(r.detail, sizeof r.detail, "cannot generate the case: %s",
                  bitcts_status_message(st));
     } else if (k->pattern == BITCTS_PAT_INVALID) {
-        run_negative(ctx, instance, idx, &data, &r);
+        run_negative(w, idx, &data, &r);
     } else {
-        run_valid(ctx, instance, idx, &data, &r);
+        run_valid(w, idx, &data, &r);
     }
     bitcts_case_free(&data);
-    send_result(ctx, idx, &r);
+    if (w->damaged) { /* the case that did it fails, and the process ends after it */
+        r.verdict = BITCTS_VERDICT_FAIL;
+        snprintf(r.detail, sizeof r.detail, "%s", w->damage_text);
+    }
+    send_result(w, idx, &r);
 }
 
-void bitcts_worker_run(const bitcts_worker_ctx *ctx, const size_t *indices, size_t count)
+/* ---- the process ---- */
+
+/* Loads the backend and creates the instance; a refusal by the host is reported as S. */
+static int start(worker *w)
 {
-    char err[512];
-    void *instance = NULL;
-    if (bitcts_backend_instance(ctx->backend, &instance, err, sizeof err) != BITCTS_OK) {
-        /* Every case of the batch fails with the reason; nothing runs. */
-        for (size_t i = 0; i < count; ++i) {
-            bitcts_case_result r;
-            memset(&r, 0, sizeof r);
-            r.verdict = BITCTS_VERDICT_FAIL;
-            snprintf(r.detail, sizeof r.detail, "in the worker: %s", err);
-            send_mark(ctx->fd, 'B', indices[i]);
-            send_result(ctx, indices[i], &r);
+    char err[1024];
+    send_mark('L', -1);
+    int st = bitcts_backend_load(w->job->backend, &w->backend, err, sizeof err);
+    if (st != BITCTS_OK) {
+        char line[1100];
+        snprintf(line, sizeof line, "S %d %s", st, err);
+        send_text(line);
+        return -1;
+    }
+    send_mark('I', -1);
+    st = bitcts_backend_instance(&w->backend, &w->instance, err, sizeof err);
+    if (st != BITCTS_OK) {
+        char line[1100];
+        snprintf(line, sizeof line, "S %d %s", st, err);
+        send_text(line);
+        return -1;
+    }
+    send_mark('Q', -1);
+    st = bitcts_backend_query(&w->backend, w->instance, err, sizeof err);
+    if (st != BITCTS_OK) {
+        char line[1100];
+        snprintf(line, sizeof line, "S %d %s", st, err);
+        send_text(line);
+        return -1;
+    }
+    return 0;
+}
+
+static void send_identity(worker *w)
+{
+    json_t *id = bitcts_backend_identity_json(&w->backend);
+    char *text = id != NULL ? json_dumps(id, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+    json_decref(id);
+    if (text != NULL) {
+        const size_t len = strlen(text);
+        char *line = malloc(len + 3);
+        if (line != NULL) {
+            memcpy(line, "R ", 2);
+            memcpy(line + 2, text, len);
+            bitcts_sandbox_send(worker_chan, worker_nonce, line, len + 2);
+            free(line);
         }
-        return;
+        free(text);
     }
-    for (size_t i = 0; i < count; ++i) {
-        run_case(ctx, instance, indices[i]);
+}
+
+void bitcts_worker_main(void *arg, int chan, const char *nonce, bitcts_sandbox_status *status)
+{
+    worker_chan = chan;
+    worker_nonce = nonce;
+    worker_status = status;
+    install_handlers();
+    worker w;
+    memset(&w, 0, sizeof w);
+    w.job = arg;
+    if (start(&w) == 0) {
+        if (w.job->probe) {
+            send_identity(&w);
+        }
+        for (size_t i = 0; !w.job->probe && i < w.job->count && !w.damaged; ++i) {
+            run_case(&w, w.job->indices[i]);
+        }
+        worker_case = -1;
+        send_mark('D', -1);
+        w.backend.table->instance_destroy(w.instance);
+        bitcts_backend_close(&w.backend);
     }
-    ctx->backend->table->instance_destroy(instance);
+    send_mark('X', -1);
+    _exit(0);
 }

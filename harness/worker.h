@@ -1,10 +1,20 @@
 /* SPDX-License-Identifier: MIT */
-/* The worker: runs a batch of cases in a child process and reports each over a pipe, so that
- * a crash or a hang in the backend costs one case, never the run. Protocol, one line each:
- *   B <index>          the case begins (generation and the reference)
- *   P <index>          the backend is called now (the watchdog times from here)
- *   C <index>          the backend returned; checking
+/* The worker: the child process (harness/sandbox.h) in which a backend is loaded and called.
+ * Its phase is on the shared status page, so that the parent knows at every moment which phase
+ * a death or a hang belongs to:
+ *   L  loading the backend (dlopen, constructors, negotiation)
+ *   I  instance_create
+ *   Q  the capability and info queries
+ *   B  a case begins (generation and the reference), with its index
+ *   P  the backend is called for it (the watchdog times from here)
+ *   C  the backend returned; checking
+ *   D  instance_destroy and plugin_shutdown
+ *   X  done; the process exits
+ * and its results on the channel, one line each (the sandbox adds the nonce):
+ *   S <status> <text>  the plugin host refused the backend (a bad plugin, not a crash)
+ *   R <json>           (probe) the backend's identity and capabilities
  *   E <index> <json>   the case ended with this report.json case object
+ *   F <index> <text>   a fatal signal, with what the faulting address was (from the handler)
  * Thread-safety: runs alone in its process. */
 #ifndef BITCTS_HARNESS_WORKER_H
 #define BITCTS_HARNESS_WORKER_H
@@ -12,20 +22,23 @@
 #include <stddef.h> /* size_t */
 #include <stdint.h> /* uint64_t */
 
-#include "backend.h"   /* bitcts_backend */
+#include "backend.h"   /* bitcts_backend_spec */
 #include "case_plan.h" /* bitcts_plan */
+#include "sandbox.h"   /* bitcts_sandbox_status */
 
-typedef struct bitcts_worker_ctx {
+/** What a worker is started with; it reads it after the fork (the parent's memory). */
+typedef struct bitcts_worker_job {
     const bitcts_plan *plan;
-    const bitcts_backend *backend;
+    const bitcts_backend_spec *backend;
     uint64_t seed;
-    const char *backend_spec;  /* as given to --backend, for the repro line */
-    const char *repro_options; /* " --backend-option k=v" ... or "" */
-    int fd;                    /* write end of the pipe to the parent */
-} bitcts_worker_ctx;
+    const char *repro_options; /* " --backend-option 'k=v'"..., for the repro line */
+    int probe;                 /* 1: load, create, query, send R, destroy: no case */
+    const size_t *indices;     /* plan indices to run, in order */
+    size_t count;
+} bitcts_worker_job;
 
-/** Runs the cases in order, reporting each. Returns when the batch is done. */
-void bitcts_worker_run(const bitcts_worker_ctx *ctx, const size_t *indices, size_t count);
+/** The sandbox entry point: arg is a bitcts_worker_job. Never returns. */
+void bitcts_worker_main(void *arg, int chan, const char *nonce, bitcts_sandbox_status *status);
 
 /** The ABI view of a description: tensors pointing into `desc`'s arrays. */
 void bitcts_worker_abi_desc(const bitcts_op_desc *desc, bitcts_abi_tensor tensors[3],

@@ -452,6 +452,20 @@ static bitcts_status check_failure(vctx *c, const json_t *obj)
     return check_first(c, first);
 }
 
+/* The optional "output": {"bytes": N, "excerpt": "..."} a backend printed while the case ran. */
+static bitcts_status check_output(vctx *c, const json_t *obj)
+{
+    const json_t *out = json_object_get(obj, "output");
+    if (out == NULL) {
+        return BITCTS_OK;
+    }
+    if (!json_is_object(out)) {
+        return bad_field(c, out, "output", "an object");
+    }
+    bitcts_status st = need_count(c, out, "bytes", NULL);
+    return st != BITCTS_OK ? st : need_str(c, out, "excerpt", 4 * 65536);
+}
+
 static bitcts_status check_case_fields(vctx *c, const json_t *obj, int *verdict)
 {
     static const char *const keys[] = {"feature_level", "detail", "baseline", "repro", NULL};
@@ -491,6 +505,9 @@ static bitcts_status check_case_fields(vctx *c, const json_t *obj, int *verdict)
     }
     if (json_object_get(obj, "plan_index") != NULL &&
         (st = need_count(c, obj, "plan_index", NULL))) {
+        return st;
+    }
+    if ((st = check_output(c, obj)) != BITCTS_OK) {
         return st;
     }
     return check_failure(c, obj);
@@ -686,6 +703,15 @@ static bitcts_status check_unique_ids(vctx *c, const json_t *r)
 }
 
 /* ---- validation, parsing, loading ---- */
+
+bitcts_status bitcts_report_validate_case(const json_t *case_obj, char *err, size_t cap)
+{
+    vctx c = {.name = "(case)", .err = err, .cap = cap};
+    if (err != NULL && cap > 0) {
+        err[0] = '\0';
+    }
+    return check_case(&c, 0, case_obj, &(int){0});
+}
 
 static bitcts_status check_cases(vctx *c, const json_t *r)
 {

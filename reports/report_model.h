@@ -27,7 +27,7 @@ extern "C" {
 
 #define BITCTS_REPORT_SCHEMA "bitcts-report"
 /* The version this code writes; it reads every 1.x (minor versions only add fields). */
-#define BITCTS_REPORT_SCHEMA_VERSION "1.0"
+#define BITCTS_REPORT_SCHEMA_VERSION "1.1"
 #define BITCTS_REPORT_SCHEMA_MAJOR 1
 
 /* Bounds on what a report may hold; anything larger is refused as malformed rather than read. */
@@ -87,6 +87,12 @@ BITCTS_NODISCARD bitcts_status bitcts_report_parse(const char *name, const char 
  *         BITCTS_E_OUT_OF_MEMORY. */
 BITCTS_NODISCARD bitcts_status bitcts_report_validate(const json_t *report, const char *name,
                                                       char *err, size_t cap);
+
+/** Checks one case object as bitcts_report_validate checks the cases of a report (a result
+ * that comes from a process the harness does not trust is checked before it is believed).
+ * @return BITCTS_OK or BITCTS_E_PARSE with err. */
+BITCTS_NODISCARD bitcts_status bitcts_report_validate_case(const json_t *case_obj, char *err,
+                                                           size_t cap);
 
 /* ---- reading a validated report ---- */
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* `bitcts run`: the command line of the runner. */
+#include <signal.h> /* sigaction, SIGINT, SIGTERM */
 #include <stdio.h>  /* fputs */
 #include <stdlib.h> /* strtod, free */
 #include <string.h> /* strcmp */
@@ -9,17 +10,19 @@
 #include "commands.h"
 #include "report.h"
 #include "runner.h"
+#include "sanitize.h"
 
 static const char run_usage[] =
     "usage: bitcts run --backend B [--backend-option KEY=VALUE]... [--filter GLOB] [--tier T]\n"
     "                  [--feature-level FL] [--jobs N] [--shard I/N] [--baseline FILE]\n"
     "                  [--timeout S] [--report DIR] [--seed S] [--resume] [--quiet]\n"
-    "                  [--threads N]\n"
+    "                  [--threads N] [--isolate batch|case] [--repeat N] [--force]\n"
     "\n"
     "Runs each selected case: generates it, computes the expected output with the reference,\n"
     "runs the backend in a worker process and compares bit for bit. Verdicts: pass, warn, fail,\n"
     "timeout, crash, not_supported, recorded, missing, internal_error, expected_fail,\n"
-    "unexpected_pass (docs/report-schema.md). Exit code 0 only when nothing failed.\n"
+    "unexpected_pass, flake (docs/report-schema.md). Exit code 0 only when nothing failed;\n"
+    "2 for a bad command line or input; 130 when interrupted (the log is kept: --resume).\n"
     "  --backend B         a built-in backend (cpu, cpu:<variant>) or a plugin library path\n"
     "  --backend-option    passed to the backend's instance_create (repeatable)\n"
     "  --jobs N            worker processes (default: the number of cores)\n"
@@ -29,21 +32,31 @@ static const char run_usage[] =
     "  --timeout S         seconds a backend call may take before the case is a timeout (30)\n"
     "  --report DIR        where results.jsonl and the reports go (default: bitcts-report)\n"
     "  --resume            keep the cases DIR/results.jsonl already has and run the rest\n"
+    "  --force             let --report use a folder bitcts did not create\n"
+    "  --isolate batch|case  a worker process per batch of cases (default) or per case\n"
+    "  --repeat N          run each case N times (1-64), alternately in fresh and reused\n"
+    "                      workers; a case whose outcomes differ is a flake\n"
     "  --quiet             no progress line\n";
 
 /* The progress line on a terminal: a bar, counts, rate and the time left. */
 static void print_progress(void *user, size_t done, size_t total, double elapsed_s)
 {
     (void)user;
+    /* The rate counts the time spent waiting on slow or hung cases, so the ETA does too; with
+     * nothing ended yet there is no rate to go by. */
     const double rate = (double)done / (elapsed_s + 1e-9);
-    const double eta = rate > 0 ? (double)(total - (done < total ? done : total)) / rate : 0;
+    char eta[32] = "?";
+    if (done > 0) {
+        snprintf(eta, sizeof eta, "%.0fs",
+                 (double)(total - (done < total ? done : total)) / rate);
+    }
     char bar[31];
     const size_t filled = total ? (done < total ? done : total) * 30 / total : 30;
     for (size_t i = 0; i < 30; ++i) {
         bar[i] = i < filled ? '#' : '.';
     }
     bar[30] = '\0';
-    fprintf(stderr, "\r[%s] %zu/%zu %5.1f%% %7.0f cases/s ETA %4.0fs", bar, done, total,
+    fprintf(stderr, "\r[%s] %zu/%zu %5.1f%% %7.0f cases/s ETA %5s ", bar, done, total,
             total ? 100.0 * (double)done / (double)total : 100.0, rate, eta);
     if (done >= total) {
         fputc('\n', stderr);
@@ -62,6 +75,43 @@ static void print_summary(const bitcts_run_config *cfg, const bitcts_run_result 
     printf("\n%zu cases in %.1f s; report in %s/ (report.json, junit.xml, report.html, "
            "summary.md)\n",
            r->cases, r->duration_s, cfg->report_dir);
+}
+
+/* Ctrl-C or a polite kill: the runner stops starting cases, ends its workers and keeps the log. */
+static volatile sig_atomic_t run_interrupted;
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    run_interrupted = 1;
+}
+
+static void catch_interrupts(struct sigaction *old_int, struct sigaction *old_term)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, old_int);
+    sigaction(SIGTERM, &sa, old_term);
+}
+
+/* How to go on after an interruption: the command as given, with --resume. */
+static void print_resume_hint(int argc, char **argv, const bitcts_run_result *r)
+{
+    int has_resume = 0;
+    fprintf(stderr, "\nbitcts run: interrupted after %zu cases; the log is kept. Resume with:\n",
+            r->ended);
+    fputs("  bitcts", stderr);
+    for (int i = 0; i < argc; ++i) { /* argv[0] is the command's name, "run" */
+        const char *word = argv[i];
+        const size_t cap = 4 * strlen(word) + 4;
+        char *q = malloc(cap);
+        fprintf(stderr, " %s", q != NULL ? bitcts_shell_quote(word, q, cap) : "?");
+        free(q);
+        has_resume |= strcmp(argv[i], "--resume") == 0;
+    }
+    fprintf(stderr, "%s\n", has_resume ? "" : " --resume");
 }
 
 static int parse_shard(const char *v, bitcts_run_config *cfg)
@@ -133,8 +183,23 @@ static int parse_run_option(int argc, char **argv, int *i, bitcts_run_config *cf
         if (r < 0 || bitcts_cli_parse_u64(v, &cfg->seed)) {
             return bitcts_cli_error("run", "--seed: '%s' is not a 64-bit number", r < 0 ? "" : v);
         }
+    } else if ((r = bitcts_cli_option(argc, argv, i, "--isolate", &v)) != 0) {
+        if (r < 0 || (strcmp(v, "batch") != 0 && strcmp(v, "case") != 0)) {
+            return bitcts_cli_error("run", "--isolate: '%s' is not batch or case",
+                                    r < 0 ? "" : v);
+        }
+        cfg->isolate_case = strcmp(v, "case") == 0;
+    } else if ((r = bitcts_cli_option(argc, argv, i, "--repeat", &v)) != 0) {
+        uint64_t n = 0;
+        if (r < 0 || bitcts_cli_parse_u64(v, &n) || n < 1 || n > 64) {
+            return bitcts_cli_error("run", "--repeat: '%s' is not a number from 1 to 64",
+                                    r < 0 ? "" : v);
+        }
+        cfg->repeat = (uint32_t)n;
     } else if (strcmp(argv[*i], "--resume") == 0) {
         cfg->resume = 1;
+    } else if (strcmp(argv[*i], "--force") == 0) {
+        cfg->force = 1;
     } else {
         *handled = 0;
     }
@@ -199,9 +264,20 @@ int bitcts_cmd_run(int argc, char **argv)
     if (!quiet && isatty(STDERR_FILENO)) {
         cfg.progress = print_progress;
     }
+    struct sigaction old_int, old_term;
+    run_interrupted = 0;
+    cfg.interrupted = &run_interrupted;
+    catch_interrupts(&old_int, &old_term);
     bitcts_run_result result;
     const int st = bitcts_run(&cfg, &result);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
     json_decref(command_line);
+    if (st == BITCTS_OK && result.interrupted) {
+        print_resume_hint(argc, argv, &result);
+        bitcts_run_result_free(&result);
+        return BITCTS_EXIT_INTERRUPTED;
+    }
     if (st != BITCTS_OK) {
         bitcts_run_result_free(&result);
         return bitcts_cli_error("run", "%s", result.error);

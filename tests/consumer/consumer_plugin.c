@@ -30,7 +30,7 @@ static volatile uint32_t consumer_tour;
           (uint32_t)bitcts_verdict_is_healthy(value) + (uint32_t)bitcts_verdict_name(value)[0] +   \
           (uint32_t)(failure) + (uint32_t)((rank) + 1) + (uint32_t)(healthy);
 
-BITCTS_ABI_STATIC_ASSERT(BITCTS_VERDICT_COUNT == 11, "eleven verdicts in ABI 1.0's schema");
+BITCTS_ABI_STATIC_ASSERT(BITCTS_VERDICT_COUNT == 12, "twelve verdicts in report schema 1.1");
 
 static uint32_t consumer_sdk_tour(void)
 {

@@ -10,8 +10,12 @@
 #include "compare.h"
 #include "ref_ops.h"
 
+#define GUARD 16 /* guard bytes on each side of the fixture's buffers */
+
 typedef struct fixture {
     bitcts_op_desc d;
+    uint8_t mem[3][GUARD + 8 + GUARD]; /* A, B, Output, each between two guards */
+    uint8_t guard[2 * GUARD];          /* what every guard must hold */
     uint8_t *a, *b, *out, *before, *expected, *expected_mask;
 } fixture;
 
@@ -27,8 +31,14 @@ static void setup(fixture *f, int oob)
     bitcts_tensor_make_packed(BITCTS_DT_UINT8, 2, sizes, &f->d.output);
     f->d.output.has_strides = 1;
     f->d.output.strides[0] = 4, f->d.output.strides[1] = 1;
-    f->a = bitcts_guarded_alloc(8), f->b = bitcts_guarded_alloc(8),
-    f->out = bitcts_guarded_alloc(8);
+    for (int i = 0; i < 2 * GUARD; ++i) {
+        f->guard[i] = (uint8_t)(0x3D * i + 7); /* not one fixed byte: every value occurs */
+    }
+    for (int t = 0; t < 3; ++t) {
+        memcpy(f->mem[t], f->guard, GUARD);
+        memcpy(f->mem[t] + GUARD + 8, f->guard + GUARD, GUARD);
+    }
+    f->a = f->mem[0] + GUARD, f->b = f->mem[1] + GUARD, f->out = f->mem[2] + GUARD;
     f->before = malloc(8), f->expected = malloc(8), f->expected_mask = malloc(8);
     const uint8_t a[8] = {1, 2, 3, 0x81, 5, 6, 0, 0}, b[8] = {1, 1, 2, 3, 0, 7, 0, 0};
     memcpy(f->a, a, 8), memcpy(f->b, b, 8);
@@ -59,6 +69,14 @@ static bitcts_case_result judge(fixture *f, int oob)
                                 .output_after = f->out,
                                 .expected = f->expected,
                                 .expected_mask = oob ? f->expected_mask : NULL};
+    for (int t = 0; t < 3; ++t) {
+        args.guards[t] = (bitcts_compare_guard){.before = f->mem[t],
+                                                .before_expect = f->guard,
+                                                .before_len = GUARD,
+                                                .after = f->mem[t] + GUARD + 8,
+                                                .after_expect = f->guard + GUARD,
+                                                .after_len = GUARD};
+    }
     bitcts_case_result r;
     memset(&r, 0, sizeof r);
     CHECK(bitcts_compare_case(&args, &r) == 0);
@@ -75,7 +93,6 @@ static void correct(fixture *f, const uint8_t *expected)
 
 static void teardown(fixture *f)
 {
-    bitcts_guarded_free(f->a), bitcts_guarded_free(f->b), bitcts_guarded_free(f->out);
     free(f->before), free(f->expected), free(f->expected_mask);
 }
 
@@ -106,15 +123,23 @@ int main(void)
     CHECK_EQ_STR(bitcts_verdict_name(r.verdict), "warn");
     CHECK(strstr(r.warning, "1 padding bytes") != NULL);
     f.out[3] = f.before[3];
-    f.out[8] = 0; /* one byte past the end */
-    r = judge(&f, 0);
-    CHECK_EQ_STR(bitcts_verdict_name(r.verdict), "fail");
-    CHECK(strstr(r.detail, "past the end of the Output buffer") != NULL);
-    f.out[8] = BITCTS_GUARD_PATTERN;
-    f.a[-1] = 0; /* before A */
+    for (int v = 0; v < 256; ++v) { /* a spill of any byte value is caught: pass 1 or its twin */
+        f.out[8] = (uint8_t)v;
+        r = judge(&f, 0);
+        const int same = (uint8_t)v == f.guard[GUARD];
+        CHECK(same || r.verdict == BITCTS_VERDICT_FAIL);
+        CHECK(same || strstr(r.detail, "wrote 1 bytes past the end of the Output buffer (bytes 8 "
+                                       "to 8") != NULL);
+        f.guard[GUARD] ^= 0xFF; /* the complementary pass: the same spill, the complement guard */
+        r = judge(&f, 0);
+        CHECK(!same || r.verdict == BITCTS_VERDICT_FAIL);
+        f.guard[GUARD] ^= 0xFF;
+        f.out[8] = f.guard[GUARD];
+    }
+    f.a[-1] ^= 0x5A; /* before A */
     f.b[2] ^= 1; /* B changed */
     r = judge(&f, 0);
-    CHECK(strstr(r.detail, "before the A buffer") != NULL);
+    CHECK(strstr(r.detail, "wrote 1 bytes before the A buffer (up to 1 bytes before") != NULL);
     CHECK(strstr(r.detail, "input B changed") != NULL);
     teardown(&f);
     /* Shift counts >= width: classified by policy, the in-range elements still asserted. */

@@ -211,7 +211,7 @@ static int run_cli(int argc, char **argv)
 
 static void test_verdicts(void)
 {
-    CHECK_EQ_U64(BITCTS_VERDICT_COUNT, 11);
+    CHECK_EQ_U64(BITCTS_VERDICT_COUNT, 12);
     for (int v = 0; v < BITCTS_VERDICT_COUNT; ++v) {
         CHECK_EQ_U64(bitcts_verdict_parse(bitcts_verdict_name(v)), v);
     }

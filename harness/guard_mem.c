@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/* Guarded mappings with mmap/mprotect, and a small registry a signal handler can read. The
+ * registry is a fixed array: no allocation, so describing a fault is async-signal-safe. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE, syscall */
+
+#include <string.h>   /* memset */
+#include <sys/mman.h> /* mmap, mprotect */
+#include <unistd.h>   /* sysconf */
+
+#include "guard_mem.h"
+#include "sigsafe.h"
+
+#define GUARD_REGISTRY 64 /* mappings alive at once: a few per case, a few retired */
+
+/* Copies of the live mappings, keyed by base (an entry with base NULL is free). Copies, not
+ * pointers: the owner's struct may move (a retired buffer changes hands). */
+static bitcts_guard_buf registry[GUARD_REGISTRY];
+
+static size_t page_size(void)
+{
+    const long p = sysconf(_SC_PAGESIZE);
+    return p > 0 ? (size_t)p : 4096;
+}
+
+static bitcts_guard_buf *registry_find(const uint8_t *base)
+{
+    for (size_t i = 0; i < GUARD_REGISTRY; ++i) {
+        if (registry[i].base == base) {
+            return &registry[i];
+        }
+    }
+    return NULL;
+}
+
+static void registry_add(const bitcts_guard_buf *g)
+{
+    bitcts_guard_buf *slot = registry_find(NULL);
+    if (slot != NULL) {
+        *slot = *g;
+    }
+}
+
+static void registry_remove(const bitcts_guard_buf *g)
+{
+    bitcts_guard_buf *slot = registry_find(g->base);
+    if (slot != NULL) {
+        memset(slot, 0, sizeof *slot);
+    }
+}
+
+static void set_name(bitcts_guard_buf *g, const char *name)
+{
+    size_t i = 0;
+    for (; name != NULL && name[i] != '\0' && i + 1 < sizeof g->name; ++i) {
+        g->name[i] = name[i];
+    }
+    g->name[i] = '\0';
+}
+
+int bitcts_guard_map(uint64_t size, size_t zone, int kind, const char *name, uint64_t case_index,
+                     bitcts_guard_buf *out)
+{
+    memset(out, 0, sizeof *out);
+    const size_t page = page_size();
+    const uint64_t need = BITCTS_GUARD_BEFORE + size + BITCTS_GUARD_AFTER_MIN;
+    if (need > (uint64_t)SIZE_MAX - 2 * zone - page) {
+        return -1;
+    }
+    const size_t rw_len = (size_t)((need + page - 1) / page * page);
+    const size_t base_len = rw_len + 2 * zone;
+    void *base = mmap(NULL, base_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+                      0);
+    if (base == MAP_FAILED) {
+        return -1;
+    }
+    uint8_t *rw = (uint8_t *)base + zone;
+    if (mprotect(rw, rw_len, PROT_READ | PROT_WRITE) != 0) {
+        munmap(base, base_len);
+        return -1;
+    }
+    out->base = base;
+    out->base_len = base_len;
+    out->capacity = rw_len;
+    out->rw = rw;
+    out->rw_len = rw_len;
+    out->data = rw + BITCTS_GUARD_BEFORE;
+    out->size = size;
+    out->kind = kind;
+    out->case_index = case_index;
+    set_name(out, name);
+    registry_add(out);
+    return 0;
+}
+
+int bitcts_guard_reuse(bitcts_guard_buf *g, uint64_t size, size_t zone, int kind,
+                       const char *name, uint64_t case_index)
+{
+    const size_t page = page_size();
+    const uint64_t need = BITCTS_GUARD_BEFORE + size + BITCTS_GUARD_AFTER_MIN;
+    const size_t zone_now = g->base != NULL ? (size_t)(g->rw - g->base) : 0;
+    if (g->base == NULL || need > g->capacity || zone_now != zone) {
+        bitcts_guard_unmap(g);
+        return bitcts_guard_map(size, zone, kind, name, case_index, g);
+    }
+    const size_t rw_len = (size_t)((need + page - 1) / page * page);
+    if (mprotect(g->rw, rw_len, PROT_READ | PROT_WRITE) != 0) {
+        return -1;
+    }
+    if (rw_len < g->capacity) {
+        mprotect(g->rw + rw_len, g->capacity - rw_len, PROT_NONE);
+    }
+    g->rw_len = rw_len;
+    g->data = g->rw + BITCTS_GUARD_BEFORE;
+    g->size = size;
+    g->kind = kind;
+    g->case_index = case_index;
+    set_name(g, name);
+    bitcts_guard_buf *slot = registry_find(g->base);
+    if (slot != NULL) {
+        *slot = *g;
+    }
+    return 0;
+}
+
+void bitcts_guard_unmap(bitcts_guard_buf *g)
+{
+    if (g->base != NULL) {
+        registry_remove(g);
+        munmap(g->base, g->base_len);
+    }
+    memset(g, 0, sizeof *g);
+}
+
+void bitcts_guard_retire(bitcts_guard_buf *g)
+{
+    if (g->base != NULL) {
+        mprotect(g->rw, g->capacity, PROT_NONE);
+        g->kind = BITCTS_GUARD_KIND_RETIRED;
+        bitcts_guard_buf *slot = registry_find(g->base);
+        if (slot != NULL) {
+            slot->kind = BITCTS_GUARD_KIND_RETIRED;
+        }
+    }
+}
+
+void bitcts_guard_protect(bitcts_guard_buf *g, int read_only)
+{
+    if (g->base != NULL) {
+        mprotect(g->rw, g->rw_len, read_only ? PROT_READ : PROT_READ | PROT_WRITE);
+    }
+}
+
+uint8_t *bitcts_guard_before(const bitcts_guard_buf *g)
+{
+    return g->rw;
+}
+
+uint8_t *bitcts_guard_after(const bitcts_guard_buf *g, size_t *len)
+{
+    *len = g->rw_len - BITCTS_GUARD_BEFORE - (size_t)g->size;
+    return g->data + g->size;
+}
+
+/* ---- describing an address, async-signal-safe ---- */
+
+static void describe_in(const bitcts_guard_buf *g, uintptr_t a, bitcts_sigsafe_line *b)
+{
+    const uintptr_t data = (uintptr_t)g->data;
+    const uintptr_t end = data + (uintptr_t)g->size;
+    if (g->kind == BITCTS_GUARD_KIND_RETIRED) {
+        bitcts_sigsafe_text(b, "a retired buffer (");
+        bitcts_sigsafe_text(b, g->name);
+        bitcts_sigsafe_text(b, ") of case ");
+        bitcts_sigsafe_number(b, g->case_index);
+        bitcts_sigsafe_text(b, ": a stale pointer from an earlier call");
+        return;
+    }
+    if (g->kind == BITCTS_GUARD_KIND_HARNESS) {
+        bitcts_sigsafe_text(b, "the harness's ");
+        bitcts_sigsafe_text(b, g->name);
+        bitcts_sigsafe_text(b, " (read-only while the backend runs)");
+        return;
+    }
+    if (a < data) {
+        bitcts_sigsafe_number(b, (uint64_t)(data - a));
+        bitcts_sigsafe_text(b, a < (uintptr_t)g->rw ? " bytes before " : " bytes before the start of ");
+    } else if (a >= end) {
+        bitcts_sigsafe_number(b, (uint64_t)(a - end));
+        bitcts_sigsafe_text(b, " bytes past the end of ");
+    } else {
+        bitcts_sigsafe_text(b, "inside ");
+    }
+    bitcts_sigsafe_text(b, g->name);
+    if (a < (uintptr_t)g->rw || a >= (uintptr_t)g->rw + g->rw_len) {
+        bitcts_sigsafe_text(b, " (in its PROT_NONE zone)");
+    }
+}
+
+void bitcts_guard_describe(const void *addr, char *out, size_t cap)
+{
+    bitcts_sigsafe_line b = {out, cap, 0};
+    const uintptr_t a = (uintptr_t)addr;
+    out[0] = '\0';
+    for (size_t i = 0; i < GUARD_REGISTRY; ++i) {
+        const bitcts_guard_buf *g = &registry[i];
+        if (g->base != NULL && a >= (uintptr_t)g->base && a < (uintptr_t)g->base + g->base_len) {
+            describe_in(g, a, &b);
+            return;
+        }
+    }
+    bitcts_sigsafe_text(&b, "an address outside every buffer");
+}

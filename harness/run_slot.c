@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: MIT */
+/* One worker as the parent sees it: its channel messages, and what its end means. Blame follows
+ * the phase: a worker that dies or hangs while the backend runs (loading, creating, executing,
+ * destroying), or after it ran (the harness checking a case in a process the backend may have
+ * damaged), costs the backend a crash or a timeout on the case at hand; a worker that dies
+ * before its first case is retried a bounded number of times, then its cases get the verdict. */
+#include <stdio.h>  /* snprintf */
+#include <stdlib.h> /* strtoull */
+#include <string.h> /* strcmp */
+
+#include "bitcts/bitcts_status.h"
+#include "bitcts/bitcts_verdict.h"
+#include "clock.h"
+#include "report_model.h"
+#include "run_state.h"
+
+/* The item position of plan index idx in the slot's batch, or -1. */
+static long batch_position(const worker_slot *w, size_t idx)
+{
+    for (size_t i = 0; i < w->batch.count; ++i) {
+        if (w->batch.items[i] == idx && !w->ended[i]) {
+            return (long)i;
+        }
+    }
+    for (size_t i = 0; i < w->batch.count; ++i) { /* --repeat: a case ends several times */
+        if (w->batch.items[i] == idx) {
+            return (long)i;
+        }
+    }
+    return -1;
+}
+
+void bitcts__slot_observe(worker_slot *w)
+{
+    const bitcts_sandbox_status *page = w->sb.shared;
+    if (page == NULL || page->seq == w->seen_seq) {
+        return;
+    }
+    w->seen_seq = page->seq;
+    const char phase = page->phase;
+    w->phase = strchr("LIQBPCDX", phase) != NULL && phase != '\0' ? phase : w->phase;
+    w->phase_start = 1e-9 * (double)page->since_ns;
+    const int64_t index = page->index;
+    w->current = -1;
+    if ((w->phase == 'B' || w->phase == 'P' || w->phase == 'C') && index >= 0) {
+        const long pos = batch_position(w, (size_t)index);
+        w->current = pos >= 0 && !w->ended[pos] ? (long)index : -1;
+        w->began_cases |= w->current >= 0;
+    }
+}
+
+/* An E line: a case object from the worker, checked like a report's before it is believed. */
+static void take_result(run_state *s, worker_slot *w, size_t idx, const char *json)
+{
+    char err[BITCTS_REPORT_ERROR_CAP];
+    json_t *obj = json_loads(json, JSON_REJECT_DUPLICATES, NULL);
+    const char *id = json_string_value(json_object_get(obj, "id"));
+    if (obj == NULL || id == NULL || strcmp(id, s->plan->cases[idx].id) != 0 ||
+        bitcts_report_validate_case(obj, err, sizeof err) != BITCTS_OK) {
+        json_decref(obj);
+        ++w->sb.garbage; /* not the harness's: the backend wrote on the channel */
+        return;
+    }
+    char excerpt[BITCTS_SANDBOX_CAPTURE_MAX * 4 + 8];
+    const uint64_t bytes = bitcts_sandbox_take_output(&w->sb, excerpt, sizeof excerpt);
+    if (bytes > 0) {
+        json_object_set_new(obj, "output",
+                            json_pack("{s:I, s:s}", "bytes", (json_int_t)bytes, "excerpt", excerpt));
+    }
+    const long pos = batch_position(w, idx);
+    if (pos >= 0) {
+        w->ended[pos] = 1;
+    }
+    w->began_cases = 1;
+    bitcts__run_log(s, json_pack("{s:s, s:s, s:I}", "record", "begin", "id",
+                                 s->plan->cases[idx].id, "round", (json_int_t)w->batch.round));
+    bitcts__run_record(s, idx, w->batch.round, obj);
+    w->last_ended = (long)idx;
+    if (w->current == (long)idx) {
+        w->current = -1;
+    }
+}
+
+void bitcts__slot_line(run_state *s, worker_slot *w, char *line)
+{
+    const char kind = line[0];
+    char *rest = line[0] != '\0' && line[1] == ' ' ? line + 2 : line + 1;
+    char *end = NULL;
+    const unsigned long long idx = strtoull(rest, &end, 10);
+    const int has_index = end != rest && idx < s->plan->count && batch_position(w, idx) >= 0;
+    switch (kind) {
+    case 'E':
+        if (has_index) {
+            take_result(s, w, idx, end);
+        } else {
+            ++w->sb.garbage;
+        }
+        break;
+    case 'F':
+        snprintf(w->fault, sizeof w->fault, "%s", end != NULL ? end + (*end == ' ') : "");
+        break;
+    case 'S':
+        w->refusal_status = (int)strtol(rest, &end, 10);
+        snprintf(w->refusal, sizeof w->refusal, "%s", end != NULL ? end + (*end == ' ') : "");
+        break;
+    case 'R':
+        json_decref(w->identity);
+        w->identity = json_loads(rest, JSON_REJECT_DUPLICATES, NULL);
+        break;
+    default:
+        ++w->sb.garbage;
+        break;
+    }
+}
+
+/* What the phase letters mean in a detail. */
+static const char *phase_name(char phase)
+{
+    switch (phase) {
+    case 'L': return "loading the backend (its constructors and negotiation)";
+    case 'I': return "instance_create";
+    case 'Q': return "the capability queries";
+    case 'B': return "the harness generating the case (after the backend had run in the process)";
+    case 'P': return "the backend (operator_create, execute or destroy)";
+    case 'C': return "the harness checking the case (after the backend returned)";
+    case 'D': return "instance_destroy or plugin_shutdown";
+    case 'X': return "the worker's exit (the backend's destructors)";
+    default: return "starting the worker";
+    }
+}
+
+/* How the worker ended, in words: killed by the watchdog, a signal (with the fault's address),
+ * an exit status. */
+static void describe_end(const run_state *s, const worker_slot *w, char *out, size_t cap)
+{
+    char how[160];
+    bitcts_sandbox_describe(w->sb.status, how, sizeof how);
+    if (w->killed_for != 0) {
+        snprintf(out, cap, "no progress within %.3g s in %s; the worker was killed",
+                 w->killed_for == 'B' || w->killed_for == 'C' ? s->cfg->timeout_s * 10
+                                                               : s->cfg->timeout_s,
+                 phase_name((char)w->killed_for));
+    } else if (w->fault[0] != '\0') {
+        snprintf(out, cap, "the worker died in %s: %s (%s)", phase_name(w->phase), how, w->fault);
+    } else {
+        snprintf(out, cap, "the worker ended in %s: %s", phase_name(w->phase), how);
+    }
+    if (w->sb.garbage > 0) {
+        const size_t used = strlen(out);
+        snprintf(out + used, cap - used,
+                 "; %llu lines on the harness's channel were not the harness's (the backend "
+                 "wrote to a descriptor it does not own)",
+                 (unsigned long long)w->sb.garbage);
+    }
+}
+
+/* The verdict of a worker's end: a timeout when the watchdog killed it, else a crash. */
+static int end_verdict(const worker_slot *w)
+{
+    return w->killed_for != 0 ? BITCTS_VERDICT_TIMEOUT : BITCTS_VERDICT_CRASH;
+}
+
+/* A worker that never began a case: retry the batch, or after BITCTS_RUN_BATCH_ATTEMPTS give
+ * every case the verdict. */
+static void settle_unstarted(run_state *s, worker_slot *w, const char *how)
+{
+    if (w->batch.attempts + 1 < BITCTS_RUN_BATCH_ATTEMPTS) {
+        bitcts__run_requeue(s, w->batch.items, w->batch.count, w->batch.round,
+                            w->batch.attempts + 1);
+        return;
+    }
+    char detail[1200];
+    snprintf(detail, sizeof detail, "%s (%u workers in a row)", how, BITCTS_RUN_BATCH_ATTEMPTS);
+    for (size_t i = 0; i < w->batch.count; ++i) {
+        bitcts__run_synthesize(s, w->batch.items[i], w->batch.round, end_verdict(w), detail, 0);
+    }
+}
+
+/* Destroy or exit went wrong after every case ended: the last case carries it. */
+static void settle_after_cases(run_state *s, worker_slot *w, const char *how)
+{
+    if (w->last_ended < 0) {
+        return;
+    }
+    const size_t idx = (size_t)w->last_ended;
+    const json_t *prev = s->results[w->batch.round][idx];
+    char detail[1400];
+    snprintf(detail, sizeof detail, "%s; after this case: %s",
+             prev != NULL ? bitcts_report_str(prev, "detail") : "", how);
+    bitcts__run_synthesize(s, idx, w->batch.round, end_verdict(w), detail, 0);
+}
+
+void bitcts__slot_finish(run_state *s, worker_slot *w)
+{
+    bitcts__slot_observe(w); /* the child is gone: the page is final */
+    const int clean = w->killed_for == 0 && w->phase == 'X' && WIFEXITED(w->sb.status) &&
+                      WEXITSTATUS(w->sb.status) == 0;
+    char how[1100];
+    describe_end(s, w, how, sizeof how);
+    if (w->job.probe) {
+        return; /* the probe's end is read by the runner */
+    }
+    if (w->current >= 0) { /* a case that began and never ended */
+        const size_t idx = (size_t)w->current;
+        bitcts__run_log(s, json_pack("{s:s, s:s, s:I}", "record", "begin", "id",
+                                     s->plan->cases[idx].id, "round", (json_int_t)w->batch.round));
+        const double ms = w->phase == 'P' ? 1e3 * (bitcts_clock_now() - w->phase_start) : 0;
+        bitcts__run_synthesize(s, idx, w->batch.round, end_verdict(w), how, ms);
+        const long pos = batch_position(w, idx);
+        if (pos >= 0) {
+            w->ended[pos] = 1;
+        }
+    } else if (!w->began_cases && w->refusal[0] != '\0') {
+        char detail[1200];
+        snprintf(detail, sizeof detail, "in the worker: %s", w->refusal);
+        for (size_t i = 0; i < w->batch.count; ++i) { /* a refusal is not retried */
+            bitcts__run_synthesize(s, w->batch.items[i], w->batch.round, BITCTS_VERDICT_FAIL,
+                                   detail, 0);
+            w->ended[i] = 1;
+        }
+    } else if (!w->began_cases && !clean) {
+        settle_unstarted(s, w, how);
+        return;
+    } else if (!clean && (w->phase == 'D' || w->phase == 'X' || w->killed_for != 0)) {
+        settle_after_cases(s, w, how);
+    }
+    size_t rest = 0; /* what never began goes back to the queue */
+    for (size_t i = 0; i < w->batch.count; ++i) {
+        if (!w->ended[i]) {
+            w->batch.items[rest++] = w->batch.items[i];
+        }
+    }
+    bitcts__run_requeue(s, w->batch.items, rest, w->batch.round, 0);
+}

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/* The isolation every call into a backend runs under: a child process in its own process group,
+ * with nothing of the harness's but a result channel (descriptors closed, stdin /dev/null,
+ * stdout and stderr captured through a pipe the parent reads), killed with the harness. The
+ * parent never blocks on it: it polls the channel with deadlines, reaps without waiting, kills
+ * the whole group, and, as a child subreaper, also the descendants that left the group
+ * (setsid). Lines on the channel carry a per-child nonce, so bytes a backend writes to a stray
+ * descriptor cannot pass for the harness's messages. Thread-safety: one thread per process uses
+ * these; a sandbox is single-threaded. */
+#ifndef BITCTS_HARNESS_SANDBOX_H
+#define BITCTS_HARNESS_SANDBOX_H
+
+#include <stddef.h>    /* size_t */
+#include <stdint.h>    /* uint64_t */
+#include <sys/types.h> /* pid_t */
+
+#define BITCTS_SANDBOX_NONCE_LEN 16         /* hex digits */
+#define BITCTS_SANDBOX_CAPTURE_MAX 4096u    /* captured output kept per excerpt */
+#define BITCTS_SANDBOX_LINE_MAX (1u << 26) /* a channel line longer than this is garbage */
+
+/** Where the child says what it is doing, without a system call: a page shared with the parent.
+ * The child stores the fields, then bumps seq. The parent reads it while the child runs (a
+ * passing inconsistency only delays a deadline by one look) and after the child is gone (then
+ * it is exact). `since_ns` is CLOCK_MONOTONIC, the same clock in both processes. */
+typedef struct bitcts_sandbox_status {
+    volatile uint64_t seq;
+    volatile int64_t index; /* the case the phase belongs to, or -1 */
+    volatile uint64_t since_ns;
+    volatile char phase;
+} bitcts_sandbox_status;
+
+/** What the child runs: `chan` is its end of the result channel; every line it writes there
+ * starts with `nonce` and a space (bitcts_sandbox_send does that); `status` is the shared page.
+ * It must end with _exit. */
+typedef void (*bitcts_sandbox_main_fn)(void *arg, int chan, const char *nonce,
+                                       bitcts_sandbox_status *status);
+
+/** One child. Zero-initialise, then spawn. */
+typedef struct bitcts_sandbox {
+    pid_t pid;     /* 0: no child */
+    int chan;      /* the parent's end of the channel, -1 when closed */
+    int capture;   /* the parent's end of the child's stdout and stderr, -1 when closed */
+    int exited;    /* the child was reaped; status holds its wait status */
+    int status;
+    bitcts_sandbox_status *shared; /* the child's phase, shared */
+    char nonce[BITCTS_SANDBOX_NONCE_LEN + 1];
+    char *line;    /* channel bytes not yet ending in a newline */
+    size_t line_len, line_cap;
+    int line_overflow;         /* the current line grew past BITCTS_SANDBOX_LINE_MAX */
+    uint64_t garbage;          /* channel lines without the nonce */
+    char excerpt[BITCTS_SANDBOX_CAPTURE_MAX + 1]; /* captured output since the last take */
+    size_t excerpt_len;
+    uint64_t captured;         /* bytes captured since the last take, kept or not */
+} bitcts_sandbox;
+
+/* ---- the parent's side ---- */
+
+/** Makes this process the child subreaper of its descendants (Linux), so that a grandchild
+ * whose parent died is reparented here and can be found and killed. Call once, first. */
+void bitcts_sandbox_init(void);
+
+/** Forks the child and runs fn(arg, chan, nonce) in it.
+ * @return 0, or -1 with err (fork or pipe failed: the system is out of resources). */
+int bitcts_sandbox_spawn(bitcts_sandbox *sb, bitcts_sandbox_main_fn fn, void *arg, char *err,
+                         size_t cap);
+
+/** Reads whatever the child has written, without blocking: calls on_line for every complete
+ * channel line that carries the nonce (nonce and space removed, newline replaced by NUL),
+ * counts the others in sb->garbage, and appends captured output to the excerpt.
+ * @return 1 when the channel reached end of file, else 0. */
+int bitcts_sandbox_pump(bitcts_sandbox *sb, void (*on_line)(void *user, char *line), void *user);
+
+/** Reaps every child that has ended (never blocks); a reaped sandbox in `all` (count pointers,
+ * NULL entries allowed) gets exited and status set; other children (orphans reparented to this
+ * subreaper) are just reaped. */
+void bitcts_sandbox_reap(bitcts_sandbox *const *all, size_t count);
+
+/** SIGKILLs the child's process group. The child is reaped later by bitcts_sandbox_reap. */
+void bitcts_sandbox_kill(bitcts_sandbox *sb);
+
+/** Kills every descendant of this process that no live sandbox in `all` owns (the orphans a
+ * killed child left, however they detached), until none is left or `budget_s` has passed.
+ * @return the number of processes killed. */
+size_t bitcts_sandbox_sweep(bitcts_sandbox *const *all, size_t count, double budget_s);
+
+/** Takes the captured output since the last take: a sanitised excerpt (at most
+ * BITCTS_SANDBOX_CAPTURE_MAX bytes of it) into out, and how many bytes there were. */
+uint64_t bitcts_sandbox_take_output(bitcts_sandbox *sb, char *out, size_t cap);
+
+/** Closes the parent's descriptors and frees the buffers; the child must have been reaped. */
+void bitcts_sandbox_close(bitcts_sandbox *sb);
+
+/** Describes a wait status: "exit status 3", "signal 11 (Segmentation fault)". */
+void bitcts_sandbox_describe(int status, char *out, size_t cap);
+
+/* ---- the child's side ---- */
+
+/** Publishes the child's phase (async-signal-safe: stores only, and the clock). */
+void bitcts_sandbox_mark(bitcts_sandbox_status *status, char phase, int64_t index);
+
+/** Writes "<nonce> <text>\n" on the channel, whole or not at all as far as the parent can
+ * tell (a line is one write when it fits the pipe buffer). Async-signal-safe. */
+void bitcts_sandbox_send(int chan, const char *nonce, const char *text, size_t len);
+
+#endif
