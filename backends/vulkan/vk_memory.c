@@ -58,10 +58,6 @@ static int32_t vk_buffer_create(bitcts__vk_instance *inst, VkDeviceSize bytes,
                                 VkBufferUsageFlags usage, int host, bitcts__vk_buffer *out)
 {
     memset(out, 0, sizeof *out);
-    if (inst->opt.fault == BITCTS__VK_FAULT_OOM) {
-        return bitcts__vk_fail(inst, VK_ERROR_OUT_OF_DEVICE_MEMORY,
-                               "vkAllocateMemory (injected by fault=oom)");
-    }
     if (bytes > inst->max_allocation) {
         snprintf(inst->last_error, sizeof inst->last_error,
                  "a buffer of %llu bytes exceeds maxMemoryAllocationSize %llu",
@@ -142,6 +138,10 @@ int32_t bitcts__vk_slot_reserve(bitcts__vk_instance *inst, uint32_t slot, VkDevi
         return BITCTS_ABI_OK;
     }
     bitcts__vk_buffer_destroy(inst, b);
+    if (inst->opt.fault == BITCTS__VK_FAULT_OOM) {
+        return bitcts__vk_fail(inst, VK_ERROR_OUT_OF_DEVICE_MEMORY,
+                               "vkAllocateMemory (injected by fault=oom)");
+    }
     VkDeviceSize size = vk_grow(need, 1u << 20);
     if (size > inst->max_allocation && need <= inst->max_allocation) {
         size = need;

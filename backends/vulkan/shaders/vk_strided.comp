@@ -35,10 +35,11 @@ layout(push_constant) uniform VkStridedPush
 }
 pc;
 
+// An atomic read each time round: a plain (even volatile) load may be hoisted out of the loop.
 void vk_spin_until_cancelled()
 {
     uint spins = 0u;
-    while (pc.control.cancel == 0u) {
+    while (atomicOr(pc.control.cancel, 0u) == 0u) {
         spins += 1u;
     }
     if (gl_GlobalInvocationID.x == 0u) {
