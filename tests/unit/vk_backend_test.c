@@ -149,6 +149,22 @@ static void test_documented_examples(void *inst)
     uint8_t cy8[4] = {9, 9, 9, 9};
     CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_COUNT, &a32, NULL, &o, c, NULL, cy8), BITCTS_ABI_OK);
     CHECK(cy8[0] == 0 && cy8[1] == 6 && cy8[2] == 4 && cy8[3] == 5);
+    /* UINT8 to UINT8 counts every byte alone (the packed shader's SWAR path). */
+    const uint32_t n20[1] = {20};
+    tensor b20;
+    tensor_set(&b20, BITCTS_DT_UINT8, 1, n20, NULL, 0);
+    uint8_t bytes[20];
+    uint8_t counts[20];
+    for (uint32_t i = 0; i < 20; ++i) {
+        bytes[i] = (uint8_t)(i == 0 ? 0xFF : (1u << (i % 8)) | (i > 8 ? 0x80u : 0u));
+    }
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_COUNT, &b20, NULL, &b20, bytes, NULL, counts),
+                 BITCTS_ABI_OK);
+    int counted = counts[0] == 8;
+    for (uint32_t i = 1; i < 20; ++i) {
+        counted = counted && counts[i] == (i > 8 && i % 8 != 7 ? 2 : 1);
+    }
+    CHECK(counted);
     /* XOR (the doc's own example is NOT's): 2x2 UINT8. */
     const uint32_t s22[2] = {2, 2};
     tensor_set(&a, BITCTS_DT_UINT8, 2, s22, NULL, 0);
