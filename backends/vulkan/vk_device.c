@@ -406,8 +406,10 @@ static int32_t vk_create_objects(bitcts__vk_instance *inst, char *err, size_t ca
         &inst->control);
     if (rc != BITCTS_ABI_OK) {
         snprintf(err, cap, "control buffer: %s", inst->last_error);
+        return rc;
     }
-    return rc;
+    memset(inst->control.map, 0, 256); /* mapped memory starts undefined: "not cancelled" */
+    return BITCTS_ABI_OK;
 }
 
 int32_t bitcts__vk_device_create(bitcts__vk_instance *inst, char *err, size_t cap)
