@@ -4,10 +4,17 @@
 
 #include "builtin.h"
 #include "cpu_backend.h" /* bitcts_cpu_negotiate */
+#ifdef BITCTS_HAVE_VULKAN_BACKEND
+#include "vk_backend.h" /* bitcts_vulkan_negotiate */
+#endif
 
 static const bitcts_builtin_backend builtin_table[] = {
     {"cpu", bitcts_cpu_negotiate,
      "the CPU SIMD backend; cpu:<variant> forces scalar, sse2, avx2, avx512, avx512pop or neon"},
+#ifdef BITCTS_HAVE_VULKAN_BACKEND
+    {"vulkan", bitcts_vulkan_negotiate,
+     "the Vulkan compute backend (docs/vulkan-backend.md); a GPU, or lavapipe without one"},
+#endif
     {NULL, NULL, NULL},
 };
 

@@ -200,7 +200,8 @@ static void service(run_state *s, worker_slot *slots, int n)
             continue;
         }
         if (w->sb.exited) {
-            pump_slot(s, w); /* what it wrote before it died */
+            bitcts__slot_observe(w); /* the child is gone: its status page is final */
+            pump_slot(s, w);         /* and so is what it wrote */
             if (!w->job.probe) {
                 bitcts__slot_finish(s, w);
                 slot_release(s, w);

@@ -83,6 +83,8 @@ while IFS= read -r h; do
     fi
     header_dir[$name]=$(dirname "$h")
 done < <(list_files '*.h')
+# Headers the build generates, and the folder whose sources they belong to.
+header_dir[vk_spirv.h]=backends/vulkan # the embedded SPIR-V (backends/vulkan/vk_embed.cmake)
 
 violations=0
 fail() {

@@ -5,7 +5,8 @@
 # tests use to render the HTML report headless.
 set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config git libxxhash-dev libjansson-dev
-          libvulkan-dev libvulkan-volk-dev glslc mesa-vulkan-drivers python3 python3-numpy
+          libvulkan-dev libvulkan-volk-dev glslc mesa-vulkan-drivers vulkan-validationlayers python3
+          python3-numpy
           libxml2-utils)
 [ "${1:-}" = "--with-browser" ] && packages+=(chromium)
 missing=()

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+// Shared by the compute shaders of the Vulkan backend: the operator arithmetic on raw bits.
+// IN_W and OUT_W (element bytes: 1, 2, 4 or 8) come from the build (glslc -D), so each
+// binary declares only the storage capabilities its widths need; the operator is the
+// specialization constant OP. A 64-bit element is a uvec2 (x low word, y high word), so no
+// binary needs shaderInt64; narrower elements are zero-extended into a uint.
+
+#extension GL_EXT_buffer_reference : require
+
+// Operator codes (specialization constant 0); the host's table in vk_shaders.c matches them.
+#define VK_OP_COPY 0u
+#define VK_OP_AND 1u
+#define VK_OP_OR 2u
+#define VK_OP_XOR 3u
+#define VK_OP_NOT 4u
+#define VK_OP_COUNT 5u
+#define VK_OP_SHL 6u
+#define VK_OP_SHR 7u
+
+layout(constant_id = 0) const uint OP = VK_OP_COPY;
+
+#if IN_W == 8
+#define VIN uvec2
+#define VIN_ZERO uvec2(0u)
+#else
+#define VIN uint
+#define VIN_ZERO 0u
+#endif
+#if OUT_W == 8
+#define VOUT uvec2
+#else
+#define VOUT uint
+#endif
+
+#define IN_BITS (IN_W * 8u)
+#if IN_W == 1
+#define IN_MASK 0xFFu
+#elif IN_W == 2
+#define IN_MASK 0xFFFFu
+#else
+#define IN_MASK 0xFFFFFFFFu
+#endif
+
+#if IN_W == 8
+// Shifts of a 64-bit value held as (low, high); a count of 64 or more gives 0 (saturate).
+uvec2 vk_shl(uvec2 a, uvec2 b)
+{
+    if (b.y != 0u || b.x >= 64u) {
+        return uvec2(0u);
+    }
+    const uint s = b.x;
+    if (s == 0u) {
+        return a;
+    }
+    if (s >= 32u) {
+        return uvec2(0u, a.x << (s - 32u));
+    }
+    return uvec2(a.x << s, (a.y << s) | (a.x >> (32u - s)));
+}
+
+uvec2 vk_shr(uvec2 a, uvec2 b)
+{
+    if (b.y != 0u || b.x >= 64u) {
+        return uvec2(0u);
+    }
+    const uint s = b.x;
+    if (s == 0u) {
+        return a;
+    }
+    if (s >= 32u) {
+        return uvec2(a.y >> (s - 32u), 0u);
+    }
+    return uvec2((a.x >> s) | (a.y << (32u - s)), a.y >> s);
+}
+
+uint vk_popcount(uvec2 a)
+{
+    return uint(bitCount(a.x) + bitCount(a.y));
+}
+#else
+// Shifts of a zero-extended element; a count of the width or more gives 0 (saturate).
+uint vk_shl(uint a, uint b)
+{
+    return b >= IN_BITS ? 0u : (a << b) & IN_MASK;
+}
+
+uint vk_shr(uint a, uint b)
+{
+    return b >= IN_BITS ? 0u : a >> b;
+}
+
+uint vk_popcount(uint a)
+{
+    return uint(bitCount(a));
+}
+#endif
+
+// One element of the operator: raw bits in, raw bits out; the float types never become floats.
+VOUT vk_apply(VIN a, VIN b)
+{
+#if IN_W == OUT_W
+    if (OP == VK_OP_AND) {
+        return a & b;
+    }
+    if (OP == VK_OP_OR) {
+        return a | b;
+    }
+    if (OP == VK_OP_XOR) {
+        return a ^ b;
+    }
+    if (OP == VK_OP_NOT) {
+        return ~a & IN_MASK;
+    }
+    if (OP == VK_OP_SHL) {
+        return vk_shl(a, b);
+    }
+    if (OP == VK_OP_SHR) {
+        return vk_shr(a, b);
+    }
+    if (OP == VK_OP_COUNT) {
+#if OUT_W == 8
+        return uvec2(vk_popcount(a), 0u);
+#else
+        return vk_popcount(a);
+#endif
+    }
+    return a; // VK_OP_COPY
+#else
+    return vk_popcount(a); // only BIT_COUNT changes the width
+#endif
+}

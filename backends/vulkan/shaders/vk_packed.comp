@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+// The contiguous path: every operand is packed in the output's order or a broadcast scalar.
+// Each invocation step produces one 16-byte chunk of output from (16 / OUT_W) elements, with
+// 16-byte loads and stores only (no 8- or 16-bit storage needed), in a grid-stride loop over
+// a bounded number of workgroups. Same-width AND/OR/XOR/NOT/copy work on whole words; the
+// other operators take the lanes apart. The host sizes every device region to a multiple of
+// 256 bytes, so the last chunk may read and write past the elements: those bytes are never
+// copied back.
+#version 460
+#extension GL_GOOGLE_include_directive : require
+
+#include "vk_common.glsl"
+
+layout(local_size_x = 256) in;
+
+#define LANES (16 / OUT_W)               // elements per output chunk
+#define IN_WORDS ((16 / OUT_W) * IN_W / 4) // input words per output chunk: 1, 2, 4, 8, 16 or 32
+
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer VkVec4 { uvec4 v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer VkVec2 { uvec2 v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer VkVec1 { uint v[]; };
+
+#if IN_WORDS >= 4
+#define VK_IN_VEC VkVec4
+#elif IN_WORDS == 2
+#define VK_IN_VEC VkVec2
+#else
+#define VK_IN_VEC VkVec1
+#endif
+
+#define VK_FLAG_A_SCALAR 1u
+#define VK_FLAG_B_SCALAR 2u
+
+layout(push_constant) uniform VkPackedPush
+{
+    VkVec4 out_ref;
+    VK_IN_VEC a_ref;
+    VK_IN_VEC b_ref;
+    uint chunks; // 16-byte output chunks
+    uint flags;  // VK_FLAG_*
+}
+pc;
+
+bool vk_is_binary()
+{
+    return OP == VK_OP_AND || OP == VK_OP_OR || OP == VK_OP_XOR || OP == VK_OP_SHL ||
+           OP == VK_OP_SHR;
+}
+
+// The first input words of an operand (for a broadcast scalar: its only element).
+uvec4 vk_head(VK_IN_VEC ref)
+{
+#if IN_WORDS >= 4
+    return ref.v[0];
+#elif IN_WORDS == 2
+    return uvec4(ref.v[0], 0u, 0u);
+#else
+    return uvec4(ref.v[0], 0u, 0u, 0u);
+#endif
+}
+
+VIN vk_scalar(uvec4 head)
+{
+#if IN_W == 8
+    return head.xy;
+#else
+    return head.x & IN_MASK;
+#endif
+}
+
+// A 16-byte pattern repeating one element, for the whole-word operators.
+uvec4 vk_splat(VIN x)
+{
+#if IN_W == 8
+    return uvec4(x, x);
+#elif IN_W == 4
+    return uvec4(x);
+#elif IN_W == 2
+    return uvec4(x | (x << 16));
+#else
+    return uvec4(x * 0x01010101u);
+#endif
+}
+
+void vk_load_words(VK_IN_VEC ref, uint chunk, out uint w[IN_WORDS])
+{
+#if IN_WORDS >= 4
+    for (uint j = 0u; j < IN_WORDS / 4; ++j) {
+        const uvec4 t = ref.v[chunk * (IN_WORDS / 4) + j];
+        w[4 * j] = t.x;
+        w[4 * j + 1] = t.y;
+        w[4 * j + 2] = t.z;
+        w[4 * j + 3] = t.w;
+    }
+#elif IN_WORDS == 2
+    const uvec2 t = ref.v[chunk];
+    w[0] = t.x;
+    w[1] = t.y;
+#else
+    w[0] = ref.v[chunk];
+#endif
+}
+
+VIN vk_lane(uint w[IN_WORDS], uint k)
+{
+#if IN_W == 8
+    return uvec2(w[2 * k], w[2 * k + 1]);
+#elif IN_W == 4
+    return w[k];
+#else
+    return bitfieldExtract(w[k * IN_W / 4], int((k * IN_W % 4) * 8), IN_W * 8);
+#endif
+}
+
+// Per-byte population counts of four bytes at once.
+uint vk_popcount_bytes(uint x)
+{
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    return (x + (x >> 4)) & 0x0F0F0F0Fu;
+}
+
+// One chunk, lane by lane.
+uvec4 vk_chunk_lanes(uint chunk, bool a_scalar, bool b_scalar, VIN sa, VIN sb)
+{
+    uint wa[IN_WORDS];
+    uint wb[IN_WORDS];
+    if (!a_scalar) {
+        vk_load_words(pc.a_ref, chunk, wa);
+    }
+    if (vk_is_binary() && !b_scalar) {
+        vk_load_words(pc.b_ref, chunk, wb);
+    }
+    uint wo[4] = uint[4](0u, 0u, 0u, 0u);
+    for (uint k = 0u; k < LANES; ++k) {
+        const VIN a = a_scalar ? sa : vk_lane(wa, k);
+        const VIN b = !vk_is_binary() ? VIN_ZERO : b_scalar ? sb : vk_lane(wb, k);
+        const VOUT r = vk_apply(a, b);
+#if OUT_W == 8
+        wo[2 * k] = r.x;
+        wo[2 * k + 1] = r.y;
+#elif OUT_W == 4
+        wo[k] = r;
+#else
+        wo[k * OUT_W / 4] |= r << ((k * OUT_W % 4) * 8);
+#endif
+    }
+    return uvec4(wo[0], wo[1], wo[2], wo[3]);
+}
+
+// One chunk of a same-width bitwise operator (or copy), whole words at a time.
+uvec4 vk_chunk_words(uint chunk, bool a_scalar, bool b_scalar, uvec4 pa, uvec4 pb)
+{
+#if IN_WORDS == 4
+    const uvec4 a = a_scalar ? pa : pc.a_ref.v[chunk];
+    if (OP == VK_OP_NOT) {
+        return ~a;
+    }
+    if (OP == VK_OP_COPY) {
+        return a;
+    }
+    const uvec4 b = b_scalar ? pb : pc.b_ref.v[chunk];
+    if (OP == VK_OP_AND) {
+        return a & b;
+    }
+    if (OP == VK_OP_OR) {
+        return a | b;
+    }
+    return a ^ b;
+#else
+    return uvec4(0u);
+#endif
+}
+
+bool vk_whole_words()
+{
+    return IN_W == OUT_W && (OP == VK_OP_AND || OP == VK_OP_OR || OP == VK_OP_XOR ||
+                             OP == VK_OP_NOT || OP == VK_OP_COPY ||
+                             (OP == VK_OP_COUNT && IN_W == 1));
+}
+
+void main()
+{
+    const bool a_scalar = (pc.flags & VK_FLAG_A_SCALAR) != 0u;
+    const bool b_scalar = (pc.flags & VK_FLAG_B_SCALAR) != 0u;
+    VIN sa = VIN_ZERO;
+    VIN sb = VIN_ZERO;
+    if (a_scalar) {
+        sa = vk_scalar(vk_head(pc.a_ref));
+    }
+    if (vk_is_binary() && b_scalar) {
+        sb = vk_scalar(vk_head(pc.b_ref));
+    }
+    const uvec4 pa = vk_splat(sa);
+    const uvec4 pb = vk_splat(sb);
+    const uint step = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    for (uint c = gl_GlobalInvocationID.x; c < pc.chunks;) {
+        uvec4 r;
+        if (OP == VK_OP_COUNT && IN_W == 1 && OUT_W == 1) {
+#if IN_WORDS == 4
+            const uvec4 a = a_scalar ? pa : pc.a_ref.v[c];
+            r = uvec4(vk_popcount_bytes(a.x), vk_popcount_bytes(a.y), vk_popcount_bytes(a.z),
+                      vk_popcount_bytes(a.w));
+#endif
+        } else if (vk_whole_words()) {
+            r = vk_chunk_words(c, a_scalar, b_scalar, pa, pb);
+        } else {
+            r = vk_chunk_lanes(c, a_scalar, b_scalar, sa, sb);
+        }
+        pc.out_ref.v[c] = r;
+        if (pc.chunks - c <= step) {
+            break;
+        }
+        c += step;
+    }
+}

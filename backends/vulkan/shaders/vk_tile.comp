@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+// The transpose path: the operands coalesce to at most three dimensions (batch, rows R,
+// columns C), the output has unit stride along C and at least one input has unit stride along
+// R instead. A workgroup takes 32x32 tiles: a transposed input is read along R (coalesced)
+// into shared memory and read back along C, so both its reads and the output's writes are
+// coalesced; other inputs are read directly. Tiles are shared out in a grid-stride loop.
+#version 460
+#extension GL_GOOGLE_include_directive : require
+
+#include "vk_common.glsl"
+#include "vk_access.glsl"
+
+layout(local_size_x = 256) in;
+
+#define TILE 32u
+#define ROWS_PER_PASS 8u
+#define VK_FLAG_A_TRANSPOSED 1u
+#define VK_FLAG_B_TRANSPOSED 2u
+
+layout(push_constant) uniform VkTilePush
+{
+    VK_OUT_REF out_ref;
+    VK_IN_REF a_ref;
+    VK_IN_REF b_ref;
+    uint rows;    // R
+    uint cols;    // C
+    uint tiles_c; // tiles along C
+    uint tiles;   // batch * tiles along R * tiles_c
+    uint out_row; // output strides (column stride is 1)
+    uint out_batch;
+    uint a_row; // input strides along R, C and the batch
+    uint a_col;
+    uint a_batch;
+    uint b_row;
+    uint b_col;
+    uint b_batch;
+    uint flags; // VK_FLAG_*
+}
+pc;
+
+shared VIN tile_a[TILE][TILE + 1u];
+shared VIN tile_b[TILE][TILE + 1u];
+
+bool vk_is_binary()
+{
+    return OP == VK_OP_AND || OP == VK_OP_OR || OP == VK_OP_XOR || OP == VK_OP_SHL ||
+           OP == VK_OP_SHR;
+}
+
+void main()
+{
+    const uint tx = gl_LocalInvocationID.x % TILE;
+    const uint ty = gl_LocalInvocationID.x / TILE;
+    const bool a_t = (pc.flags & VK_FLAG_A_TRANSPOSED) != 0u;
+    const bool b_t = vk_is_binary() && (pc.flags & VK_FLAG_B_TRANSPOSED) != 0u;
+    const uint tiles_per_batch = ((pc.rows + TILE - 1u) / TILE) * pc.tiles_c;
+    for (uint t = gl_WorkGroupID.x; t < pc.tiles; t += gl_NumWorkGroups.x) {
+        const uint batch = t / tiles_per_batch;
+        const uint in_batch = t - batch * tiles_per_batch;
+        const uint r0 = (in_batch / pc.tiles_c) * TILE;
+        const uint c0 = (in_batch % pc.tiles_c) * TILE;
+        // Transposed inputs: consecutive invocations read consecutive rows.
+        for (uint j = 0u; j < TILE; j += ROWS_PER_PASS) {
+            const uint r = r0 + tx;
+            const uint c = c0 + ty + j;
+            if (r < pc.rows && c < pc.cols) {
+                if (a_t) {
+                    tile_a[ty + j][tx] = VK_LOAD(pc.a_ref, batch * pc.a_batch + r + c * pc.a_col);
+                }
+                if (b_t) {
+                    tile_b[ty + j][tx] = VK_LOAD(pc.b_ref, batch * pc.b_batch + r + c * pc.b_col);
+                }
+            }
+        }
+        barrier();
+        // Output: consecutive invocations write consecutive columns.
+        for (uint j = 0u; j < TILE; j += ROWS_PER_PASS) {
+            const uint r = r0 + ty + j;
+            const uint c = c0 + tx;
+            if (r < pc.rows && c < pc.cols) {
+                const VIN a = a_t ? tile_a[tx][ty + j]
+                                  : VK_LOAD(pc.a_ref, batch * pc.a_batch + r * pc.a_row +
+                                                          c * pc.a_col);
+                VIN b = VIN_ZERO;
+                if (vk_is_binary()) {
+                    b = b_t ? tile_b[tx][ty + j]
+                            : VK_LOAD(pc.b_ref,
+                                      batch * pc.b_batch + r * pc.b_row + c * pc.b_col);
+                }
+                VK_STORE(pc.out_ref, batch * pc.out_batch + r * pc.out_row + c,
+                         vk_apply(a, b));
+            }
+        }
+        barrier();
+    }
+}

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: MIT */
+/* Running a planned operator: the pipeline it needs (after checking the storage features its
+ * element widths and layout require), the push constants of its shader kind, and one
+ * execution: inputs up to device-local slots through staging, the dispatch, the output back.
+ * Shaders reach the slots through buffer device addresses, so a tensor may exceed
+ * maxStorageBufferRange. */
+#include <stdio.h>  /* snprintf */
+#include <string.h> /* memcpy */
+
+#include "vk_internal.h"
+
+#define VK_GROUP_SIZE 256u
+#define VK_TILE 32u
+
+/* Push constants, laid out as the shaders' push_constant blocks (std430). */
+typedef struct vk_packed_push {
+    VkDeviceAddress out, a, b;
+    uint32_t chunks;
+    uint32_t flags;
+} vk_packed_push;
+
+typedef struct vk_strided_push {
+    VkDeviceAddress out, a, b, dims, control;
+    uint32_t count, inner, outer_rank;
+    uint32_t stride_out, stride_a, stride_b;
+} vk_strided_push;
+
+typedef struct vk_tile_push {
+    VkDeviceAddress out, a, b;
+    uint32_t rows, cols, tiles_c, tiles;
+    uint32_t out_row, out_batch;
+    uint32_t a_row, a_col, a_batch;
+    uint32_t b_row, b_col, b_batch;
+    uint32_t flags;
+} vk_tile_push;
+
+_Static_assert(sizeof(vk_packed_push) == 32, "packed push constants");
+_Static_assert(sizeof(vk_strided_push) == 64, "strided push constants");
+_Static_assert(sizeof(vk_tile_push) == 80, "tile push constants");
+
+static int32_t vk_need_storage(bitcts__vk_instance *inst, uint32_t width)
+{
+    const int eight = width == 1;
+    if ((eight && inst->has_storage8) || (width == 2 && inst->has_storage16) ||
+        (width != 1 && width != 2)) {
+        return BITCTS_ABI_OK;
+    }
+    const uint32_t off = eight ? BITCTS__VK_DISABLE_STORAGE8 : BITCTS__VK_DISABLE_STORAGE16;
+    snprintf(inst->last_error, sizeof inst->last_error,
+             "%u-bit elements in this layout need %s, which is %s; only packed layouts run "
+             "without it",
+             width * 8, eight ? "storageBuffer8BitAccess" : "storageBuffer16BitAccess",
+             (inst->opt.disable & off) != 0 ? "disabled by the disable option"
+                                            : "absent on this device");
+    return BITCTS_ABI_E_NOT_SUPPORTED;
+}
+
+int32_t bitcts__vk_operator_prepare(bitcts__vk_instance *inst, bitcts__vk_operator *op)
+{
+    bitcts__vk_plan *p = &op->plan;
+    const uint32_t hang = inst->opt.fault == BITCTS__VK_FAULT_HANG;
+    if (hang) {
+        p->kind = BITCTS__VK_KIND_STRIDED;
+    }
+    if (p->kind != BITCTS__VK_KIND_PACKED) {
+        for (uint32_t k = 0; k <= p->input_count; ++k) {
+            const int32_t rc = vk_need_storage(inst, p->width[k]);
+            if (rc != BITCTS_ABI_OK) {
+                return rc;
+            }
+        }
+    }
+    op->params_words =
+        p->kind == BITCTS__VK_KIND_STRIDED ? bitcts__vk_plan_outer_dims(p, op->params) : 0u;
+    return bitcts__vk_pipeline_get(inst, p->kind, p->width[BITCTS__VK_A], p->width[BITCTS__VK_OUT],
+                                   p->shader_op, hang, &op->pipeline);
+}
+
+static uint32_t vk_groups(const bitcts__vk_instance *inst, uint64_t items_per_group_256)
+{
+    const uint64_t g = items_per_group_256 == 0 ? 1 : items_per_group_256;
+    return g < inst->max_groups ? (uint32_t)g : inst->max_groups;
+}
+
+static uint32_t vk_dispatch_packed(bitcts__vk_instance *inst, const bitcts__vk_plan *p,
+                                   const VkDeviceAddress addr[3])
+{
+    const uint64_t bytes = (uint64_t)p->count * p->width[BITCTS__VK_OUT];
+    vk_packed_push pc = {addr[0], addr[1], addr[2], (uint32_t)((bytes + 15) / 16), p->flags};
+    inst->vk.vkCmdPushConstants(inst->cmd, inst->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc,
+                                &pc);
+    return vk_groups(inst, (pc.chunks + VK_GROUP_SIZE - 1) / VK_GROUP_SIZE);
+}
+
+static uint32_t vk_dispatch_strided(bitcts__vk_instance *inst, const bitcts__vk_operator *op,
+                                    const VkDeviceAddress addr[3], VkDeviceAddress dims)
+{
+    const bitcts__vk_plan *p = &op->plan;
+    const uint32_t inner = p->rank - 1;
+    vk_strided_push pc = {
+        .out = addr[0],
+        .a = addr[1],
+        .b = addr[2],
+        .dims = dims,
+        .control = inst->control.address,
+        .count = p->count,
+        .inner = p->sizes[inner],
+        .outer_rank = op->params_words / 4,
+        .stride_out = p->strides[BITCTS__VK_OUT][inner],
+        .stride_a = p->strides[BITCTS__VK_A][inner],
+        .stride_b = p->input_count == 2 ? p->strides[BITCTS__VK_B][inner] : 0u,
+    };
+    inst->vk.vkCmdPushConstants(inst->cmd, inst->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc,
+                                &pc);
+    return vk_groups(inst, ((uint64_t)p->count + VK_GROUP_SIZE - 1) / VK_GROUP_SIZE);
+}
+
+/* Rank 2 (rows, columns) or 3 (batch, rows, columns). */
+static uint32_t vk_dispatch_tile(bitcts__vk_instance *inst, const bitcts__vk_plan *p,
+                                 const VkDeviceAddress addr[3])
+{
+    const uint32_t c = p->rank - 1;
+    const uint32_t r = p->rank - 2;
+    const int batched = p->rank == 3;
+    const uint32_t b_in = p->input_count == 2 ? BITCTS__VK_B : BITCTS__VK_A;
+    vk_tile_push pc = {
+        .out = addr[0],
+        .a = addr[1],
+        .b = addr[2],
+        .rows = p->sizes[r],
+        .cols = p->sizes[c],
+        .tiles_c = (p->sizes[c] + VK_TILE - 1) / VK_TILE,
+        .out_row = p->strides[BITCTS__VK_OUT][r],
+        .out_batch = batched ? p->strides[BITCTS__VK_OUT][0] : 0u,
+        .a_row = p->strides[BITCTS__VK_A][r],
+        .a_col = p->strides[BITCTS__VK_A][c],
+        .a_batch = batched ? p->strides[BITCTS__VK_A][0] : 0u,
+        .b_row = p->strides[b_in][r],
+        .b_col = p->strides[b_in][c],
+        .b_batch = batched ? p->strides[b_in][0] : 0u,
+        .flags = p->flags,
+    };
+    const uint64_t tiles = (uint64_t)(batched ? p->sizes[0] : 1u) *
+                           ((p->sizes[r] + VK_TILE - 1) / VK_TILE) * pc.tiles_c;
+    pc.tiles = (uint32_t)tiles;
+    inst->vk.vkCmdPushConstants(inst->cmd, inst->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc,
+                                &pc);
+    return vk_groups(inst, tiles);
+}
+
+void bitcts__vk_record_dispatch(bitcts__vk_instance *inst, const bitcts__vk_operator *op,
+                                const uint32_t operand_slot[3])
+{
+    const bitcts__vk_plan *p = &op->plan;
+    VkDeviceAddress addr[3];
+    for (uint32_t k = 0; k < 3; ++k) {
+        const uint32_t slot = k <= p->input_count ? operand_slot[k] : operand_slot[BITCTS__VK_A];
+        addr[k] = inst->slots[slot].address;
+    }
+    inst->vk.vkCmdBindPipeline(inst->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, op->pipeline);
+    uint32_t groups = 1;
+    if (p->kind == BITCTS__VK_KIND_PACKED) {
+        groups = vk_dispatch_packed(inst, p, addr);
+    } else if (p->kind == BITCTS__VK_KIND_TILE) {
+        groups = vk_dispatch_tile(inst, p, addr);
+    } else {
+        const bitcts__vk_buffer *params = &inst->slots[BITCTS__VK_SLOT_PARAMS];
+        groups = vk_dispatch_strided(inst, op, addr,
+                                     params->buffer != VK_NULL_HANDLE ? params->address : addr[1]);
+    }
+    inst->vk.vkCmdDispatch(inst->cmd, groups, 1, 1);
+}
+
+void bitcts__vk_exec_transfers(const bitcts__vk_operator *op, const void *const *inputs,
+                               void *output, uint32_t operand_slot[3], bitcts__vk_transfer *up,
+                               uint32_t *n_up, bitcts__vk_transfer *down, uint32_t *n_down)
+{
+    const bitcts__vk_plan *p = &op->plan;
+    uint32_t n = 0;
+    int aliased = 0;
+    operand_slot[BITCTS__VK_OUT] = BITCTS__VK_SLOT_OUT;
+    operand_slot[BITCTS__VK_B] = BITCTS__VK_SLOT_B;
+    for (uint32_t k = 0; k < p->input_count; ++k) {
+        if (inputs[k] == output) { /* in place: the identical layout shares the output's slot */
+            operand_slot[1 + k] = BITCTS__VK_SLOT_OUT;
+            aliased = 1;
+            continue;
+        }
+        operand_slot[1 + k] = BITCTS__VK_SLOT_A + k;
+        up[n++] = (bitcts__vk_transfer){(void *)(uintptr_t)inputs[k], BITCTS__VK_SLOT_A + k,
+                                        p->span[1 + k]};
+    }
+    /* The output's own bytes go up when they hold an input, or padding the download would
+     * otherwise overwrite with whatever the slot held. */
+    if (aliased || !p->out_dense) {
+        up[n++] = (bitcts__vk_transfer){output, BITCTS__VK_SLOT_OUT, p->span[BITCTS__VK_OUT]};
+    }
+    if (op->params_words > 0) {
+        up[n++] = (bitcts__vk_transfer){(void *)(uintptr_t)op->params, BITCTS__VK_SLOT_PARAMS,
+                                        op->params_words * sizeof(uint32_t)};
+    }
+    *n_up = n;
+    down[0] = (bitcts__vk_transfer){output, BITCTS__VK_SLOT_OUT, p->span[BITCTS__VK_OUT]};
+    *n_down = 1;
+}
+
+int32_t bitcts__vk_exec_reserve(bitcts__vk_instance *inst, const bitcts__vk_operator *op,
+                                const bitcts__vk_transfer *up, uint32_t n_up)
+{
+    int32_t rc = bitcts__vk_slot_reserve(inst, BITCTS__VK_SLOT_OUT, op->plan.span[BITCTS__VK_OUT]);
+    for (uint32_t i = 0; i < n_up && rc == BITCTS_ABI_OK; ++i) {
+        rc = bitcts__vk_slot_reserve(inst, up[i].slot, up[i].bytes);
+    }
+    return rc;
+}
+
+typedef struct vk_exec_ctx {
+    const bitcts__vk_operator *op;
+    const uint32_t *operand_slot;
+} vk_exec_ctx;
+
+static int32_t vk_record_execute(bitcts__vk_instance *inst, void *arg)
+{
+    const vk_exec_ctx *ctx = arg;
+    if (inst->fault_armed && inst->opt.fault == BITCTS__VK_FAULT_VALIDATION) {
+        inst->fault_armed = 0;
+        /* Invalid on purpose: a stage mask of 0 (VUID-vkCmdPipelineBarrier-srcStageMask). */
+        inst->vk.vkCmdPipelineBarrier(inst->cmd, 0, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0,
+                                      NULL, 0, NULL, 0, NULL);
+    }
+    bitcts__vk_record_dispatch(inst, ctx->op, ctx->operand_slot);
+    return BITCTS_ABI_OK;
+}
+
+int32_t bitcts__vk_execute(bitcts__vk_instance *inst, const bitcts__vk_operator *op,
+                           const void *const *inputs, void *output)
+{
+    uint32_t operand_slot[3];
+    bitcts__vk_transfer up[4];
+    bitcts__vk_transfer down[1];
+    uint32_t n_up = 0;
+    uint32_t n_down = 0;
+    bitcts__vk_exec_transfers(op, inputs, output, operand_slot, up, &n_up, down, &n_down);
+    int32_t rc = bitcts__vk_exec_reserve(inst, op, up, n_up);
+    if (rc != BITCTS_ABI_OK) {
+        return rc;
+    }
+    vk_exec_ctx ctx = {op, operand_slot};
+    return bitcts__vk_run(inst, up, n_up, down, n_down, vk_record_execute, &ctx);
+}

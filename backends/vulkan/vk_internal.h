@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal types and functions of the Vulkan backend, shared by its vk_*.c files and never
+ * installed: the instance (device, queue, per-instance volk device table, device memory,
+ * pipeline cache), the execution plan of an operator, and the helpers that map Vulkan errors
+ * to bitcts statuses. Thread-safety: an instance and its operators are single-threaded (the
+ * ABI's one-thread-per-instance rule); the process-wide loader lock in vk_device.c guards
+ * volk's global pointers. */
+#ifndef BITCTS_VULKAN_VK_INTERNAL_H
+#define BITCTS_VULKAN_VK_INTERNAL_H
+
+#include <stddef.h> /* size_t */
+#include <stdint.h> /* fixed-width integers */
+
+#include "bitcts/bitcts_plugin.h" /* bitcts_abi_*, BITCTS_ABI_*, BITCTS_DT_*, BITCTS_OP_* */
+#include <volk.h>                 /* Vulkan types, struct VolkDeviceTable */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- options (vk_options.c) ---- */
+
+#define BITCTS__VK_FAULT_NONE 0u
+#define BITCTS__VK_FAULT_HANG 1u       /* the strided shader spins until cancelled */
+#define BITCTS__VK_FAULT_OOM 2u        /* device allocations report out of memory */
+#define BITCTS__VK_FAULT_LOST 3u       /* the next submit reports VK_ERROR_DEVICE_LOST */
+#define BITCTS__VK_FAULT_VALIDATION 4u /* the next execute records an invalid barrier */
+
+#define BITCTS__VK_DISABLE_STORAGE8 0x1u
+#define BITCTS__VK_DISABLE_STORAGE16 0x2u
+
+#define BITCTS__VK_PATH_AUTO 0u
+#define BITCTS__VK_PATH_STRIDED 1u /* every operator on the general shader */
+
+#define BITCTS__VK_DEVICE_AUTO (-1)
+
+typedef struct bitcts__vk_options {
+    int32_t device;       /* index, or BITCTS__VK_DEVICE_AUTO */
+    uint32_t timeout_ms;  /* deadline of one submission */
+    uint32_t validation;  /* 1: VK_LAYER_KHRONOS_validation with a debug messenger */
+    uint32_t fault;       /* BITCTS__VK_FAULT_* */
+    uint32_t disable;     /* BITCTS__VK_DISABLE_* */
+    uint32_t path;        /* BITCTS__VK_PATH_* */
+    uint32_t staging_mib; /* largest staging buffer; larger transfers go in pieces */
+    char loader[256];     /* the Vulkan loader library to open */
+} bitcts__vk_options;
+
+/** Parses create-info options; err names the bad key or value.
+ * @return BITCTS_ABI_OK or BITCTS_ABI_E_INVALID_ARGUMENT. */
+int32_t bitcts__vk_options_parse(const bitcts_abi_create_info *info, bitcts__vk_options *out,
+                                 char *err, size_t cap);
+
+/* ---- the plan of an operator (vk_plan.c) ---- */
+
+#define BITCTS__VK_KIND_PACKED 0u
+#define BITCTS__VK_KIND_TILE 1u
+#define BITCTS__VK_KIND_STRIDED 2u
+#define BITCTS__VK_KIND_COUNT 3u
+
+/* Operand slots in the plan: output first, then the inputs. */
+#define BITCTS__VK_OUT 0u
+#define BITCTS__VK_A 1u
+#define BITCTS__VK_B 2u
+
+typedef struct bitcts__vk_plan {
+    uint32_t kind;      /* BITCTS__VK_KIND_* */
+    uint32_t shader_op; /* the shaders' operator code (vk_common.glsl) */
+    uint32_t operator_type;
+    uint32_t input_count;
+    uint32_t width[3]; /* element bytes per operand */
+    uint32_t count;    /* logical elements */
+    uint32_t rank;     /* after coalescing, >= 1; dimensions outermost first */
+    uint32_t sizes[BITCTS_MAX_DIMS];
+    uint32_t strides[3][BITCTS_MAX_DIMS]; /* in elements */
+    uint64_t span[3];                     /* bytes from the base to the end of the last element */
+    uint32_t out_dense;                   /* the output's elements fill [0, span) */
+    uint32_t flags;                       /* packed: scalar inputs; tile: transposed inputs */
+} bitcts__vk_plan;
+
+/* An operator description, validated (vk_validate.c). */
+typedef struct bitcts__vk_desc {
+    uint32_t op;
+    uint32_t input_count;
+    uint32_t rank;
+    uint32_t sizes[BITCTS_MAX_DIMS];
+    uint32_t data_type[3];
+    uint32_t width[3];
+    uint32_t strides[3][BITCTS_MAX_DIMS]; /* explicit, or the packed strides */
+} bitcts__vk_desc;
+
+/** Builds the plan: coalesced dimensions, the shader kind, spans.
+ * @return BITCTS_ABI_OK, or BITCTS_ABI_E_NOT_SUPPORTED (an element offset beyond 2^32-1,
+ *         explained in err). */
+int32_t bitcts__vk_plan_build(const bitcts__vk_desc *desc, uint32_t force_strided,
+                              bitcts__vk_plan *plan, char *err, size_t cap);
+
+/** The strided shader's outer dimensions (size, output, A and B strides), innermost first;
+ * returns how many uint32 it wrote (4 per dimension). */
+uint32_t bitcts__vk_plan_outer_dims(const bitcts__vk_plan *plan, uint32_t *out);
+
+/* ---- device memory ---- */
+
+typedef struct bitcts__vk_buffer {
+    VkBuffer buffer;
+    VkDeviceMemory memory;
+    VkDeviceSize size;
+    VkDeviceAddress address; /* 0 where the buffer has none */
+    void *map;               /* host-visible buffers only */
+} bitcts__vk_buffer;
+
+/* Device-local buffers grown on demand: the output, the inputs, the strided shader's
+ * parameters, and the timing extension's pristine copy of an in-place input. */
+#define BITCTS__VK_SLOT_OUT 0u
+#define BITCTS__VK_SLOT_A 1u
+#define BITCTS__VK_SLOT_B 2u
+#define BITCTS__VK_SLOT_PARAMS 3u
+#define BITCTS__VK_SLOT_PRISTINE 4u
+#define BITCTS__VK_SLOT_COUNT 5u
+
+#define BITCTS__VK_VARIANTS 10u /* (input width, output width) pairs with a shader binary */
+#define BITCTS__VK_SHADER_OPS 8u
+
+/* instance->state */
+#define BITCTS__VK_STATE_OK 0u
+#define BITCTS__VK_STATE_LOST 1u   /* VK_ERROR_DEVICE_LOST was seen */
+#define BITCTS__VK_STATE_WEDGED 2u /* a timed-out submission did not stop */
+
+typedef struct bitcts__vk_instance {
+    bitcts__vk_options opt;
+    void *loader; /* dlopen handle of the Vulkan loader, owned */
+    VkInstance instance;
+    VkDebugUtilsMessengerEXT messenger;
+    VkPhysicalDevice physical;
+    VkDevice device;
+    struct VolkDeviceTable vk; /* this instance's device functions */
+    uint32_t queue_family;
+    VkQueue queue;
+    VkCommandPool pool;
+    VkCommandBuffer cmd;
+    VkFence fence;
+    VkPipelineLayout layout;
+    VkShaderModule modules[BITCTS__VK_KIND_COUNT][BITCTS__VK_VARIANTS];
+    VkPipeline pipelines[BITCTS__VK_KIND_COUNT][BITCTS__VK_VARIANTS][BITCTS__VK_SHADER_OPS][2];
+    uint32_t pipeline_count;
+    VkPhysicalDeviceMemoryProperties memory;
+    VkDeviceSize max_allocation;
+    uint32_t max_groups;
+    float timestamp_period; /* ns per tick */
+    uint32_t timestamp_bits;
+    uint32_t has_storage8; /* enabled on the device */
+    uint32_t has_storage16;
+    uint32_t fault_armed; /* one-shot faults (lost, validation) not yet fired */
+    bitcts__vk_buffer slots[BITCTS__VK_SLOT_COUNT];
+    bitcts__vk_buffer staging;
+    bitcts__vk_buffer control; /* host-visible word the hang fault polls */
+    uint32_t state;            /* BITCTS__VK_STATE_* */
+    uint32_t validation_count;
+    uint32_t validation_reported;
+    char validation_first[512];
+    char last_error[640];
+    char info_device[288];
+    char info_driver[320];
+    char info_api[24];
+    char info_features[256];
+    char info_count[16];
+} bitcts__vk_instance;
+
+/* ---- vk_device.c ---- */
+
+/** Opens the loader, creates the VkInstance (with validation when asked), picks the physical
+ * device, creates the device, queue, command buffer, fence and pipeline layout.
+ * @return BITCTS_ABI_OK; BITCTS_ABI_E_NOT_SUPPORTED (no loader, no device, a device without
+ *         Vulkan 1.2 or bufferDeviceAddress, no validation layer); BITCTS_ABI_E_INVALID_ARGUMENT
+ *         (device=N out of range); BITCTS_ABI_E_OUT_OF_MEMORY; BITCTS_ABI_E_DEVICE. */
+int32_t bitcts__vk_device_create(bitcts__vk_instance *inst, char *err, size_t cap);
+
+/** Releases everything bitcts__vk_device_create and later calls made; NULL handles are skipped. */
+void bitcts__vk_device_destroy(bitcts__vk_instance *inst);
+
+/** Text name of a VkResult ("VK_ERROR_DEVICE_LOST"). */
+const char *bitcts__vk_result_name(VkResult result);
+
+/** Maps a failed VkResult to a status, marks the instance lost on VK_ERROR_DEVICE_LOST and
+ * writes "what: VK_..." into last_error. */
+int32_t bitcts__vk_fail(bitcts__vk_instance *inst, VkResult result, const char *what);
+
+/** BITCTS_ABI_E_BACKEND_FAILED with the first validation message when messages arrived
+ * since the last check; BITCTS_ABI_OK otherwise. */
+int32_t bitcts__vk_check_validation(bitcts__vk_instance *inst);
+
+/* ---- vk_memory.c ---- */
+
+/** Makes a device-local slot at least `bytes` long (contents are lost when it grows). */
+int32_t bitcts__vk_slot_reserve(bitcts__vk_instance *inst, uint32_t slot, VkDeviceSize bytes);
+
+/** Makes the staging buffer at least `bytes` long (at most the staging limit). */
+int32_t bitcts__vk_staging_reserve(bitcts__vk_instance *inst, VkDeviceSize bytes);
+
+/** Creates a host-visible buffer (the control word). */
+int32_t bitcts__vk_host_buffer_create(bitcts__vk_instance *inst, VkDeviceSize bytes,
+                                      VkBufferUsageFlags usage, bitcts__vk_buffer *out);
+
+void bitcts__vk_buffer_destroy(bitcts__vk_instance *inst, bitcts__vk_buffer *b);
+
+/** Starts recording the instance's command buffer. */
+int32_t bitcts__vk_begin(bitcts__vk_instance *inst);
+
+/** Ends, submits and waits up to the instance's timeout; a timed-out hang fault is
+ * cancelled. Maps every failure (BITCTS_ABI_E_DEVICE, BITCTS_ABI_E_OUT_OF_MEMORY). */
+int32_t bitcts__vk_submit_wait(bitcts__vk_instance *inst, const char *what);
+
+/** Records a full memory dependency between two pipeline stages. */
+void bitcts__vk_barrier(bitcts__vk_instance *inst, VkPipelineStageFlags src,
+                        VkAccessFlags src_access, VkPipelineStageFlags dst,
+                        VkAccessFlags dst_access);
+
+/** One host-device transfer of a call: host bytes to or from a region of a slot. */
+typedef struct bitcts__vk_transfer {
+    void *host;
+    uint32_t slot;
+    VkDeviceSize bytes;
+} bitcts__vk_transfer;
+
+/** Uploads, runs `record` (the dispatches) and downloads, in one submission when everything
+ * fits the staging buffer and in pieces otherwise. */
+typedef int32_t (*bitcts__vk_record_fn)(bitcts__vk_instance *inst, void *ctx);
+int32_t bitcts__vk_run(bitcts__vk_instance *inst, const bitcts__vk_transfer *up, uint32_t n_up,
+                       const bitcts__vk_transfer *down, uint32_t n_down,
+                       bitcts__vk_record_fn record, void *ctx);
+
+/* ---- vk_shaders.c ---- */
+
+/** The pipeline of (kind, widths, operator), created on first use and cached.
+ * @return BITCTS_ABI_OK, BITCTS_ABI_E_NOT_SUPPORTED (no binary for the widths), or a mapped
+ *         Vulkan failure. */
+int32_t bitcts__vk_pipeline_get(bitcts__vk_instance *inst, uint32_t kind, uint32_t in_w,
+                                uint32_t out_w, uint32_t shader_op, uint32_t fault_hang,
+                                VkPipeline *out);
+
+/** Destroys every cached pipeline and shader module. */
+void bitcts__vk_pipelines_destroy(bitcts__vk_instance *inst);
+
+/* ---- vk_exec.c ---- */
+
+typedef struct bitcts__vk_operator {
+    bitcts__vk_plan plan;
+    VkPipeline pipeline;
+    uint32_t params_words; /* strided: uint32 words of outer dimensions */
+    uint32_t params[4 * BITCTS_MAX_DIMS];
+} bitcts__vk_operator;
+
+/** Chooses the pipeline of a planned operator (feature checks, fault=hang). */
+int32_t bitcts__vk_operator_prepare(bitcts__vk_instance *inst, bitcts__vk_operator *op);
+
+/** operator_execute: uploads, dispatches, downloads. */
+int32_t bitcts__vk_execute(bitcts__vk_instance *inst, const bitcts__vk_operator *op,
+                           const void *const *inputs, void *output);
+
+/** Records the operator's dispatch with operands in the given slots (the timing extension
+ * uses it between timestamps). */
+void bitcts__vk_record_dispatch(bitcts__vk_instance *inst, const bitcts__vk_operator *op,
+                                const uint32_t operand_slot[3]);
+
+/** The slots of an execution's operands (an aliased input shares the output's slot) and the
+ * transfers that bring them to the device and the output back. Returns the counts. */
+void bitcts__vk_exec_transfers(const bitcts__vk_operator *op, const void *const *inputs,
+                               void *output, uint32_t operand_slot[3], bitcts__vk_transfer *up,
+                               uint32_t *n_up, bitcts__vk_transfer *down, uint32_t *n_down);
+
+/** Grows every slot the transfers and the plan touch. */
+int32_t bitcts__vk_exec_reserve(bitcts__vk_instance *inst, const bitcts__vk_operator *op,
+                                const bitcts__vk_transfer *up, uint32_t n_up);
+
+/* ---- vk_timing.c ---- */
+
+/** The "bitcts_device_timing_v1" extension table. */
+extern const bitcts_abi_device_timing_ext bitcts__vk_timing_ext;
+
+/* ---- vk_validate.c ---- */
+
+/** Validates an operator description the way DirectML does and fills desc.
+ * @return BITCTS_ABI_OK; BITCTS_ABI_E_INVALID_ARGUMENT; BITCTS_ABI_E_NOT_SUPPORTED (not one
+ *         of the seven); BITCTS_ABI_E_INVALID_DESCRIPTOR (err names the rule);
+ *         BITCTS_ABI_E_OUT_OF_MEMORY (the exact overlap check). */
+int32_t bitcts__vk_validate(const bitcts_abi_operator_desc *abi, bitcts__vk_desc *desc, char *err,
+                            size_t cap);
+
+/** Inputs (1 or 2) of an operator, 0 when it is not one of the seven. */
+uint32_t bitcts__vk_op_inputs(uint32_t op);
+
+/** Type masks (bit 1u << type) an operator accepts at FL 4_1. */
+uint32_t bitcts__vk_op_input_types(uint32_t op);
+uint32_t bitcts__vk_op_output_types(uint32_t op);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

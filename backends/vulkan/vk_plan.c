@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/* How an operator runs: its dimensions reordered by the output's strides (outermost first),
+ * size-1 dimensions dropped and neighbours merged wherever every operand allows it, then the
+ * shader kind: packed (one contiguous run or a broadcast scalar per operand), tile (a 2-D
+ * transpose, with an optional batch dimension) or strided (anything else). */
+#include <stdio.h>  /* snprintf */
+#include <string.h> /* memset */
+
+#include "vk_internal.h"
+
+/* Shader operator codes, as vk_common.glsl numbers them. */
+static uint32_t vk_shader_op(uint32_t op)
+{
+    switch (op) {
+    case BITCTS_OP_BIT_AND: return 1;
+    case BITCTS_OP_BIT_OR: return 2;
+    case BITCTS_OP_BIT_XOR: return 3;
+    case BITCTS_OP_BIT_NOT: return 4;
+    case BITCTS_OP_BIT_COUNT: return 5;
+    case BITCTS_OP_BIT_SHIFT_LEFT: return 6;
+    default: return 7; /* BIT_SHIFT_RIGHT */
+    }
+}
+
+/* Dimensions of size > 1, sorted by output stride, largest first (insertion sort: rank <= 8). */
+static uint32_t vk_sorted_dims(const bitcts__vk_desc *desc, uint32_t *order)
+{
+    uint32_t n = 0;
+    for (uint32_t d = 0; d < desc->rank; ++d) {
+        if (desc->sizes[d] == 1) {
+            continue;
+        }
+        uint32_t j = n;
+        while (j > 0 &&
+               desc->strides[BITCTS__VK_OUT][order[j - 1]] < desc->strides[BITCTS__VK_OUT][d]) {
+            order[j] = order[j - 1];
+            --j;
+        }
+        order[j] = d;
+        ++n;
+    }
+    return n;
+}
+
+/* Merges dimension `outer` into the plan's innermost one when every operand steps through
+ * both as through one. */
+static int vk_mergeable(const bitcts__vk_plan *p, uint32_t inner, const bitcts__vk_desc *desc,
+                        uint32_t outer)
+{
+    for (uint32_t k = 0; k <= p->input_count; ++k) {
+        const uint64_t joined = (uint64_t)p->strides[k][inner] * p->sizes[inner];
+        if (desc->strides[k][outer] != joined) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void vk_coalesce(const bitcts__vk_desc *desc, bitcts__vk_plan *p)
+{
+    uint32_t order[BITCTS_MAX_DIMS];
+    const uint32_t n = vk_sorted_dims(desc, order);
+    uint32_t r = 0; /* dimensions so far, innermost first */
+    for (uint32_t i = n; i > 0; --i) {
+        const uint32_t d = order[i - 1];
+        if (r > 0 && vk_mergeable(p, r - 1, desc, d)) {
+            p->sizes[r - 1] *= desc->sizes[d];
+            continue;
+        }
+        p->sizes[r] = desc->sizes[d];
+        for (uint32_t k = 0; k <= p->input_count; ++k) {
+            p->strides[k][r] = desc->strides[k][d];
+        }
+        ++r;
+    }
+    if (r == 0) { /* a single element */
+        p->sizes[0] = 1;
+        for (uint32_t k = 0; k <= p->input_count; ++k) {
+            p->strides[k][0] = 1;
+        }
+        r = 1;
+    }
+    /* Built innermost first: reverse to outermost first. */
+    for (uint32_t i = 0; i < r / 2; ++i) {
+        const uint32_t j = r - 1 - i;
+        const uint32_t s = p->sizes[i];
+        p->sizes[i] = p->sizes[j];
+        p->sizes[j] = s;
+        for (uint32_t k = 0; k <= p->input_count; ++k) {
+            const uint32_t t = p->strides[k][i];
+            p->strides[k][i] = p->strides[k][j];
+            p->strides[k][j] = t;
+        }
+    }
+    p->rank = r;
+}
+
+static void vk_choose_kind(bitcts__vk_plan *p)
+{
+    const uint32_t inner = p->rank - 1;
+    const uint32_t last_in = p->input_count;
+    if (p->rank == 1 && p->strides[BITCTS__VK_OUT][0] == 1) {
+        uint32_t flags = 0;
+        int packed = 1;
+        for (uint32_t k = 1; k <= last_in; ++k) {
+            const uint32_t s = p->strides[k][0];
+            packed = packed && (s == 0 || s == 1 || p->sizes[0] == 1);
+            flags |= s == 0 ? 1u << (k - 1) : 0u;
+        }
+        if (packed) {
+            p->kind = BITCTS__VK_KIND_PACKED;
+            p->flags = flags;
+            return;
+        }
+    }
+    if ((p->rank == 2 || p->rank == 3) && p->strides[BITCTS__VK_OUT][inner] == 1) {
+        uint32_t flags = 0;
+        for (uint32_t k = 1; k <= last_in; ++k) {
+            if (p->strides[k][inner - 1] == 1 && p->strides[k][inner] != 1) {
+                flags |= 1u << (k - 1);
+            }
+        }
+        if (flags != 0) {
+            p->kind = BITCTS__VK_KIND_TILE;
+            p->flags = flags;
+            return;
+        }
+    }
+    p->kind = BITCTS__VK_KIND_STRIDED;
+    p->flags = 0;
+}
+
+int32_t bitcts__vk_plan_build(const bitcts__vk_desc *desc, uint32_t force_strided,
+                              bitcts__vk_plan *p, char *err, size_t cap)
+{
+    memset(p, 0, sizeof *p);
+    p->operator_type = desc->op;
+    p->shader_op = vk_shader_op(desc->op);
+    p->input_count = desc->input_count;
+    uint64_t count = 1;
+    for (uint32_t d = 0; d < desc->rank; ++d) {
+        count *= desc->sizes[d];
+    }
+    p->count = (uint32_t)count; /* validation keeps it below 2^32 */
+    for (uint32_t k = 0; k <= p->input_count; ++k) {
+        p->width[k] = desc->width[k];
+        uint64_t last = 0;
+        for (uint32_t d = 0; d < desc->rank; ++d) {
+            last += (uint64_t)(desc->sizes[d] - 1) * desc->strides[k][d];
+        }
+        if (last > UINT32_MAX - 1u) {
+            snprintf(err, cap,
+                     "operand %u reaches element offset %llu: the shaders index elements with "
+                     "32 bits",
+                     k, (unsigned long long)last);
+            return BITCTS_ABI_E_NOT_SUPPORTED;
+        }
+        p->span[k] = (last + 1) * desc->width[k];
+        if (k == BITCTS__VK_OUT) {
+            p->out_dense = last + 1 == count;
+        }
+    }
+    vk_coalesce(desc, p);
+    if (force_strided) {
+        p->kind = BITCTS__VK_KIND_STRIDED;
+    } else {
+        vk_choose_kind(p);
+    }
+    return BITCTS_ABI_OK;
+}
+
+uint32_t bitcts__vk_plan_outer_dims(const bitcts__vk_plan *p, uint32_t *out)
+{
+    uint32_t n = 0;
+    for (uint32_t d = p->rank - 1; d > 0; --d) {
+        out[n++] = p->sizes[d - 1];
+        out[n++] = p->strides[BITCTS__VK_OUT][d - 1];
+        out[n++] = p->strides[BITCTS__VK_A][d - 1];
+        out[n++] = p->input_count == 2 ? p->strides[BITCTS__VK_B][d - 1] : 0u;
+    }
+    return n;
+}

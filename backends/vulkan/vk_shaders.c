@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/* Shader binaries and pipelines. The SPIR-V was compiled at build time (glslc) and embedded by
+ * vk_embed.cmake; nothing is compiled at run time but the driver's own pipeline compilation,
+ * which happens once per (kind, widths, operator) an instance uses: lazily, then cached. */
+#include <stdio.h>  /* snprintf */
+#include <string.h> /* memset */
+
+#include "vk_internal.h"
+
+typedef struct bitcts__vk_spirv {
+    uint32_t kind;
+    uint32_t in_w;
+    uint32_t out_w;
+    const uint32_t *words;
+    size_t bytes;
+} bitcts__vk_spirv;
+
+#include "vk_spirv.h" /* generated: bitcts__vk_spirv_table */
+
+/* (input width, output width) pairs, in the order of the cache's variant index. */
+static const uint32_t vk_variant_widths[BITCTS__VK_VARIANTS][2] = {
+    {1, 1}, {2, 2}, {4, 4}, {8, 8}, {1, 4}, {2, 1}, {2, 4}, {4, 1}, {8, 1}, {8, 4},
+};
+
+static int vk_variant_index(uint32_t in_w, uint32_t out_w)
+{
+    for (int i = 0; i < (int)BITCTS__VK_VARIANTS; ++i) {
+        if (vk_variant_widths[i][0] == in_w && vk_variant_widths[i][1] == out_w) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+static const bitcts__vk_spirv *vk_find_spirv(uint32_t kind, uint32_t in_w, uint32_t out_w)
+{
+    const size_t n = sizeof bitcts__vk_spirv_table / sizeof bitcts__vk_spirv_table[0];
+    for (size_t i = 0; i < n; ++i) {
+        const bitcts__vk_spirv *s = &bitcts__vk_spirv_table[i];
+        if (s->kind == kind && s->in_w == in_w && s->out_w == out_w) {
+            return s;
+        }
+    }
+    return NULL;
+}
+
+static int32_t vk_module(bitcts__vk_instance *inst, uint32_t kind, int variant,
+                         const bitcts__vk_spirv *spirv, VkShaderModule *out)
+{
+    VkShaderModule *slot = &inst->modules[kind][variant];
+    if (*slot == VK_NULL_HANDLE) {
+        const VkShaderModuleCreateInfo info = {
+            .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+            .codeSize = spirv->bytes,
+            .pCode = spirv->words,
+        };
+        const VkResult r = inst->vk.vkCreateShaderModule(inst->device, &info, NULL, slot);
+        if (r != VK_SUCCESS) {
+            *slot = VK_NULL_HANDLE;
+            return bitcts__vk_fail(inst, r, "vkCreateShaderModule");
+        }
+    }
+    *out = *slot;
+    return BITCTS_ABI_OK;
+}
+
+int32_t bitcts__vk_pipeline_get(bitcts__vk_instance *inst, uint32_t kind, uint32_t in_w,
+                                uint32_t out_w, uint32_t shader_op, uint32_t fault_hang,
+                                VkPipeline *out)
+{
+    const int variant = vk_variant_index(in_w, out_w);
+    const bitcts__vk_spirv *spirv = variant < 0 ? NULL : vk_find_spirv(kind, in_w, out_w);
+    if (spirv == NULL || shader_op >= BITCTS__VK_SHADER_OPS) {
+        snprintf(inst->last_error, sizeof inst->last_error,
+                 "no shader for kind %u with %u-byte input and %u-byte output", kind, in_w, out_w);
+        return BITCTS_ABI_E_NOT_SUPPORTED;
+    }
+    VkPipeline *cached = &inst->pipelines[kind][variant][shader_op][fault_hang ? 1 : 0];
+    if (*cached != VK_NULL_HANDLE) {
+        *out = *cached;
+        return BITCTS_ABI_OK;
+    }
+    VkShaderModule module = VK_NULL_HANDLE;
+    const int32_t rc = vk_module(inst, kind, variant, spirv, &module);
+    if (rc != BITCTS_ABI_OK) {
+        return rc;
+    }
+    const uint32_t constants[2] = {shader_op, fault_hang ? 1u : 0u};
+    const VkSpecializationMapEntry entries[2] = {
+        {0, 0, sizeof(uint32_t)},
+        {1, sizeof(uint32_t), sizeof(uint32_t)},
+    };
+    const VkSpecializationInfo spec = {2, entries, sizeof constants, constants};
+    const VkComputePipelineCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage =
+            {
+                .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                .module = module,
+                .pName = "main",
+                .pSpecializationInfo = &spec,
+            },
+        .layout = inst->layout,
+    };
+    const VkResult r =
+        inst->vk.vkCreateComputePipelines(inst->device, VK_NULL_HANDLE, 1, &info, NULL, cached);
+    if (r != VK_SUCCESS) {
+        *cached = VK_NULL_HANDLE;
+        return bitcts__vk_fail(inst, r, "vkCreateComputePipelines");
+    }
+    ++inst->pipeline_count;
+    *out = *cached;
+    return BITCTS_ABI_OK;
+}
+
+void bitcts__vk_pipelines_destroy(bitcts__vk_instance *inst)
+{
+    for (uint32_t k = 0; k < BITCTS__VK_KIND_COUNT; ++k) {
+        for (uint32_t v = 0; v < BITCTS__VK_VARIANTS; ++v) {
+            for (uint32_t o = 0; o < BITCTS__VK_SHADER_OPS; ++o) {
+                for (uint32_t f = 0; f < 2; ++f) {
+                    if (inst->pipelines[k][v][o][f] != VK_NULL_HANDLE) {
+                        inst->vk.vkDestroyPipeline(inst->device, inst->pipelines[k][v][o][f], NULL);
+                    }
+                }
+            }
+            if (inst->modules[k][v] != VK_NULL_HANDLE) {
+                inst->vk.vkDestroyShaderModule(inst->device, inst->modules[k][v], NULL);
+            }
+        }
+    }
+    memset(inst->pipelines, 0, sizeof inst->pipelines);
+    memset(inst->modules, 0, sizeof inst->modules);
+}

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+/* The "bitcts_device_timing_v1" extension: operators and copies timed on the device with
+ * timestamp queries around each dispatch, on buffers that stay resident in device-local
+ * memory, so transfers are never part of a figure. The copy reference comes two ways:
+ * vkCmdCopyBuffer, and the packed shader's copy operator (same grid, same 16-byte accesses). */
+#include <stdio.h>  /* snprintf */
+#include <string.h> /* memset */
+
+#include "vk_internal.h"
+
+typedef struct vk_timing_ctx {
+    const bitcts__vk_operator *op; /* NULL: a copy */
+    const uint32_t *operand_slot;
+    uint32_t reps;
+    uint32_t aliased;   /* in place: restore the input before each run */
+    VkDeviceSize bytes; /* copies: length; in place: the output's span */
+    VkQueryPool queries;
+} vk_timing_ctx;
+
+static int32_t vk_timing_begin(bitcts__vk_instance *inst, uint32_t reps, VkQueryPool *pool)
+{
+    if (inst->timestamp_bits == 0) {
+        snprintf(inst->last_error, sizeof inst->last_error,
+                 "the compute queue has no timestamps (timestampValidBits 0)");
+        return BITCTS_ABI_E_NOT_SUPPORTED;
+    }
+    const VkQueryPoolCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+        .queryType = VK_QUERY_TYPE_TIMESTAMP,
+        .queryCount = 2 * reps,
+    };
+    const VkResult r = inst->vk.vkCreateQueryPool(inst->device, &info, NULL, pool);
+    return r == VK_SUCCESS ? BITCTS_ABI_OK : bitcts__vk_fail(inst, r, "vkCreateQueryPool");
+}
+
+static int32_t vk_timing_results(bitcts__vk_instance *inst, VkQueryPool pool, uint32_t reps,
+                                 uint64_t *ns)
+{
+    for (uint32_t i = 0; i < reps; ++i) {
+        uint64_t t[2] = {0, 0};
+        const VkResult r =
+            inst->vk.vkGetQueryPoolResults(inst->device, pool, 2 * i, 2, sizeof t, t, sizeof t[0],
+                                           VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+        if (r != VK_SUCCESS) {
+            return bitcts__vk_fail(inst, r, "vkGetQueryPoolResults");
+        }
+        const uint64_t mask =
+            inst->timestamp_bits >= 64 ? ~0ull : (1ull << inst->timestamp_bits) - 1;
+        const uint64_t ticks = (t[1] - t[0]) & mask;
+        ns[i] = (uint64_t)((double)ticks * inst->timestamp_period + 0.5);
+    }
+    return BITCTS_ABI_OK;
+}
+
+static void vk_copy_slot(bitcts__vk_instance *inst, uint32_t from, uint32_t to, VkDeviceSize n)
+{
+    const VkBufferCopy region = {0, 0, n};
+    inst->vk.vkCmdCopyBuffer(inst->cmd, inst->slots[from].buffer, inst->slots[to].buffer, 1,
+                             &region);
+}
+
+/* Between runs: every earlier write done before the next run reads or writes. */
+static void vk_between_runs(bitcts__vk_instance *inst)
+{
+    const VkPipelineStageFlags stages =
+        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+    const VkAccessFlags access = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                 VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    bitcts__vk_barrier(inst, stages, access, stages, access);
+}
+
+static int32_t vk_record_timed(bitcts__vk_instance *inst, void *arg)
+{
+    const vk_timing_ctx *c = arg;
+    inst->vk.vkCmdResetQueryPool(inst->cmd, c->queries, 0, 2 * c->reps);
+    if (c->aliased) {
+        vk_copy_slot(inst, BITCTS__VK_SLOT_OUT, BITCTS__VK_SLOT_PRISTINE, c->bytes);
+    }
+    for (uint32_t i = 0; i < c->reps; ++i) {
+        if (c->aliased && i > 0) {
+            vk_between_runs(inst);
+            vk_copy_slot(inst, BITCTS__VK_SLOT_PRISTINE, BITCTS__VK_SLOT_OUT, c->bytes);
+        }
+        vk_between_runs(inst);
+        inst->vk.vkCmdWriteTimestamp(inst->cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, c->queries,
+                                     2 * i);
+        if (c->op != NULL) { /* an operator, or the copy shader */
+            bitcts__vk_record_dispatch(inst, c->op, c->operand_slot);
+        } else {
+            vk_copy_slot(inst, BITCTS__VK_SLOT_A, BITCTS__VK_SLOT_OUT, c->bytes);
+        }
+        inst->vk.vkCmdWriteTimestamp(inst->cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, c->queries,
+                                     2 * i + 1);
+    }
+    return BITCTS_ABI_OK;
+}
+
+static int32_t BITCTS_PLUGIN_CALL vk_time_execute(void *instance, void *op,
+                                                  const void *const *inputs, void *output,
+                                                  uint32_t reps, uint64_t *ns)
+{
+    bitcts__vk_instance *inst = instance;
+    const bitcts__vk_operator *oper = op;
+    if (inst == NULL || oper == NULL || inputs == NULL || output == NULL || ns == NULL ||
+        reps == 0 || inputs[0] == NULL || (oper->plan.input_count == 2 && inputs[1] == NULL)) {
+        return BITCTS_ABI_E_INVALID_ARGUMENT;
+    }
+    if (inst->state != BITCTS__VK_STATE_OK) {
+        snprintf(inst->last_error, sizeof inst->last_error, "the device is lost or wedged");
+        return BITCTS_ABI_E_DEVICE;
+    }
+    uint32_t operand_slot[3];
+    bitcts__vk_transfer up[4];
+    bitcts__vk_transfer down[1];
+    uint32_t n_up = 0;
+    uint32_t n_down = 0;
+    bitcts__vk_exec_transfers(oper, inputs, output, operand_slot, up, &n_up, down, &n_down);
+    vk_timing_ctx ctx = {.op = oper, .operand_slot = operand_slot, .reps = reps};
+    ctx.aliased =
+        operand_slot[BITCTS__VK_A] == BITCTS__VK_SLOT_OUT ||
+        (oper->plan.input_count == 2 && operand_slot[BITCTS__VK_B] == BITCTS__VK_SLOT_OUT);
+    ctx.bytes = oper->plan.span[BITCTS__VK_OUT];
+    int32_t rc = bitcts__vk_exec_reserve(inst, oper, up, n_up);
+    if (rc == BITCTS_ABI_OK && ctx.aliased) {
+        rc = bitcts__vk_slot_reserve(inst, BITCTS__VK_SLOT_PRISTINE, ctx.bytes);
+    }
+    if (rc == BITCTS_ABI_OK) {
+        rc = vk_timing_begin(inst, reps, &ctx.queries);
+    }
+    if (rc != BITCTS_ABI_OK) {
+        return rc;
+    }
+    rc = bitcts__vk_run(inst, up, n_up, down, n_down, vk_record_timed, &ctx);
+    if (rc == BITCTS_ABI_OK) {
+        rc = vk_timing_results(inst, ctx.queries, reps, ns);
+    }
+    inst->vk.vkDestroyQueryPool(inst->device, ctx.queries, NULL);
+    return rc;
+}
+
+static int32_t vk_copy_operator(bitcts__vk_instance *inst, uint64_t bytes, bitcts__vk_operator *op)
+{
+    memset(op, 0, sizeof *op);
+    bitcts__vk_plan *p = &op->plan;
+    p->kind = BITCTS__VK_KIND_PACKED;
+    p->shader_op = 0; /* VK_OP_COPY */
+    p->input_count = 1;
+    p->width[0] = p->width[1] = 4;
+    p->count = (uint32_t)((bytes + 3) / 4);
+    p->rank = 1;
+    p->sizes[0] = p->count;
+    return bitcts__vk_pipeline_get(inst, BITCTS__VK_KIND_PACKED, 4, 4, 0, 0, &op->pipeline);
+}
+
+static int32_t BITCTS_PLUGIN_CALL vk_time_copy(void *instance, uint64_t bytes, uint32_t method,
+                                               uint32_t reps, uint64_t *ns)
+{
+    bitcts__vk_instance *inst = instance;
+    if (inst == NULL || ns == NULL || reps == 0 || bytes == 0 || bytes > 4ull * UINT32_MAX) {
+        return BITCTS_ABI_E_INVALID_ARGUMENT;
+    }
+    if (method != BITCTS_ABI_COPY_API && method != BITCTS_ABI_COPY_KERNEL) {
+        snprintf(inst->last_error, sizeof inst->last_error, "copy method %u is unknown", method);
+        return BITCTS_ABI_E_NOT_SUPPORTED;
+    }
+    if (inst->state != BITCTS__VK_STATE_OK) {
+        snprintf(inst->last_error, sizeof inst->last_error, "the device is lost or wedged");
+        return BITCTS_ABI_E_DEVICE;
+    }
+    bitcts__vk_operator op;
+    const uint32_t operand_slot[3] = {BITCTS__VK_SLOT_OUT, BITCTS__VK_SLOT_A, BITCTS__VK_SLOT_A};
+    vk_timing_ctx ctx = {.operand_slot = operand_slot, .reps = reps, .bytes = bytes};
+    int32_t rc = bitcts__vk_slot_reserve(inst, BITCTS__VK_SLOT_A, bytes);
+    if (rc == BITCTS_ABI_OK) {
+        rc = bitcts__vk_slot_reserve(inst, BITCTS__VK_SLOT_OUT, bytes);
+    }
+    if (rc == BITCTS_ABI_OK && method == BITCTS_ABI_COPY_KERNEL) {
+        rc = vk_copy_operator(inst, bytes, &op);
+        ctx.op = &op;
+    }
+    if (rc == BITCTS_ABI_OK) {
+        rc = vk_timing_begin(inst, reps, &ctx.queries);
+    }
+    if (rc != BITCTS_ABI_OK) {
+        return rc;
+    }
+    rc = bitcts__vk_begin(inst);
+    if (rc == BITCTS_ABI_OK) {
+        inst->vk.vkCmdFillBuffer(inst->cmd, inst->slots[BITCTS__VK_SLOT_A].buffer, 0,
+                                 (bytes + 3) & ~3ull, 0x5A5A5A5Au);
+        vk_record_timed(inst, &ctx);
+        rc = bitcts__vk_submit_wait(inst, "timed copy");
+    }
+    if (rc == BITCTS_ABI_OK) {
+        rc = vk_timing_results(inst, ctx.queries, reps, ns);
+    }
+    inst->vk.vkDestroyQueryPool(inst->device, ctx.queries, NULL);
+    return rc;
+}
+
+const bitcts_abi_device_timing_ext bitcts__vk_timing_ext = {
+    .struct_size = sizeof(bitcts_abi_device_timing_ext),
+    .time_execute = vk_time_execute,
+    .time_copy = vk_time_copy,
+};

@@ -1,0 +1,776 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit test of the Vulkan backend through its plugin table: operators on small tensors against
+ * hand-written expectations (float specials bit for bit), every shader kind (packed, tile,
+ * strided), broadcast, in place, padding and oversized buffers, a tensor beyond 128 MiB (past
+ * lavapipe's maxStorageBufferRange) with and without pieced staging, descriptor validation,
+ * options, missing features, fault injection (hang, oom, lost, validation), instance facts and
+ * the device-timing extension. Exit 0 pass, 1 fail, 77 when no Vulkan device is present. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bitcts/bitcts_plugin.h"
+#include "check.h"
+#include "vk_backend.h"
+
+static const bitcts_plugin_table *table;
+static char host_log[1024];
+
+static void BITCTS_PLUGIN_CALL test_log(void *user, int32_t level, const char *message)
+{
+    (void)user;
+    (void)level;
+    snprintf(host_log, sizeof host_log, "%s", message);
+}
+
+static const bitcts_abi_host test_host = {.struct_size = sizeof(bitcts_abi_host), .log = test_log};
+
+/* ---- instances and descriptions ---- */
+
+static int32_t instance_with(const char *const *kv, uint32_t pairs, void **out)
+{
+    const char *keys[8];
+    const char *values[8];
+    for (uint32_t i = 0; i < pairs; ++i) {
+        keys[i] = kv[2 * i];
+        values[i] = kv[2 * i + 1];
+    }
+    const bitcts_abi_create_info info = {sizeof info, pairs, keys, values};
+    host_log[0] = '\0';
+    return table->instance_create(&info, out);
+}
+
+typedef struct tensor {
+    bitcts_abi_tensor t;
+    uint32_t sizes[8];
+    uint32_t strides[8];
+} tensor;
+
+/* A tensor of `rank` dims; strides NULL means packed; total 0 means the minimum size. */
+static void tensor_set(tensor *x, uint32_t dt, uint32_t rank, const uint32_t *sizes,
+                       const uint32_t *strides, uint64_t total)
+{
+    memset(x, 0, sizeof *x);
+    memcpy(x->sizes, sizes, rank * sizeof sizes[0]);
+    uint64_t elements = 1;
+    uint64_t last = 0;
+    for (uint32_t d = 0; d < rank; ++d) {
+        elements *= sizes[d];
+        if (strides != NULL) {
+            x->strides[d] = strides[d];
+            last += (uint64_t)(sizes[d] - 1) * strides[d];
+        }
+    }
+    const uint64_t need =
+        ((strides != NULL ? last + 1 : elements) * bitcts_dml_type_bytes(dt) + 3) & ~3ull;
+    x->t = (bitcts_abi_tensor){.struct_size = sizeof(bitcts_abi_tensor),
+                               .data_type = dt,
+                               .dimension_count = rank,
+                               .sizes = x->sizes,
+                               .strides = strides != NULL ? x->strides : NULL,
+                               .total_tensor_size_in_bytes = total != 0 ? total : need};
+}
+
+/* Creates and runs one operator; returns the first failing status. */
+static int32_t run(void *inst, uint32_t op, const tensor *a, const tensor *b, const tensor *out,
+                   const void *pa, const void *pb, void *po)
+{
+    bitcts_abi_tensor ins[2] = {a->t, b != NULL ? b->t : a->t};
+    const bitcts_abi_operator_desc desc = {sizeof desc, op, b != NULL ? 2u : 1u, 0, ins, &out->t};
+    void *handle = NULL;
+    int32_t rc = table->operator_create(inst, &desc, &handle);
+    if (rc != BITCTS_ABI_OK) {
+        return rc;
+    }
+    const void *inputs[2] = {pa, pb};
+    rc = table->operator_execute(inst, handle, inputs, po);
+    table->operator_destroy(inst, handle);
+    return rc;
+}
+
+static int32_t create_only(void *inst, uint32_t op, const tensor *a, const tensor *b,
+                           const tensor *out)
+{
+    bitcts_abi_tensor ins[2] = {a->t, b != NULL ? b->t : a->t};
+    const bitcts_abi_operator_desc desc = {sizeof desc, op, b != NULL ? 2u : 1u, 0, ins, &out->t};
+    void *handle = NULL;
+    const int32_t rc = table->operator_create(inst, &desc, &handle);
+    if (handle != NULL) {
+        table->operator_destroy(inst, handle);
+    }
+    return rc;
+}
+
+/* The complement of an element, as a value of its own width. */
+static uint8_t flip8(uint8_t v)
+{
+    return (uint8_t)(0xFFu - v);
+}
+
+static uint16_t flip16(uint16_t v)
+{
+    return (uint16_t)(0xFFFFu - v);
+}
+
+static int starts_with(const char *text, const char *prefix)
+{
+    return text != NULL && strncmp(text, prefix, strlen(prefix)) == 0;
+}
+
+static int contains(const char *text, const char *part)
+{
+    return text != NULL && strstr(text, part) != NULL;
+}
+
+/* ---- operators on small tensors ---- */
+
+static void test_documented_examples(void *inst)
+{
+    const uint32_t n4[1] = {4};
+    tensor a;
+    tensor o;
+    tensor o32;
+    tensor a32;
+    tensor_set(&a, BITCTS_DT_UINT8, 1, n4, NULL, 0);
+    tensor_set(&o, BITCTS_DT_UINT8, 1, n4, NULL, 0);
+    const uint8_t x[4] = {0, 128, 42, 255};
+    uint8_t y[4] = {0};
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_NOT, &a, NULL, &o, x, NULL, y), BITCTS_ABI_OK);
+    CHECK(y[0] == 255 && y[1] == 127 && y[2] == 213 && y[3] == 0);
+    /* BIT_COUNT's example, to UINT32 and to UINT8. */
+    tensor_set(&a32, BITCTS_DT_UINT32, 1, n4, NULL, 0);
+    tensor_set(&o32, BITCTS_DT_UINT32, 1, n4, NULL, 0);
+    const uint32_t c[4] = {0, 123, 456, 789};
+    uint32_t cy[4] = {9, 9, 9, 9};
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_COUNT, &a32, NULL, &o32, c, NULL, cy), BITCTS_ABI_OK);
+    CHECK(cy[0] == 0 && cy[1] == 6 && cy[2] == 4 && cy[3] == 5);
+    uint8_t cy8[4] = {9, 9, 9, 9};
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_COUNT, &a32, NULL, &o, c, NULL, cy8), BITCTS_ABI_OK);
+    CHECK(cy8[0] == 0 && cy8[1] == 6 && cy8[2] == 4 && cy8[3] == 5);
+    /* UINT8 to UINT8 counts every byte alone (the packed shader's SWAR path). */
+    const uint32_t n20[1] = {20};
+    tensor b20;
+    tensor_set(&b20, BITCTS_DT_UINT8, 1, n20, NULL, 0);
+    uint8_t bytes[20];
+    uint8_t counts[20];
+    for (uint32_t i = 0; i < 20; ++i) {
+        bytes[i] = (uint8_t)(i == 0 ? 0xFF : (1u << (i % 8)) | (i > 8 ? 0x80u : 0u));
+    }
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_COUNT, &b20, NULL, &b20, bytes, NULL, counts),
+                 BITCTS_ABI_OK);
+    int counted = counts[0] == 8;
+    for (uint32_t i = 1; i < 20; ++i) {
+        counted = counted && counts[i] == (i > 8 && i % 8 != 7 ? 2 : 1);
+    }
+    CHECK(counted);
+    /* XOR (the doc's own example is NOT's): 2x2 UINT8. */
+    const uint32_t s22[2] = {2, 2};
+    tensor_set(&a, BITCTS_DT_UINT8, 2, s22, NULL, 0);
+    tensor_set(&o, BITCTS_DT_UINT8, 2, s22, NULL, 0);
+    const uint8_t xa[4] = {0x0F, 0xF0, 0xAA, 0x00};
+    const uint8_t xb[4] = {0xFF, 0xF0, 0x55, 0x01};
+    uint8_t xo[4] = {0};
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_XOR, &a, &a, &o, xa, xb, xo), BITCTS_ABI_OK);
+    CHECK(xo[0] == 0xF0 && xo[1] == 0x00 && xo[2] == 0xFF && xo[3] == 0x01);
+}
+
+static void test_shifts(void *inst)
+{
+    const uint32_t n5[1] = {5};
+    tensor t8;
+    tensor_set(&t8, BITCTS_DT_UINT8, 1, n5, NULL, 0);
+    const uint8_t a8[5] = {1, 0x80, 0xFF, 3, 0x81};
+    const uint8_t b8[5] = {1, 1, 8, 200, 7};
+    uint8_t l8[5] = {0};
+    uint8_t r8[5] = {0};
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_SHIFT_LEFT, &t8, &t8, &t8, a8, b8, l8), BITCTS_ABI_OK);
+    CHECK(l8[0] == 2 && l8[1] == 0 && l8[2] == 0 && l8[3] == 0 && l8[4] == 0x80);
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_SHIFT_RIGHT, &t8, &t8, &t8, a8, b8, r8), BITCTS_ABI_OK);
+    CHECK(r8[0] == 0 && r8[1] == 0x40 && r8[2] == 0 && r8[3] == 0 && r8[4] == 1);
+    const uint32_t n4[1] = {4};
+    tensor t64;
+    tensor_set(&t64, BITCTS_DT_UINT64, 1, n4, NULL, 0);
+    const uint64_t a64[4] = {1, 0x8000000000000001ull, 0xFFFFFFFFFFFFFFFFull, 5};
+    const uint64_t b64[4] = {63, 1, 64, 1ull << 32}; /* 64 and 2^32 saturate to 0 */
+    uint64_t l64[4] = {0};
+    uint64_t r64[4] = {0};
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_SHIFT_LEFT, &t64, &t64, &t64, a64, b64, l64),
+                 BITCTS_ABI_OK);
+    CHECK_EQ_U64(l64[0], 0x8000000000000000ull);
+    CHECK_EQ_U64(l64[1], 2);
+    CHECK_EQ_U64(l64[2], 0);
+    CHECK_EQ_U64(l64[3], 0);
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_SHIFT_RIGHT, &t64, &t64, &t64, a64, b64, r64),
+                 BITCTS_ABI_OK);
+    CHECK_EQ_U64(r64[0], 0);
+    CHECK_EQ_U64(r64[1], 0x4000000000000000ull);
+    CHECK_EQ_U64(r64[2], 0);
+    CHECK_EQ_U64(r64[3], 0);
+    tensor t32;
+    tensor_set(&t32, BITCTS_DT_UINT32, 1, n4, NULL, 0);
+    const uint32_t a32[4] = {1, 0x80000001u, 7, 0xFFFFFFFFu};
+    const uint32_t b32[4] = {31, 33, 32, 4};
+    uint32_t l32[4] = {0};
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_SHIFT_LEFT, &t32, &t32, &t32, a32, b32, l32),
+                 BITCTS_ABI_OK);
+    CHECK(l32[0] == 0x80000000u && l32[1] == 0 && l32[2] == 0 && l32[3] == 0xFFFFFFF0u);
+    const uint32_t n3[1] = {3};
+    tensor t16;
+    tensor_set(&t16, BITCTS_DT_UINT16, 1, n3, NULL, 0);
+    const uint16_t a16[3] = {0x8001, 0xFFFF, 0x1234};
+    const uint16_t b16[3] = {15, 16, 4};
+    uint16_t r16[3] = {0};
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_SHIFT_RIGHT, &t16, &t16, &t16, a16, b16, r16),
+                 BITCTS_ABI_OK);
+    CHECK(r16[0] == 1 && r16[1] == 0 && r16[2] == 0x123);
+}
+
+/* NaN payloads, signalling NaNs, -0 and denormals through NOT, AND and COUNT: raw bits. */
+static void test_float_specials(void *inst)
+{
+    const uint32_t n4[1] = {4};
+    tensor f32;
+    tensor_set(&f32, BITCTS_DT_FLOAT32, 1, n4, NULL, 0);
+    const uint32_t x32[4] = {0x7FA12345u, 0x80000000u, 0x00000001u, 0xFF800001u};
+    uint32_t n32[4] = {0};
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_NOT, &f32, NULL, &f32, x32, NULL, n32), BITCTS_ABI_OK);
+    CHECK_EQ_U64(n32[0], 0x805EDCBAu);
+    CHECK_EQ_U64(n32[1], 0x7FFFFFFFu);
+    CHECK_EQ_U64(n32[2], 0xFFFFFFFEu);
+    CHECK_EQ_U64(n32[3], 0x007FFFFEu);
+    const uint32_t ones[4] = {~0u, ~0u, ~0u, ~0u};
+    uint32_t and32[4] = {0};
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_AND, &f32, &f32, &f32, x32, ones, and32), BITCTS_ABI_OK);
+    CHECK(memcmp(and32, x32, sizeof x32) == 0);
+    tensor f16;
+    tensor_set(&f16, BITCTS_DT_FLOAT16, 1, n4, NULL, 0);
+    const uint16_t x16[4] = {0x0001, 0x8000, 0x7C01, 0x7E55}; /* denormal, -0, sNaN, qNaN */
+    uint16_t n16[4] = {0};
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_NOT, &f16, NULL, &f16, x16, NULL, n16), BITCTS_ABI_OK);
+    CHECK(n16[0] == 0xFFFE && n16[1] == 0x7FFF && n16[2] == 0x83FE && n16[3] == 0x81AA);
+    const uint32_t n2[1] = {2};
+    tensor f64;
+    tensor u8;
+    tensor_set(&f64, BITCTS_DT_FLOAT64, 1, n2, NULL, 0);
+    tensor_set(&u8, BITCTS_DT_UINT8, 1, n2, NULL, 0);
+    const uint64_t x64[2] = {0x7FF0000000000001ull, 0x8000000000000000ull};
+    const uint64_t m64[2] = {0xFFFFFFFFFFFFFFFFull, 1};
+    uint64_t o64[2] = {0};
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_XOR, &f64, &f64, &f64, x64, m64, o64), BITCTS_ABI_OK);
+    CHECK_EQ_U64(o64[0], 0x800FFFFFFFFFFFFEull);
+    CHECK_EQ_U64(o64[1], 0x8000000000000001ull);
+    uint8_t c8[2] = {0};
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_COUNT, &f64, NULL, &u8, x64, NULL, c8), BITCTS_ABI_OK);
+    CHECK(c8[0] == 12 && c8[1] == 1);
+    tensor i8;
+    tensor o32;
+    tensor_set(&i8, BITCTS_DT_INT8, 1, n2, NULL, 0);
+    tensor_set(&o32, BITCTS_DT_UINT32, 1, n2, NULL, 0);
+    const int8_t m1[2] = {-1, -128};
+    uint32_t c32[2] = {0};
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_COUNT, &i8, NULL, &o32, m1, NULL, c32), BITCTS_ABI_OK);
+    CHECK(c32[0] == 8 && c32[1] == 1);
+}
+
+/* ---- layouts: broadcast, transposed (tile), general strides, in place, padding ---- */
+
+static void test_broadcast(void *inst)
+{
+    const uint32_t s[2] = {3, 5};
+    const uint32_t zero[2] = {0, 0};
+    const uint32_t row[2] = {0, 1}; /* one row repeated */
+    tensor scalar;
+    tensor rows;
+    tensor full;
+    tensor_set(&scalar, BITCTS_DT_UINT16, 2, s, zero, 0);
+    tensor_set(&rows, BITCTS_DT_UINT16, 2, s, row, 0);
+    tensor_set(&full, BITCTS_DT_UINT16, 2, s, NULL, 0);
+    const uint16_t k[2] = {0x00FF, 0};
+    uint16_t b[15];
+    uint16_t r[5];
+    uint16_t o[15];
+    for (uint32_t i = 0; i < 15; ++i) {
+        b[i] = (uint16_t)(0x1111u * (i % 7) + i);
+    }
+    for (uint32_t i = 0; i < 5; ++i) {
+        r[i] = (uint16_t)(1u << (3 * i));
+    }
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_AND, &scalar, &full, &full, k, b, o), BITCTS_ABI_OK);
+    int ok = 1;
+    for (uint32_t i = 0; i < 15; ++i) {
+        ok = ok && o[i] == (b[i] & 0x00FF);
+    }
+    CHECK(ok);
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_OR, &full, &rows, &full, b, r, o), BITCTS_ABI_OK);
+    ok = 1;
+    for (uint32_t i = 0; i < 15; ++i) {
+        ok = ok && o[i] == (uint16_t)(b[i] | r[i % 5]);
+    }
+    CHECK(ok);
+    /* Unary on a broadcast scalar: every element is the count of the one value. */
+    const uint32_t n9[1] = {9};
+    const uint32_t z1[1] = {0};
+    tensor one;
+    tensor out8;
+    tensor_set(&one, BITCTS_DT_UINT64, 1, n9, z1, 0);
+    tensor_set(&out8, BITCTS_DT_UINT8, 1, n9, NULL, 0);
+    const uint64_t v = 0xF0F0F0F0F0F0F0F1ull;
+    uint8_t c[9] = {0};
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_COUNT, &one, NULL, &out8, &v, NULL, c), BITCTS_ABI_OK);
+    ok = 1;
+    for (uint32_t i = 0; i < 9; ++i) {
+        ok = ok && c[i] == 33;
+    }
+    CHECK(ok);
+}
+
+/* out[r][c] = ~in[c][r] for a 37 x 70 matrix stored transposed (the tile shader), and the
+ * same through the strided shader (a third dimension of size 2 with a padded stride). */
+static void test_transposed(void *inst)
+{
+    enum { R = 37, C = 70 };
+    const uint32_t s[2] = {R, C};
+    const uint32_t tr[2] = {1, R};
+    tensor in;
+    tensor out;
+    tensor_set(&in, BITCTS_DT_INT16, 2, s, tr, 0);
+    tensor_set(&out, BITCTS_DT_INT16, 2, s, NULL, 0);
+    static uint16_t x[R * C];
+    static uint16_t y[R * C];
+    for (uint32_t i = 0; i < R * C; ++i) {
+        x[i] = (uint16_t)(i * 2654435761u >> 7);
+    }
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_NOT, &in, NULL, &out, x, NULL, y), BITCTS_ABI_OK);
+    int ok = 1;
+    for (uint32_t r = 0; r < R; ++r) {
+        for (uint32_t c = 0; c < C; ++c) {
+            ok = ok && y[r * C + c] == flip16(x[c * R + r]);
+        }
+    }
+    CHECK(ok);
+    /* Rank 3, batch of 2 with a gap between the halves: A transposed, B packed. */
+    const uint32_t s3[3] = {2, 5, 33};
+    const uint32_t a3[3] = {200, 1, 5};
+    tensor a;
+    tensor b;
+    tensor o;
+    tensor_set(&a, BITCTS_DT_UINT32, 3, s3, a3, 0);
+    tensor_set(&b, BITCTS_DT_UINT32, 3, s3, NULL, 0);
+    tensor_set(&o, BITCTS_DT_UINT32, 3, s3, NULL, 0);
+    static uint32_t xa[400];
+    static uint32_t xb[330];
+    static uint32_t xo[330];
+    for (uint32_t i = 0; i < 400; ++i) {
+        xa[i] = i * 0x9E3779B9u;
+    }
+    for (uint32_t i = 0; i < 330; ++i) {
+        xb[i] = ~i;
+    }
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_XOR, &a, &b, &o, xa, xb, xo), BITCTS_ABI_OK);
+    ok = 1;
+    for (uint32_t n = 0; n < 2; ++n) {
+        for (uint32_t r = 0; r < 5; ++r) {
+            for (uint32_t c = 0; c < 33; ++c) {
+                const uint32_t i = n * 165 + r * 33 + c;
+                ok = ok && xo[i] == (xa[n * 200 + r + c * 5] ^ xb[i]);
+            }
+        }
+    }
+    CHECK(ok);
+}
+
+/* In place, and an output with padding and an oversized buffer whose spare bytes must stay. */
+static void test_in_place_and_padding(void *inst)
+{
+    const uint32_t n6[1] = {6};
+    tensor t;
+    tensor_set(&t, BITCTS_DT_UINT32, 1, n6, NULL, 0);
+    uint32_t buf[6] = {0, 1, 2, 0xFFFFFFFFu, 0x80000000u, 12345};
+    const uint32_t mask[6] = {1, 1, 1, 1, 1, 1};
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_XOR, &t, &t, &t, buf, mask, buf), BITCTS_ABI_OK);
+    CHECK(buf[0] == 1 && buf[1] == 0 && buf[2] == 3 && buf[3] == 0xFFFFFFFEu &&
+          buf[4] == 0x80000001u && buf[5] == 12344);
+    const uint32_t s[2] = {2, 3};
+    const uint32_t padded[2] = {5, 1};
+    tensor in;
+    tensor out;
+    tensor_set(&in, BITCTS_DT_UINT8, 2, s, NULL, 0);
+    tensor_set(&out, BITCTS_DT_UINT8, 2, s, padded, 64); /* oversized: 64 bytes */
+    const uint8_t x[6] = {1, 2, 3, 4, 5, 6};
+    uint8_t y[64];
+    memset(y, 0xEE, sizeof y);
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_NOT, &in, NULL, &out, x, NULL, y), BITCTS_ABI_OK);
+    const uint8_t want[10] = {0xFE, 0xFD, 0xFC, 0xEE, 0xEE, 0xFB, 0xFA, 0xF9, 0xEE, 0xEE};
+    CHECK(memcmp(y, want, sizeof want) == 0);
+    int spare = 1;
+    for (uint32_t i = 10; i < 64; ++i) {
+        spare = spare && y[i] == 0xEE;
+    }
+    CHECK(spare);
+}
+
+/* Beyond maxStorageBufferRange (128 MiB on lavapipe): a packed 136 MiB NOT, and a strided
+ * tensor whose second row starts 150 MiB in. Buffer device addresses reach all of it. */
+static void test_huge(void *inst)
+{
+    const uint64_t n = 136ull << 20;
+    const uint32_t sizes[1] = {(uint32_t)n};
+    tensor t;
+    tensor_set(&t, BITCTS_DT_UINT8, 1, sizes, NULL, 0);
+    const uint64_t y_bytes = 151ull << 20; /* also holds the strided output below */
+    uint8_t *x = malloc(n);
+    uint8_t *y = malloc(y_bytes);
+    CHECK(x != NULL && y != NULL);
+    if (x == NULL || y == NULL) {
+        free(x);
+        free(y);
+        return;
+    }
+    for (uint64_t i = 0; i < n; i += 4093) {
+        x[i] = (uint8_t)(i >> 12);
+    }
+    memset(y, 0, n);
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_NOT, &t, NULL, &t, x, NULL, y), BITCTS_ABI_OK);
+    int ok = y[n - 1] == flip8(x[n - 1]);
+    for (uint64_t i = 0; i < n; i += 4093) {
+        ok = ok && y[i] == flip8(x[i]);
+    }
+    CHECK(ok);
+    const uint32_t s2[2] = {2, 16};
+    const uint32_t far[2] = {150u << 20, 1};
+    tensor a;
+    tensor o;
+    tensor_set(&a, BITCTS_DT_UINT8, 2, s2, NULL, 0);
+    tensor_set(&o, BITCTS_DT_UINT8, 2, s2, far, 0);
+    const uint8_t in[32] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16,
+                            17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32};
+    memset(y, 0x33, y_bytes);
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_NOT, &a, NULL, &o, in, NULL, y), BITCTS_ABI_OK);
+    ok = y[16] == 0x33 && y[(150u << 20) - 1] == 0x33;
+    for (uint32_t i = 0; i < 16; ++i) {
+        ok = ok && y[i] == flip8(in[i]) && y[(150u << 20) + i] == flip8(in[16 + i]);
+    }
+    CHECK(ok);
+    free(x);
+    free(y);
+}
+
+/* ---- descriptions DirectML rejects ---- */
+
+static void expect_invalid(void *inst, uint32_t op, const tensor *a, const tensor *b,
+                           const tensor *out, const char *rule)
+{
+    const int32_t rc = create_only(inst, op, a, b, out);
+    const char *err = table->instance_last_error(inst);
+    CHECK_EQ_U64(rc, BITCTS_ABI_E_INVALID_DESCRIPTOR);
+    if (!starts_with(err, rule)) {
+        fprintf(stderr, "expected rule %s, got \"%s\"\n", rule, err != NULL ? err : "(null)");
+    }
+    CHECK(starts_with(err, rule));
+}
+
+static void test_validation(void *inst)
+{
+    const uint32_t s4[4] = {2, 3, 4, 5};
+    const uint32_t s0[4] = {2, 0, 4, 5};
+    const uint32_t s9[9] = {1, 1, 1, 1, 1, 1, 1, 1, 2};
+    tensor a;
+    tensor b;
+    tensor o;
+    tensor_set(&a, BITCTS_DT_UINT8, 4, s4, NULL, 0);
+    tensor_set(&o, BITCTS_DT_UINT8, 4, s4, NULL, 0);
+    CHECK_EQ_U64(create_only(inst, BITCTS_OP_BIT_AND, &a, &a, &o), BITCTS_ABI_OK);
+    tensor_set(&b, BITCTS_DT_UINT8, 4, s0, NULL, 4);
+    expect_invalid(inst, BITCTS_OP_BIT_AND, &a, &b, &o, "size_zero");
+    tensor_set(&b, BITCTS_DT_UINT8, 9, s9, NULL, 0);
+    expect_invalid(inst, BITCTS_OP_BIT_AND, &a, &b, &o, "dimension_count");
+    tensor_set(&b, BITCTS_DT_UINT16, 4, s4, NULL, 0);
+    expect_invalid(inst, BITCTS_OP_BIT_AND, &a, &b, &o, "type_mismatch");
+    tensor_set(&b, BITCTS_DT_UINT8, 4, s4, NULL, 100);
+    expect_invalid(inst, BITCTS_OP_BIT_AND, &a, &b, &o, "buffer_too_small");
+    tensor_set(&b, BITCTS_DT_UINT8, 3, s4, NULL, 0);
+    expect_invalid(inst, BITCTS_OP_BIT_AND, &a, &b, &o, "dims_mismatch");
+    tensor_set(&b, BITCTS_DT_UINT16, 4, s4, NULL, 0);
+    expect_invalid(inst, BITCTS_OP_BIT_COUNT, &a, NULL, &b, "output_type_not_allowed");
+    tensor_set(&b, BITCTS_DT_INT32, 4, s4, NULL, 0);
+    /* The output's type is checked first (rule 12 before 13). */
+    expect_invalid(inst, BITCTS_OP_BIT_SHIFT_LEFT, &b, &b, &b, "output_type_not_allowed");
+    const uint32_t zero_out[4] = {60, 20, 0, 1};
+    tensor_set(&b, BITCTS_DT_UINT8, 4, s4, zero_out, 0);
+    expect_invalid(inst, BITCTS_OP_BIT_NOT, &a, NULL, &b, "output_zero_stride");
+    const uint32_t overlap[4] = {20, 5, 2, 1};
+    tensor_set(&b, BITCTS_DT_UINT8, 4, s4, overlap, 0);
+    expect_invalid(inst, BITCTS_OP_BIT_NOT, &a, NULL, &b, "output_overlap");
+    tensor_set(&b, BITCTS_DT_UINT8, 4, s4, NULL, 0);
+    b.t.flags = 0x4;
+    expect_invalid(inst, BITCTS_OP_BIT_AND, &a, &b, &o, "unknown_flags");
+    b.t.flags = BITCTS_TENSOR_FLAG_OWNED_BY_DML;
+    expect_invalid(inst, BITCTS_OP_BIT_NOT, &a, NULL, &b, "output_flags");
+    b.t.flags = 0;
+    b.t.guaranteed_base_offset_alignment = 3;
+    expect_invalid(inst, BITCTS_OP_BIT_AND, &a, &b, &o, "alignment");
+    b.t.guaranteed_base_offset_alignment = 64;
+    CHECK_EQ_U64(create_only(inst, BITCTS_OP_BIT_AND, &a, &b, &o), BITCTS_ABI_OK);
+    bitcts_abi_tensor ins[2] = {a.t, a.t};
+    const bitcts_abi_operator_desc wrong = {sizeof wrong, BITCTS_OP_BIT_NOT, 2, 0, ins, &o.t};
+    void *h = NULL;
+    CHECK_EQ_U64(table->operator_create(inst, &wrong, &h), BITCTS_ABI_E_INVALID_DESCRIPTOR);
+    const bitcts_abi_operator_desc other = {sizeof other, 99, 2, 0, ins, &o.t};
+    CHECK_EQ_U64(table->operator_create(inst, &other, &h), BITCTS_ABI_E_NOT_SUPPORTED);
+}
+
+/* ---- options, features, facts ---- */
+
+static void test_options(void)
+{
+    void *inst = NULL;
+    const char *unknown[2] = {"colour", "blue"};
+    CHECK_EQ_U64(instance_with(unknown, 1, &inst), BITCTS_ABI_E_INVALID_ARGUMENT);
+    CHECK(contains(host_log, "unknown option 'colour'"));
+    const char *bad_device[2] = {"device", "200"};
+    CHECK_EQ_U64(instance_with(bad_device, 1, &inst), BITCTS_ABI_E_INVALID_ARGUMENT);
+    CHECK(contains(host_log, "device=200"));
+    const char *bad_timeout[2] = {"timeout_ms", "0"};
+    CHECK_EQ_U64(instance_with(bad_timeout, 1, &inst), BITCTS_ABI_E_INVALID_ARGUMENT);
+    const char *bad_fault[2] = {"fault", "fire"};
+    CHECK_EQ_U64(instance_with(bad_fault, 1, &inst), BITCTS_ABI_E_INVALID_ARGUMENT);
+    const char *lonely[2] = {"fault", "validation"};
+    CHECK_EQ_U64(instance_with(lonely, 1, &inst), BITCTS_ABI_E_INVALID_ARGUMENT);
+    CHECK(contains(host_log, "needs validation=1"));
+    const char *no_loader[2] = {"loader", "/nonexistent/libvulkan.so.1"};
+    CHECK_EQ_U64(instance_with(no_loader, 1, &inst), BITCTS_ABI_E_NOT_SUPPORTED);
+    CHECK(contains(host_log, "no Vulkan loader"));
+    CHECK(inst == NULL);
+    const char *first[2] = {"device", "0"};
+    CHECK_EQ_U64(instance_with(first, 1, &inst), BITCTS_ABI_OK);
+    table->instance_destroy(inst);
+}
+
+static void test_info_and_caps(void *inst)
+{
+    CHECK(strlen(table->instance_info(inst, "device")) > 0);
+    CHECK(strlen(table->instance_info(inst, "driver")) > 0);
+    CHECK(starts_with(table->instance_info(inst, "api_version"), "1."));
+    CHECK(starts_with(table->instance_info(inst, "features"), "bufferDeviceAddress"));
+    CHECK_EQ_STR(table->instance_info(inst, "variant"), "packed+tile+strided");
+    CHECK_EQ_STR(table->instance_info(inst, "validation_messages"), "0");
+    CHECK(table->instance_info(inst, "no such key") == NULL);
+    bitcts_abi_caps caps = {.struct_size = sizeof caps};
+    CHECK_EQ_U64(table->query_caps(inst, &caps), BITCTS_ABI_OK);
+    bitcts_abi_op_caps oc = {.struct_size = sizeof oc};
+    CHECK_EQ_U64(table->query_op_caps(inst, BITCTS_OP_BIT_COUNT, &oc), BITCTS_ABI_OK);
+    CHECK_EQ_U64(oc.output_types, BITCTS_DT_MASK_COUNT_OUTPUT);
+    CHECK_EQ_U64(oc.flags, 0);
+    CHECK_EQ_U64(table->query_op_caps(inst, BITCTS_OP_BIT_SHIFT_LEFT, &oc), BITCTS_ABI_OK);
+    CHECK_EQ_U64(oc.input_types, BITCTS_DT_MASK_UNSIGNED);
+    CHECK_EQ_U64(oc.flags, BITCTS_ABI_CAP_IN_PLACE);
+    CHECK_EQ_U64(table->query_op_caps(inst, 1, &oc), BITCTS_ABI_E_NOT_SUPPORTED);
+}
+
+/* Without 8-bit storage, packed UINT8 still runs (16-byte words); a strided one is refused
+ * naming the feature, and the instance claims no feature level. */
+static void test_disabled_storage(void)
+{
+    void *inst = NULL;
+    const char *opt[2] = {"disable", "storage8"};
+    CHECK_EQ_U64(instance_with(opt, 1, &inst), BITCTS_ABI_OK);
+    if (inst == NULL) {
+        return;
+    }
+    CHECK(contains(table->instance_info(inst, "features"), "storageBuffer8BitAccess=disabled"));
+    bitcts_abi_caps caps = {.struct_size = sizeof caps};
+    CHECK_EQ_U64(table->query_caps(inst, &caps), BITCTS_ABI_OK);
+    CHECK_EQ_U64(caps.feature_level, BITCTS_FL_1_0);
+    const uint32_t n5[1] = {5};
+    tensor t;
+    tensor_set(&t, BITCTS_DT_UINT8, 1, n5, NULL, 0);
+    const uint8_t x[5] = {1, 2, 3, 4, 5};
+    uint8_t y[8] = {0, 0, 0, 0, 0, 0x77, 0x77, 0x77};
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_NOT, &t, NULL, &t, x, NULL, y), BITCTS_ABI_OK);
+    CHECK(y[0] == 0xFE && y[4] == 0xFA && y[5] == 0x77);
+    const uint32_t st[1] = {2};
+    tensor padded;
+    tensor_set(&padded, BITCTS_DT_UINT8, 1, n5, st, 0);
+    CHECK_EQ_U64(create_only(inst, BITCTS_OP_BIT_NOT, &padded, NULL, &t),
+                 BITCTS_ABI_E_NOT_SUPPORTED);
+    CHECK(contains(table->instance_last_error(inst), "storageBuffer8BitAccess"));
+    tensor t16;
+    tensor_set(&t16, BITCTS_DT_UINT16, 1, n5, st, 0);
+    CHECK_EQ_U64(create_only(inst, BITCTS_OP_BIT_NOT, &t16, NULL, &t16), BITCTS_ABI_OK);
+    table->instance_destroy(inst);
+}
+
+/* ---- faults: each becomes a status for the call, never a hang ---- */
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int32_t run_not_u32(void *inst, uint32_t *y)
+{
+    const uint32_t n4[1] = {4};
+    tensor t;
+    tensor_set(&t, BITCTS_DT_UINT32, 1, n4, NULL, 0);
+    const uint32_t x[4] = {0, 1, 2, 3};
+    return run(inst, BITCTS_OP_BIT_NOT, &t, NULL, &t, x, NULL, y);
+}
+
+static void test_faults(void)
+{
+    uint32_t y[4] = {0};
+    void *inst = NULL;
+    const char *hang[4] = {"fault", "hang", "timeout_ms", "300"};
+    CHECK_EQ_U64(instance_with(hang, 2, &inst), BITCTS_ABI_OK);
+    if (inst != NULL) {
+        const double t0 = seconds_now();
+        CHECK_EQ_U64(run_not_u32(inst, y), BITCTS_ABI_E_DEVICE);
+        const double took = seconds_now() - t0;
+        CHECK(took >= 0.25 && took < 10.0);
+        CHECK(contains(table->instance_last_error(inst), "timeout_ms=300"));
+        table->instance_destroy(inst);
+    }
+    const char *oom[2] = {"fault", "oom"};
+    CHECK_EQ_U64(instance_with(oom, 1, &inst), BITCTS_ABI_OK);
+    if (inst != NULL) {
+        CHECK_EQ_U64(run_not_u32(inst, y), BITCTS_ABI_E_OUT_OF_MEMORY);
+        CHECK(contains(table->instance_last_error(inst), "VK_ERROR_OUT_OF_DEVICE_MEMORY"));
+        table->instance_destroy(inst);
+    }
+    const char *lost[2] = {"fault", "lost"};
+    CHECK_EQ_U64(instance_with(lost, 1, &inst), BITCTS_ABI_OK);
+    if (inst != NULL) {
+        CHECK_EQ_U64(run_not_u32(inst, y), BITCTS_ABI_E_DEVICE);
+        CHECK(contains(table->instance_last_error(inst), "VK_ERROR_DEVICE_LOST"));
+        CHECK_EQ_U64(run_not_u32(inst, y), BITCTS_ABI_E_DEVICE);
+        CHECK(contains(table->instance_last_error(inst), "lost"));
+        table->instance_destroy(inst);
+    }
+}
+
+/* validation=1: clean runs report no message; an invalid command fails its call. Skipped
+ * where the layer is not installed. */
+static void test_validation_layer(void)
+{
+    void *inst = NULL;
+    const char *on[2] = {"validation", "1"};
+    const int32_t rc = instance_with(on, 1, &inst);
+    if (rc == BITCTS_ABI_E_NOT_SUPPORTED && contains(host_log, "not installed")) {
+        printf("validation layer not installed: validation checks skipped\n");
+        return;
+    }
+    CHECK_EQ_U64(rc, BITCTS_ABI_OK);
+    if (inst == NULL) {
+        return;
+    }
+    uint32_t y[4] = {0};
+    CHECK_EQ_U64(run_not_u32(inst, y), BITCTS_ABI_OK);
+    CHECK(y[3] == 0xFFFFFFFCu);
+    test_transposed(inst);
+    CHECK_EQ_STR(table->instance_info(inst, "validation_messages"), "0");
+    table->instance_destroy(inst);
+    const char *broken[4] = {"validation", "1", "fault", "validation"};
+    CHECK_EQ_U64(instance_with(broken, 2, &inst), BITCTS_ABI_OK);
+    if (inst != NULL) {
+        CHECK_EQ_U64(run_not_u32(inst, y), BITCTS_ABI_E_BACKEND_FAILED);
+        CHECK(starts_with(table->instance_last_error(inst), "validation:"));
+        CHECK(strcmp(table->instance_info(inst, "validation_messages"), "0") != 0);
+        CHECK_EQ_U64(run_not_u32(inst, y), BITCTS_ABI_OK); /* reported once */
+        table->instance_destroy(inst);
+    }
+}
+
+/* ---- bitcts_device_timing_v1 ---- */
+
+static void test_timing(void *inst)
+{
+    const bitcts_abi_device_timing_ext *ext = table->get_extension(BITCTS_ABI_EXT_DEVICE_TIMING);
+    CHECK(ext != NULL);
+    CHECK(table->get_extension("bitcts_no_such_ext") == NULL);
+    if (ext == NULL) {
+        return;
+    }
+    uint64_t ns[3] = {0, 0, 0};
+    CHECK_EQ_U64(ext->time_copy(inst, 1u << 20, BITCTS_ABI_COPY_API, 3, ns), BITCTS_ABI_OK);
+    CHECK(ns[0] > 0 && ns[2] > 0);
+    ns[0] = ns[2] = 0;
+    CHECK_EQ_U64(ext->time_copy(inst, 1u << 20, BITCTS_ABI_COPY_KERNEL, 3, ns), BITCTS_ABI_OK);
+    CHECK(ns[0] > 0 && ns[2] > 0);
+    CHECK_EQ_U64(ext->time_copy(inst, 1024, 7, 1, ns), BITCTS_ABI_E_NOT_SUPPORTED);
+    /* In place three times: the input is restored before each run, so the output is one NOT. */
+    const uint32_t n4[1] = {4};
+    tensor t;
+    tensor_set(&t, BITCTS_DT_UINT32, 1, n4, NULL, 0);
+    bitcts_abi_tensor ins[1] = {t.t};
+    const bitcts_abi_operator_desc desc = {sizeof desc, BITCTS_OP_BIT_NOT, 1, 0, ins, &t.t};
+    void *op = NULL;
+    CHECK_EQ_U64(table->operator_create(inst, &desc, &op), BITCTS_ABI_OK);
+    uint32_t buf[4] = {0, 1, 2, 3};
+    const void *inputs[1] = {buf};
+    ns[0] = ns[2] = 0;
+    CHECK_EQ_U64(ext->time_execute(inst, op, inputs, buf, 3, ns), BITCTS_ABI_OK);
+    CHECK(buf[0] == 0xFFFFFFFFu && buf[3] == 0xFFFFFFFCu);
+    CHECK(ns[0] > 0 && ns[2] > 0);
+    table->operator_destroy(inst, op);
+}
+
+int main(void)
+{
+    bitcts_plugin_negotiation n = {.struct_size = sizeof n,
+                                   .host_min_version = BITCTS_ABI_VERSION_1_0,
+                                   .host_max_version = BITCTS_ABI_VERSION_1_0,
+                                   .host = &test_host};
+    CHECK_EQ_U64(bitcts_vulkan_negotiate(&n), BITCTS_ABI_OK);
+    table = n.table;
+    void *inst = NULL;
+    const int32_t rc = instance_with(NULL, 0, &inst);
+    if (rc == BITCTS_ABI_E_NOT_SUPPORTED) {
+        printf("skipped: %s\n", host_log);
+        return 77;
+    }
+    CHECK_EQ_U64(rc, BITCTS_ABI_OK);
+    if (inst == NULL) {
+        return check_exit();
+    }
+    printf("device: %s\n", table->instance_info(inst, "device"));
+    test_documented_examples(inst);
+    test_shifts(inst);
+    test_float_specials(inst);
+    test_broadcast(inst);
+    test_transposed(inst);
+    test_in_place_and_padding(inst);
+    test_validation(inst);
+    test_info_and_caps(inst);
+    test_timing(inst);
+    test_huge(inst);
+    table->instance_destroy(inst);
+    /* The general shader alone, on the layouts the others would take. */
+    const char *strided[2] = {"path", "strided"};
+    CHECK_EQ_U64(instance_with(strided, 1, &inst), BITCTS_ABI_OK);
+    if (inst != NULL) {
+        test_documented_examples(inst);
+        test_shifts(inst);
+        test_float_specials(inst);
+        test_broadcast(inst);
+        test_transposed(inst);
+        test_in_place_and_padding(inst);
+        table->instance_destroy(inst);
+    }
+    /* Pieced staging: every transfer larger than 1 MiB goes through in pieces. */
+    const char *small[2] = {"staging_mib", "1"};
+    CHECK_EQ_U64(instance_with(small, 1, &inst), BITCTS_ABI_OK);
+    if (inst != NULL) {
+        test_huge(inst);
+        table->instance_destroy(inst);
+    }
+    test_options();
+    test_disabled_storage();
+    test_faults();
+    test_validation_layer();
+    table->plugin_shutdown();
+    return check_exit();
+}
