@@ -61,32 +61,19 @@ BITCTS__CPU_INLINE __m256i a2_shift16(int left, __m256i x, __m256i c)
 BITCTS__CPU_INLINE __m256i a2_apply(int op, __m256i x, __m256i y)
 {
     switch (op) {
-    case A2_AND:
-        return _mm256_and_si256(x, y);
-    case A2_OR:
-        return _mm256_or_si256(x, y);
-    case A2_XOR:
-        return _mm256_xor_si256(x, y);
-    case A2_NOT:
-        return _mm256_xor_si256(x, _mm256_set1_epi32(-1));
-    case A2_SHL8:
-        return a2_shift8(1, x, y);
-    case A2_SHL16:
-        return a2_shift16(1, x, y);
-    case A2_SHL32:
-        return _mm256_sllv_epi32(x, y);
-    case A2_SHL64:
-        return _mm256_sllv_epi64(x, y);
-    case A2_SHR8:
-        return a2_shift8(0, x, y);
-    case A2_SHR16:
-        return a2_shift16(0, x, y);
-    case A2_SHR32:
-        return _mm256_srlv_epi32(x, y);
-    case A2_SHR64:
-        return _mm256_srlv_epi64(x, y);
-    default:
-        return x;
+    case A2_AND: return _mm256_and_si256(x, y);
+    case A2_OR: return _mm256_or_si256(x, y);
+    case A2_XOR: return _mm256_xor_si256(x, y);
+    case A2_NOT: return _mm256_xor_si256(x, _mm256_set1_epi32(-1));
+    case A2_SHL8: return a2_shift8(1, x, y);
+    case A2_SHL16: return a2_shift16(1, x, y);
+    case A2_SHL32: return _mm256_sllv_epi32(x, y);
+    case A2_SHL64: return _mm256_sllv_epi64(x, y);
+    case A2_SHR8: return a2_shift8(0, x, y);
+    case A2_SHR16: return a2_shift16(0, x, y);
+    case A2_SHR32: return _mm256_srlv_epi32(x, y);
+    case A2_SHR64: return _mm256_srlv_epi64(x, y);
+    default: return x;
     }
 }
 
@@ -211,8 +198,8 @@ static void a2_shr64(void *o, const void *a, const void *b, size_t n, uint32_t f
 
 BITCTS__CPU_INLINE __m256i a2_popcnt_bytes(__m256i v)
 {
-    const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1,
-                                         2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2,
+                                         1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
     const __m256i nib = _mm256_set1_epi8(0x0F);
     const __m256i lo = _mm256_shuffle_epi8(lut, _mm256_and_si256(v, nib));
     const __m256i hi = _mm256_shuffle_epi8(lut, _mm256_and_si256(_mm256_srli_epi16(v, 4), nib));
@@ -415,21 +402,16 @@ static void a2_triad(void *out, const void *a, const void *b, size_t n, uint32_t
 
 /* Element e (in lane order) that register k holds after the unpack network of a2_tr_block:
  * the bit reversal of k over log2(n) bits, read from the 16-entry table at k * 16 / n. */
-static const unsigned char a2_tr_order[16] = {0, 8, 4, 12, 2, 10, 6, 14,
-                                              1, 9, 5, 13, 3, 11, 7, 15};
+static const unsigned char a2_tr_order[16] = {0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15};
 
 /* Interleaves the low (hi = 0) or high halves of a and b in units of ew bytes, per lane. */
 BITCTS__CPU_INLINE __m256i a2_tr_unpack(__m256i a, __m256i b, uint32_t ew, int hi)
 {
     switch (ew) {
-    case 1:
-        return hi ? _mm256_unpackhi_epi8(a, b) : _mm256_unpacklo_epi8(a, b);
-    case 2:
-        return hi ? _mm256_unpackhi_epi16(a, b) : _mm256_unpacklo_epi16(a, b);
-    case 4:
-        return hi ? _mm256_unpackhi_epi32(a, b) : _mm256_unpacklo_epi32(a, b);
-    default:
-        return hi ? _mm256_unpackhi_epi64(a, b) : _mm256_unpacklo_epi64(a, b);
+    case 1: return hi ? _mm256_unpackhi_epi8(a, b) : _mm256_unpacklo_epi8(a, b);
+    case 2: return hi ? _mm256_unpackhi_epi16(a, b) : _mm256_unpacklo_epi16(a, b);
+    case 4: return hi ? _mm256_unpackhi_epi32(a, b) : _mm256_unpacklo_epi32(a, b);
+    default: return hi ? _mm256_unpackhi_epi64(a, b) : _mm256_unpacklo_epi64(a, b);
     }
 }
 
@@ -466,8 +448,8 @@ BITCTS__CPU_INLINE void a2_tr_block(uint32_t w, unsigned char *dst, size_t ds,
 }
 
 /* Groups of 16 / w lines, 32 bytes at a time, the len tail element by element. */
-BITCTS__CPU_INLINE size_t a2_transpose(uint32_t w, void *dst, size_t ds, const void *src,
-                                       size_t ss, size_t lines, size_t len)
+BITCTS__CPU_INLINE size_t a2_transpose(uint32_t w, void *dst, size_t ds, const void *src, size_t ss,
+                                       size_t lines, size_t len)
 {
     const size_t n = 16 / w;
     const size_t e = 32 / w;

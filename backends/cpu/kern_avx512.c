@@ -47,32 +47,19 @@ BITCTS__CPU_INLINE __m512i a5_shift8(int left, __m512i x, __m512i c)
 BITCTS__CPU_INLINE __m512i a5_apply(int op, __m512i x, __m512i y)
 {
     switch (op) {
-    case A5_AND:
-        return _mm512_and_si512(x, y);
-    case A5_OR:
-        return _mm512_or_si512(x, y);
-    case A5_XOR:
-        return _mm512_xor_si512(x, y);
-    case A5_NOT:
-        return _mm512_ternarylogic_epi64(x, x, x, 0x55);
-    case A5_SHL8:
-        return a5_shift8(1, x, y);
-    case A5_SHL16:
-        return _mm512_sllv_epi16(x, y);
-    case A5_SHL32:
-        return _mm512_sllv_epi32(x, y);
-    case A5_SHL64:
-        return _mm512_sllv_epi64(x, y);
-    case A5_SHR8:
-        return a5_shift8(0, x, y);
-    case A5_SHR16:
-        return _mm512_srlv_epi16(x, y);
-    case A5_SHR32:
-        return _mm512_srlv_epi32(x, y);
-    case A5_SHR64:
-        return _mm512_srlv_epi64(x, y);
-    default:
-        return x;
+    case A5_AND: return _mm512_and_si512(x, y);
+    case A5_OR: return _mm512_or_si512(x, y);
+    case A5_XOR: return _mm512_xor_si512(x, y);
+    case A5_NOT: return _mm512_ternarylogic_epi64(x, x, x, 0x55);
+    case A5_SHL8: return a5_shift8(1, x, y);
+    case A5_SHL16: return _mm512_sllv_epi16(x, y);
+    case A5_SHL32: return _mm512_sllv_epi32(x, y);
+    case A5_SHL64: return _mm512_sllv_epi64(x, y);
+    case A5_SHR8: return a5_shift8(0, x, y);
+    case A5_SHR16: return _mm512_srlv_epi16(x, y);
+    case A5_SHR32: return _mm512_srlv_epi32(x, y);
+    case A5_SHR64: return _mm512_srlv_epi64(x, y);
+    default: return x;
     }
 }
 
@@ -212,8 +199,8 @@ static void a5_shr64(void *o, const void *a, const void *b, size_t n, uint32_t f
 /* Per-byte counts through the nibble table. */
 BITCTS__CPU_INLINE __m512i a5_popcnt8(__m512i v)
 {
-    const __m512i lut = _mm512_broadcast_i32x4(
-        _mm_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4));
+    const __m512i lut =
+        _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4));
     const __m512i nib = _mm512_set1_epi8(0x0F);
     const __m512i lo = _mm512_shuffle_epi8(lut, _mm512_and_si512(v, nib));
     const __m512i hi = _mm512_shuffle_epi8(lut, _mm512_and_si512(_mm512_srli_epi16(v, 4), nib));
@@ -241,8 +228,7 @@ BITCTS__CPU_INLINE __m512i a5_narrow32(__m512i c0, __m512i c1, __m512i c2, __m51
 {
     const __m512i bytes =
         _mm512_packus_epi16(_mm512_packs_epi32(c0, c1), _mm512_packs_epi32(c2, c3));
-    const __m512i order =
-        _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
     return _mm512_permutexvar_epi32(order, bytes);
 }
 
@@ -314,8 +300,7 @@ BITCTS__CPU_INLINE void a5_count_block(uint32_t w, uint32_t ow, unsigned char *o
         const __m512i c1 = a5_popcnt16(a5_load(a + 64, a5_left(in_left, 64)));
         if (ow == 1) { /* packus interleaves 64-bit halves of the 128-bit lanes */
             const __m512i order = _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7);
-            a5_store(o, _mm512_permutexvar_epi64(order, _mm512_packus_epi16(c0, c1)), out_left,
-                     nt);
+            a5_store(o, _mm512_permutexvar_epi64(order, _mm512_packus_epi16(c0, c1)), out_left, nt);
             return;
         }
         a5_store_counts32(4, o, _mm512_cvtepu16_epi32(_mm512_castsi512_si256(c0)),
@@ -443,21 +428,16 @@ static void a5_triad(void *out, const void *a, const void *b, size_t n, uint32_t
 
 /* Element e (in lane order) that register k holds after the unpack network of a5_tr_block:
  * the bit reversal of k over log2(n) bits, read from the 16-entry table at k * 16 / n. */
-static const unsigned char a5_tr_order[16] = {0, 8, 4, 12, 2, 10, 6, 14,
-                                              1, 9, 5, 13, 3, 11, 7, 15};
+static const unsigned char a5_tr_order[16] = {0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15};
 
 /* Interleaves the low (hi = 0) or high halves of a and b in units of ew bytes, per lane. */
 BITCTS__CPU_INLINE __m512i a5_tr_unpack(__m512i a, __m512i b, uint32_t ew, int hi)
 {
     switch (ew) {
-    case 1:
-        return hi ? _mm512_unpackhi_epi8(a, b) : _mm512_unpacklo_epi8(a, b);
-    case 2:
-        return hi ? _mm512_unpackhi_epi16(a, b) : _mm512_unpacklo_epi16(a, b);
-    case 4:
-        return hi ? _mm512_unpackhi_epi32(a, b) : _mm512_unpacklo_epi32(a, b);
-    default:
-        return hi ? _mm512_unpackhi_epi64(a, b) : _mm512_unpacklo_epi64(a, b);
+    case 1: return hi ? _mm512_unpackhi_epi8(a, b) : _mm512_unpacklo_epi8(a, b);
+    case 2: return hi ? _mm512_unpackhi_epi16(a, b) : _mm512_unpacklo_epi16(a, b);
+    case 4: return hi ? _mm512_unpackhi_epi32(a, b) : _mm512_unpacklo_epi32(a, b);
+    default: return hi ? _mm512_unpackhi_epi64(a, b) : _mm512_unpacklo_epi64(a, b);
     }
 }
 
@@ -496,8 +476,8 @@ BITCTS__CPU_INLINE void a5_tr_block(uint32_t w, unsigned char *dst, size_t ds,
 }
 
 /* Groups of 16 / w lines, 64 bytes at a time, the len tail element by element. */
-BITCTS__CPU_INLINE size_t a5_transpose(uint32_t w, void *dst, size_t ds, const void *src,
-                                       size_t ss, size_t lines, size_t len)
+BITCTS__CPU_INLINE size_t a5_transpose(uint32_t w, void *dst, size_t ds, const void *src, size_t ss,
+                                       size_t lines, size_t len)
 {
     const size_t n = 16 / w;
     const size_t e = 64 / w;

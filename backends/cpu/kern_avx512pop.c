@@ -47,8 +47,7 @@ BITCTS__CPU_INLINE __m512i ap_narrow32(__m512i c0, __m512i c1, __m512i c2, __m51
 {
     const __m512i bytes =
         _mm512_packus_epi16(_mm512_packs_epi32(c0, c1), _mm512_packs_epi32(c2, c3));
-    const __m512i order =
-        _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
     return _mm512_permutexvar_epi32(order, bytes);
 }
 
@@ -120,8 +119,7 @@ BITCTS__CPU_INLINE void ap_count_block(uint32_t w, uint32_t ow, unsigned char *o
         const __m512i c1 = ap_popcnt16(ap_load(a + 64, ap_left(in_left, 64)));
         if (ow == 1) { /* packus interleaves 64-bit halves of the 128-bit lanes */
             const __m512i order = _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7);
-            ap_store(o, _mm512_permutexvar_epi64(order, _mm512_packus_epi16(c0, c1)), out_left,
-                     nt);
+            ap_store(o, _mm512_permutexvar_epi64(order, _mm512_packus_epi16(c0, c1)), out_left, nt);
             return;
         }
         ap_store_counts32(4, o, _mm512_cvtepu16_epi32(_mm512_castsi512_si256(c0)),

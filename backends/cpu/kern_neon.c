@@ -62,18 +62,12 @@ BITCTS__CPU_INLINE uint8x16_t ne_shift(int op, uint8x16_t x, uint8x16_t c)
 BITCTS__CPU_INLINE uint8x16_t ne_apply(int op, uint8x16_t x, uint8x16_t y)
 {
     switch (op) {
-    case NE_AND:
-        return vandq_u8(x, y);
-    case NE_OR:
-        return vorrq_u8(x, y);
-    case NE_XOR:
-        return veorq_u8(x, y);
-    case NE_NOT:
-        return vmvnq_u8(x);
-    case NE_COPY:
-        return x;
-    default:
-        return ne_shift(op, x, y);
+    case NE_AND: return vandq_u8(x, y);
+    case NE_OR: return vorrq_u8(x, y);
+    case NE_XOR: return veorq_u8(x, y);
+    case NE_NOT: return vmvnq_u8(x);
+    case NE_COPY: return x;
+    default: return ne_shift(op, x, y);
     }
 }
 
@@ -87,23 +81,16 @@ static uint64_t ne_element(int op, uint32_t w, const unsigned char *a, const uns
     const uint32_t bits = 8 * w;
     const uint64_t mask = bits == 64 ? ~UINT64_C(0) : ((UINT64_C(1) << bits) - 1);
     switch (op) {
-    case NE_AND:
-        return x & y;
-    case NE_OR:
-        return x | y;
-    case NE_XOR:
-        return x ^ y;
-    case NE_NOT:
-        return ~x & mask;
-    case NE_COPY:
-        return x;
+    case NE_AND: return x & y;
+    case NE_OR: return x | y;
+    case NE_XOR: return x ^ y;
+    case NE_NOT: return ~x & mask;
+    case NE_COPY: return x;
     case NE_SHL8:
     case NE_SHL16:
     case NE_SHL32:
-    case NE_SHL64:
-        return y >= bits ? 0 : (x << y) & mask;
-    default:
-        return y >= bits ? 0 : x >> y;
+    case NE_SHL64: return y >= bits ? 0 : (x << y) & mask;
+    default: return y >= bits ? 0 : x >> y;
     }
 }
 

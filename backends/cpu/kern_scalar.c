@@ -56,9 +56,7 @@ static inline void sc_store(unsigned char *p, uint32_t w, uint64_t v)
         memcpy(p, &t, 4);
         break;
     }
-    default:
-        memcpy(p, &v, 8);
-        break;
+    default: memcpy(p, &v, 8); break;
     }
 }
 
@@ -131,8 +129,8 @@ static inline uint64_t sc_shift_one(int left, uint32_t bits, uint64_t v, uint64_
     return bits == 64 ? r : r & ((UINT64_C(1) << bits) - 1);
 }
 
-static inline void sc_shift(int left, uint32_t w, void *out, const void *a, const void *b,
-                            size_t n, uint32_t flags)
+static inline void sc_shift(int left, uint32_t w, void *out, const void *a, const void *b, size_t n,
+                            uint32_t flags)
 {
     const size_t astep = (flags & BITCTS__CPU_F_A_SCALAR) ? 0 : w;
     const size_t bstep = (flags & BITCTS__CPU_F_B_SCALAR) ? 0 : w;
@@ -261,9 +259,7 @@ static void sc_triad(void *out, const void *a, const void *b, size_t n, uint32_t
 }
 
 /* The scalar kernels store normally: there is nothing to fence. */
-static void sc_fence(void)
-{
-}
+static void sc_fence(void) {}
 
 const bitcts__cpu_variant bitcts__cpu_variant_scalar = {
     .name = "scalar",

@@ -15,32 +15,22 @@ enum { S2_AND, S2_OR, S2_XOR, S2_NOT, S2_COPY };
 BITCTS__CPU_INLINE __m128i s2_apply(int op, __m128i x, __m128i y)
 {
     switch (op) {
-    case S2_AND:
-        return _mm_and_si128(x, y);
-    case S2_OR:
-        return _mm_or_si128(x, y);
-    case S2_XOR:
-        return _mm_xor_si128(x, y);
-    case S2_NOT:
-        return _mm_xor_si128(x, _mm_set1_epi32(-1));
-    default:
-        return x;
+    case S2_AND: return _mm_and_si128(x, y);
+    case S2_OR: return _mm_or_si128(x, y);
+    case S2_XOR: return _mm_xor_si128(x, y);
+    case S2_NOT: return _mm_xor_si128(x, _mm_set1_epi32(-1));
+    default: return x;
     }
 }
 
 BITCTS__CPU_INLINE unsigned char s2_apply_byte(int op, unsigned char x, unsigned char y)
 {
     switch (op) {
-    case S2_AND:
-        return (unsigned char)(x & y);
-    case S2_OR:
-        return (unsigned char)(x | y);
-    case S2_XOR:
-        return (unsigned char)(x ^ y);
-    case S2_NOT:
-        return (unsigned char)~x;
-    default:
-        return x;
+    case S2_AND: return (unsigned char)(x & y);
+    case S2_OR: return (unsigned char)(x | y);
+    case S2_XOR: return (unsigned char)(x ^ y);
+    case S2_NOT: return (unsigned char)~x;
+    default: return x;
     }
 }
 
