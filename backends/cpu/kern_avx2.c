@@ -9,22 +9,7 @@
 
 #include "cpu_features.h"
 #include "cpu_kernels.h"
-
-enum {
-    A2_AND,
-    A2_OR,
-    A2_XOR,
-    A2_NOT,
-    A2_COPY,
-    A2_SHL8,
-    A2_SHL16,
-    A2_SHL32,
-    A2_SHL64,
-    A2_SHR8,
-    A2_SHR16,
-    A2_SHR32,
-    A2_SHR64
-};
+#include "kern_stamp.h"
 
 /* 8-bit elements: byte k of every 32-bit lane is isolated, shifted as a 32-bit lane and masked
  * back, so bits never cross into a neighbour and counts >= 8 leave nothing in the byte. */
@@ -61,18 +46,18 @@ BITCTS__CPU_INLINE __m256i a2_shift16(int left, __m256i x, __m256i c)
 BITCTS__CPU_INLINE __m256i a2_apply(int op, __m256i x, __m256i y)
 {
     switch (op) {
-    case A2_AND: return _mm256_and_si256(x, y);
-    case A2_OR: return _mm256_or_si256(x, y);
-    case A2_XOR: return _mm256_xor_si256(x, y);
-    case A2_NOT: return _mm256_xor_si256(x, _mm256_set1_epi32(-1));
-    case A2_SHL8: return a2_shift8(1, x, y);
-    case A2_SHL16: return a2_shift16(1, x, y);
-    case A2_SHL32: return _mm256_sllv_epi32(x, y);
-    case A2_SHL64: return _mm256_sllv_epi64(x, y);
-    case A2_SHR8: return a2_shift8(0, x, y);
-    case A2_SHR16: return a2_shift16(0, x, y);
-    case A2_SHR32: return _mm256_srlv_epi32(x, y);
-    case A2_SHR64: return _mm256_srlv_epi64(x, y);
+    case BITCTS__CPU_KOP_AND: return _mm256_and_si256(x, y);
+    case BITCTS__CPU_KOP_OR: return _mm256_or_si256(x, y);
+    case BITCTS__CPU_KOP_XOR: return _mm256_xor_si256(x, y);
+    case BITCTS__CPU_KOP_NOT: return _mm256_xor_si256(x, _mm256_set1_epi32(-1));
+    case BITCTS__CPU_KOP_SHL8: return a2_shift8(1, x, y);
+    case BITCTS__CPU_KOP_SHL16: return a2_shift16(1, x, y);
+    case BITCTS__CPU_KOP_SHL32: return _mm256_sllv_epi32(x, y);
+    case BITCTS__CPU_KOP_SHL64: return _mm256_sllv_epi64(x, y);
+    case BITCTS__CPU_KOP_SHR8: return a2_shift8(0, x, y);
+    case BITCTS__CPU_KOP_SHR16: return a2_shift16(0, x, y);
+    case BITCTS__CPU_KOP_SHR32: return _mm256_srlv_epi32(x, y);
+    case BITCTS__CPU_KOP_SHR64: return _mm256_srlv_epi64(x, y);
     default: return x;
     }
 }
@@ -139,61 +124,6 @@ BITCTS__CPU_INLINE void a2_binary(int op, uint32_t w, void *out, const void *a, 
     if (j < nbytes) {
         a2_partial(op, po, pa, pb, amask, bmask, j, nbytes - j);
     }
-}
-
-static inline uint32_t a2_log2w(uint32_t flags)
-{
-    return (flags & BITCTS__CPU_F_LOG2W_MASK) >> BITCTS__CPU_F_LOG2W_SHIFT;
-}
-
-static void a2_and(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a2_binary(A2_AND, 1u << a2_log2w(f), o, a, b, n, f);
-}
-static void a2_or(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a2_binary(A2_OR, 1u << a2_log2w(f), o, a, b, n, f);
-}
-static void a2_xor(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a2_binary(A2_XOR, 1u << a2_log2w(f), o, a, b, n, f);
-}
-static void a2_not(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a2_binary(A2_NOT, 1u << a2_log2w(f), o, a, NULL, n, f & BITCTS__CPU_F_NT);
-}
-static void a2_shl8(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a2_binary(A2_SHL8, 1, o, a, b, n, f);
-}
-static void a2_shl16(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a2_binary(A2_SHL16, 2, o, a, b, n, f);
-}
-static void a2_shl32(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a2_binary(A2_SHL32, 4, o, a, b, n, f);
-}
-static void a2_shl64(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a2_binary(A2_SHL64, 8, o, a, b, n, f);
-}
-static void a2_shr8(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a2_binary(A2_SHR8, 1, o, a, b, n, f);
-}
-static void a2_shr16(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a2_binary(A2_SHR16, 2, o, a, b, n, f);
-}
-static void a2_shr32(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a2_binary(A2_SHR32, 4, o, a, b, n, f);
-}
-static void a2_shr64(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a2_binary(A2_SHR64, 8, o, a, b, n, f);
 }
 
 BITCTS__CPU_INLINE __m256i a2_popcnt_bytes(__m256i v)
@@ -329,52 +259,7 @@ BITCTS__CPU_INLINE void a2_count(uint32_t w, uint32_t ow, void *out, const void 
     }
 }
 
-static void a2_cnt1o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a2_count(1, 1, o, a, n, f);
-}
-static void a2_cnt1o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a2_count(1, 4, o, a, n, f);
-}
-static void a2_cnt2o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a2_count(2, 1, o, a, n, f);
-}
-static void a2_cnt2o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a2_count(2, 4, o, a, n, f);
-}
-static void a2_cnt4o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a2_count(4, 1, o, a, n, f);
-}
-static void a2_cnt4o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a2_count(4, 4, o, a, n, f);
-}
-static void a2_cnt8o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a2_count(8, 1, o, a, n, f);
-}
-static void a2_cnt8o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a2_count(8, 4, o, a, n, f);
-}
-
-static void a2_copy(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a2_binary(A2_COPY, 1, o, a, NULL, n, f & BITCTS__CPU_F_NT);
-}
+/* ---- stream limits ---- */
 
 static void a2_triad(void *out, const void *a, const void *b, size_t n, uint32_t flags)
 {
@@ -470,46 +355,11 @@ BITCTS__CPU_INLINE size_t a2_transpose(uint32_t w, void *dst, size_t ds, const v
     return done;
 }
 
-static size_t a2_tr1(void *d, size_t ds, const void *s, size_t ss, size_t lines, size_t len)
-{
-    return a2_transpose(1, d, ds, s, ss, lines, len);
-}
-static size_t a2_tr2(void *d, size_t ds, const void *s, size_t ss, size_t lines, size_t len)
-{
-    return a2_transpose(2, d, ds, s, ss, lines, len);
-}
-static size_t a2_tr4(void *d, size_t ds, const void *s, size_t ss, size_t lines, size_t len)
-{
-    return a2_transpose(4, d, ds, s, ss, lines, len);
-}
-static size_t a2_tr8(void *d, size_t ds, const void *s, size_t ss, size_t lines, size_t len)
-{
-    return a2_transpose(8, d, ds, s, ss, lines, len);
-}
-
 /* Orders this variant's streaming stores (the caller fences once per range). */
 static void a2_fence(void)
 {
     _mm_sfence();
 }
 
-const bitcts__cpu_variant bitcts__cpu_variant_avx2 = {
-    .name = "avx2",
-    .required = BITCTS_CPU_FEAT_SSE2 | BITCTS_CPU_FEAT_AVX2,
-    .priority = 20,
-    .kernels =
-        {
-            .bitwise = {a2_and, a2_or, a2_xor},
-            .bit_not = a2_not,
-            .shift_left = {a2_shl8, a2_shl16, a2_shl32, a2_shl64},
-            .shift_right = {a2_shr8, a2_shr16, a2_shr32, a2_shr64},
-            .count = {{a2_cnt1o1, a2_cnt1o4},
-                      {a2_cnt2o1, a2_cnt2o4},
-                      {a2_cnt4o1, a2_cnt4o4},
-                      {a2_cnt8o1, a2_cnt8o4}},
-            .stream_copy = a2_copy,
-            .stream_triad = a2_triad,
-            .nt_fence = a2_fence,
-            .transpose = {a2_tr1, a2_tr2, a2_tr4, a2_tr8},
-        },
-};
+BITCTS__CPU_STAMP_VARIANT(avx2, a2, BITCTS_CPU_FEAT_SSE2 | BITCTS_CPU_FEAT_AVX2, 20, a2_fence,
+                          BITWISE, SHIFTS, COUNT, STREAM, TRANSPOSE);

@@ -11,6 +11,7 @@
 
 #include "cpu_features.h"
 #include "cpu_kernels.h"
+#include "kern_stamp.h"
 
 /* Per-lane counts for kern_avx512_count.h: bytes through the nibble table, wider lanes by
  * summing them. */
@@ -41,22 +42,6 @@ BITCTS__CPU_INLINE __m512i a5_popcnt64(__m512i v)
 
 #include "kern_avx512_count.h"
 
-enum {
-    A5_AND,
-    A5_OR,
-    A5_XOR,
-    A5_NOT,
-    A5_COPY,
-    A5_SHL8,
-    A5_SHL16,
-    A5_SHL32,
-    A5_SHL64,
-    A5_SHR8,
-    A5_SHR16,
-    A5_SHR32,
-    A5_SHR64
-};
-
 /* 8-bit elements: the low and high byte of each 16-bit lane in two steps, masked so that no
  * bit crosses into the neighbour and counts >= 8 leave nothing. */
 BITCTS__CPU_INLINE __m512i a5_shift8(int left, __m512i x, __m512i c)
@@ -77,18 +62,18 @@ BITCTS__CPU_INLINE __m512i a5_shift8(int left, __m512i x, __m512i c)
 BITCTS__CPU_INLINE __m512i a5_apply(int op, __m512i x, __m512i y)
 {
     switch (op) {
-    case A5_AND: return _mm512_and_si512(x, y);
-    case A5_OR: return _mm512_or_si512(x, y);
-    case A5_XOR: return _mm512_xor_si512(x, y);
-    case A5_NOT: return _mm512_ternarylogic_epi64(x, x, x, 0x55);
-    case A5_SHL8: return a5_shift8(1, x, y);
-    case A5_SHL16: return _mm512_sllv_epi16(x, y);
-    case A5_SHL32: return _mm512_sllv_epi32(x, y);
-    case A5_SHL64: return _mm512_sllv_epi64(x, y);
-    case A5_SHR8: return a5_shift8(0, x, y);
-    case A5_SHR16: return _mm512_srlv_epi16(x, y);
-    case A5_SHR32: return _mm512_srlv_epi32(x, y);
-    case A5_SHR64: return _mm512_srlv_epi64(x, y);
+    case BITCTS__CPU_KOP_AND: return _mm512_and_si512(x, y);
+    case BITCTS__CPU_KOP_OR: return _mm512_or_si512(x, y);
+    case BITCTS__CPU_KOP_XOR: return _mm512_xor_si512(x, y);
+    case BITCTS__CPU_KOP_NOT: return _mm512_ternarylogic_epi64(x, x, x, 0x55);
+    case BITCTS__CPU_KOP_SHL8: return a5_shift8(1, x, y);
+    case BITCTS__CPU_KOP_SHL16: return _mm512_sllv_epi16(x, y);
+    case BITCTS__CPU_KOP_SHL32: return _mm512_sllv_epi32(x, y);
+    case BITCTS__CPU_KOP_SHL64: return _mm512_sllv_epi64(x, y);
+    case BITCTS__CPU_KOP_SHR8: return a5_shift8(0, x, y);
+    case BITCTS__CPU_KOP_SHR16: return _mm512_srlv_epi16(x, y);
+    case BITCTS__CPU_KOP_SHR32: return _mm512_srlv_epi32(x, y);
+    case BITCTS__CPU_KOP_SHR64: return _mm512_srlv_epi64(x, y);
     default: return x;
     }
 }
@@ -161,107 +146,7 @@ BITCTS__CPU_INLINE void a5_binary(int op, uint32_t w, void *out, const void *a, 
     }
 }
 
-static inline uint32_t a5_log2w(uint32_t flags)
-{
-    return (flags & BITCTS__CPU_F_LOG2W_MASK) >> BITCTS__CPU_F_LOG2W_SHIFT;
-}
-
-static void a5_and(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a5_binary(A5_AND, 1u << a5_log2w(f), o, a, b, n, f);
-}
-static void a5_or(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a5_binary(A5_OR, 1u << a5_log2w(f), o, a, b, n, f);
-}
-static void a5_xor(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a5_binary(A5_XOR, 1u << a5_log2w(f), o, a, b, n, f);
-}
-static void a5_not(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a5_binary(A5_NOT, 1u << a5_log2w(f), o, a, NULL, n, f & BITCTS__CPU_F_NT);
-}
-static void a5_shl8(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a5_binary(A5_SHL8, 1, o, a, b, n, f);
-}
-static void a5_shl16(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a5_binary(A5_SHL16, 2, o, a, b, n, f);
-}
-static void a5_shl32(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a5_binary(A5_SHL32, 4, o, a, b, n, f);
-}
-static void a5_shl64(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a5_binary(A5_SHL64, 8, o, a, b, n, f);
-}
-static void a5_shr8(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a5_binary(A5_SHR8, 1, o, a, b, n, f);
-}
-static void a5_shr16(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a5_binary(A5_SHR16, 2, o, a, b, n, f);
-}
-static void a5_shr32(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a5_binary(A5_SHR32, 4, o, a, b, n, f);
-}
-static void a5_shr64(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a5_binary(A5_SHR64, 8, o, a, b, n, f);
-}
-
-static void a5_cnt1o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a5_count(1, 1, o, a, n, f);
-}
-static void a5_cnt1o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a5_count(1, 4, o, a, n, f);
-}
-static void a5_cnt2o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a5_count(2, 1, o, a, n, f);
-}
-static void a5_cnt2o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a5_count(2, 4, o, a, n, f);
-}
-static void a5_cnt4o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a5_count(4, 1, o, a, n, f);
-}
-static void a5_cnt4o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a5_count(4, 4, o, a, n, f);
-}
-static void a5_cnt8o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a5_count(8, 1, o, a, n, f);
-}
-static void a5_cnt8o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a5_count(8, 4, o, a, n, f);
-}
-
-static void a5_copy(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a5_binary(A5_COPY, 1, o, a, NULL, n, f & BITCTS__CPU_F_NT);
-}
+/* ---- stream limits ---- */
 
 static void a5_triad(void *out, const void *a, const void *b, size_t n, uint32_t flags)
 {
@@ -363,47 +248,13 @@ BITCTS__CPU_INLINE size_t a5_transpose(uint32_t w, void *dst, size_t ds, const v
     return done;
 }
 
-static size_t a5_tr1(void *d, size_t ds, const void *s, size_t ss, size_t lines, size_t len)
-{
-    return a5_transpose(1, d, ds, s, ss, lines, len);
-}
-static size_t a5_tr2(void *d, size_t ds, const void *s, size_t ss, size_t lines, size_t len)
-{
-    return a5_transpose(2, d, ds, s, ss, lines, len);
-}
-static size_t a5_tr4(void *d, size_t ds, const void *s, size_t ss, size_t lines, size_t len)
-{
-    return a5_transpose(4, d, ds, s, ss, lines, len);
-}
-static size_t a5_tr8(void *d, size_t ds, const void *s, size_t ss, size_t lines, size_t len)
-{
-    return a5_transpose(8, d, ds, s, ss, lines, len);
-}
-
 /* Orders this variant's streaming stores (the caller fences once per range). */
 static void a5_fence(void)
 {
     _mm_sfence();
 }
 
-const bitcts__cpu_variant bitcts__cpu_variant_avx512 = {
-    .name = "avx512",
-    .required = BITCTS_CPU_FEAT_SSE2 | BITCTS_CPU_FEAT_AVX2 | BITCTS_CPU_FEAT_AVX512F |
-                BITCTS_CPU_FEAT_AVX512BW | BITCTS_CPU_FEAT_AVX512VL,
-    .priority = 30,
-    .kernels =
-        {
-            .bitwise = {a5_and, a5_or, a5_xor},
-            .bit_not = a5_not,
-            .shift_left = {a5_shl8, a5_shl16, a5_shl32, a5_shl64},
-            .shift_right = {a5_shr8, a5_shr16, a5_shr32, a5_shr64},
-            .count = {{a5_cnt1o1, a5_cnt1o4},
-                      {a5_cnt2o1, a5_cnt2o4},
-                      {a5_cnt4o1, a5_cnt4o4},
-                      {a5_cnt8o1, a5_cnt8o4}},
-            .stream_copy = a5_copy,
-            .stream_triad = a5_triad,
-            .nt_fence = a5_fence,
-            .transpose = {a5_tr1, a5_tr2, a5_tr4, a5_tr8},
-        },
-};
+BITCTS__CPU_STAMP_VARIANT(avx512, a5,
+                          BITCTS_CPU_FEAT_SSE2 | BITCTS_CPU_FEAT_AVX2 | BITCTS_CPU_FEAT_AVX512F |
+                              BITCTS_CPU_FEAT_AVX512BW | BITCTS_CPU_FEAT_AVX512VL,
+                          30, a5_fence, BITWISE, SHIFTS, COUNT, STREAM, TRANSPOSE);

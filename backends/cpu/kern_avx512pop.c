@@ -7,6 +7,7 @@
 
 #include "cpu_features.h"
 #include "cpu_kernels.h"
+#include "kern_stamp.h"
 
 /* Per-lane counts for kern_avx512_count.h: VPOPCNTB/W (BITALG), VPOPCNTD/Q (VPOPCNTDQ). */
 BITCTS__CPU_INLINE __m512i a5_popcnt8(__m512i v)
@@ -31,65 +32,14 @@ BITCTS__CPU_INLINE __m512i a5_popcnt64(__m512i v)
 
 #include "kern_avx512_count.h"
 
-static void ap_cnt1o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a5_count(1, 1, o, a, n, f);
-}
-static void ap_cnt1o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a5_count(1, 4, o, a, n, f);
-}
-static void ap_cnt2o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a5_count(2, 1, o, a, n, f);
-}
-static void ap_cnt2o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a5_count(2, 4, o, a, n, f);
-}
-static void ap_cnt4o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a5_count(4, 1, o, a, n, f);
-}
-static void ap_cnt4o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a5_count(4, 4, o, a, n, f);
-}
-static void ap_cnt8o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a5_count(8, 1, o, a, n, f);
-}
-static void ap_cnt8o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a5_count(8, 4, o, a, n, f);
-}
-
 /* Orders this variant's streaming stores (the caller fences once per range). */
 static void ap_fence(void)
 {
     _mm_sfence();
 }
 
-const bitcts__cpu_variant bitcts__cpu_variant_avx512pop = {
-    .name = "avx512pop",
-    .required = BITCTS_CPU_FEAT_SSE2 | BITCTS_CPU_FEAT_AVX2 | BITCTS_CPU_FEAT_AVX512F |
-                BITCTS_CPU_FEAT_AVX512BW | BITCTS_CPU_FEAT_AVX512VL |
-                BITCTS_CPU_FEAT_AVX512VPOPCNTDQ | BITCTS_CPU_FEAT_AVX512BITALG,
-    .priority = 40,
-    .kernels =
-        {
-            .count = {{ap_cnt1o1, ap_cnt1o4},
-                      {ap_cnt2o1, ap_cnt2o4},
-                      {ap_cnt4o1, ap_cnt4o4},
-                      {ap_cnt8o1, ap_cnt8o4}},
-            .nt_fence = ap_fence,
-        },
-};
+BITCTS__CPU_STAMP_VARIANT(avx512pop, a5,
+                          BITCTS_CPU_FEAT_SSE2 | BITCTS_CPU_FEAT_AVX2 | BITCTS_CPU_FEAT_AVX512F |
+                              BITCTS_CPU_FEAT_AVX512BW | BITCTS_CPU_FEAT_AVX512VL |
+                              BITCTS_CPU_FEAT_AVX512VPOPCNTDQ | BITCTS_CPU_FEAT_AVX512BITALG,
+                          40, ap_fence, NO_BITWISE, NO_SHIFTS, COUNT, NO_STREAM, NO_TRANSPOSE);

@@ -9,16 +9,15 @@
 
 #include "cpu_features.h"
 #include "cpu_kernels.h"
-
-enum { S2_AND, S2_OR, S2_XOR, S2_NOT, S2_COPY };
+#include "kern_stamp.h"
 
 BITCTS__CPU_INLINE __m128i s2_apply(int op, __m128i x, __m128i y)
 {
     switch (op) {
-    case S2_AND: return _mm_and_si128(x, y);
-    case S2_OR: return _mm_or_si128(x, y);
-    case S2_XOR: return _mm_xor_si128(x, y);
-    case S2_NOT: return _mm_xor_si128(x, _mm_set1_epi32(-1));
+    case BITCTS__CPU_KOP_AND: return _mm_and_si128(x, y);
+    case BITCTS__CPU_KOP_OR: return _mm_or_si128(x, y);
+    case BITCTS__CPU_KOP_XOR: return _mm_xor_si128(x, y);
+    case BITCTS__CPU_KOP_NOT: return _mm_xor_si128(x, _mm_set1_epi32(-1));
     default: return x;
     }
 }
@@ -26,10 +25,10 @@ BITCTS__CPU_INLINE __m128i s2_apply(int op, __m128i x, __m128i y)
 BITCTS__CPU_INLINE unsigned char s2_apply_byte(int op, unsigned char x, unsigned char y)
 {
     switch (op) {
-    case S2_AND: return (unsigned char)(x & y);
-    case S2_OR: return (unsigned char)(x | y);
-    case S2_XOR: return (unsigned char)(x ^ y);
-    case S2_NOT: return (unsigned char)~x;
+    case BITCTS__CPU_KOP_AND: return (unsigned char)(x & y);
+    case BITCTS__CPU_KOP_OR: return (unsigned char)(x | y);
+    case BITCTS__CPU_KOP_XOR: return (unsigned char)(x ^ y);
+    case BITCTS__CPU_KOP_NOT: return (unsigned char)~x;
     default: return x;
     }
 }
@@ -45,10 +44,9 @@ BITCTS__CPU_INLINE void s2_bytes(int op, unsigned char *o, const unsigned char *
 
 /* A scalar operand becomes a 32-byte pattern (two periods of 16) read at offset (j & 15), so
  * the lanes stay in phase with the element boundaries whatever j is. */
-BITCTS__CPU_INLINE void s2_bitwise(int op, void *out, const void *a, const void *b, size_t n,
-                                   uint32_t flags)
+BITCTS__CPU_INLINE void s2_binary(int op, uint32_t w, void *out, const void *a, const void *b,
+                                  size_t n, uint32_t flags)
 {
-    const uint32_t w = 1u << ((flags & BITCTS__CPU_F_LOG2W_MASK) >> BITCTS__CPU_F_LOG2W_SHIFT);
     const unsigned char *pa = a;
     const unsigned char *pb = b != NULL ? (const unsigned char *)b : pa;
     _Alignas(16) unsigned char pattern[32];
@@ -84,24 +82,6 @@ BITCTS__CPU_INLINE void s2_bitwise(int op, void *out, const void *a, const void 
         }
     }
     s2_bytes(op, po, pa, pb, bmask, j, nbytes);
-}
-
-static void s2_and(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    s2_bitwise(S2_AND, o, a, b, n, f);
-}
-static void s2_or(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    s2_bitwise(S2_OR, o, a, b, n, f);
-}
-static void s2_xor(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    s2_bitwise(S2_XOR, o, a, b, n, f);
-}
-static void s2_not(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    s2_bitwise(S2_NOT, o, a, NULL, n, f & ~(BITCTS__CPU_F_A_SCALAR | BITCTS__CPU_F_B_SCALAR));
 }
 
 /* Per-byte population counts (SWAR within bytes). */
@@ -166,8 +146,10 @@ static inline uint32_t s2_popcount_scalar(uint64_t x)
     return (uint32_t)((x * UINT64_C(0x0101010101010101)) >> 56);
 }
 
-BITCTS__CPU_INLINE void s2_count(uint32_t w, uint32_t ow, void *out, const void *a, size_t n)
+BITCTS__CPU_INLINE void s2_count(uint32_t w, uint32_t ow, void *out, const void *a, size_t n,
+                                 uint32_t flags)
 {
+    (void)flags; /* no streaming stores in these counts */
     unsigned char *po = out;
     const unsigned char *pa = a;
     const size_t per_block = 16 / w;
@@ -189,54 +171,7 @@ BITCTS__CPU_INLINE void s2_count(uint32_t w, uint32_t ow, void *out, const void 
     }
 }
 
-static void s2_cnt1o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    s2_count(1, 1, o, a, n);
-}
-static void s2_cnt1o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    s2_count(1, 4, o, a, n);
-}
-static void s2_cnt2o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    s2_count(2, 1, o, a, n);
-}
-static void s2_cnt2o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    s2_count(2, 4, o, a, n);
-}
-static void s2_cnt4o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    s2_count(4, 1, o, a, n);
-}
-static void s2_cnt4o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    s2_count(4, 4, o, a, n);
-}
-static void s2_cnt8o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    s2_count(8, 1, o, a, n);
-}
-static void s2_cnt8o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    s2_count(8, 4, o, a, n);
-}
-
-/* Streaming limits: copy (n bytes) and out = a + 3 * b (n uint64 words). */
-static void s2_copy(void *out, const void *a, const void *b, size_t n, uint32_t flags)
-{
-    (void)b;
-    s2_bitwise(S2_COPY, out, a, NULL, n, flags & BITCTS__CPU_F_NT);
-}
-
+/* Streaming limit: out = a + 3 * b (n uint64 words). */
 static void s2_triad(void *out, const void *a, const void *b, size_t n, uint32_t flags)
 {
     unsigned char *po = out;
@@ -269,20 +204,7 @@ static void s2_fence(void)
     _mm_sfence();
 }
 
-const bitcts__cpu_variant bitcts__cpu_variant_sse2 = {
-    .name = "sse2",
-    .required = BITCTS_CPU_FEAT_SSE2,
-    .priority = 10,
-    .kernels =
-        {
-            .bitwise = {s2_and, s2_or, s2_xor},
-            .bit_not = s2_not,
-            .count = {{s2_cnt1o1, s2_cnt1o4},
-                      {s2_cnt2o1, s2_cnt2o4},
-                      {s2_cnt4o1, s2_cnt4o4},
-                      {s2_cnt8o1, s2_cnt8o4}},
-            .stream_copy = s2_copy,
-            .stream_triad = s2_triad,
-            .nt_fence = s2_fence,
-        },
-};
+/* No shifts (SSE2 has no per-element variable shift): they come from "scalar". No transpose:
+ * the walk gathers in portable C. */
+BITCTS__CPU_STAMP_VARIANT(sse2, s2, BITCTS_CPU_FEAT_SSE2, 10, s2_fence, BITWISE, NO_SHIFTS, COUNT,
+                          STREAM, NO_TRANSPOSE);
