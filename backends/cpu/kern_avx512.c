@@ -7,10 +7,10 @@
  * -mavx512bw -mavx512vl. */
 #include <immintrin.h> /* AVX-512 intrinsics */
 #include <stdint.h>    /* uintptr_t */
-#include <string.h>    /* memcpy */
 
 #include "cpu_features.h"
 #include "cpu_kernels.h"
+#include "kern_loops.h"
 #include "kern_stamp.h"
 
 /* Per-lane counts for kern_avx512_count.h: bytes through the nibble table, wider lanes by
@@ -79,13 +79,12 @@ BITCTS__CPU_INLINE __m512i a5_apply(int op, __m512i x, __m512i y)
 }
 
 /* Up to 64 bytes at offset j with masked loads and stores: heads and tails. */
-BITCTS__CPU_INLINE void a5_partial(int op, unsigned char *o, const unsigned char *a,
-                                   const unsigned char *b, size_t amask, size_t bmask, size_t j,
+BITCTS__CPU_INLINE void a5_partial(int op, unsigned char *o, bitcts__cpu_operands ops, size_t j,
                                    size_t len)
 {
     const __mmask64 m = a5_mask(len, 0);
-    const __m512i x = _mm512_maskz_loadu_epi8(m, a + (j & amask));
-    const __m512i y = _mm512_maskz_loadu_epi8(m, b + (j & bmask));
+    const __m512i x = _mm512_maskz_loadu_epi8(m, ops.a + (j & ops.amask));
+    const __m512i y = _mm512_maskz_loadu_epi8(m, ops.b + (j & ops.bmask));
     _mm512_mask_storeu_epi8(o + j, m, a5_apply(op, x, y));
 }
 
@@ -94,25 +93,8 @@ BITCTS__CPU_INLINE void a5_partial(int op, unsigned char *o, const unsigned char
 BITCTS__CPU_INLINE void a5_binary(int op, uint32_t w, void *out, const void *a, const void *b,
                                   size_t n, uint32_t flags)
 {
-    const unsigned char *pa = a;
-    const unsigned char *pb = b != NULL ? (const unsigned char *)b : pa;
     _Alignas(64) unsigned char pattern[128];
-    size_t amask = SIZE_MAX;
-    size_t bmask = SIZE_MAX;
-    if (flags & (BITCTS__CPU_F_A_SCALAR | BITCTS__CPU_F_B_SCALAR)) {
-        const unsigned char *src = (flags & BITCTS__CPU_F_A_SCALAR) ? pa : pb;
-        memcpy(pattern, src, w);
-        for (uint32_t k = w; k < 128; k *= 2) {
-            memcpy(pattern + k, pattern, k);
-        }
-        if (flags & BITCTS__CPU_F_A_SCALAR) {
-            pa = pattern;
-            amask = 63;
-        } else {
-            pb = pattern;
-            bmask = 63;
-        }
-    }
+    const bitcts__cpu_operands ops = bitcts__cpu_operands_of(w, 64, 0, pattern, a, b, flags);
     unsigned char *po = out;
     const size_t nbytes = n * w;
     size_t j = 0;
@@ -120,29 +102,29 @@ BITCTS__CPU_INLINE void a5_binary(int op, uint32_t w, void *out, const void *a, 
         size_t head = (64 - ((uintptr_t)po & 63)) & 63;
         head = head < nbytes ? head : nbytes;
         if (head > 0) {
-            a5_partial(op, po, pa, pb, amask, bmask, 0, head);
+            a5_partial(op, po, ops, 0, head);
         }
         for (j = head; j + 64 <= nbytes; j += 64) {
-            const __m512i x = _mm512_loadu_si512(pa + (j & amask));
-            const __m512i y = _mm512_loadu_si512(pb + (j & bmask));
+            const __m512i x = _mm512_loadu_si512(ops.a + (j & ops.amask));
+            const __m512i y = _mm512_loadu_si512(ops.b + (j & ops.bmask));
             _mm512_stream_si512((void *)(po + j), a5_apply(op, x, y));
         }
     } else {
         for (; j + 128 <= nbytes; j += 128) {
-            const __m512i x0 = _mm512_loadu_si512(pa + (j & amask));
-            const __m512i y0 = _mm512_loadu_si512(pb + (j & bmask));
-            const __m512i x1 = _mm512_loadu_si512(pa + ((j + 64) & amask));
-            const __m512i y1 = _mm512_loadu_si512(pb + ((j + 64) & bmask));
+            const __m512i x0 = _mm512_loadu_si512(ops.a + (j & ops.amask));
+            const __m512i y0 = _mm512_loadu_si512(ops.b + (j & ops.bmask));
+            const __m512i x1 = _mm512_loadu_si512(ops.a + ((j + 64) & ops.amask));
+            const __m512i y1 = _mm512_loadu_si512(ops.b + ((j + 64) & ops.bmask));
             _mm512_storeu_si512(po + j, a5_apply(op, x0, y0));
             _mm512_storeu_si512(po + j + 64, a5_apply(op, x1, y1));
         }
         if (j + 64 <= nbytes) {
-            a5_partial(op, po, pa, pb, amask, bmask, j, 64);
+            a5_partial(op, po, ops, j, 64);
             j += 64;
         }
     }
     if (j < nbytes) {
-        a5_partial(op, po, pa, pb, amask, bmask, j, nbytes - j);
+        a5_partial(op, po, ops, j, nbytes - j);
     }
 }
 
@@ -175,10 +157,6 @@ static void a5_triad(void *out, const void *a, const void *b, size_t n, uint32_t
 }
 
 /* ---- transposes (the walk's gather of a transposed operand) ---- */
-
-/* Element e (in lane order) that register k holds after the unpack network of a5_tr_block:
- * the bit reversal of k over log2(n) bits, read from the 16-entry table at k * 16 / n. */
-static const unsigned char a5_tr_order[16] = {0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15};
 
 /* Interleaves the low (hi = 0) or high halves of a and b in units of ew bytes, per lane. */
 BITCTS__CPU_INLINE __m512i a5_tr_unpack(__m512i a, __m512i b, uint32_t ew, int hi)
@@ -217,7 +195,7 @@ BITCTS__CPU_INLINE void a5_tr_block(uint32_t w, unsigned char *dst, size_t ds,
     }
 #pragma GCC unroll 16
     for (uint32_t k = 0; k < n; ++k) {
-        unsigned char *d = dst + a5_tr_order[k * (16 / n)] * ds;
+        unsigned char *d = dst + bitcts__cpu_tr_order[k * (16 / n)] * ds;
         _mm_storeu_si128((__m128i *)d, _mm512_castsi512_si128(r[k]));
         _mm_storeu_si128((__m128i *)(d + n * ds), _mm512_extracti32x4_epi32(r[k], 1));
         _mm_storeu_si128((__m128i *)(d + 2 * n * ds), _mm512_extracti32x4_epi32(r[k], 2));
@@ -225,27 +203,11 @@ BITCTS__CPU_INLINE void a5_tr_block(uint32_t w, unsigned char *dst, size_t ds,
     }
 }
 
-/* Groups of 16 / w lines, 64 bytes at a time, the len tail element by element. */
+/* Groups of 16 / w lines, 64 bytes at a time. */
 BITCTS__CPU_INLINE size_t a5_transpose(uint32_t w, void *dst, size_t ds, const void *src, size_t ss,
                                        size_t lines, size_t len)
 {
-    const size_t n = 16 / w;
-    const size_t e = 64 / w;
-    const size_t done = lines - lines % n;
-    unsigned char *pd = dst;
-    const unsigned char *ps = src;
-    for (size_t j = 0; j < done; j += n) {
-        size_t i = 0;
-        for (; i + e <= len; i += e) {
-            a5_tr_block(w, pd + i * ds + j * w, ds, ps + j * ss + i * w, ss);
-        }
-        for (; i < len; ++i) {
-            for (size_t k = j; k < j + n; ++k) {
-                memcpy(pd + i * ds + k * w, ps + k * ss + i * w, w);
-            }
-        }
-    }
-    return done;
+    return bitcts__cpu_transpose_groups(w, 64, a5_tr_block, dst, ds, src, ss, lines, len);
 }
 
 /* Orders this variant's streaming stores (the caller fences once per range). */

@@ -10,9 +10,10 @@
 
 #include <immintrin.h> /* AVX-512 intrinsics */
 #include <stddef.h>    /* size_t */
-#include <stdint.h>    /* uint32_t, uintptr_t, SIZE_MAX */
+#include <stdint.h>    /* uint32_t, SIZE_MAX */
 
-#include "cpu_kernels.h" /* BITCTS__CPU_F_NT, BITCTS__CPU_INLINE */
+#include "cpu_kernels.h" /* BITCTS__CPU_INLINE */
+#include "kern_loops.h"  /* bitcts__cpu_count_loop */
 
 /* Byte mask of the part of a `total`-byte span that falls in its 64-byte vector v. */
 static inline __mmask64 a5_mask(size_t total, size_t v)
@@ -128,30 +129,26 @@ BITCTS__CPU_INLINE void a5_count_block(uint32_t w, uint32_t ow, unsigned char *o
     }
 }
 
-/* Blocks of 64 elements, streaming stores from the output's next 64-byte boundary on. */
+/* A whole block of 64 elements: the bounds tests fold away. */
+BITCTS__CPU_INLINE void a5_count_whole(uint32_t w, uint32_t ow, unsigned char *o,
+                                       const unsigned char *a, int nt)
+{
+    a5_count_block(w, ow, o, a, SIZE_MAX, SIZE_MAX, nt);
+}
+
+/* Fewer than 64 elements, by masked loads and stores. */
+BITCTS__CPU_INLINE void a5_count_part(uint32_t w, uint32_t ow, unsigned char *o,
+                                      const unsigned char *a, size_t count)
+{
+    a5_count_block(w, ow, o, a, count * w, count * ow, 0);
+}
+
+/* The COUNT skeleton of kern_stamp.h: blocks of 64 elements, streaming stores from the
+ * output's next 64-byte boundary on. */
 BITCTS__CPU_INLINE void a5_count(uint32_t w, uint32_t ow, void *out, const void *a, size_t n,
                                  uint32_t flags)
 {
-    unsigned char *po = out;
-    const unsigned char *pa = a;
-    size_t i = 0;
-    int nt = 0;
-    if (flags & BITCTS__CPU_F_NT) {
-        const size_t head_bytes = (64 - ((uintptr_t)po & 63)) & 63;
-        if (head_bytes % ow == 0) {
-            nt = 1;
-            i = head_bytes / ow < n ? head_bytes / ow : n;
-            if (i > 0) {
-                a5_count_block(w, ow, po, pa, i * w, i * ow, 0);
-            }
-        }
-    }
-    for (; i + 64 <= n; i += 64) {
-        a5_count_block(w, ow, po + i * ow, pa + i * w, SIZE_MAX, SIZE_MAX, nt);
-    }
-    if (i < n) {
-        a5_count_block(w, ow, po + i * ow, pa + i * w, (n - i) * w, (n - i) * ow, 0);
-    }
+    bitcts__cpu_count_loop(w, ow, 64, 64, a5_count_whole, a5_count_part, out, a, n, flags);
 }
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "cpu_features.h"
 #include "cpu_kernels.h"
+#include "kern_loops.h"
 #include "kern_stamp.h"
 
 /* Shift counts clamped to the width: USHL then gives 0 for the clamped (out-of-range) counts. */
@@ -83,42 +84,27 @@ static uint64_t ne_element(int op, uint32_t w, const unsigned char *a, const uns
 BITCTS__CPU_INLINE void ne_binary(int op, uint32_t w, void *out, const void *a, const void *b,
                                   size_t n, uint32_t flags)
 {
-    const unsigned char *pa = a;
-    const unsigned char *pb = b != NULL ? (const unsigned char *)b : pa;
     unsigned char pattern[32];
-    size_t amask = SIZE_MAX;
-    size_t bmask = SIZE_MAX;
-    if (flags & (BITCTS__CPU_F_A_SCALAR | BITCTS__CPU_F_B_SCALAR)) {
-        const unsigned char *src = (flags & BITCTS__CPU_F_A_SCALAR) ? pa : pb;
-        for (uint32_t k = 0; k < 32; k += w) {
-            memcpy(pattern + k, src, w);
-        }
-        if (flags & BITCTS__CPU_F_A_SCALAR) {
-            pa = pattern;
-            amask = 15;
-        } else {
-            pb = pattern;
-            bmask = 15;
-        }
-    }
+    const bitcts__cpu_operands ops = bitcts__cpu_operands_of(w, 16, 0, pattern, a, b, flags);
     unsigned char *po = out;
     const size_t nbytes = n * w;
     size_t j = 0;
     for (; j + 16 <= nbytes; j += 16) {
-        const uint8x16_t x = vld1q_u8(pa + (j & amask));
-        const uint8x16_t y = vld1q_u8(pb + (j & bmask));
+        const uint8x16_t x = vld1q_u8(ops.a + (j & ops.amask));
+        const uint8x16_t y = vld1q_u8(ops.b + (j & ops.bmask));
         vst1q_u8(po + j, ne_apply(op, x, y));
     }
     for (; j < nbytes; j += w) {
-        const uint64_t r = ne_element(op, w, pa + (j & amask), pb + (j & bmask));
+        const uint64_t r = ne_element(op, w, ops.a + (j & ops.amask), ops.b + (j & ops.bmask));
         memcpy(po + j, &r, w);
     }
 }
 
 /* Counts of the 16 / w elements of one 16-byte block, stored as UINT8 (ow 1) or UINT32 (ow 4). */
 BITCTS__CPU_INLINE void ne_count_block(uint32_t w, uint32_t ow, unsigned char *o,
-                                       const unsigned char *a)
+                                       const unsigned char *a, int nt)
 {
+    (void)nt; /* never set: ne_count passes no NT flag */
     const uint8x16_t c8 = vcntq_u8(vld1q_u8(a));
     const uint16x8_t c16 = vpaddlq_u8(c8);
     const uint32x4_t c32 = vpaddlq_u16(c16);
@@ -151,28 +137,14 @@ BITCTS__CPU_INLINE void ne_count_block(uint32_t w, uint32_t ow, unsigned char *o
     }
 }
 
+/* The COUNT skeleton of kern_stamp.h: 16-byte blocks (NEON ignores the NT flag), then the
+ * tail. */
 BITCTS__CPU_INLINE void ne_count(uint32_t w, uint32_t ow, void *out, const void *a, size_t n,
                                  uint32_t flags)
 {
-    (void)flags; /* NEON ignores the NT flag */
-    unsigned char *po = out;
-    const unsigned char *pa = a;
-    const size_t per_block = 16 / w;
-    size_t i = 0;
-    for (; i + per_block <= n; i += per_block) {
-        ne_count_block(w, ow, po + i * ow, pa + i * w);
-    }
-    for (; i < n; ++i) {
-        uint64_t x = 0;
-        memcpy(&x, pa + i * w, w);
-        const uint8x8_t c = vcnt_u8(vcreate_u8(x));
-        const uint32_t total = (uint32_t)vaddlv_u8(c);
-        if (ow == 1) {
-            po[i] = (unsigned char)total;
-        } else {
-            memcpy(po + 4 * i, &total, 4);
-        }
-    }
+    (void)flags;
+    bitcts__cpu_count_loop(w, ow, 16 / w, 16, ne_count_block, bitcts__cpu_count_elements, out, a, n,
+                           0);
 }
 
 /* The streaming limit out = a + 3 * b (n uint64 words). */
@@ -189,13 +161,7 @@ static void ne_triad(void *out, const void *a, const void *b, size_t n, uint32_t
         const uint64x2_t r = vaddq_u64(x, vaddq_u64(y, vaddq_u64(y, y)));
         vst1q_u8(po + 8 * i, vreinterpretq_u8_u64(r));
     }
-    for (; i < n; ++i) {
-        uint64_t x, y;
-        memcpy(&x, pa + 8 * i, 8);
-        memcpy(&y, pb + 8 * i, 8);
-        x += 3 * y;
-        memcpy(po + 8 * i, &x, 8);
-    }
+    bitcts__cpu_triad_words(po, pa, pb, i, n);
 }
 
 /* No transpose (the walk gathers in portable C) and no fence (no streaming stores). */

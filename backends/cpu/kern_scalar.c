@@ -7,6 +7,7 @@
 #include <string.h> /* memcpy */
 
 #include "cpu_kernels.h"
+#include "kern_loops.h"
 #include "kern_stamp.h"
 
 /* Typed loads and stores through memcpy: no alignment or aliasing assumptions, and endian-
@@ -59,31 +60,18 @@ static inline void sc_store(unsigned char *p, uint32_t w, uint64_t v)
     }
 }
 
-/* Bitwise AND/OR/XOR work on bytes whatever the width. A scalar operand is replicated into an
- * 8-byte pattern indexed with (j & 7); a vector operand is indexed with (j & SIZE_MAX). */
+/* Bitwise AND/OR/XOR work on bytes whatever the width. The three operators commute, so a scalar
+ * operand is always B, replicated into a pattern read at (j & 7). */
 static void sc_bitwise(int op, void *out, const void *a, const void *b, size_t n, uint32_t flags)
 {
     const uint32_t w = bitcts__cpu_kern_width(flags);
-    const unsigned char *pa = a;
-    const unsigned char *pb = b;
-    unsigned char pattern[8];
-    size_t bmask = SIZE_MAX;
-    if (flags & BITCTS__CPU_F_A_SCALAR) { /* the three operators commute */
-        pa = b;
-        pb = a;
-    }
-    if (flags & (BITCTS__CPU_F_A_SCALAR | BITCTS__CPU_F_B_SCALAR)) {
-        for (uint32_t k = 0; k < 8; k += w) {
-            memcpy(pattern + k, pb, w);
-        }
-        pb = pattern;
-        bmask = 7;
-    }
+    unsigned char pattern[16];
+    const bitcts__cpu_operands ops = bitcts__cpu_operands_of(w, 8, 1, pattern, a, b, flags);
     unsigned char *po = out;
     const size_t nbytes = n * w;
     for (size_t j = 0; j < nbytes; ++j) {
-        const unsigned char x = pa[j];
-        const unsigned char y = pb[j & bmask];
+        const unsigned char x = ops.a[j];
+        const unsigned char y = ops.b[j & ops.bmask];
         po[j] = (unsigned char)(op == BITCTS__CPU_KOP_AND  ? (x & y)
                                 : op == BITCTS__CPU_KOP_OR ? (x | y)
                                                            : (x ^ y));
@@ -147,40 +135,18 @@ BITCTS__CPU_INLINE void sc_binary(int op, uint32_t w, void *out, const void *a, 
     }
 }
 
-/* SWAR population count of a zero-extended element. */
-static inline uint64_t sc_popcount(uint64_t x)
-{
-    x = x - ((x >> 1) & UINT64_C(0x5555555555555555));
-    x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
-    x = (x + (x >> 4)) & UINT64_C(0x0F0F0F0F0F0F0F0F);
-    return (x * UINT64_C(0x0101010101010101)) >> 56;
-}
-
 static inline void sc_count(uint32_t w, uint32_t ow, void *out, const void *a, size_t n,
                             uint32_t flags)
 {
     (void)flags;
-    unsigned char *po = out;
-    const unsigned char *pa = a;
-    for (size_t i = 0; i < n; ++i) {
-        sc_store(po + i * ow, ow, sc_popcount(sc_load(pa + i * w, w)));
-    }
+    bitcts__cpu_count_elements(w, ow, out, a, n);
 }
 
 /* The streaming limit out = a + 3 * b (n uint64 words); copy is memcpy. */
 static void sc_triad(void *out, const void *a, const void *b, size_t n, uint32_t flags)
 {
     (void)flags;
-    unsigned char *po = out;
-    const unsigned char *pa = a;
-    const unsigned char *pb = b;
-    for (size_t i = 0; i < n; ++i) {
-        uint64_t x, y;
-        memcpy(&x, pa + 8 * i, 8);
-        memcpy(&y, pb + 8 * i, 8);
-        x += 3 * y;
-        memcpy(po + 8 * i, &x, 8);
-    }
+    bitcts__cpu_triad_words(out, a, b, 0, n);
 }
 
 /* The scalar kernels store normally: there is nothing to fence. */

@@ -9,6 +9,7 @@
 
 #include "cpu_features.h"
 #include "cpu_kernels.h"
+#include "kern_loops.h"
 #include "kern_stamp.h"
 
 BITCTS__CPU_INLINE __m128i s2_apply(int op, __m128i x, __m128i y)
@@ -34,54 +35,42 @@ BITCTS__CPU_INLINE unsigned char s2_apply_byte(int op, unsigned char x, unsigned
 }
 
 /* Bytes [j, end) one at a time: the non-temporal head and the tail. */
-BITCTS__CPU_INLINE void s2_bytes(int op, unsigned char *o, const unsigned char *a,
-                                 const unsigned char *b, size_t bmask, size_t j, size_t end)
+BITCTS__CPU_INLINE void s2_bytes(int op, unsigned char *o, bitcts__cpu_operands ops, size_t j,
+                                 size_t end)
 {
     for (; j < end; ++j) {
-        o[j] = s2_apply_byte(op, a[j], b[j & bmask]);
+        o[j] = s2_apply_byte(op, ops.a[j], ops.b[j & ops.bmask]);
     }
 }
 
 /* A scalar operand becomes a 32-byte pattern (two periods of 16) read at offset (j & 15), so
- * the lanes stay in phase with the element boundaries whatever j is. */
+ * the lanes stay in phase with the element boundaries whatever j is; the three operators
+ * commute, so the scalar one is always B. */
 BITCTS__CPU_INLINE void s2_binary(int op, uint32_t w, void *out, const void *a, const void *b,
                                   size_t n, uint32_t flags)
 {
-    const unsigned char *pa = a;
-    const unsigned char *pb = b != NULL ? (const unsigned char *)b : pa;
     _Alignas(16) unsigned char pattern[32];
-    size_t bmask = SIZE_MAX;
-    if (flags & BITCTS__CPU_F_A_SCALAR) {
-        pa = b;
-        pb = a;
-    }
-    if (flags & (BITCTS__CPU_F_A_SCALAR | BITCTS__CPU_F_B_SCALAR)) {
-        for (uint32_t k = 0; k < 32; k += w) {
-            memcpy(pattern + k, pb, w);
-        }
-        pb = pattern;
-        bmask = 15;
-    }
+    const bitcts__cpu_operands ops = bitcts__cpu_operands_of(w, 16, 1, pattern, a, b, flags);
     unsigned char *po = out;
     const size_t nbytes = n * w;
     size_t j = 0;
     if (flags & BITCTS__CPU_F_NT) {
         size_t head = (16 - ((uintptr_t)po & 15)) & 15;
         head = head < nbytes ? head : nbytes;
-        s2_bytes(op, po, pa, pb, bmask, 0, head);
+        s2_bytes(op, po, ops, 0, head);
         for (j = head; j + 16 <= nbytes; j += 16) {
-            const __m128i x = _mm_loadu_si128((const __m128i *)(pa + j));
-            const __m128i y = _mm_loadu_si128((const __m128i *)(pb + (j & bmask)));
+            const __m128i x = _mm_loadu_si128((const __m128i *)(ops.a + j));
+            const __m128i y = _mm_loadu_si128((const __m128i *)(ops.b + (j & ops.bmask)));
             _mm_stream_si128((__m128i *)(po + j), s2_apply(op, x, y));
         }
     } else {
         for (; j + 16 <= nbytes; j += 16) {
-            const __m128i x = _mm_loadu_si128((const __m128i *)(pa + j));
-            const __m128i y = _mm_loadu_si128((const __m128i *)(pb + (j & bmask)));
+            const __m128i x = _mm_loadu_si128((const __m128i *)(ops.a + j));
+            const __m128i y = _mm_loadu_si128((const __m128i *)(ops.b + (j & ops.bmask)));
             _mm_storeu_si128((__m128i *)(po + j), s2_apply(op, x, y));
         }
     }
-    s2_bytes(op, po, pa, pb, bmask, j, nbytes);
+    s2_bytes(op, po, ops, j, nbytes);
 }
 
 /* Per-byte population counts (SWAR within bytes). */
@@ -97,8 +86,9 @@ BITCTS__CPU_INLINE __m128i s2_popcnt_bytes(__m128i v)
 
 /* Counts of the 16 / w elements of one 16-byte block, stored as UINT8 (ow 1) or UINT32 (ow 4). */
 BITCTS__CPU_INLINE void s2_count_block(uint32_t w, uint32_t ow, unsigned char *o,
-                                       const unsigned char *a)
+                                       const unsigned char *a, int nt)
 {
+    (void)nt; /* never set: s2_count passes no NT flag */
     const __m128i zero = _mm_setzero_si128();
     const __m128i c8 = s2_popcnt_bytes(_mm_loadu_si128((const __m128i *)a));
     const __m128i c16 =
@@ -137,38 +127,14 @@ BITCTS__CPU_INLINE void s2_count_block(uint32_t w, uint32_t ow, unsigned char *o
     }
 }
 
-/* SWAR count of one zero-extended element, for the tail. */
-static inline uint32_t s2_popcount_scalar(uint64_t x)
-{
-    x = x - ((x >> 1) & UINT64_C(0x5555555555555555));
-    x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
-    x = (x + (x >> 4)) & UINT64_C(0x0F0F0F0F0F0F0F0F);
-    return (uint32_t)((x * UINT64_C(0x0101010101010101)) >> 56);
-}
-
+/* The COUNT skeleton of kern_stamp.h: 16-byte blocks with ordinary stores (the NT flag is
+ * ignored), then the tail. */
 BITCTS__CPU_INLINE void s2_count(uint32_t w, uint32_t ow, void *out, const void *a, size_t n,
                                  uint32_t flags)
 {
-    (void)flags; /* no streaming stores in these counts */
-    unsigned char *po = out;
-    const unsigned char *pa = a;
-    const size_t per_block = 16 / w;
-    size_t i = 0;
-    for (; i + per_block <= n; i += per_block) {
-        s2_count_block(w, ow, po + i * ow, pa + i * w);
-    }
-    for (; i < n; ++i) {
-        uint64_t x = 0;
-        for (uint32_t k = 0; k < w; ++k) { /* little-endian byte order: x86 */
-            x |= (uint64_t)pa[i * w + k] << (8 * k);
-        }
-        const uint32_t c = s2_popcount_scalar(x);
-        if (ow == 1) {
-            po[i] = (unsigned char)c;
-        } else {
-            memcpy(po + 4 * i, &c, 4);
-        }
-    }
+    (void)flags;
+    bitcts__cpu_count_loop(w, ow, 16 / w, 16, s2_count_block, bitcts__cpu_count_elements, out, a, n,
+                           0);
 }
 
 /* Streaming limit: out = a + 3 * b (n uint64 words). */
@@ -189,13 +155,7 @@ static void s2_triad(void *out, const void *a, const void *b, size_t n, uint32_t
             _mm_storeu_si128((__m128i *)(po + 8 * i), r);
         }
     }
-    for (; i < n; ++i) {
-        uint64_t x, y;
-        memcpy(&x, pa + 8 * i, 8);
-        memcpy(&y, pb + 8 * i, 8);
-        x += 3 * y;
-        memcpy(po + 8 * i, &x, 8);
-    }
+    bitcts__cpu_triad_words(po, pa, pb, i, n);
 }
 
 /* Orders this variant's streaming stores (the caller fences once per range). */
