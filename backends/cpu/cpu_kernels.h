@@ -57,14 +57,14 @@ typedef size_t bitcts__cpu_transpose_fn(void *dst, size_t dst_stride, const void
 
 /** The kernels of one variant; a NULL slot is filled from the next lower variant. */
 typedef struct bitcts__cpu_kernels {
-    bitcts__cpu_kernel_fn *bitwise[3]; /* AND, OR, XOR; width from the flags */
-    bitcts__cpu_kernel_fn *bit_not;    /* width from the flags */
+    bitcts__cpu_kernel_fn *bitwise[3];     /* AND, OR, XOR; width from the flags */
+    bitcts__cpu_kernel_fn *bit_not;        /* width from the flags */
     bitcts__cpu_kernel_fn *shift_left[4];  /* by log2 of the element width */
     bitcts__cpu_kernel_fn *shift_right[4]; /* counts >= width give 0 */
     bitcts__cpu_kernel_fn *count[4][2];    /* [log2 input width][0: UINT8 out, 1: UINT32 out] */
     bitcts__cpu_kernel_fn *stream_copy;    /* n bytes, b unused: the bench's copy limit */
     bitcts__cpu_kernel_fn *stream_triad;   /* n uint64 words: out = a + 3 * b (3 streams) */
-    bitcts__cpu_fence_fn *nt_fence; /* a variant whose kernels use NT stores sets its own */
+    bitcts__cpu_fence_fn *nt_fence;        /* a variant whose kernels use NT stores sets its own */
     /* By log2 of the element width; optional everywhere (NULL in every variant means the
      * walk's portable gather). */
     bitcts__cpu_transpose_fn *transpose[4];

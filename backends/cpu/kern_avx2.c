@@ -9,22 +9,8 @@
 
 #include "cpu_features.h"
 #include "cpu_kernels.h"
-
-enum {
-    A2_AND,
-    A2_OR,
-    A2_XOR,
-    A2_NOT,
-    A2_COPY,
-    A2_SHL8,
-    A2_SHL16,
-    A2_SHL32,
-    A2_SHL64,
-    A2_SHR8,
-    A2_SHR16,
-    A2_SHR32,
-    A2_SHR64
-};
+#include "kern_loops.h"
+#include "kern_stamp.h"
 
 /* 8-bit elements: byte k of every 32-bit lane is isolated, shifted as a 32-bit lane and masked
  * back, so bits never cross into a neighbour and counts >= 8 leave nothing in the byte. */
@@ -61,45 +47,31 @@ BITCTS__CPU_INLINE __m256i a2_shift16(int left, __m256i x, __m256i c)
 BITCTS__CPU_INLINE __m256i a2_apply(int op, __m256i x, __m256i y)
 {
     switch (op) {
-    case A2_AND:
-        return _mm256_and_si256(x, y);
-    case A2_OR:
-        return _mm256_or_si256(x, y);
-    case A2_XOR:
-        return _mm256_xor_si256(x, y);
-    case A2_NOT:
-        return _mm256_xor_si256(x, _mm256_set1_epi32(-1));
-    case A2_SHL8:
-        return a2_shift8(1, x, y);
-    case A2_SHL16:
-        return a2_shift16(1, x, y);
-    case A2_SHL32:
-        return _mm256_sllv_epi32(x, y);
-    case A2_SHL64:
-        return _mm256_sllv_epi64(x, y);
-    case A2_SHR8:
-        return a2_shift8(0, x, y);
-    case A2_SHR16:
-        return a2_shift16(0, x, y);
-    case A2_SHR32:
-        return _mm256_srlv_epi32(x, y);
-    case A2_SHR64:
-        return _mm256_srlv_epi64(x, y);
-    default:
-        return x;
+    case BITCTS__CPU_KOP_AND: return _mm256_and_si256(x, y);
+    case BITCTS__CPU_KOP_OR: return _mm256_or_si256(x, y);
+    case BITCTS__CPU_KOP_XOR: return _mm256_xor_si256(x, y);
+    case BITCTS__CPU_KOP_NOT: return _mm256_xor_si256(x, _mm256_set1_epi32(-1));
+    case BITCTS__CPU_KOP_SHL8: return a2_shift8(1, x, y);
+    case BITCTS__CPU_KOP_SHL16: return a2_shift16(1, x, y);
+    case BITCTS__CPU_KOP_SHL32: return _mm256_sllv_epi32(x, y);
+    case BITCTS__CPU_KOP_SHL64: return _mm256_sllv_epi64(x, y);
+    case BITCTS__CPU_KOP_SHR8: return a2_shift8(0, x, y);
+    case BITCTS__CPU_KOP_SHR16: return a2_shift16(0, x, y);
+    case BITCTS__CPU_KOP_SHR32: return _mm256_srlv_epi32(x, y);
+    case BITCTS__CPU_KOP_SHR64: return _mm256_srlv_epi64(x, y);
+    default: return x;
     }
 }
 
 /* Fewer than 32 bytes at offset j, through zero-padded local vectors. */
-BITCTS__CPU_INLINE void a2_partial(int op, unsigned char *o, const unsigned char *a,
-                                   const unsigned char *b, size_t amask, size_t bmask, size_t j,
+BITCTS__CPU_INLINE void a2_partial(int op, unsigned char *o, bitcts__cpu_operands ops, size_t j,
                                    size_t len)
 {
     _Alignas(32) unsigned char x[32] = {0};
     _Alignas(32) unsigned char y[32] = {0};
     _Alignas(32) unsigned char r[32];
-    memcpy(x, a + (j & amask), len);
-    memcpy(y, b + (j & bmask), len);
+    memcpy(x, ops.a + (j & ops.amask), len);
+    memcpy(y, ops.b + (j & ops.bmask), len);
     _mm256_store_si256((__m256i *)r, a2_apply(op, _mm256_load_si256((const __m256i *)x),
                                               _mm256_load_si256((const __m256i *)y)));
     memcpy(o + j, r, len);
@@ -110,24 +82,8 @@ BITCTS__CPU_INLINE void a2_partial(int op, unsigned char *o, const unsigned char
 BITCTS__CPU_INLINE void a2_binary(int op, uint32_t w, void *out, const void *a, const void *b,
                                   size_t n, uint32_t flags)
 {
-    const unsigned char *pa = a;
-    const unsigned char *pb = b != NULL ? (const unsigned char *)b : pa;
     _Alignas(32) unsigned char pattern[64];
-    size_t amask = SIZE_MAX;
-    size_t bmask = SIZE_MAX;
-    if (flags & (BITCTS__CPU_F_A_SCALAR | BITCTS__CPU_F_B_SCALAR)) {
-        const unsigned char *src = (flags & BITCTS__CPU_F_A_SCALAR) ? pa : pb;
-        for (uint32_t k = 0; k < 64; k += w) {
-            memcpy(pattern + k, src, w);
-        }
-        if (flags & BITCTS__CPU_F_A_SCALAR) {
-            pa = pattern;
-            amask = 31;
-        } else {
-            pb = pattern;
-            bmask = 31;
-        }
-    }
+    const bitcts__cpu_operands ops = bitcts__cpu_operands_of(w, 32, 0, pattern, a, b, flags);
     unsigned char *po = out;
     const size_t nbytes = n * w;
     size_t j = 0;
@@ -135,84 +91,29 @@ BITCTS__CPU_INLINE void a2_binary(int op, uint32_t w, void *out, const void *a, 
         size_t head = (32 - ((uintptr_t)po & 31)) & 31;
         head = head < nbytes ? head : nbytes;
         if (head > 0) {
-            a2_partial(op, po, pa, pb, amask, bmask, 0, head);
+            a2_partial(op, po, ops, 0, head);
         }
         for (j = head; j + 32 <= nbytes; j += 32) {
-            const __m256i x = _mm256_loadu_si256((const __m256i *)(pa + (j & amask)));
-            const __m256i y = _mm256_loadu_si256((const __m256i *)(pb + (j & bmask)));
+            const __m256i x = _mm256_loadu_si256((const __m256i *)(ops.a + (j & ops.amask)));
+            const __m256i y = _mm256_loadu_si256((const __m256i *)(ops.b + (j & ops.bmask)));
             _mm256_stream_si256((__m256i *)(po + j), a2_apply(op, x, y));
         }
     } else {
         for (; j + 32 <= nbytes; j += 32) {
-            const __m256i x = _mm256_loadu_si256((const __m256i *)(pa + (j & amask)));
-            const __m256i y = _mm256_loadu_si256((const __m256i *)(pb + (j & bmask)));
+            const __m256i x = _mm256_loadu_si256((const __m256i *)(ops.a + (j & ops.amask)));
+            const __m256i y = _mm256_loadu_si256((const __m256i *)(ops.b + (j & ops.bmask)));
             _mm256_storeu_si256((__m256i *)(po + j), a2_apply(op, x, y));
         }
     }
     if (j < nbytes) {
-        a2_partial(op, po, pa, pb, amask, bmask, j, nbytes - j);
+        a2_partial(op, po, ops, j, nbytes - j);
     }
-}
-
-static inline uint32_t a2_log2w(uint32_t flags)
-{
-    return (flags & BITCTS__CPU_F_LOG2W_MASK) >> BITCTS__CPU_F_LOG2W_SHIFT;
-}
-
-static void a2_and(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a2_binary(A2_AND, 1u << a2_log2w(f), o, a, b, n, f);
-}
-static void a2_or(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a2_binary(A2_OR, 1u << a2_log2w(f), o, a, b, n, f);
-}
-static void a2_xor(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a2_binary(A2_XOR, 1u << a2_log2w(f), o, a, b, n, f);
-}
-static void a2_not(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a2_binary(A2_NOT, 1u << a2_log2w(f), o, a, NULL, n, f & BITCTS__CPU_F_NT);
-}
-static void a2_shl8(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a2_binary(A2_SHL8, 1, o, a, b, n, f);
-}
-static void a2_shl16(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a2_binary(A2_SHL16, 2, o, a, b, n, f);
-}
-static void a2_shl32(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a2_binary(A2_SHL32, 4, o, a, b, n, f);
-}
-static void a2_shl64(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a2_binary(A2_SHL64, 8, o, a, b, n, f);
-}
-static void a2_shr8(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a2_binary(A2_SHR8, 1, o, a, b, n, f);
-}
-static void a2_shr16(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a2_binary(A2_SHR16, 2, o, a, b, n, f);
-}
-static void a2_shr32(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a2_binary(A2_SHR32, 4, o, a, b, n, f);
-}
-static void a2_shr64(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a2_binary(A2_SHR64, 8, o, a, b, n, f);
 }
 
 BITCTS__CPU_INLINE __m256i a2_popcnt_bytes(__m256i v)
 {
-    const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1,
-                                         2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2,
+                                         1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
     const __m256i nib = _mm256_set1_epi8(0x0F);
     const __m256i lo = _mm256_shuffle_epi8(lut, _mm256_and_si256(v, nib));
     const __m256i hi = _mm256_shuffle_epi8(lut, _mm256_and_si256(_mm256_srli_epi16(v, 4), nib));
@@ -273,8 +174,8 @@ BITCTS__CPU_INLINE void a2_store_counts32(uint32_t ow, int nt, unsigned char *o,
 
 /* One block of 32 elements: 32 * w input bytes, 32 * ow output bytes; values stay in
  * registers (an array-based form spilled them). */
-BITCTS__CPU_INLINE void a2_count_block(uint32_t w, uint32_t ow, int nt, unsigned char *o,
-                                       const unsigned char *a)
+BITCTS__CPU_INLINE void a2_count_block(uint32_t w, uint32_t ow, unsigned char *o,
+                                       const unsigned char *a, int nt)
 {
     if (w == 1) {
         const __m256i c8 = a2_popcnt_bytes(_mm256_loadu_si256((const __m256i *)a));
@@ -313,81 +214,19 @@ BITCTS__CPU_INLINE void a2_count_partial(uint32_t w, uint32_t ow, unsigned char 
     _Alignas(32) unsigned char x[256] = {0};
     _Alignas(32) unsigned char r[128];
     memcpy(x, a, n * w);
-    a2_count_block(w, ow, 0, r, x);
+    a2_count_block(w, ow, r, x, 0);
     memcpy(o, r, n * ow);
 }
 
+/* The COUNT skeleton of kern_stamp.h: blocks of 32 elements, streaming stores from the
+ * output's next 32-byte boundary on. */
 BITCTS__CPU_INLINE void a2_count(uint32_t w, uint32_t ow, void *out, const void *a, size_t n,
                                  uint32_t flags)
 {
-    unsigned char *po = out;
-    const unsigned char *pa = a;
-    size_t i = 0;
-    int nt = 0;
-    if (flags & BITCTS__CPU_F_NT) {
-        const size_t head_bytes = (32 - ((uintptr_t)po & 31)) & 31;
-        if (head_bytes % ow == 0) {
-            nt = 1;
-            i = head_bytes / ow < n ? head_bytes / ow : n;
-            if (i > 0) {
-                a2_count_partial(w, ow, po, pa, i);
-            }
-        }
-    }
-    for (; i + 32 <= n; i += 32) {
-        a2_count_block(w, ow, nt, po + i * ow, pa + i * w);
-    }
-    if (i < n) {
-        a2_count_partial(w, ow, po + i * ow, pa + i * w, n - i);
-    }
+    bitcts__cpu_count_loop(w, ow, 32, 32, a2_count_block, a2_count_partial, out, a, n, flags);
 }
 
-static void a2_cnt1o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a2_count(1, 1, o, a, n, f);
-}
-static void a2_cnt1o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a2_count(1, 4, o, a, n, f);
-}
-static void a2_cnt2o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a2_count(2, 1, o, a, n, f);
-}
-static void a2_cnt2o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a2_count(2, 4, o, a, n, f);
-}
-static void a2_cnt4o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a2_count(4, 1, o, a, n, f);
-}
-static void a2_cnt4o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a2_count(4, 4, o, a, n, f);
-}
-static void a2_cnt8o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a2_count(8, 1, o, a, n, f);
-}
-static void a2_cnt8o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a2_count(8, 4, o, a, n, f);
-}
-
-static void a2_copy(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a2_binary(A2_COPY, 1, o, a, NULL, n, f & BITCTS__CPU_F_NT);
-}
+/* ---- stream limits ---- */
 
 static void a2_triad(void *out, const void *a, const void *b, size_t n, uint32_t flags)
 {
@@ -402,34 +241,19 @@ static void a2_triad(void *out, const void *a, const void *b, size_t n, uint32_t
         const __m256i y3 = _mm256_add_epi64(y, _mm256_add_epi64(y, y));
         a2_store(nt, po + 8 * i, _mm256_add_epi64(x, y3));
     }
-    for (; i < n; ++i) {
-        uint64_t x, y;
-        memcpy(&x, pa + 8 * i, 8);
-        memcpy(&y, pb + 8 * i, 8);
-        x += 3 * y;
-        memcpy(po + 8 * i, &x, 8);
-    }
+    bitcts__cpu_triad_words(po, pa, pb, i, n);
 }
 
 /* ---- transposes (the walk's gather of a transposed operand) ---- */
-
-/* Element e (in lane order) that register k holds after the unpack network of a2_tr_block:
- * the bit reversal of k over log2(n) bits, read from the 16-entry table at k * 16 / n. */
-static const unsigned char a2_tr_order[16] = {0, 8, 4, 12, 2, 10, 6, 14,
-                                              1, 9, 5, 13, 3, 11, 7, 15};
 
 /* Interleaves the low (hi = 0) or high halves of a and b in units of ew bytes, per lane. */
 BITCTS__CPU_INLINE __m256i a2_tr_unpack(__m256i a, __m256i b, uint32_t ew, int hi)
 {
     switch (ew) {
-    case 1:
-        return hi ? _mm256_unpackhi_epi8(a, b) : _mm256_unpacklo_epi8(a, b);
-    case 2:
-        return hi ? _mm256_unpackhi_epi16(a, b) : _mm256_unpacklo_epi16(a, b);
-    case 4:
-        return hi ? _mm256_unpackhi_epi32(a, b) : _mm256_unpacklo_epi32(a, b);
-    default:
-        return hi ? _mm256_unpackhi_epi64(a, b) : _mm256_unpacklo_epi64(a, b);
+    case 1: return hi ? _mm256_unpackhi_epi8(a, b) : _mm256_unpacklo_epi8(a, b);
+    case 2: return hi ? _mm256_unpackhi_epi16(a, b) : _mm256_unpacklo_epi16(a, b);
+    case 4: return hi ? _mm256_unpackhi_epi32(a, b) : _mm256_unpacklo_epi32(a, b);
+    default: return hi ? _mm256_unpackhi_epi64(a, b) : _mm256_unpacklo_epi64(a, b);
     }
 }
 
@@ -459,50 +283,17 @@ BITCTS__CPU_INLINE void a2_tr_block(uint32_t w, unsigned char *dst, size_t ds,
     }
 #pragma GCC unroll 16
     for (uint32_t k = 0; k < n; ++k) {
-        unsigned char *d = dst + a2_tr_order[k * (16 / n)] * ds;
+        unsigned char *d = dst + bitcts__cpu_tr_order[k * (16 / n)] * ds;
         _mm_storeu_si128((__m128i *)d, _mm256_castsi256_si128(r[k]));
         _mm_storeu_si128((__m128i *)(d + n * ds), _mm256_extracti128_si256(r[k], 1));
     }
 }
 
-/* Groups of 16 / w lines, 32 bytes at a time, the len tail element by element. */
-BITCTS__CPU_INLINE size_t a2_transpose(uint32_t w, void *dst, size_t ds, const void *src,
-                                       size_t ss, size_t lines, size_t len)
+/* Groups of 16 / w lines, 32 bytes at a time. */
+BITCTS__CPU_INLINE size_t a2_transpose(uint32_t w, void *dst, size_t ds, const void *src, size_t ss,
+                                       size_t lines, size_t len)
 {
-    const size_t n = 16 / w;
-    const size_t e = 32 / w;
-    const size_t done = lines - lines % n;
-    unsigned char *pd = dst;
-    const unsigned char *ps = src;
-    for (size_t j = 0; j < done; j += n) {
-        size_t i = 0;
-        for (; i + e <= len; i += e) {
-            a2_tr_block(w, pd + i * ds + j * w, ds, ps + j * ss + i * w, ss);
-        }
-        for (; i < len; ++i) {
-            for (size_t k = j; k < j + n; ++k) {
-                memcpy(pd + i * ds + k * w, ps + k * ss + i * w, w);
-            }
-        }
-    }
-    return done;
-}
-
-static size_t a2_tr1(void *d, size_t ds, const void *s, size_t ss, size_t lines, size_t len)
-{
-    return a2_transpose(1, d, ds, s, ss, lines, len);
-}
-static size_t a2_tr2(void *d, size_t ds, const void *s, size_t ss, size_t lines, size_t len)
-{
-    return a2_transpose(2, d, ds, s, ss, lines, len);
-}
-static size_t a2_tr4(void *d, size_t ds, const void *s, size_t ss, size_t lines, size_t len)
-{
-    return a2_transpose(4, d, ds, s, ss, lines, len);
-}
-static size_t a2_tr8(void *d, size_t ds, const void *s, size_t ss, size_t lines, size_t len)
-{
-    return a2_transpose(8, d, ds, s, ss, lines, len);
+    return bitcts__cpu_transpose_groups(w, 32, a2_tr_block, dst, ds, src, ss, lines, len);
 }
 
 /* Orders this variant's streaming stores (the caller fences once per range). */
@@ -511,23 +302,5 @@ static void a2_fence(void)
     _mm_sfence();
 }
 
-const bitcts__cpu_variant bitcts__cpu_variant_avx2 = {
-    .name = "avx2",
-    .required = BITCTS_CPU_FEAT_SSE2 | BITCTS_CPU_FEAT_AVX2,
-    .priority = 20,
-    .kernels =
-        {
-            .bitwise = {a2_and, a2_or, a2_xor},
-            .bit_not = a2_not,
-            .shift_left = {a2_shl8, a2_shl16, a2_shl32, a2_shl64},
-            .shift_right = {a2_shr8, a2_shr16, a2_shr32, a2_shr64},
-            .count = {{a2_cnt1o1, a2_cnt1o4},
-                      {a2_cnt2o1, a2_cnt2o4},
-                      {a2_cnt4o1, a2_cnt4o4},
-                      {a2_cnt8o1, a2_cnt8o4}},
-            .stream_copy = a2_copy,
-            .stream_triad = a2_triad,
-            .nt_fence = a2_fence,
-            .transpose = {a2_tr1, a2_tr2, a2_tr4, a2_tr8},
-        },
-};
+BITCTS__CPU_STAMP_VARIANT(avx2, a2, BITCTS_CPU_FEAT_SSE2 | BITCTS_CPU_FEAT_AVX2, 20, a2_fence,
+                          BITWISE, SHIFTS, COUNT, STREAM, TRANSPOSE);

@@ -2,218 +2,23 @@
 /* The "avx512" variant (AVX-512 F+BW+VL): 512-bit inner loops for every operator, with heads
  * and tails done by byte-masked loads and stores. Shifts use vpsllv/vpsrlv (w/d/q), which
  * zero-fill counts >= the lane width; 8-bit elements are shifted as the two halves of 16-bit
- * lanes. BIT_COUNT uses the nibble vpshufb table widened with maddubs/madd/sad (the VPOPCNT
- * forms live in kern_avx512pop.c). Built with -mavx512f -mavx512bw -mavx512vl. */
+ * lanes. BIT_COUNT is kern_avx512_count.h's loop over nibble vpshufb table counts widened with
+ * maddubs/madd/sad (kern_avx512pop.c runs the same loop on VPOPCNT). Built with -mavx512f
+ * -mavx512bw -mavx512vl. */
 #include <immintrin.h> /* AVX-512 intrinsics */
 #include <stdint.h>    /* uintptr_t */
-#include <string.h>    /* memcpy */
 
 #include "cpu_features.h"
 #include "cpu_kernels.h"
+#include "kern_loops.h"
+#include "kern_stamp.h"
 
-enum {
-    A5_AND,
-    A5_OR,
-    A5_XOR,
-    A5_NOT,
-    A5_COPY,
-    A5_SHL8,
-    A5_SHL16,
-    A5_SHL32,
-    A5_SHL64,
-    A5_SHR8,
-    A5_SHR16,
-    A5_SHR32,
-    A5_SHR64
-};
-
-/* 8-bit elements: the low and high byte of each 16-bit lane in two steps, masked so that no
- * bit crosses into the neighbour and counts >= 8 leave nothing. */
-BITCTS__CPU_INLINE __m512i a5_shift8(int left, __m512i x, __m512i c)
-{
-    const __m512i lo = _mm512_set1_epi16(0x00FF);
-    const __m512i xl = _mm512_and_si512(x, lo);
-    const __m512i cl = _mm512_and_si512(c, lo);
-    const __m512i xh = _mm512_andnot_si512(lo, x);
-    const __m512i ch = _mm512_srli_epi16(c, 8);
-    if (left) {
-        const __m512i even = _mm512_and_si512(_mm512_sllv_epi16(xl, cl), lo);
-        return _mm512_or_si512(even, _mm512_sllv_epi16(xh, ch));
-    }
-    const __m512i odd = _mm512_andnot_si512(lo, _mm512_srlv_epi16(xh, ch));
-    return _mm512_or_si512(_mm512_srlv_epi16(xl, cl), odd);
-}
-
-BITCTS__CPU_INLINE __m512i a5_apply(int op, __m512i x, __m512i y)
-{
-    switch (op) {
-    case A5_AND:
-        return _mm512_and_si512(x, y);
-    case A5_OR:
-        return _mm512_or_si512(x, y);
-    case A5_XOR:
-        return _mm512_xor_si512(x, y);
-    case A5_NOT:
-        return _mm512_ternarylogic_epi64(x, x, x, 0x55);
-    case A5_SHL8:
-        return a5_shift8(1, x, y);
-    case A5_SHL16:
-        return _mm512_sllv_epi16(x, y);
-    case A5_SHL32:
-        return _mm512_sllv_epi32(x, y);
-    case A5_SHL64:
-        return _mm512_sllv_epi64(x, y);
-    case A5_SHR8:
-        return a5_shift8(0, x, y);
-    case A5_SHR16:
-        return _mm512_srlv_epi16(x, y);
-    case A5_SHR32:
-        return _mm512_srlv_epi32(x, y);
-    case A5_SHR64:
-        return _mm512_srlv_epi64(x, y);
-    default:
-        return x;
-    }
-}
-
-/* Byte mask of the part of a `total`-byte span that falls in its 64-byte vector v. */
-static inline __mmask64 a5_mask(size_t total, size_t v)
-{
-    if (total <= 64 * v) {
-        return 0;
-    }
-    const size_t rem = total - 64 * v;
-    return rem >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << rem) - 1);
-}
-
-/* Up to 64 bytes at offset j with masked loads and stores: heads and tails. */
-BITCTS__CPU_INLINE void a5_partial(int op, unsigned char *o, const unsigned char *a,
-                                   const unsigned char *b, size_t amask, size_t bmask, size_t j,
-                                   size_t len)
-{
-    const __mmask64 m = a5_mask(len, 0);
-    const __m512i x = _mm512_maskz_loadu_epi8(m, a + (j & amask));
-    const __m512i y = _mm512_maskz_loadu_epi8(m, b + (j & bmask));
-    _mm512_mask_storeu_epi8(o + j, m, a5_apply(op, x, y));
-}
-
-/* The loop of every same-width operator over n elements of w bytes. A scalar operand becomes a
- * 128-byte pattern (two periods of 64) read at (j & 63), in phase with the element boundaries. */
-BITCTS__CPU_INLINE void a5_binary(int op, uint32_t w, void *out, const void *a, const void *b,
-                                  size_t n, uint32_t flags)
-{
-    const unsigned char *pa = a;
-    const unsigned char *pb = b != NULL ? (const unsigned char *)b : pa;
-    _Alignas(64) unsigned char pattern[128];
-    size_t amask = SIZE_MAX;
-    size_t bmask = SIZE_MAX;
-    if (flags & (BITCTS__CPU_F_A_SCALAR | BITCTS__CPU_F_B_SCALAR)) {
-        const unsigned char *src = (flags & BITCTS__CPU_F_A_SCALAR) ? pa : pb;
-        memcpy(pattern, src, w);
-        for (uint32_t k = w; k < 128; k *= 2) {
-            memcpy(pattern + k, pattern, k);
-        }
-        if (flags & BITCTS__CPU_F_A_SCALAR) {
-            pa = pattern;
-            amask = 63;
-        } else {
-            pb = pattern;
-            bmask = 63;
-        }
-    }
-    unsigned char *po = out;
-    const size_t nbytes = n * w;
-    size_t j = 0;
-    if ((flags & BITCTS__CPU_F_NT) && ((uintptr_t)po % w) == 0) {
-        size_t head = (64 - ((uintptr_t)po & 63)) & 63;
-        head = head < nbytes ? head : nbytes;
-        if (head > 0) {
-            a5_partial(op, po, pa, pb, amask, bmask, 0, head);
-        }
-        for (j = head; j + 64 <= nbytes; j += 64) {
-            const __m512i x = _mm512_loadu_si512(pa + (j & amask));
-            const __m512i y = _mm512_loadu_si512(pb + (j & bmask));
-            _mm512_stream_si512((void *)(po + j), a5_apply(op, x, y));
-        }
-    } else {
-        for (; j + 128 <= nbytes; j += 128) {
-            const __m512i x0 = _mm512_loadu_si512(pa + (j & amask));
-            const __m512i y0 = _mm512_loadu_si512(pb + (j & bmask));
-            const __m512i x1 = _mm512_loadu_si512(pa + ((j + 64) & amask));
-            const __m512i y1 = _mm512_loadu_si512(pb + ((j + 64) & bmask));
-            _mm512_storeu_si512(po + j, a5_apply(op, x0, y0));
-            _mm512_storeu_si512(po + j + 64, a5_apply(op, x1, y1));
-        }
-        if (j + 64 <= nbytes) {
-            a5_partial(op, po, pa, pb, amask, bmask, j, 64);
-            j += 64;
-        }
-    }
-    if (j < nbytes) {
-        a5_partial(op, po, pa, pb, amask, bmask, j, nbytes - j);
-    }
-}
-
-static inline uint32_t a5_log2w(uint32_t flags)
-{
-    return (flags & BITCTS__CPU_F_LOG2W_MASK) >> BITCTS__CPU_F_LOG2W_SHIFT;
-}
-
-static void a5_and(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a5_binary(A5_AND, 1u << a5_log2w(f), o, a, b, n, f);
-}
-static void a5_or(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a5_binary(A5_OR, 1u << a5_log2w(f), o, a, b, n, f);
-}
-static void a5_xor(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a5_binary(A5_XOR, 1u << a5_log2w(f), o, a, b, n, f);
-}
-static void a5_not(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a5_binary(A5_NOT, 1u << a5_log2w(f), o, a, NULL, n, f & BITCTS__CPU_F_NT);
-}
-static void a5_shl8(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a5_binary(A5_SHL8, 1, o, a, b, n, f);
-}
-static void a5_shl16(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a5_binary(A5_SHL16, 2, o, a, b, n, f);
-}
-static void a5_shl32(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a5_binary(A5_SHL32, 4, o, a, b, n, f);
-}
-static void a5_shl64(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a5_binary(A5_SHL64, 8, o, a, b, n, f);
-}
-static void a5_shr8(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a5_binary(A5_SHR8, 1, o, a, b, n, f);
-}
-static void a5_shr16(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a5_binary(A5_SHR16, 2, o, a, b, n, f);
-}
-static void a5_shr32(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a5_binary(A5_SHR32, 4, o, a, b, n, f);
-}
-static void a5_shr64(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    a5_binary(A5_SHR64, 8, o, a, b, n, f);
-}
-
-/* Per-byte counts through the nibble table. */
+/* Per-lane counts for kern_avx512_count.h: bytes through the nibble table, wider lanes by
+ * summing them. */
 BITCTS__CPU_INLINE __m512i a5_popcnt8(__m512i v)
 {
-    const __m512i lut = _mm512_broadcast_i32x4(
-        _mm_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4));
+    const __m512i lut =
+        _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4));
     const __m512i nib = _mm512_set1_epi8(0x0F);
     const __m512i lo = _mm512_shuffle_epi8(lut, _mm512_and_si512(v, nib));
     const __m512i hi = _mm512_shuffle_epi8(lut, _mm512_and_si512(_mm512_srli_epi16(v, 4), nib));
@@ -235,183 +40,95 @@ BITCTS__CPU_INLINE __m512i a5_popcnt64(__m512i v)
     return _mm512_sad_epu8(a5_popcnt8(v), _mm512_setzero_si512());
 }
 
-/* Sixteen 32-bit counts per vector, in element order, narrowed to 64 bytes. packs/packus work
- * within 128-bit lanes; one dword permutation restores the order. */
-BITCTS__CPU_INLINE __m512i a5_narrow32(__m512i c0, __m512i c1, __m512i c2, __m512i c3)
+#include "kern_avx512_count.h"
+
+/* 8-bit elements: the low and high byte of each 16-bit lane in two steps, masked so that no
+ * bit crosses into the neighbour and counts >= 8 leave nothing. */
+BITCTS__CPU_INLINE __m512i a5_shift8(int left, __m512i x, __m512i c)
 {
-    const __m512i bytes =
-        _mm512_packus_epi16(_mm512_packs_epi32(c0, c1), _mm512_packs_epi32(c2, c3));
-    const __m512i order =
-        _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-    return _mm512_permutexvar_epi32(order, bytes);
+    const __m512i lo = _mm512_set1_epi16(0x00FF);
+    const __m512i xl = _mm512_and_si512(x, lo);
+    const __m512i cl = _mm512_and_si512(c, lo);
+    const __m512i xh = _mm512_andnot_si512(lo, x);
+    const __m512i ch = _mm512_srli_epi16(c, 8);
+    if (left) {
+        const __m512i even = _mm512_and_si512(_mm512_sllv_epi16(xl, cl), lo);
+        return _mm512_or_si512(even, _mm512_sllv_epi16(xh, ch));
+    }
+    const __m512i odd = _mm512_andnot_si512(lo, _mm512_srlv_epi16(xh, ch));
+    return _mm512_or_si512(_mm512_srlv_epi16(xl, cl), odd);
 }
 
-/* The low dwords of the qwords of lo, then of hi: sixteen counts in element order. */
-BITCTS__CPU_INLINE __m512i a5_even32(__m512i lo, __m512i hi)
+BITCTS__CPU_INLINE __m512i a5_apply(int op, __m512i x, __m512i y)
 {
-    const __m512i even =
-        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    return _mm512_permutex2var_epi32(lo, even, hi);
-}
-
-/* Bytes of a span left after `used` (0 when none). */
-static inline size_t a5_left(size_t left, size_t used)
-{
-    return left > used ? left - used : 0;
-}
-
-/* 64 bytes, or the `left` bytes that remain with a masked load. Inside the main loop `left`
- * is SIZE_MAX and the test folds away. */
-BITCTS__CPU_INLINE __m512i a5_load(const unsigned char *p, size_t left)
-{
-    return left >= 64 ? _mm512_loadu_si512(p) : _mm512_maskz_loadu_epi8(a5_mask(left, 0), p);
-}
-
-BITCTS__CPU_INLINE void a5_store(unsigned char *p, __m512i v, size_t left, int nt)
-{
-    if (left < 64) {
-        _mm512_mask_storeu_epi8(p, a5_mask(left, 0), v);
-    } else if (nt) {
-        _mm512_stream_si512((void *)p, v);
-    } else {
-        _mm512_storeu_si512(p, v);
+    switch (op) {
+    case BITCTS__CPU_KOP_AND: return _mm512_and_si512(x, y);
+    case BITCTS__CPU_KOP_OR: return _mm512_or_si512(x, y);
+    case BITCTS__CPU_KOP_XOR: return _mm512_xor_si512(x, y);
+    case BITCTS__CPU_KOP_NOT: return _mm512_ternarylogic_epi64(x, x, x, 0x55);
+    case BITCTS__CPU_KOP_SHL8: return a5_shift8(1, x, y);
+    case BITCTS__CPU_KOP_SHL16: return _mm512_sllv_epi16(x, y);
+    case BITCTS__CPU_KOP_SHL32: return _mm512_sllv_epi32(x, y);
+    case BITCTS__CPU_KOP_SHL64: return _mm512_sllv_epi64(x, y);
+    case BITCTS__CPU_KOP_SHR8: return a5_shift8(0, x, y);
+    case BITCTS__CPU_KOP_SHR16: return _mm512_srlv_epi16(x, y);
+    case BITCTS__CPU_KOP_SHR32: return _mm512_srlv_epi32(x, y);
+    case BITCTS__CPU_KOP_SHR64: return _mm512_srlv_epi64(x, y);
+    default: return x;
     }
 }
 
-/* Four vectors of 16 UINT32 counts stored as UINT32 (ow 4) or narrowed to UINT8 (ow 1). */
-BITCTS__CPU_INLINE void a5_store_counts32(uint32_t ow, unsigned char *o, __m512i c0, __m512i c1,
-                                          __m512i c2, __m512i c3, size_t left, int nt)
+/* Up to 64 bytes at offset j with masked loads and stores: heads and tails. */
+BITCTS__CPU_INLINE void a5_partial(int op, unsigned char *o, bitcts__cpu_operands ops, size_t j,
+                                   size_t len)
 {
-    if (ow == 1) {
-        a5_store(o, a5_narrow32(c0, c1, c2, c3), left, nt);
-        return;
-    }
-    a5_store(o, c0, left, nt);
-    a5_store(o + 64, c1, a5_left(left, 64), nt);
-    a5_store(o + 128, c2, a5_left(left, 128), nt);
-    a5_store(o + 192, c3, a5_left(left, 192), nt);
+    const __mmask64 m = a5_mask(len, 0);
+    const __m512i x = _mm512_maskz_loadu_epi8(m, ops.a + (j & ops.amask));
+    const __m512i y = _mm512_maskz_loadu_epi8(m, ops.b + (j & ops.bmask));
+    _mm512_mask_storeu_epi8(o + j, m, a5_apply(op, x, y));
 }
 
-/* Counts of 64 elements: 64 * w input bytes at a (of which in_left remain), 64 * ow output
- * bytes at o (of which out_left may be written). Values stay in registers throughout: an
- * array-based version spilled every vector and ran at half speed from DRAM. */
-BITCTS__CPU_INLINE void a5_count_block(uint32_t w, uint32_t ow, unsigned char *o,
-                                       const unsigned char *a, size_t in_left, size_t out_left,
-                                       int nt)
+/* The loop of every same-width operator over n elements of w bytes. A scalar operand becomes a
+ * 128-byte pattern (two periods of 64) read at (j & 63), in phase with the element boundaries. */
+BITCTS__CPU_INLINE void a5_binary(int op, uint32_t w, void *out, const void *a, const void *b,
+                                  size_t n, uint32_t flags)
 {
-    if (w == 1) {
-        const __m512i c = a5_popcnt8(a5_load(a, in_left));
-        if (ow == 1) {
-            a5_store(o, c, out_left, nt);
-            return;
-        }
-        a5_store_counts32(4, o, _mm512_cvtepu8_epi32(_mm512_castsi512_si128(c)),
-                          _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(c, 1)),
-                          _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(c, 2)),
-                          _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(c, 3)), out_left, nt);
-    } else if (w == 2) {
-        const __m512i c0 = a5_popcnt16(a5_load(a, in_left));
-        const __m512i c1 = a5_popcnt16(a5_load(a + 64, a5_left(in_left, 64)));
-        if (ow == 1) { /* packus interleaves 64-bit halves of the 128-bit lanes */
-            const __m512i order = _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7);
-            a5_store(o, _mm512_permutexvar_epi64(order, _mm512_packus_epi16(c0, c1)), out_left,
-                     nt);
-            return;
-        }
-        a5_store_counts32(4, o, _mm512_cvtepu16_epi32(_mm512_castsi512_si256(c0)),
-                          _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(c0, 1)),
-                          _mm512_cvtepu16_epi32(_mm512_castsi512_si256(c1)),
-                          _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(c1, 1)), out_left, nt);
-    } else if (w == 4) {
-        a5_store_counts32(ow, o, a5_popcnt32(a5_load(a, in_left)),
-                          a5_popcnt32(a5_load(a + 64, a5_left(in_left, 64))),
-                          a5_popcnt32(a5_load(a + 128, a5_left(in_left, 128))),
-                          a5_popcnt32(a5_load(a + 192, a5_left(in_left, 192))), out_left, nt);
-    } else {
-        const __m512i q0 = a5_popcnt64(a5_load(a, in_left));
-        const __m512i q1 = a5_popcnt64(a5_load(a + 64, a5_left(in_left, 64)));
-        const __m512i q2 = a5_popcnt64(a5_load(a + 128, a5_left(in_left, 128)));
-        const __m512i q3 = a5_popcnt64(a5_load(a + 192, a5_left(in_left, 192)));
-        const __m512i q4 = a5_popcnt64(a5_load(a + 256, a5_left(in_left, 256)));
-        const __m512i q5 = a5_popcnt64(a5_load(a + 320, a5_left(in_left, 320)));
-        const __m512i q6 = a5_popcnt64(a5_load(a + 384, a5_left(in_left, 384)));
-        const __m512i q7 = a5_popcnt64(a5_load(a + 448, a5_left(in_left, 448)));
-        a5_store_counts32(ow, o, a5_even32(q0, q1), a5_even32(q2, q3), a5_even32(q4, q5),
-                          a5_even32(q6, q7), out_left, nt);
-    }
-}
-
-BITCTS__CPU_INLINE void a5_count(uint32_t w, uint32_t ow, void *out, const void *a, size_t n,
-                                 uint32_t flags)
-{
+    _Alignas(64) unsigned char pattern[128];
+    const bitcts__cpu_operands ops = bitcts__cpu_operands_of(w, 64, 0, pattern, a, b, flags);
     unsigned char *po = out;
-    const unsigned char *pa = a;
-    size_t i = 0;
-    int nt = 0;
-    if (flags & BITCTS__CPU_F_NT) {
-        const size_t head_bytes = (64 - ((uintptr_t)po & 63)) & 63;
-        if (head_bytes % ow == 0) {
-            nt = 1;
-            i = head_bytes / ow < n ? head_bytes / ow : n;
-            if (i > 0) {
-                a5_count_block(w, ow, po, pa, i * w, i * ow, 0);
-            }
+    const size_t nbytes = n * w;
+    size_t j = 0;
+    if ((flags & BITCTS__CPU_F_NT) && ((uintptr_t)po % w) == 0) {
+        size_t head = (64 - ((uintptr_t)po & 63)) & 63;
+        head = head < nbytes ? head : nbytes;
+        if (head > 0) {
+            a5_partial(op, po, ops, 0, head);
+        }
+        for (j = head; j + 64 <= nbytes; j += 64) {
+            const __m512i x = _mm512_loadu_si512(ops.a + (j & ops.amask));
+            const __m512i y = _mm512_loadu_si512(ops.b + (j & ops.bmask));
+            _mm512_stream_si512((void *)(po + j), a5_apply(op, x, y));
+        }
+    } else {
+        for (; j + 128 <= nbytes; j += 128) {
+            const __m512i x0 = _mm512_loadu_si512(ops.a + (j & ops.amask));
+            const __m512i y0 = _mm512_loadu_si512(ops.b + (j & ops.bmask));
+            const __m512i x1 = _mm512_loadu_si512(ops.a + ((j + 64) & ops.amask));
+            const __m512i y1 = _mm512_loadu_si512(ops.b + ((j + 64) & ops.bmask));
+            _mm512_storeu_si512(po + j, a5_apply(op, x0, y0));
+            _mm512_storeu_si512(po + j + 64, a5_apply(op, x1, y1));
+        }
+        if (j + 64 <= nbytes) {
+            a5_partial(op, po, ops, j, 64);
+            j += 64;
         }
     }
-    for (; i + 64 <= n; i += 64) {
-        a5_count_block(w, ow, po + i * ow, pa + i * w, SIZE_MAX, SIZE_MAX, nt);
-    }
-    if (i < n) {
-        a5_count_block(w, ow, po + i * ow, pa + i * w, (n - i) * w, (n - i) * ow, 0);
+    if (j < nbytes) {
+        a5_partial(op, po, ops, j, nbytes - j);
     }
 }
 
-static void a5_cnt1o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a5_count(1, 1, o, a, n, f);
-}
-static void a5_cnt1o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a5_count(1, 4, o, a, n, f);
-}
-static void a5_cnt2o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a5_count(2, 1, o, a, n, f);
-}
-static void a5_cnt2o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a5_count(2, 4, o, a, n, f);
-}
-static void a5_cnt4o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a5_count(4, 1, o, a, n, f);
-}
-static void a5_cnt4o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a5_count(4, 4, o, a, n, f);
-}
-static void a5_cnt8o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a5_count(8, 1, o, a, n, f);
-}
-static void a5_cnt8o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a5_count(8, 4, o, a, n, f);
-}
-
-static void a5_copy(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    a5_binary(A5_COPY, 1, o, a, NULL, n, f & BITCTS__CPU_F_NT);
-}
+/* ---- stream limits ---- */
 
 static void a5_triad(void *out, const void *a, const void *b, size_t n, uint32_t flags)
 {
@@ -441,23 +158,14 @@ static void a5_triad(void *out, const void *a, const void *b, size_t n, uint32_t
 
 /* ---- transposes (the walk's gather of a transposed operand) ---- */
 
-/* Element e (in lane order) that register k holds after the unpack network of a5_tr_block:
- * the bit reversal of k over log2(n) bits, read from the 16-entry table at k * 16 / n. */
-static const unsigned char a5_tr_order[16] = {0, 8, 4, 12, 2, 10, 6, 14,
-                                              1, 9, 5, 13, 3, 11, 7, 15};
-
 /* Interleaves the low (hi = 0) or high halves of a and b in units of ew bytes, per lane. */
 BITCTS__CPU_INLINE __m512i a5_tr_unpack(__m512i a, __m512i b, uint32_t ew, int hi)
 {
     switch (ew) {
-    case 1:
-        return hi ? _mm512_unpackhi_epi8(a, b) : _mm512_unpacklo_epi8(a, b);
-    case 2:
-        return hi ? _mm512_unpackhi_epi16(a, b) : _mm512_unpacklo_epi16(a, b);
-    case 4:
-        return hi ? _mm512_unpackhi_epi32(a, b) : _mm512_unpacklo_epi32(a, b);
-    default:
-        return hi ? _mm512_unpackhi_epi64(a, b) : _mm512_unpacklo_epi64(a, b);
+    case 1: return hi ? _mm512_unpackhi_epi8(a, b) : _mm512_unpacklo_epi8(a, b);
+    case 2: return hi ? _mm512_unpackhi_epi16(a, b) : _mm512_unpacklo_epi16(a, b);
+    case 4: return hi ? _mm512_unpackhi_epi32(a, b) : _mm512_unpacklo_epi32(a, b);
+    default: return hi ? _mm512_unpackhi_epi64(a, b) : _mm512_unpacklo_epi64(a, b);
     }
 }
 
@@ -487,7 +195,7 @@ BITCTS__CPU_INLINE void a5_tr_block(uint32_t w, unsigned char *dst, size_t ds,
     }
 #pragma GCC unroll 16
     for (uint32_t k = 0; k < n; ++k) {
-        unsigned char *d = dst + a5_tr_order[k * (16 / n)] * ds;
+        unsigned char *d = dst + bitcts__cpu_tr_order[k * (16 / n)] * ds;
         _mm_storeu_si128((__m128i *)d, _mm512_castsi512_si128(r[k]));
         _mm_storeu_si128((__m128i *)(d + n * ds), _mm512_extracti32x4_epi32(r[k], 1));
         _mm_storeu_si128((__m128i *)(d + 2 * n * ds), _mm512_extracti32x4_epi32(r[k], 2));
@@ -495,44 +203,11 @@ BITCTS__CPU_INLINE void a5_tr_block(uint32_t w, unsigned char *dst, size_t ds,
     }
 }
 
-/* Groups of 16 / w lines, 64 bytes at a time, the len tail element by element. */
-BITCTS__CPU_INLINE size_t a5_transpose(uint32_t w, void *dst, size_t ds, const void *src,
-                                       size_t ss, size_t lines, size_t len)
+/* Groups of 16 / w lines, 64 bytes at a time. */
+BITCTS__CPU_INLINE size_t a5_transpose(uint32_t w, void *dst, size_t ds, const void *src, size_t ss,
+                                       size_t lines, size_t len)
 {
-    const size_t n = 16 / w;
-    const size_t e = 64 / w;
-    const size_t done = lines - lines % n;
-    unsigned char *pd = dst;
-    const unsigned char *ps = src;
-    for (size_t j = 0; j < done; j += n) {
-        size_t i = 0;
-        for (; i + e <= len; i += e) {
-            a5_tr_block(w, pd + i * ds + j * w, ds, ps + j * ss + i * w, ss);
-        }
-        for (; i < len; ++i) {
-            for (size_t k = j; k < j + n; ++k) {
-                memcpy(pd + i * ds + k * w, ps + k * ss + i * w, w);
-            }
-        }
-    }
-    return done;
-}
-
-static size_t a5_tr1(void *d, size_t ds, const void *s, size_t ss, size_t lines, size_t len)
-{
-    return a5_transpose(1, d, ds, s, ss, lines, len);
-}
-static size_t a5_tr2(void *d, size_t ds, const void *s, size_t ss, size_t lines, size_t len)
-{
-    return a5_transpose(2, d, ds, s, ss, lines, len);
-}
-static size_t a5_tr4(void *d, size_t ds, const void *s, size_t ss, size_t lines, size_t len)
-{
-    return a5_transpose(4, d, ds, s, ss, lines, len);
-}
-static size_t a5_tr8(void *d, size_t ds, const void *s, size_t ss, size_t lines, size_t len)
-{
-    return a5_transpose(8, d, ds, s, ss, lines, len);
+    return bitcts__cpu_transpose_groups(w, 64, a5_tr_block, dst, ds, src, ss, lines, len);
 }
 
 /* Orders this variant's streaming stores (the caller fences once per range). */
@@ -541,24 +216,7 @@ static void a5_fence(void)
     _mm_sfence();
 }
 
-const bitcts__cpu_variant bitcts__cpu_variant_avx512 = {
-    .name = "avx512",
-    .required = BITCTS_CPU_FEAT_SSE2 | BITCTS_CPU_FEAT_AVX2 | BITCTS_CPU_FEAT_AVX512F |
-                BITCTS_CPU_FEAT_AVX512BW | BITCTS_CPU_FEAT_AVX512VL,
-    .priority = 30,
-    .kernels =
-        {
-            .bitwise = {a5_and, a5_or, a5_xor},
-            .bit_not = a5_not,
-            .shift_left = {a5_shl8, a5_shl16, a5_shl32, a5_shl64},
-            .shift_right = {a5_shr8, a5_shr16, a5_shr32, a5_shr64},
-            .count = {{a5_cnt1o1, a5_cnt1o4},
-                      {a5_cnt2o1, a5_cnt2o4},
-                      {a5_cnt4o1, a5_cnt4o4},
-                      {a5_cnt8o1, a5_cnt8o4}},
-            .stream_copy = a5_copy,
-            .stream_triad = a5_triad,
-            .nt_fence = a5_fence,
-            .transpose = {a5_tr1, a5_tr2, a5_tr4, a5_tr8},
-        },
-};
+BITCTS__CPU_STAMP_VARIANT(avx512, a5,
+                          BITCTS_CPU_FEAT_SSE2 | BITCTS_CPU_FEAT_AVX2 | BITCTS_CPU_FEAT_AVX512F |
+                              BITCTS_CPU_FEAT_AVX512BW | BITCTS_CPU_FEAT_AVX512VL,
+                          30, a5_fence, BITWISE, SHIFTS, COUNT, STREAM, TRANSPOSE);

@@ -9,52 +9,38 @@
 
 #include "cpu_features.h"
 #include "cpu_kernels.h"
-
-enum {
-    NE_AND,
-    NE_OR,
-    NE_XOR,
-    NE_NOT,
-    NE_COPY,
-    NE_SHL8,
-    NE_SHL16,
-    NE_SHL32,
-    NE_SHL64,
-    NE_SHR8,
-    NE_SHR16,
-    NE_SHR32,
-    NE_SHR64
-};
+#include "kern_loops.h"
+#include "kern_stamp.h"
 
 /* Shift counts clamped to the width: USHL then gives 0 for the clamped (out-of-range) counts. */
 BITCTS__CPU_INLINE uint8x16_t ne_shift(int op, uint8x16_t x, uint8x16_t c)
 {
     switch (op) {
-    case NE_SHL8:
-    case NE_SHR8: {
+    case BITCTS__CPU_KOP_SHL8:
+    case BITCTS__CPU_KOP_SHR8: {
         const int8x16_t s = vreinterpretq_s8_u8(vminq_u8(c, vdupq_n_u8(8)));
-        return vshlq_u8(x, op == NE_SHL8 ? s : vnegq_s8(s));
+        return vshlq_u8(x, op == BITCTS__CPU_KOP_SHL8 ? s : vnegq_s8(s));
     }
-    case NE_SHL16:
-    case NE_SHR16: {
+    case BITCTS__CPU_KOP_SHL16:
+    case BITCTS__CPU_KOP_SHR16: {
         const uint16x8_t cc = vminq_u16(vreinterpretq_u16_u8(c), vdupq_n_u16(16));
         const int16x8_t s = vreinterpretq_s16_u16(cc);
         return vreinterpretq_u8_u16(
-            vshlq_u16(vreinterpretq_u16_u8(x), op == NE_SHL16 ? s : vnegq_s16(s)));
+            vshlq_u16(vreinterpretq_u16_u8(x), op == BITCTS__CPU_KOP_SHL16 ? s : vnegq_s16(s)));
     }
-    case NE_SHL32:
-    case NE_SHR32: {
+    case BITCTS__CPU_KOP_SHL32:
+    case BITCTS__CPU_KOP_SHR32: {
         const uint32x4_t cc = vminq_u32(vreinterpretq_u32_u8(c), vdupq_n_u32(32));
         const int32x4_t s = vreinterpretq_s32_u32(cc);
         return vreinterpretq_u8_u32(
-            vshlq_u32(vreinterpretq_u32_u8(x), op == NE_SHL32 ? s : vnegq_s32(s)));
+            vshlq_u32(vreinterpretq_u32_u8(x), op == BITCTS__CPU_KOP_SHL32 ? s : vnegq_s32(s)));
     }
     default: {
         const uint64x2_t c64 = vreinterpretq_u64_u8(c);
         const uint64x2_t big = vcgtq_u64(c64, vdupq_n_u64(63));
         const int64x2_t s = vreinterpretq_s64_u64(vbslq_u64(big, vdupq_n_u64(64), c64));
         return vreinterpretq_u8_u64(
-            vshlq_u64(vreinterpretq_u64_u8(x), op == NE_SHL64 ? s : vnegq_s64(s)));
+            vshlq_u64(vreinterpretq_u64_u8(x), op == BITCTS__CPU_KOP_SHL64 ? s : vnegq_s64(s)));
     }
     }
 }
@@ -62,18 +48,12 @@ BITCTS__CPU_INLINE uint8x16_t ne_shift(int op, uint8x16_t x, uint8x16_t c)
 BITCTS__CPU_INLINE uint8x16_t ne_apply(int op, uint8x16_t x, uint8x16_t y)
 {
     switch (op) {
-    case NE_AND:
-        return vandq_u8(x, y);
-    case NE_OR:
-        return vorrq_u8(x, y);
-    case NE_XOR:
-        return veorq_u8(x, y);
-    case NE_NOT:
-        return vmvnq_u8(x);
-    case NE_COPY:
-        return x;
-    default:
-        return ne_shift(op, x, y);
+    case BITCTS__CPU_KOP_AND: return vandq_u8(x, y);
+    case BITCTS__CPU_KOP_OR: return vorrq_u8(x, y);
+    case BITCTS__CPU_KOP_XOR: return veorq_u8(x, y);
+    case BITCTS__CPU_KOP_NOT: return vmvnq_u8(x);
+    case BITCTS__CPU_KOP_COPY: return x;
+    default: return ne_shift(op, x, y);
     }
 }
 
@@ -87,23 +67,16 @@ static uint64_t ne_element(int op, uint32_t w, const unsigned char *a, const uns
     const uint32_t bits = 8 * w;
     const uint64_t mask = bits == 64 ? ~UINT64_C(0) : ((UINT64_C(1) << bits) - 1);
     switch (op) {
-    case NE_AND:
-        return x & y;
-    case NE_OR:
-        return x | y;
-    case NE_XOR:
-        return x ^ y;
-    case NE_NOT:
-        return ~x & mask;
-    case NE_COPY:
-        return x;
-    case NE_SHL8:
-    case NE_SHL16:
-    case NE_SHL32:
-    case NE_SHL64:
-        return y >= bits ? 0 : (x << y) & mask;
-    default:
-        return y >= bits ? 0 : x >> y;
+    case BITCTS__CPU_KOP_AND: return x & y;
+    case BITCTS__CPU_KOP_OR: return x | y;
+    case BITCTS__CPU_KOP_XOR: return x ^ y;
+    case BITCTS__CPU_KOP_NOT: return ~x & mask;
+    case BITCTS__CPU_KOP_COPY: return x;
+    case BITCTS__CPU_KOP_SHL8:
+    case BITCTS__CPU_KOP_SHL16:
+    case BITCTS__CPU_KOP_SHL32:
+    case BITCTS__CPU_KOP_SHL64: return y >= bits ? 0 : (x << y) & mask;
+    default: return y >= bits ? 0 : x >> y;
     }
 }
 
@@ -111,97 +84,27 @@ static uint64_t ne_element(int op, uint32_t w, const unsigned char *a, const uns
 BITCTS__CPU_INLINE void ne_binary(int op, uint32_t w, void *out, const void *a, const void *b,
                                   size_t n, uint32_t flags)
 {
-    const unsigned char *pa = a;
-    const unsigned char *pb = b != NULL ? (const unsigned char *)b : pa;
     unsigned char pattern[32];
-    size_t amask = SIZE_MAX;
-    size_t bmask = SIZE_MAX;
-    if (flags & (BITCTS__CPU_F_A_SCALAR | BITCTS__CPU_F_B_SCALAR)) {
-        const unsigned char *src = (flags & BITCTS__CPU_F_A_SCALAR) ? pa : pb;
-        for (uint32_t k = 0; k < 32; k += w) {
-            memcpy(pattern + k, src, w);
-        }
-        if (flags & BITCTS__CPU_F_A_SCALAR) {
-            pa = pattern;
-            amask = 15;
-        } else {
-            pb = pattern;
-            bmask = 15;
-        }
-    }
+    const bitcts__cpu_operands ops = bitcts__cpu_operands_of(w, 16, 0, pattern, a, b, flags);
     unsigned char *po = out;
     const size_t nbytes = n * w;
     size_t j = 0;
     for (; j + 16 <= nbytes; j += 16) {
-        const uint8x16_t x = vld1q_u8(pa + (j & amask));
-        const uint8x16_t y = vld1q_u8(pb + (j & bmask));
+        const uint8x16_t x = vld1q_u8(ops.a + (j & ops.amask));
+        const uint8x16_t y = vld1q_u8(ops.b + (j & ops.bmask));
         vst1q_u8(po + j, ne_apply(op, x, y));
     }
     for (; j < nbytes; j += w) {
-        const uint64_t r = ne_element(op, w, pa + (j & amask), pb + (j & bmask));
+        const uint64_t r = ne_element(op, w, ops.a + (j & ops.amask), ops.b + (j & ops.bmask));
         memcpy(po + j, &r, w);
     }
 }
 
-static inline uint32_t ne_log2w(uint32_t flags)
-{
-    return (flags & BITCTS__CPU_F_LOG2W_MASK) >> BITCTS__CPU_F_LOG2W_SHIFT;
-}
-
-static void ne_and(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    ne_binary(NE_AND, 1u << ne_log2w(f), o, a, b, n, f);
-}
-static void ne_or(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    ne_binary(NE_OR, 1u << ne_log2w(f), o, a, b, n, f);
-}
-static void ne_xor(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    ne_binary(NE_XOR, 1u << ne_log2w(f), o, a, b, n, f);
-}
-static void ne_not(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    ne_binary(NE_NOT, 1u << ne_log2w(f), o, a, NULL, n, 0);
-}
-static void ne_shl8(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    ne_binary(NE_SHL8, 1, o, a, b, n, f);
-}
-static void ne_shl16(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    ne_binary(NE_SHL16, 2, o, a, b, n, f);
-}
-static void ne_shl32(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    ne_binary(NE_SHL32, 4, o, a, b, n, f);
-}
-static void ne_shl64(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    ne_binary(NE_SHL64, 8, o, a, b, n, f);
-}
-static void ne_shr8(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    ne_binary(NE_SHR8, 1, o, a, b, n, f);
-}
-static void ne_shr16(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    ne_binary(NE_SHR16, 2, o, a, b, n, f);
-}
-static void ne_shr32(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    ne_binary(NE_SHR32, 4, o, a, b, n, f);
-}
-static void ne_shr64(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    ne_binary(NE_SHR64, 8, o, a, b, n, f);
-}
-
 /* Counts of the 16 / w elements of one 16-byte block, stored as UINT8 (ow 1) or UINT32 (ow 4). */
 BITCTS__CPU_INLINE void ne_count_block(uint32_t w, uint32_t ow, unsigned char *o,
-                                       const unsigned char *a)
+                                       const unsigned char *a, int nt)
 {
+    (void)nt; /* never set: ne_count passes no NT flag */
     const uint8x16_t c8 = vcntq_u8(vld1q_u8(a));
     const uint16x8_t c16 = vpaddlq_u8(c8);
     const uint32x4_t c32 = vpaddlq_u16(c16);
@@ -234,75 +137,17 @@ BITCTS__CPU_INLINE void ne_count_block(uint32_t w, uint32_t ow, unsigned char *o
     }
 }
 
-BITCTS__CPU_INLINE void ne_count(uint32_t w, uint32_t ow, void *out, const void *a, size_t n)
+/* The COUNT skeleton of kern_stamp.h: 16-byte blocks (NEON ignores the NT flag), then the
+ * tail. */
+BITCTS__CPU_INLINE void ne_count(uint32_t w, uint32_t ow, void *out, const void *a, size_t n,
+                                 uint32_t flags)
 {
-    unsigned char *po = out;
-    const unsigned char *pa = a;
-    const size_t per_block = 16 / w;
-    size_t i = 0;
-    for (; i + per_block <= n; i += per_block) {
-        ne_count_block(w, ow, po + i * ow, pa + i * w);
-    }
-    for (; i < n; ++i) {
-        uint64_t x = 0;
-        memcpy(&x, pa + i * w, w);
-        const uint8x8_t c = vcnt_u8(vcreate_u8(x));
-        const uint32_t total = (uint32_t)vaddlv_u8(c);
-        if (ow == 1) {
-            po[i] = (unsigned char)total;
-        } else {
-            memcpy(po + 4 * i, &total, 4);
-        }
-    }
+    (void)flags;
+    bitcts__cpu_count_loop(w, ow, 16 / w, 16, ne_count_block, bitcts__cpu_count_elements, out, a, n,
+                           0);
 }
 
-static void ne_cnt1o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    ne_count(1, 1, o, a, n);
-}
-static void ne_cnt1o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    ne_count(1, 4, o, a, n);
-}
-static void ne_cnt2o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    ne_count(2, 1, o, a, n);
-}
-static void ne_cnt2o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    ne_count(2, 4, o, a, n);
-}
-static void ne_cnt4o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    ne_count(4, 1, o, a, n);
-}
-static void ne_cnt4o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    ne_count(4, 4, o, a, n);
-}
-static void ne_cnt8o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    ne_count(8, 1, o, a, n);
-}
-static void ne_cnt8o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    ne_count(8, 4, o, a, n);
-}
-
-static void ne_copy(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    ne_binary(NE_COPY, 1, o, a, NULL, n, 0);
-}
-
+/* The streaming limit out = a + 3 * b (n uint64 words). */
 static void ne_triad(void *out, const void *a, const void *b, size_t n, uint32_t flags)
 {
     (void)flags;
@@ -316,30 +161,9 @@ static void ne_triad(void *out, const void *a, const void *b, size_t n, uint32_t
         const uint64x2_t r = vaddq_u64(x, vaddq_u64(y, vaddq_u64(y, y)));
         vst1q_u8(po + 8 * i, vreinterpretq_u8_u64(r));
     }
-    for (; i < n; ++i) {
-        uint64_t x, y;
-        memcpy(&x, pa + 8 * i, 8);
-        memcpy(&y, pb + 8 * i, 8);
-        x += 3 * y;
-        memcpy(po + 8 * i, &x, 8);
-    }
+    bitcts__cpu_triad_words(po, pa, pb, i, n);
 }
 
-const bitcts__cpu_variant bitcts__cpu_variant_neon = {
-    .name = "neon",
-    .required = BITCTS_CPU_FEAT_NEON,
-    .priority = 10,
-    .kernels =
-        {
-            .bitwise = {ne_and, ne_or, ne_xor},
-            .bit_not = ne_not,
-            .shift_left = {ne_shl8, ne_shl16, ne_shl32, ne_shl64},
-            .shift_right = {ne_shr8, ne_shr16, ne_shr32, ne_shr64},
-            .count = {{ne_cnt1o1, ne_cnt1o4},
-                      {ne_cnt2o1, ne_cnt2o4},
-                      {ne_cnt4o1, ne_cnt4o4},
-                      {ne_cnt8o1, ne_cnt8o4}},
-            .stream_copy = ne_copy,
-            .stream_triad = ne_triad,
-        },
-};
+/* No transpose (the walk gathers in portable C) and no fence (no streaming stores). */
+BITCTS__CPU_STAMP_VARIANT(neon, ne, BITCTS_CPU_FEAT_NEON, 10, NULL, BITWISE, SHIFTS, COUNT, STREAM,
+                          NO_TRANSPOSE);

@@ -7,8 +7,8 @@
 #include <string.h> /* memcpy */
 
 #include "cpu_kernels.h"
-
-enum { SC_AND, SC_OR, SC_XOR };
+#include "kern_loops.h"
+#include "kern_stamp.h"
 
 /* Typed loads and stores through memcpy: no alignment or aliasing assumptions, and endian-
  * neutral (the value is the element's own integer). */
@@ -56,60 +56,30 @@ static inline void sc_store(unsigned char *p, uint32_t w, uint64_t v)
         memcpy(p, &t, 4);
         break;
     }
-    default:
-        memcpy(p, &v, 8);
-        break;
+    default: memcpy(p, &v, 8); break;
     }
 }
 
-/* Bitwise AND/OR/XOR work on bytes whatever the width. A scalar operand is replicated into an
- * 8-byte pattern indexed with (j & 7); a vector operand is indexed with (j & SIZE_MAX). */
+/* Bitwise AND/OR/XOR work on bytes whatever the width. The three operators commute, so a scalar
+ * operand is always B, replicated into a pattern read at (j & 7). */
 static void sc_bitwise(int op, void *out, const void *a, const void *b, size_t n, uint32_t flags)
 {
-    const uint32_t w = 1u << ((flags & BITCTS__CPU_F_LOG2W_MASK) >> BITCTS__CPU_F_LOG2W_SHIFT);
-    const unsigned char *pa = a;
-    const unsigned char *pb = b;
-    unsigned char pattern[8];
-    size_t bmask = SIZE_MAX;
-    if (flags & BITCTS__CPU_F_A_SCALAR) { /* the three operators commute */
-        pa = b;
-        pb = a;
-    }
-    if (flags & (BITCTS__CPU_F_A_SCALAR | BITCTS__CPU_F_B_SCALAR)) {
-        for (uint32_t k = 0; k < 8; k += w) {
-            memcpy(pattern + k, pb, w);
-        }
-        pb = pattern;
-        bmask = 7;
-    }
+    const uint32_t w = bitcts__cpu_kern_width(flags);
+    unsigned char pattern[16];
+    const bitcts__cpu_operands ops = bitcts__cpu_operands_of(w, 8, 1, pattern, a, b, flags);
     unsigned char *po = out;
     const size_t nbytes = n * w;
     for (size_t j = 0; j < nbytes; ++j) {
-        const unsigned char x = pa[j];
-        const unsigned char y = pb[j & bmask];
-        po[j] = (unsigned char)(op == SC_AND ? (x & y) : op == SC_OR ? (x | y) : (x ^ y));
+        const unsigned char x = ops.a[j];
+        const unsigned char y = ops.b[j & ops.bmask];
+        po[j] = (unsigned char)(op == BITCTS__CPU_KOP_AND  ? (x & y)
+                                : op == BITCTS__CPU_KOP_OR ? (x | y)
+                                                           : (x ^ y));
     }
 }
 
-static void sc_and(void *out, const void *a, const void *b, size_t n, uint32_t flags)
+static inline void sc_not(uint32_t w, void *out, const void *a, size_t n)
 {
-    sc_bitwise(SC_AND, out, a, b, n, flags);
-}
-
-static void sc_or(void *out, const void *a, const void *b, size_t n, uint32_t flags)
-{
-    sc_bitwise(SC_OR, out, a, b, n, flags);
-}
-
-static void sc_xor(void *out, const void *a, const void *b, size_t n, uint32_t flags)
-{
-    sc_bitwise(SC_XOR, out, a, b, n, flags);
-}
-
-static void sc_not(void *out, const void *a, const void *b, size_t n, uint32_t flags)
-{
-    (void)b;
-    const uint32_t w = 1u << ((flags & BITCTS__CPU_F_LOG2W_MASK) >> BITCTS__CPU_F_LOG2W_SHIFT);
     unsigned char *po = out;
     const unsigned char *pa = a;
     for (size_t j = 0; j < n * w; ++j) {
@@ -131,8 +101,8 @@ static inline uint64_t sc_shift_one(int left, uint32_t bits, uint64_t v, uint64_
     return bits == 64 ? r : r & ((UINT64_C(1) << bits) - 1);
 }
 
-static inline void sc_shift(int left, uint32_t w, void *out, const void *a, const void *b,
-                            size_t n, uint32_t flags)
+static inline void sc_shift(int left, uint32_t w, void *out, const void *a, const void *b, size_t n,
+                            uint32_t flags)
 {
     const size_t astep = (flags & BITCTS__CPU_F_A_SCALAR) ? 0 : w;
     const size_t bstep = (flags & BITCTS__CPU_F_B_SCALAR) ? 0 : w;
@@ -147,140 +117,40 @@ static inline void sc_shift(int left, uint32_t w, void *out, const void *a, cons
     }
 }
 
-static void sc_shl8(void *o, const void *a, const void *b, size_t n, uint32_t f)
+/* The same-width skeleton of kern_stamp.h: one plain loop per operator, chosen by a constant. */
+BITCTS__CPU_INLINE void sc_binary(int op, uint32_t w, void *out, const void *a, const void *b,
+                                  size_t n, uint32_t flags)
 {
-    sc_shift(1, 1, o, a, b, n, f);
-}
-static void sc_shl16(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    sc_shift(1, 2, o, a, b, n, f);
-}
-static void sc_shl32(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    sc_shift(1, 4, o, a, b, n, f);
-}
-static void sc_shl64(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    sc_shift(1, 8, o, a, b, n, f);
-}
-static void sc_shr8(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    sc_shift(0, 1, o, a, b, n, f);
-}
-static void sc_shr16(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    sc_shift(0, 2, o, a, b, n, f);
-}
-static void sc_shr32(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    sc_shift(0, 4, o, a, b, n, f);
-}
-static void sc_shr64(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    sc_shift(0, 8, o, a, b, n, f);
-}
-
-/* SWAR population count of a zero-extended element. */
-static inline uint64_t sc_popcount(uint64_t x)
-{
-    x = x - ((x >> 1) & UINT64_C(0x5555555555555555));
-    x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
-    x = (x + (x >> 4)) & UINT64_C(0x0F0F0F0F0F0F0F0F);
-    return (x * UINT64_C(0x0101010101010101)) >> 56;
-}
-
-static inline void sc_count(uint32_t w, uint32_t ow, void *out, const void *a, size_t n)
-{
-    unsigned char *po = out;
-    const unsigned char *pa = a;
-    for (size_t i = 0; i < n; ++i) {
-        sc_store(po + i * ow, ow, sc_popcount(sc_load(pa + i * w, w)));
+    switch (op) {
+    case BITCTS__CPU_KOP_AND:
+    case BITCTS__CPU_KOP_OR:
+    case BITCTS__CPU_KOP_XOR: sc_bitwise(op, out, a, b, n, flags); break; /* width from flags */
+    case BITCTS__CPU_KOP_NOT: sc_not(w, out, a, n); break;
+    case BITCTS__CPU_KOP_COPY: memcpy(out, a, n * w); break;
+    case BITCTS__CPU_KOP_SHL8:
+    case BITCTS__CPU_KOP_SHL16:
+    case BITCTS__CPU_KOP_SHL32:
+    case BITCTS__CPU_KOP_SHL64: sc_shift(1, w, out, a, b, n, flags); break;
+    default: sc_shift(0, w, out, a, b, n, flags); break;
     }
 }
 
-static void sc_cnt1o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
+static inline void sc_count(uint32_t w, uint32_t ow, void *out, const void *a, size_t n,
+                            uint32_t flags)
 {
-    (void)b, (void)f;
-    sc_count(1, 1, o, a, n);
-}
-static void sc_cnt1o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    sc_count(1, 4, o, a, n);
-}
-static void sc_cnt2o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    sc_count(2, 1, o, a, n);
-}
-static void sc_cnt2o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    sc_count(2, 4, o, a, n);
-}
-static void sc_cnt4o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    sc_count(4, 1, o, a, n);
-}
-static void sc_cnt4o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    sc_count(4, 4, o, a, n);
-}
-static void sc_cnt8o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    sc_count(8, 1, o, a, n);
-}
-static void sc_cnt8o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    sc_count(8, 4, o, a, n);
+    (void)flags;
+    bitcts__cpu_count_elements(w, ow, out, a, n);
 }
 
-static void sc_copy(void *out, const void *a, const void *b, size_t n, uint32_t flags)
-{
-    (void)b, (void)flags;
-    memcpy(out, a, n);
-}
-
+/* The streaming limit out = a + 3 * b (n uint64 words); copy is memcpy. */
 static void sc_triad(void *out, const void *a, const void *b, size_t n, uint32_t flags)
 {
     (void)flags;
-    unsigned char *po = out;
-    const unsigned char *pa = a;
-    const unsigned char *pb = b;
-    for (size_t i = 0; i < n; ++i) {
-        uint64_t x, y;
-        memcpy(&x, pa + 8 * i, 8);
-        memcpy(&y, pb + 8 * i, 8);
-        x += 3 * y;
-        memcpy(po + 8 * i, &x, 8);
-    }
+    bitcts__cpu_triad_words(out, a, b, 0, n);
 }
 
 /* The scalar kernels store normally: there is nothing to fence. */
-static void sc_fence(void)
-{
-}
+static void sc_fence(void) {}
 
-const bitcts__cpu_variant bitcts__cpu_variant_scalar = {
-    .name = "scalar",
-    .required = 0,
-    .priority = 0,
-    .kernels =
-        {
-            .bitwise = {sc_and, sc_or, sc_xor},
-            .bit_not = sc_not,
-            .shift_left = {sc_shl8, sc_shl16, sc_shl32, sc_shl64},
-            .shift_right = {sc_shr8, sc_shr16, sc_shr32, sc_shr64},
-            .count = {{sc_cnt1o1, sc_cnt1o4},
-                      {sc_cnt2o1, sc_cnt2o4},
-                      {sc_cnt4o1, sc_cnt4o4},
-                      {sc_cnt8o1, sc_cnt8o4}},
-            .stream_copy = sc_copy,
-            .stream_triad = sc_triad,
-            .nt_fence = sc_fence,
-        },
-};
+/* No transpose: the walk gathers in portable C. */
+BITCTS__CPU_STAMP_VARIANT(scalar, sc, 0, 0, sc_fence, BITWISE, SHIFTS, COUNT, STREAM, NO_TRANSPOSE);

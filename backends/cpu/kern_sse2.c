@@ -9,109 +9,68 @@
 
 #include "cpu_features.h"
 #include "cpu_kernels.h"
-
-enum { S2_AND, S2_OR, S2_XOR, S2_NOT, S2_COPY };
+#include "kern_loops.h"
+#include "kern_stamp.h"
 
 BITCTS__CPU_INLINE __m128i s2_apply(int op, __m128i x, __m128i y)
 {
     switch (op) {
-    case S2_AND:
-        return _mm_and_si128(x, y);
-    case S2_OR:
-        return _mm_or_si128(x, y);
-    case S2_XOR:
-        return _mm_xor_si128(x, y);
-    case S2_NOT:
-        return _mm_xor_si128(x, _mm_set1_epi32(-1));
-    default:
-        return x;
+    case BITCTS__CPU_KOP_AND: return _mm_and_si128(x, y);
+    case BITCTS__CPU_KOP_OR: return _mm_or_si128(x, y);
+    case BITCTS__CPU_KOP_XOR: return _mm_xor_si128(x, y);
+    case BITCTS__CPU_KOP_NOT: return _mm_xor_si128(x, _mm_set1_epi32(-1));
+    default: return x;
     }
 }
 
 BITCTS__CPU_INLINE unsigned char s2_apply_byte(int op, unsigned char x, unsigned char y)
 {
     switch (op) {
-    case S2_AND:
-        return (unsigned char)(x & y);
-    case S2_OR:
-        return (unsigned char)(x | y);
-    case S2_XOR:
-        return (unsigned char)(x ^ y);
-    case S2_NOT:
-        return (unsigned char)~x;
-    default:
-        return x;
+    case BITCTS__CPU_KOP_AND: return (unsigned char)(x & y);
+    case BITCTS__CPU_KOP_OR: return (unsigned char)(x | y);
+    case BITCTS__CPU_KOP_XOR: return (unsigned char)(x ^ y);
+    case BITCTS__CPU_KOP_NOT: return (unsigned char)~x;
+    default: return x;
     }
 }
 
 /* Bytes [j, end) one at a time: the non-temporal head and the tail. */
-BITCTS__CPU_INLINE void s2_bytes(int op, unsigned char *o, const unsigned char *a,
-                                 const unsigned char *b, size_t bmask, size_t j, size_t end)
+BITCTS__CPU_INLINE void s2_bytes(int op, unsigned char *o, bitcts__cpu_operands ops, size_t j,
+                                 size_t end)
 {
     for (; j < end; ++j) {
-        o[j] = s2_apply_byte(op, a[j], b[j & bmask]);
+        o[j] = s2_apply_byte(op, ops.a[j], ops.b[j & ops.bmask]);
     }
 }
 
 /* A scalar operand becomes a 32-byte pattern (two periods of 16) read at offset (j & 15), so
- * the lanes stay in phase with the element boundaries whatever j is. */
-BITCTS__CPU_INLINE void s2_bitwise(int op, void *out, const void *a, const void *b, size_t n,
-                                   uint32_t flags)
+ * the lanes stay in phase with the element boundaries whatever j is; the three operators
+ * commute, so the scalar one is always B. */
+BITCTS__CPU_INLINE void s2_binary(int op, uint32_t w, void *out, const void *a, const void *b,
+                                  size_t n, uint32_t flags)
 {
-    const uint32_t w = 1u << ((flags & BITCTS__CPU_F_LOG2W_MASK) >> BITCTS__CPU_F_LOG2W_SHIFT);
-    const unsigned char *pa = a;
-    const unsigned char *pb = b != NULL ? (const unsigned char *)b : pa;
     _Alignas(16) unsigned char pattern[32];
-    size_t bmask = SIZE_MAX;
-    if (flags & BITCTS__CPU_F_A_SCALAR) {
-        pa = b;
-        pb = a;
-    }
-    if (flags & (BITCTS__CPU_F_A_SCALAR | BITCTS__CPU_F_B_SCALAR)) {
-        for (uint32_t k = 0; k < 32; k += w) {
-            memcpy(pattern + k, pb, w);
-        }
-        pb = pattern;
-        bmask = 15;
-    }
+    const bitcts__cpu_operands ops = bitcts__cpu_operands_of(w, 16, 1, pattern, a, b, flags);
     unsigned char *po = out;
     const size_t nbytes = n * w;
     size_t j = 0;
     if (flags & BITCTS__CPU_F_NT) {
         size_t head = (16 - ((uintptr_t)po & 15)) & 15;
         head = head < nbytes ? head : nbytes;
-        s2_bytes(op, po, pa, pb, bmask, 0, head);
+        s2_bytes(op, po, ops, 0, head);
         for (j = head; j + 16 <= nbytes; j += 16) {
-            const __m128i x = _mm_loadu_si128((const __m128i *)(pa + j));
-            const __m128i y = _mm_loadu_si128((const __m128i *)(pb + (j & bmask)));
+            const __m128i x = _mm_loadu_si128((const __m128i *)(ops.a + j));
+            const __m128i y = _mm_loadu_si128((const __m128i *)(ops.b + (j & ops.bmask)));
             _mm_stream_si128((__m128i *)(po + j), s2_apply(op, x, y));
         }
     } else {
         for (; j + 16 <= nbytes; j += 16) {
-            const __m128i x = _mm_loadu_si128((const __m128i *)(pa + j));
-            const __m128i y = _mm_loadu_si128((const __m128i *)(pb + (j & bmask)));
+            const __m128i x = _mm_loadu_si128((const __m128i *)(ops.a + j));
+            const __m128i y = _mm_loadu_si128((const __m128i *)(ops.b + (j & ops.bmask)));
             _mm_storeu_si128((__m128i *)(po + j), s2_apply(op, x, y));
         }
     }
-    s2_bytes(op, po, pa, pb, bmask, j, nbytes);
-}
-
-static void s2_and(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    s2_bitwise(S2_AND, o, a, b, n, f);
-}
-static void s2_or(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    s2_bitwise(S2_OR, o, a, b, n, f);
-}
-static void s2_xor(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    s2_bitwise(S2_XOR, o, a, b, n, f);
-}
-static void s2_not(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b;
-    s2_bitwise(S2_NOT, o, a, NULL, n, f & ~(BITCTS__CPU_F_A_SCALAR | BITCTS__CPU_F_B_SCALAR));
+    s2_bytes(op, po, ops, j, nbytes);
 }
 
 /* Per-byte population counts (SWAR within bytes). */
@@ -127,8 +86,9 @@ BITCTS__CPU_INLINE __m128i s2_popcnt_bytes(__m128i v)
 
 /* Counts of the 16 / w elements of one 16-byte block, stored as UINT8 (ow 1) or UINT32 (ow 4). */
 BITCTS__CPU_INLINE void s2_count_block(uint32_t w, uint32_t ow, unsigned char *o,
-                                       const unsigned char *a)
+                                       const unsigned char *a, int nt)
 {
+    (void)nt; /* never set: s2_count passes no NT flag */
     const __m128i zero = _mm_setzero_si128();
     const __m128i c8 = s2_popcnt_bytes(_mm_loadu_si128((const __m128i *)a));
     const __m128i c16 =
@@ -167,86 +127,17 @@ BITCTS__CPU_INLINE void s2_count_block(uint32_t w, uint32_t ow, unsigned char *o
     }
 }
 
-/* SWAR count of one zero-extended element, for the tail. */
-static inline uint32_t s2_popcount_scalar(uint64_t x)
+/* The COUNT skeleton of kern_stamp.h: 16-byte blocks with ordinary stores (the NT flag is
+ * ignored), then the tail. */
+BITCTS__CPU_INLINE void s2_count(uint32_t w, uint32_t ow, void *out, const void *a, size_t n,
+                                 uint32_t flags)
 {
-    x = x - ((x >> 1) & UINT64_C(0x5555555555555555));
-    x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
-    x = (x + (x >> 4)) & UINT64_C(0x0F0F0F0F0F0F0F0F);
-    return (uint32_t)((x * UINT64_C(0x0101010101010101)) >> 56);
+    (void)flags;
+    bitcts__cpu_count_loop(w, ow, 16 / w, 16, s2_count_block, bitcts__cpu_count_elements, out, a, n,
+                           0);
 }
 
-BITCTS__CPU_INLINE void s2_count(uint32_t w, uint32_t ow, void *out, const void *a, size_t n)
-{
-    unsigned char *po = out;
-    const unsigned char *pa = a;
-    const size_t per_block = 16 / w;
-    size_t i = 0;
-    for (; i + per_block <= n; i += per_block) {
-        s2_count_block(w, ow, po + i * ow, pa + i * w);
-    }
-    for (; i < n; ++i) {
-        uint64_t x = 0;
-        for (uint32_t k = 0; k < w; ++k) { /* little-endian byte order: x86 */
-            x |= (uint64_t)pa[i * w + k] << (8 * k);
-        }
-        const uint32_t c = s2_popcount_scalar(x);
-        if (ow == 1) {
-            po[i] = (unsigned char)c;
-        } else {
-            memcpy(po + 4 * i, &c, 4);
-        }
-    }
-}
-
-static void s2_cnt1o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    s2_count(1, 1, o, a, n);
-}
-static void s2_cnt1o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    s2_count(1, 4, o, a, n);
-}
-static void s2_cnt2o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    s2_count(2, 1, o, a, n);
-}
-static void s2_cnt2o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    s2_count(2, 4, o, a, n);
-}
-static void s2_cnt4o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    s2_count(4, 1, o, a, n);
-}
-static void s2_cnt4o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    s2_count(4, 4, o, a, n);
-}
-static void s2_cnt8o1(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    s2_count(8, 1, o, a, n);
-}
-static void s2_cnt8o4(void *o, const void *a, const void *b, size_t n, uint32_t f)
-{
-    (void)b, (void)f;
-    s2_count(8, 4, o, a, n);
-}
-
-/* Streaming limits: copy (n bytes) and out = a + 3 * b (n uint64 words). */
-static void s2_copy(void *out, const void *a, const void *b, size_t n, uint32_t flags)
-{
-    (void)b;
-    s2_bitwise(S2_COPY, out, a, NULL, n, flags & BITCTS__CPU_F_NT);
-}
-
+/* Streaming limit: out = a + 3 * b (n uint64 words). */
 static void s2_triad(void *out, const void *a, const void *b, size_t n, uint32_t flags)
 {
     unsigned char *po = out;
@@ -264,13 +155,7 @@ static void s2_triad(void *out, const void *a, const void *b, size_t n, uint32_t
             _mm_storeu_si128((__m128i *)(po + 8 * i), r);
         }
     }
-    for (; i < n; ++i) {
-        uint64_t x, y;
-        memcpy(&x, pa + 8 * i, 8);
-        memcpy(&y, pb + 8 * i, 8);
-        x += 3 * y;
-        memcpy(po + 8 * i, &x, 8);
-    }
+    bitcts__cpu_triad_words(po, pa, pb, i, n);
 }
 
 /* Orders this variant's streaming stores (the caller fences once per range). */
@@ -279,20 +164,7 @@ static void s2_fence(void)
     _mm_sfence();
 }
 
-const bitcts__cpu_variant bitcts__cpu_variant_sse2 = {
-    .name = "sse2",
-    .required = BITCTS_CPU_FEAT_SSE2,
-    .priority = 10,
-    .kernels =
-        {
-            .bitwise = {s2_and, s2_or, s2_xor},
-            .bit_not = s2_not,
-            .count = {{s2_cnt1o1, s2_cnt1o4},
-                      {s2_cnt2o1, s2_cnt2o4},
-                      {s2_cnt4o1, s2_cnt4o4},
-                      {s2_cnt8o1, s2_cnt8o4}},
-            .stream_copy = s2_copy,
-            .stream_triad = s2_triad,
-            .nt_fence = s2_fence,
-        },
-};
+/* No shifts (SSE2 has no per-element variable shift): they come from "scalar". No transpose:
+ * the walk gathers in portable C. */
+BITCTS__CPU_STAMP_VARIANT(sse2, s2, BITCTS_CPU_FEAT_SSE2, 10, s2_fence, BITWISE, NO_SHIFTS, COUNT,
+                          STREAM, NO_TRANSPOSE);

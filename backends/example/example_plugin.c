@@ -26,8 +26,8 @@ typedef struct example_operator {
     uint32_t input_count;
     uint32_t rank;
     uint32_t sizes[BITCTS_MAX_DIMS];
-    uint64_t elements;                     /* product of sizes, <= 2^32 - 1 */
-    uint32_t width[3];                     /* bytes per element, 0 for an absent B */
+    uint64_t elements;                         /* product of sizes, <= 2^32 - 1 */
+    uint32_t width[3];                         /* bytes per element, 0 for an absent B */
     uint64_t stride_bytes[3][BITCTS_MAX_DIMS]; /* explicit or packed strides times width */
 } example_operator;
 
@@ -49,28 +49,27 @@ static uint32_t example_input_count(uint32_t operator_type)
 {
     switch (operator_type) {
     case BITCTS_OP_BIT_NOT:
-    case BITCTS_OP_BIT_COUNT:
-        return 1;
+    case BITCTS_OP_BIT_COUNT: return 1;
     case BITCTS_OP_BIT_AND:
     case BITCTS_OP_BIT_OR:
     case BITCTS_OP_BIT_XOR:
     case BITCTS_OP_BIT_SHIFT_LEFT:
-    case BITCTS_OP_BIT_SHIFT_RIGHT:
-        return 2;
-    default:
-        return 0; /* not one of the seven */
+    case BITCTS_OP_BIT_SHIFT_RIGHT: return 2;
+    default: return 0; /* not one of the seven */
     }
 }
 
 static uint32_t example_input_types(uint32_t operator_type)
 {
-    const int shift = operator_type == BITCTS_OP_BIT_SHIFT_LEFT || operator_type == BITCTS_OP_BIT_SHIFT_RIGHT;
+    const int shift =
+        operator_type == BITCTS_OP_BIT_SHIFT_LEFT || operator_type == BITCTS_OP_BIT_SHIFT_RIGHT;
     return shift ? BITCTS_DT_MASK_UNSIGNED : BITCTS_DT_MASK_ALL;
 }
 
 static uint32_t example_output_types(uint32_t operator_type)
 {
-    return operator_type == BITCTS_OP_BIT_COUNT ? BITCTS_DT_MASK_COUNT_OUTPUT : example_input_types(operator_type);
+    return operator_type == BITCTS_OP_BIT_COUNT ? BITCTS_DT_MASK_COUNT_OUTPUT
+                                                : example_input_types(operator_type);
 }
 
 /* ---- the arithmetic: raw bits, so float NaN payloads, -0 and denormals pass untouched ---- */
@@ -108,22 +107,14 @@ static uint64_t example_compute(uint32_t operator_type, uint32_t bits, uint64_t 
 {
     const uint64_t mask = bits == 64 ? ~(uint64_t)0 : (((uint64_t)1 << bits) - 1);
     switch (operator_type) {
-    case BITCTS_OP_BIT_AND:
-        return a & b;
-    case BITCTS_OP_BIT_OR:
-        return a | b;
-    case BITCTS_OP_BIT_XOR:
-        return a ^ b;
-    case BITCTS_OP_BIT_NOT:
-        return ~a & mask;
-    case BITCTS_OP_BIT_COUNT:
-        return example_popcount(a);
-    case BITCTS_OP_BIT_SHIFT_LEFT:
-        return b >= bits ? 0 : (a << b) & mask;
-    case BITCTS_OP_BIT_SHIFT_RIGHT:
-        return b >= bits ? 0 : a >> b;
-    default:
-        return 0;
+    case BITCTS_OP_BIT_AND: return a & b;
+    case BITCTS_OP_BIT_OR: return a | b;
+    case BITCTS_OP_BIT_XOR: return a ^ b;
+    case BITCTS_OP_BIT_NOT: return ~a & mask;
+    case BITCTS_OP_BIT_COUNT: return example_popcount(a);
+    case BITCTS_OP_BIT_SHIFT_LEFT: return b >= bits ? 0 : (a << b) & mask;
+    case BITCTS_OP_BIT_SHIFT_RIGHT: return b >= bits ? 0 : a >> b;
+    default: return 0;
     }
 }
 

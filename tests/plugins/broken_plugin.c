@@ -1,21 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* Deliberately broken plugins for the harness's own tests: a copy of the example plugin's logic
- * (backends/example/example_plugin.c, kept free of test hooks) with one plausible bug per build,
- * chosen by -DBITCTS_BUG=<name> (tests/plugins/CMakeLists.txt lists the names). Every bug site
- * is an `#if BUG == BUG_<name>` block; everything else must stay identical to the example. */
+/* BUG-DEFINITIONS-BEGIN */
+/* Deliberately broken plugins for the harness's own tests: the text of the example plugin
+ * (backends/example/example_plugin.c, which carries no test hooks) with one plausible bug per
+ * build, chosen by -DBITCTS_BUG=<name> (tests/plugins/CMakeLists.txt lists the names). Outside
+ * this block every change is an `#if BUG == BUG_<name>` block (`BUG != BUG_none`: every bug)
+ * whose #else keeps the example's lines; tests/plugins/check_derived.py strips them and diffs
+ * the rest against the example. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep for the hang bug */
 
 #include <signal.h> /* raise, SIGSEGV */
-#include <stddef.h> /* size_t, offsetof */
-#include <stdint.h> /* fixed-width integers */
-#include <stdio.h>  /* snprintf */
-#include <stdlib.h> /* calloc, free, abort */
-#include <string.h> /* strcmp, memset */
+#include <stdlib.h> /* abort */
 #include <time.h>   /* nanosleep */
 
-#include "bitcts/bitcts_plugin.h" /* the ABI */
-
-/* The bugs. BUG is the number of the one compiled in. */
+/* The bugs. BUG is the number of the one compiled in; BUG_none, the example, is never built. */
+#define BUG_none 0
 #define BUG_ignores_strides 1     /* treats every tensor as packed */
 #define BUG_zero_stride 2         /* replaces a zero (broadcast) stride by the packed one */
 #define BUG_skip_last_odd 3       /* skips the last element when the element count is odd */
@@ -41,38 +39,53 @@
 #if !defined(BITCTS_BUG) || BUG < 1 || BUG > 17
 #error "define BITCTS_BUG as one of the BUG_<name> names above"
 #endif
+/* BUG-DEFINITIONS-END */
+/* The bitcts example plugin: a small, portable and obviously correct implementation of the seven
+ * DirectML bitwise operators behind the plugin ABI, written to be copied. It validates operator
+ * descriptions the way DirectML does and walks tensors with an odometer, one element at a time.
+ * It builds against include/bitcts/bitcts_plugin.h alone (docs/plugin-abi.md walks through it). */
+#include <stddef.h> /* size_t, offsetof */
+#include <stdint.h> /* fixed-width integers */
+#include <stdio.h>  /* snprintf */
+#include <stdlib.h> /* calloc, free */
+#include <string.h> /* strcmp */
 
+#include "bitcts/bitcts_plugin.h" /* the ABI, with the DML numbers of bitcts_dml.h */
 
 /* Tensors of an operator in walking order: A (or Input), B, Output. */
-#define BR_TENSOR_A 0u
-#define BR_TENSOR_B 1u
-#define BR_TENSOR_OUT 2u
+#define EX_TENSOR_A 0u
+#define EX_TENSOR_B 1u
+#define EX_TENSOR_OUT 2u
 
-typedef struct broken_instance {
+typedef struct example_instance {
     char last_error[256];
-} broken_instance;
+} example_instance;
 
 /* A validated operator: the shape, and per tensor its element width and byte strides. */
-typedef struct broken_operator {
+typedef struct example_operator {
     uint32_t operator_type;
     uint32_t input_count;
     uint32_t rank;
     uint32_t sizes[BITCTS_MAX_DIMS];
-    uint64_t elements;       /* product of sizes, <= 2^32 - 1 */
-    uint32_t width[3];       /* bytes per element, 0 for an absent B */
-    uint64_t total_bytes[3]; /* TotalTensorSizeInBytes per tensor */
+    uint64_t elements;                         /* product of sizes, <= 2^32 - 1 */
+    uint32_t width[3];                         /* bytes per element, 0 for an absent B */
+    uint64_t stride_bytes[3][BITCTS_MAX_DIMS]; /* explicit or packed strides times width */
+#if BUG != BUG_none
+    /* TotalTensorSizeInBytes per tensor, the data types, and 0 in `valid` for an operator
+     * that accepts_invalid created from an invalid description. */
+    uint64_t total_bytes[3];
     uint32_t in_type;
     uint32_t out_type;
-    int valid;                             /* 0 only under accepts_invalid */
-    uint64_t stride_bytes[3][BITCTS_MAX_DIMS]; /* explicit or packed strides times width */
-} broken_operator;
+    int valid;
+#endif
+} example_operator;
 
 /* The host's services, retained from negotiation until plugin_shutdown. */
-static const bitcts_abi_host *broken_host;
+static const bitcts_abi_host *example_host;
 
-static void broken_log(int32_t level, const char *message)
+static void example_log(int32_t level, const char *message)
 {
-    const bitcts_abi_host *host = broken_host;
+    const bitcts_abi_host *host = example_host;
     if (host != NULL && host->struct_size >= offsetof(bitcts_abi_host, log) + sizeof host->log &&
         host->log != NULL) {
         host->log(host->user, level, message);
@@ -81,37 +94,36 @@ static void broken_log(int32_t level, const char *message)
 
 /* ---- operators ---- */
 
-static uint32_t broken_input_count(uint32_t operator_type)
+static uint32_t example_input_count(uint32_t operator_type)
 {
     switch (operator_type) {
     case BITCTS_OP_BIT_NOT:
-    case BITCTS_OP_BIT_COUNT:
-        return 1;
+    case BITCTS_OP_BIT_COUNT: return 1;
     case BITCTS_OP_BIT_AND:
     case BITCTS_OP_BIT_OR:
     case BITCTS_OP_BIT_XOR:
     case BITCTS_OP_BIT_SHIFT_LEFT:
-    case BITCTS_OP_BIT_SHIFT_RIGHT:
-        return 2;
-    default:
-        return 0; /* not one of the seven */
+    case BITCTS_OP_BIT_SHIFT_RIGHT: return 2;
+    default: return 0; /* not one of the seven */
     }
 }
 
-static uint32_t broken_input_types(uint32_t operator_type)
+static uint32_t example_input_types(uint32_t operator_type)
 {
-    const int shift = operator_type == BITCTS_OP_BIT_SHIFT_LEFT || operator_type == BITCTS_OP_BIT_SHIFT_RIGHT;
+    const int shift =
+        operator_type == BITCTS_OP_BIT_SHIFT_LEFT || operator_type == BITCTS_OP_BIT_SHIFT_RIGHT;
     return shift ? BITCTS_DT_MASK_UNSIGNED : BITCTS_DT_MASK_ALL;
 }
 
-static uint32_t broken_output_types(uint32_t operator_type)
+static uint32_t example_output_types(uint32_t operator_type)
 {
-    return operator_type == BITCTS_OP_BIT_COUNT ? BITCTS_DT_MASK_COUNT_OUTPUT : broken_input_types(operator_type);
+    return operator_type == BITCTS_OP_BIT_COUNT ? BITCTS_DT_MASK_COUNT_OUTPUT
+                                                : example_input_types(operator_type);
 }
 
 /* ---- the arithmetic: raw bits, so float NaN payloads, -0 and denormals pass untouched ---- */
 
-static uint64_t broken_load(const uint8_t *p, uint32_t width)
+static uint64_t example_load(const uint8_t *p, uint32_t width)
 {
     uint64_t value = 0;
     for (uint32_t i = 0; i < width; ++i) {
@@ -120,14 +132,14 @@ static uint64_t broken_load(const uint8_t *p, uint32_t width)
     return value;
 }
 
-static void broken_store(uint8_t *p, uint32_t width, uint64_t value)
+static void example_store(uint8_t *p, uint32_t width, uint64_t value)
 {
     for (uint32_t i = 0; i < width; ++i) {
         p[i] = (uint8_t)(value >> (8u * i));
     }
 }
 
-static uint64_t broken_popcount(uint64_t value)
+static uint64_t example_popcount(uint64_t value)
 {
     uint64_t count = 0;
     while (value != 0) {
@@ -140,7 +152,7 @@ static uint64_t broken_popcount(uint64_t value)
 /* One element. `bits` is the input width; a and b hold raw bits, zero above `bits`. A shift
  * count >= the width gives 0 (a choice: DirectML does not specify it, spec section 1.5, and
  * bitcts records but does not assert it). */
-static uint64_t broken_compute(uint32_t operator_type, uint32_t bits, uint64_t a, uint64_t b)
+static uint64_t example_compute(uint32_t operator_type, uint32_t bits, uint64_t a, uint64_t b)
 {
 #if BUG == BUG_popcount_top_bit
     if (operator_type == BITCTS_OP_BIT_COUNT && bits == 64) {
@@ -149,22 +161,14 @@ static uint64_t broken_compute(uint32_t operator_type, uint32_t bits, uint64_t a
 #endif
     const uint64_t mask = bits == 64 ? ~(uint64_t)0 : (((uint64_t)1 << bits) - 1);
     switch (operator_type) {
-    case BITCTS_OP_BIT_AND:
-        return a & b;
-    case BITCTS_OP_BIT_OR:
-        return a | b;
-    case BITCTS_OP_BIT_XOR:
-        return a ^ b;
-    case BITCTS_OP_BIT_NOT:
-        return ~a & mask;
-    case BITCTS_OP_BIT_COUNT:
-        return broken_popcount(a);
-    case BITCTS_OP_BIT_SHIFT_LEFT:
-        return b >= bits ? 0 : (a << b) & mask;
-    case BITCTS_OP_BIT_SHIFT_RIGHT:
-        return b >= bits ? 0 : a >> b;
-    default:
-        return 0;
+    case BITCTS_OP_BIT_AND: return a & b;
+    case BITCTS_OP_BIT_OR: return a | b;
+    case BITCTS_OP_BIT_XOR: return a ^ b;
+    case BITCTS_OP_BIT_NOT: return ~a & mask;
+    case BITCTS_OP_BIT_COUNT: return example_popcount(a);
+    case BITCTS_OP_BIT_SHIFT_LEFT: return b >= bits ? 0 : (a << b) & mask;
+    case BITCTS_OP_BIT_SHIFT_RIGHT: return b >= bits ? 0 : a >> b;
+    default: return 0;
     }
 }
 
@@ -172,17 +176,17 @@ static uint64_t broken_compute(uint32_t operator_type, uint32_t bits, uint64_t a
 
 /* An odometer over a shape that keeps one offset per tensor in step with the index, so a step
  * costs additions only (no division per element). After the last element it wraps to 0. */
-typedef struct broken_walk {
+typedef struct example_walk {
     uint32_t rank;
     uint32_t tensor_count;
     const uint32_t *sizes;
     const uint64_t (*strides)[BITCTS_MAX_DIMS]; /* strides[t][d] of tensor t */
     uint32_t index[BITCTS_MAX_DIMS];
     uint64_t offset[3];
-} broken_walk;
+} example_walk;
 
-static void broken_walk_start(broken_walk *w, uint32_t rank, const uint32_t *sizes,
-                              uint32_t tensor_count, const uint64_t (*strides)[BITCTS_MAX_DIMS])
+static void example_walk_start(example_walk *w, uint32_t rank, const uint32_t *sizes,
+                               uint32_t tensor_count, const uint64_t (*strides)[BITCTS_MAX_DIMS])
 {
     memset(w, 0, sizeof *w);
     w->rank = rank;
@@ -191,7 +195,7 @@ static void broken_walk_start(broken_walk *w, uint32_t rank, const uint32_t *siz
     w->strides = strides;
 }
 
-static void broken_walk_next(broken_walk *w)
+static void example_walk_next(example_walk *w)
 {
     for (uint32_t d = w->rank; d-- > 0;) { /* innermost dimension fastest */
         if (++w->index[d] < w->sizes[d]) {
@@ -210,8 +214,8 @@ static void broken_walk_next(broken_walk *w)
 /* ---- validation of a description, rule by rule, like DirectML's CreateOperator ---- */
 
 /* Records why a description was refused and returns the status. */
-static int32_t broken_refuse(broken_instance *inst, int32_t status, const char *tensor,
-                             const char *rule, const char *detail)
+static int32_t example_refuse(example_instance *inst, int32_t status, const char *tensor,
+                              const char *rule, const char *detail)
 {
     snprintf(inst->last_error, sizeof inst->last_error, "%s: %s: %s", tensor, rule, detail);
     return status;
@@ -219,8 +223,8 @@ static int32_t broken_refuse(broken_instance *inst, int32_t status, const char *
 
 /* DMLCalcBufferTensorSize in 64 bits: roundup((index of last element + 1) * width, 4).
  * Returns 0 when it overflows. Strides must already be resolved (packed ones filled in). */
-static uint64_t broken_required_bytes(uint32_t rank, const uint32_t *sizes, const uint64_t *strides,
-                                      uint32_t width)
+static uint64_t example_required_bytes(uint32_t rank, const uint32_t *sizes,
+                                       const uint64_t *strides, uint32_t width)
 {
     uint64_t last = 0;
     for (uint32_t d = 0; d < rank; ++d) {
@@ -244,8 +248,8 @@ static uint64_t broken_required_bytes(uint32_t rank, const uint32_t *sizes, cons
  * sorted by stride, each dimension's stride must exceed the reach of the smaller ones. Layouts
  * it cannot prove (interleaved ones) are walked exactly with a bitmap of the offsets. Zero
  * strides on dimensions of size > 1 are refused before this is called. */
-static int32_t broken_output_overlaps(uint32_t rank, const uint32_t *sizes, const uint64_t *strides,
-                                      uint64_t elements, int *overlaps)
+static int32_t example_output_overlaps(uint32_t rank, const uint32_t *sizes,
+                                       const uint64_t *strides, uint64_t elements, int *overlaps)
 {
     uint32_t order[BITCTS_MAX_DIMS];
     uint32_t n = 0;
@@ -276,14 +280,14 @@ static int32_t broken_output_overlaps(uint32_t rank, const uint32_t *sizes, cons
     }
     uint64_t one_tensor[1][BITCTS_MAX_DIMS];
     memcpy(one_tensor[0], strides, rank * sizeof strides[0]);
-    broken_walk walk;
-    broken_walk_start(&walk, rank, sizes, 1, (const uint64_t(*)[BITCTS_MAX_DIMS])one_tensor);
+    example_walk walk;
+    example_walk_start(&walk, rank, sizes, 1, (const uint64_t(*)[BITCTS_MAX_DIMS])one_tensor);
     for (uint64_t e = 0; e < elements && !*overlaps; ++e) {
         const uint64_t at = walk.offset[0];
         const uint8_t bit = (uint8_t)(1u << (at & 7u));
         *overlaps = (seen[at >> 3] & bit) != 0;
         seen[at >> 3] = (uint8_t)(seen[at >> 3] | bit);
-        broken_walk_next(&walk);
+        example_walk_next(&walk);
     }
     free(seen);
     return BITCTS_ABI_OK;
@@ -291,73 +295,73 @@ static int32_t broken_output_overlaps(uint32_t rank, const uint32_t *sizes, cons
 
 /* An output must give every element its own place: no zero stride on a dimension of size > 1
  * and no two elements at one offset (spec section 3.7). */
-static int32_t broken_check_output_layout(broken_instance *inst, const bitcts_abi_tensor *t,
-                                          const char *role, const uint64_t *strides,
-                                          uint64_t elements)
+static int32_t example_check_output_layout(example_instance *inst, const bitcts_abi_tensor *t,
+                                           const char *role, const uint64_t *strides,
+                                           uint64_t elements)
 {
     for (uint32_t d = 0; d < t->dimension_count; ++d) {
         if (strides[d] == 0 && t->sizes[d] > 1) {
             char detail[160];
             snprintf(detail, sizeof detail, "Strides[%u] is 0 with Sizes[%u] = %u", (unsigned)d,
                      (unsigned)d, (unsigned)t->sizes[d]);
-            return broken_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "output_zero_stride",
-                                 detail);
+            return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "output_zero_stride",
+                                  detail);
         }
     }
     int overlaps = 0;
     const int32_t status =
-        broken_output_overlaps(t->dimension_count, t->sizes, strides, elements, &overlaps);
+        example_output_overlaps(t->dimension_count, t->sizes, strides, elements, &overlaps);
     if (status != BITCTS_ABI_OK) {
-        return broken_refuse(inst, status, role, "memory", "no memory for the overlap check");
+        return example_refuse(inst, status, role, "memory", "no memory for the overlap check");
     }
     if (overlaps) {
-        return broken_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "output_overlap",
-                             "two output elements share an offset");
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "output_overlap",
+                              "two output elements share an offset");
     }
     return BITCTS_ABI_OK;
 }
 
 /* The rules of one DML_BUFFER_TENSOR_DESC on its own; fills its element strides. */
-static int32_t broken_check_tensor(broken_instance *inst, const bitcts_abi_tensor *t,
-                                   const char *role, int is_output, uint64_t *strides)
+static int32_t example_check_tensor(example_instance *inst, const bitcts_abi_tensor *t,
+                                    const char *role, int is_output, uint64_t *strides)
 {
     char detail[160];
     if (t == NULL || t->struct_size < sizeof *t) {
-        return broken_refuse(inst, BITCTS_ABI_E_INVALID_ARGUMENT, role, "struct",
-                             "tensor missing or struct_size too small");
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_ARGUMENT, role, "struct",
+                              "tensor missing or struct_size too small");
     }
     if ((t->flags & ~BITCTS_TENSOR_FLAG_OWNED_BY_DML) != 0) {
         snprintf(detail, sizeof detail, "Flags 0x%x has undefined bits", (unsigned)t->flags);
-        return broken_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "unknown_flags", detail);
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "unknown_flags", detail);
     }
     if (is_output && (t->flags & BITCTS_TENSOR_FLAG_OWNED_BY_DML) != 0) {
-        return broken_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "output_flags",
-                             "DML_TENSOR_FLAG_OWNED_BY_DML is for inputs only");
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "output_flags",
+                              "DML_TENSOR_FLAG_OWNED_BY_DML is for inputs only");
     }
     const uint32_t width = bitcts_dml_type_bytes(t->data_type);
     if (width == 0) {
         snprintf(detail, sizeof detail, "DataType %u is unknown", (unsigned)t->data_type);
-        return broken_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "unknown_type", detail);
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "unknown_type", detail);
     }
     if (t->dimension_count < 1 || t->dimension_count > BITCTS_MAX_DIMS) {
         snprintf(detail, sizeof detail, "DimensionCount %u is outside 1..8",
                  (unsigned)t->dimension_count);
-        return broken_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "dimension_count",
-                             detail);
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "dimension_count",
+                              detail);
     }
     if (t->sizes == NULL) {
-        return broken_refuse(inst, BITCTS_ABI_E_INVALID_ARGUMENT, role, "struct", "Sizes is NULL");
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_ARGUMENT, role, "struct", "Sizes is NULL");
     }
     uint64_t elements = 1;
     for (uint32_t d = 0; d < t->dimension_count; ++d) {
         if (t->sizes[d] == 0) {
             snprintf(detail, sizeof detail, "Sizes[%u] is 0", (unsigned)d);
-            return broken_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "size_zero", detail);
+            return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "size_zero", detail);
         }
         elements *= t->sizes[d]; /* stays <= 2^32 * (2^32 - 1): checked every step */
         if (elements > BITCTS_MAX_ELEMENTS) {
-            return broken_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "too_many_elements",
-                                 "more than 2^32-1 elements");
+            return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "too_many_elements",
+                                  "more than 2^32-1 elements");
         }
     }
     const uint32_t align = t->guaranteed_base_offset_alignment;
@@ -365,7 +369,7 @@ static int32_t broken_check_tensor(broken_instance *inst, const bitcts_abi_tenso
         snprintf(detail, sizeof detail,
                  "GuaranteedBaseOffsetAlignment %u is not a power of two >= %u", (unsigned)align,
                  (unsigned)width);
-        return broken_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "alignment", detail);
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "alignment", detail);
     }
     /* Packed strides when Strides is NULL: each is the product of the inner sizes. */
     uint64_t packed = 1;
@@ -373,96 +377,98 @@ static int32_t broken_check_tensor(broken_instance *inst, const bitcts_abi_tenso
         strides[d] = t->strides != NULL ? t->strides[d] : packed;
         packed *= t->sizes[d];
     }
-    const uint64_t required = broken_required_bytes(t->dimension_count, t->sizes, strides, width);
+    const uint64_t required = example_required_bytes(t->dimension_count, t->sizes, strides, width);
     if (required == 0) {
-        return broken_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "size_overflow",
-                             "the implied buffer size overflows 64 bits");
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "size_overflow",
+                              "the implied buffer size overflows 64 bits");
     }
     if (t->total_tensor_size_in_bytes < required) {
         snprintf(detail, sizeof detail,
                  "TotalTensorSizeInBytes %llu < DMLCalcBufferTensorSize %llu",
                  (unsigned long long)t->total_tensor_size_in_bytes, (unsigned long long)required);
-        return broken_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "buffer_too_small",
-                             detail);
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "buffer_too_small",
+                              detail);
     }
-    return is_output ? broken_check_output_layout(inst, t, role, strides, elements)
+    return is_output ? example_check_output_layout(inst, t, role, strides, elements)
                      : BITCTS_ABI_OK; /* inputs may broadcast (zero strides) and overlap */
 }
 
 /* The rules between tensors and the per-operator type tables (spec sections 1.2, 1.3). */
-static int32_t broken_check_pair(broken_instance *inst, uint32_t operator_type,
-                                 const bitcts_abi_tensor *t, const bitcts_abi_tensor *first,
-                                 const char *role, int is_output)
+static int32_t example_check_pair(example_instance *inst, uint32_t operator_type,
+                                  const bitcts_abi_tensor *t, const bitcts_abi_tensor *first,
+                                  const char *role, int is_output)
 {
     char detail[160];
     if (t->dimension_count != first->dimension_count) {
         snprintf(detail, sizeof detail, "DimensionCount %u differs from the first input's %u",
                  (unsigned)t->dimension_count, (unsigned)first->dimension_count);
-        return broken_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "dims_mismatch", detail);
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "dims_mismatch", detail);
     }
     for (uint32_t d = 0; d < t->dimension_count; ++d) {
         if (t->sizes[d] != first->sizes[d]) {
             snprintf(detail, sizeof detail, "Sizes[%u] = %u differs from the first input's %u",
                      (unsigned)d, (unsigned)t->sizes[d], (unsigned)first->sizes[d]);
-            return broken_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "sizes_mismatch",
-                                 detail);
+            return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "sizes_mismatch",
+                                  detail);
         }
     }
     const int count_output = is_output && operator_type == BITCTS_OP_BIT_COUNT;
     if (!count_output && t->data_type != first->data_type) {
         snprintf(detail, sizeof detail, "DataType %u differs from the first input's %u",
                  (unsigned)t->data_type, (unsigned)first->data_type);
-        return broken_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "type_mismatch", detail);
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "type_mismatch", detail);
     }
     const uint32_t allowed =
-        is_output ? broken_output_types(operator_type) : broken_input_types(operator_type);
+        is_output ? example_output_types(operator_type) : example_input_types(operator_type);
     if ((allowed & BITCTS_DT_BIT(t->data_type)) == 0) {
         snprintf(detail, sizeof detail, "DataType %u is not allowed for operator %u",
                  (unsigned)t->data_type, (unsigned)operator_type);
-        return broken_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role,
-                             is_output ? "output_type_not_allowed" : "type_not_allowed", detail);
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role,
+                              is_output ? "output_type_not_allowed" : "type_not_allowed", detail);
     }
     return BITCTS_ABI_OK;
 }
 
 /* Validates a whole description and, when it is valid, fills the operator. */
-static int32_t broken_check_desc(broken_instance *inst, const bitcts_abi_operator_desc *desc,
-                                 broken_operator *op)
+static int32_t example_check_desc(example_instance *inst, const bitcts_abi_operator_desc *desc,
+                                  example_operator *op)
 {
     static const char *const roles[3] = {"A", "B", "Output"};
     if (desc == NULL || desc->struct_size < sizeof *desc) {
-        return broken_refuse(inst, BITCTS_ABI_E_INVALID_ARGUMENT, "desc", "struct",
-                             "description missing or struct_size too small");
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_ARGUMENT, "desc", "struct",
+                              "description missing or struct_size too small");
     }
-    const uint32_t input_count = broken_input_count(desc->operator_type);
+    const uint32_t input_count = example_input_count(desc->operator_type);
     if (input_count == 0) {
-        return broken_refuse(inst, BITCTS_ABI_E_NOT_SUPPORTED, "desc", "unknown_operator",
-                             "this plugin implements only the seven bitwise operators");
+        return example_refuse(inst, BITCTS_ABI_E_NOT_SUPPORTED, "desc", "unknown_operator",
+                              "this plugin implements only the seven bitwise operators");
     }
     if (desc->input_count != input_count || desc->inputs == NULL) {
-        return broken_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, "desc", "input_count",
-                             "the operator takes a different number of inputs");
+        return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, "desc", "input_count",
+                              "the operator takes a different number of inputs");
     }
     const bitcts_abi_tensor *tensors[3] = {
         &desc->inputs[0], input_count == 2 ? &desc->inputs[1] : NULL, desc->output};
     memset(op, 0, sizeof *op);
     for (uint32_t t = 0; t < 3; ++t) {
-        if (t == BR_TENSOR_B && input_count == 1) {
+        if (t == EX_TENSOR_B && input_count == 1) {
             continue; /* unary operators have no B */
         }
-        const int is_output = t == BR_TENSOR_OUT;
-        const char *role = t == BR_TENSOR_A && input_count == 1 ? "Input" : roles[t];
+        const int is_output = t == EX_TENSOR_OUT;
+        const char *role = t == EX_TENSOR_A && input_count == 1 ? "Input" : roles[t];
         int32_t status =
-            broken_check_tensor(inst, tensors[t], role, is_output, op->stride_bytes[t]);
+            example_check_tensor(inst, tensors[t], role, is_output, op->stride_bytes[t]);
         if (status == BITCTS_ABI_OK) {
-            status = broken_check_pair(inst, desc->operator_type, tensors[t], tensors[0], role,
-                                       is_output);
+            status = example_check_pair(inst, desc->operator_type, tensors[t], tensors[0], role,
+                                        is_output);
         }
         if (status != BITCTS_ABI_OK) {
             return status;
         }
         op->width[t] = bitcts_dml_type_bytes(tensors[t]->data_type);
+#if BUG != BUG_none
         op->total_bytes[t] = tensors[t]->total_tensor_size_in_bytes;
+#endif
 #if BUG == BUG_ignores_strides || BUG == BUG_zero_stride
         uint64_t packed = 1;
         for (uint32_t d = tensors[t]->dimension_count; d-- > 0;) {
@@ -474,7 +480,7 @@ static int32_t broken_check_desc(broken_instance *inst, const bitcts_abi_operato
 #endif
 #if BUG == BUG_count_input_width
         if (is_output && desc->operator_type == BITCTS_OP_BIT_COUNT) {
-            op->width[t] = op->width[BR_TENSOR_A];
+            op->width[t] = op->width[EX_TENSOR_A];
         }
 #endif
         for (uint32_t d = 0; d < tensors[t]->dimension_count; ++d) {
@@ -483,26 +489,30 @@ static int32_t broken_check_desc(broken_instance *inst, const bitcts_abi_operato
     }
     op->operator_type = desc->operator_type;
     op->input_count = input_count;
-    op->in_type = tensors[0]->data_type;
-    op->out_type = tensors[BR_TENSOR_OUT]->data_type;
-    op->valid = 1;
     op->rank = tensors[0]->dimension_count;
     op->elements = 1;
     for (uint32_t d = 0; d < op->rank; ++d) {
         op->sizes[d] = tensors[0]->sizes[d];
         op->elements *= op->sizes[d];
     }
+#if BUG != BUG_none
+    op->in_type = tensors[0]->data_type;
+    op->out_type = tensors[EX_TENSOR_OUT]->data_type;
+    op->valid = 1;
+#endif
     return BITCTS_ABI_OK;
 }
 
 /* ---- execution ---- */
 
+#if BUG != BUG_none
 /* The float bugs act on the result before it is stored. */
-static uint64_t broken_fixup_result(const broken_operator *op, uint64_t r)
+static uint64_t broken_fixup_result(const example_operator *op, uint64_t r)
 {
 #if BUG == BUG_nan_canonicalise
-    const int bitwise = op->operator_type == BITCTS_OP_BIT_AND || op->operator_type == BITCTS_OP_BIT_OR ||
-                        op->operator_type == BITCTS_OP_BIT_XOR || op->operator_type == BITCTS_OP_BIT_NOT;
+    const int bitwise =
+        op->operator_type == BITCTS_OP_BIT_AND || op->operator_type == BITCTS_OP_BIT_OR ||
+        op->operator_type == BITCTS_OP_BIT_XOR || op->operator_type == BITCTS_OP_BIT_NOT;
     if (bitwise && op->out_type == BITCTS_DT_FLOAT32 && (r & 0x7F800000u) == 0x7F800000u &&
         (r & 0x007FFFFFu) != 0) {
         r = 0x7FC00000u;
@@ -521,73 +531,92 @@ static uint64_t broken_fixup_result(const broken_operator *op, uint64_t r)
     return r;
 }
 
-/* Reads an element, or 0 when it would lie outside the buffer. Unlike the example, every access
- * is checked against TotalTensorSizeInBytes, so a bug that miscomputes offsets gives wrong bits
- * (FAIL) rather than an overrun whose outcome depends on the heap. */
-static uint64_t broken_load_checked(const uint8_t *base, uint64_t offset, uint32_t width,
-                                    uint64_t total)
+/* Unlike the example, every access is checked against TotalTensorSizeInBytes, so a bug that
+ * miscomputes offsets gives wrong bits (FAIL) rather than an overrun whose outcome depends on
+ * the heap. A load outside the buffer reads 0; a store outside it is dropped. */
+static uint64_t broken_load_checked(const example_operator *op, uint32_t t, const uint8_t *base,
+                                    uint64_t offset)
 {
-    return offset + width <= total ? broken_load(base + offset, width) : 0;
+    return offset + op->width[t] <= op->total_bytes[t] ? example_load(base + offset, op->width[t])
+                                                       : 0;
 }
 
-/* Visits every logical element once; each element is read before its output is written. */
-static void broken_run(const broken_operator *op, const uint8_t *const base_in[2], uint8_t *out)
+static void broken_store_checked(const example_operator *op, uint8_t *out, uint64_t offset,
+                                 uint64_t value)
 {
-    const uint32_t bits = op->width[BR_TENSOR_A] * 8u;
-    broken_walk walk;
-    broken_walk_start(&walk, op->rank, op->sizes, 3, op->stride_bytes);
+    if (offset + op->width[EX_TENSOR_OUT] <= op->total_bytes[EX_TENSOR_OUT]) {
+        example_store(out + offset, op->width[EX_TENSOR_OUT], broken_fixup_result(op, value));
+    }
+}
+#endif
+/* Visits every logical element once. Each element is read before its output is written, so
+ * an output that aliases an input with the identical layout is computed correctly. */
+static void example_run(const example_operator *op, const uint8_t *const base_in[2], uint8_t *out)
+{
+    const uint32_t bits = op->width[EX_TENSOR_A] * 8u;
+    example_walk walk;
+    example_walk_start(&walk, op->rank, op->sizes, 3, op->stride_bytes);
     for (uint64_t e = 0; e < op->elements; ++e) {
 #if BUG == BUG_skip_last_odd
         if ((op->elements & 1u) != 0 && e == op->elements - 1) {
             break;
         }
 #endif
-        const uint64_t a = broken_load_checked(base_in[0], walk.offset[BR_TENSOR_A],
-                                               op->width[BR_TENSOR_A], op->total_bytes[0]);
+#if BUG != BUG_none
+        const uint64_t a =
+            broken_load_checked(op, EX_TENSOR_A, base_in[0], walk.offset[EX_TENSOR_A]);
+#else
+        const uint64_t a =
+            example_load(base_in[0] + walk.offset[EX_TENSOR_A], op->width[EX_TENSOR_A]);
+#endif
         uint64_t b = 0;
         if (op->input_count == 2) {
-            b = broken_load_checked(base_in[1], walk.offset[BR_TENSOR_B], op->width[BR_TENSOR_B],
-                                    op->total_bytes[1]);
+#if BUG != BUG_none
+            b = broken_load_checked(op, EX_TENSOR_B, base_in[1], walk.offset[EX_TENSOR_B]);
+#else
+            b = example_load(base_in[1] + walk.offset[EX_TENSOR_B], op->width[EX_TENSOR_B]);
+#endif
         }
-        const uint64_t out_at = walk.offset[BR_TENSOR_OUT];
-        if (out_at + op->width[BR_TENSOR_OUT] <= op->total_bytes[BR_TENSOR_OUT]) {
-            broken_store(out + out_at, op->width[BR_TENSOR_OUT],
-                         broken_fixup_result(op, broken_compute(op->operator_type, bits, a, b)));
-        }
-        broken_walk_next(&walk);
+#if BUG != BUG_none
+        broken_store_checked(op, out, walk.offset[EX_TENSOR_OUT],
+                             example_compute(op->operator_type, bits, a, b));
+#else
+        example_store(out + walk.offset[EX_TENSOR_OUT], op->width[EX_TENSOR_OUT],
+                      example_compute(op->operator_type, bits, a, b));
+#endif
+        example_walk_next(&walk);
     }
 }
 
 #if BUG == BUG_broken_in_place
 /* Writes ~0 into every output element, which an aliased input then reads back. */
-static void broken_fill_ones(const broken_operator *op, uint8_t *out)
+static void broken_fill_ones(const example_operator *op, uint8_t *out)
 {
-    broken_walk walk;
-    broken_walk_start(&walk, op->rank, op->sizes, 3, op->stride_bytes);
+    example_walk walk;
+    example_walk_start(&walk, op->rank, op->sizes, 3, op->stride_bytes);
     for (uint64_t e = 0; e < op->elements; ++e) {
-        broken_store(out + walk.offset[BR_TENSOR_OUT], op->width[BR_TENSOR_OUT], ~(uint64_t)0);
-        broken_walk_next(&walk);
+        example_store(out + walk.offset[EX_TENSOR_OUT], op->width[EX_TENSOR_OUT], ~(uint64_t)0);
+        example_walk_next(&walk);
     }
 }
 #endif
-
 #if BUG == BUG_pad_write
 /* Flips every byte inside the output's TotalTensorSizeInBytes that no element covers. */
-static void broken_flip_padding(const broken_operator *op, uint8_t *out)
+static void broken_flip_padding(const example_operator *op, uint8_t *out)
 {
-    const uint64_t total = op->total_bytes[BR_TENSOR_OUT];
+    const uint64_t total = op->total_bytes[EX_TENSOR_OUT];
     uint8_t *covered = calloc((size_t)(total / 8 + 1), 1);
     if (covered == NULL) {
         return;
     }
-    broken_walk walk;
-    broken_walk_start(&walk, op->rank, op->sizes, 3, op->stride_bytes);
+    example_walk walk;
+    example_walk_start(&walk, op->rank, op->sizes, 3, op->stride_bytes);
     for (uint64_t e = 0; e < op->elements; ++e) {
-        for (uint32_t i = 0; i < op->width[BR_TENSOR_OUT]; ++i) {
-            const uint64_t at = walk.offset[BR_TENSOR_OUT] + i;
+        for (uint32_t i = 0; i < op->width[EX_TENSOR_OUT]; ++i) {
+            const uint64_t at = walk.offset[EX_TENSOR_OUT] + i;
             covered[at >> 3] = (uint8_t)(covered[at >> 3] | (1u << (at & 7u)));
         }
-        broken_walk_next(&walk);
+        example_walk_next(&walk);
     }
     for (uint64_t at = 0; at < total; ++at) {
         if ((covered[at >> 3] & (1u << (at & 7u))) == 0) {
@@ -597,11 +626,10 @@ static void broken_flip_padding(const broken_operator *op, uint8_t *out)
     free(covered);
 }
 #endif
-
 /* ---- the table's functions ---- */
 
-static int32_t BITCTS_PLUGIN_CALL broken_instance_create(const bitcts_abi_create_info *info,
-                                                         void **out_instance)
+static int32_t BITCTS_PLUGIN_CALL example_instance_create(const bitcts_abi_create_info *info,
+                                                          void **out_instance)
 {
     if (out_instance == NULL) {
         return BITCTS_ABI_E_INVALID_ARGUMENT;
@@ -622,14 +650,14 @@ static int32_t BITCTS_PLUGIN_CALL broken_instance_create(const bitcts_abi_create
                 strcmp(value, "scalar") != 0) {
                 char message[200];
                 snprintf(message, sizeof message,
-                         "broken: unknown option %s=%s (known: variant=scalar)",
+                         "example: unknown option %s=%s (known: variant=scalar)",
                          key != NULL ? key : "(null)", value != NULL ? value : "(null)");
-                broken_log(BITCTS_ABI_LOG_ERROR, message);
+                example_log(BITCTS_ABI_LOG_ERROR, message);
                 return BITCTS_ABI_E_INVALID_ARGUMENT;
             }
         }
     }
-    broken_instance *inst = calloc(1, sizeof *inst);
+    example_instance *inst = calloc(1, sizeof *inst);
     if (inst == NULL) {
         return BITCTS_ABI_E_OUT_OF_MEMORY;
     }
@@ -637,17 +665,17 @@ static int32_t BITCTS_PLUGIN_CALL broken_instance_create(const bitcts_abi_create
     return BITCTS_ABI_OK;
 }
 
-static void BITCTS_PLUGIN_CALL broken_instance_destroy(void *instance)
+static void BITCTS_PLUGIN_CALL example_instance_destroy(void *instance)
 {
     free(instance);
 }
 
-static const char *BITCTS_PLUGIN_CALL broken_instance_last_error(void *instance)
+static const char *BITCTS_PLUGIN_CALL example_instance_last_error(void *instance)
 {
-    return instance != NULL ? ((broken_instance *)instance)->last_error : "";
+    return instance != NULL ? ((example_instance *)instance)->last_error : "";
 }
 
-static int32_t BITCTS_PLUGIN_CALL broken_query_caps(void *instance, bitcts_abi_caps *out)
+static int32_t BITCTS_PLUGIN_CALL example_query_caps(void *instance, bitcts_abi_caps *out)
 {
     if (instance == NULL || out == NULL || out->struct_size < sizeof *out) {
         return BITCTS_ABI_E_INVALID_ARGUMENT;
@@ -656,39 +684,43 @@ static int32_t BITCTS_PLUGIN_CALL broken_query_caps(void *instance, bitcts_abi_c
     return BITCTS_ABI_OK;
 }
 
-static int32_t BITCTS_PLUGIN_CALL broken_query_op_caps(void *instance, uint32_t operator_type,
-                                                       bitcts_abi_op_caps *out)
+static int32_t BITCTS_PLUGIN_CALL example_query_op_caps(void *instance, uint32_t operator_type,
+                                                        bitcts_abi_op_caps *out)
 {
     if (instance == NULL || out == NULL || out->struct_size < sizeof *out) {
         return BITCTS_ABI_E_INVALID_ARGUMENT;
     }
-    if (broken_input_count(operator_type) == 0) {
+    if (example_input_count(operator_type) == 0) {
         return BITCTS_ABI_E_NOT_SUPPORTED;
     }
     out->operator_type = operator_type;
-    out->input_types = broken_input_types(operator_type);
-    out->output_types = broken_output_types(operator_type);
+    out->input_types = example_input_types(operator_type);
+    out->output_types = example_output_types(operator_type);
     out->dimension_counts = BITCTS_DIMS_1_TO_8;
     /* DirectML documents in-place execution for six of the seven; BIT_COUNT says nothing. */
     out->flags = operator_type == BITCTS_OP_BIT_COUNT ? 0u : BITCTS_ABI_CAP_IN_PLACE;
     return BITCTS_ABI_OK;
 }
 
-static int32_t BITCTS_PLUGIN_CALL broken_operator_create(void *instance,
-                                                         const bitcts_abi_operator_desc *desc,
-                                                         void **out_operator)
+static int32_t BITCTS_PLUGIN_CALL example_operator_create(void *instance,
+                                                          const bitcts_abi_operator_desc *desc,
+                                                          void **out_operator)
 {
-    broken_instance *inst = instance;
+    example_instance *inst = instance;
     if (inst == NULL || out_operator == NULL) {
         return BITCTS_ABI_E_INVALID_ARGUMENT;
     }
     *out_operator = NULL;
     inst->last_error[0] = '\0';
-    broken_operator *op = calloc(1, sizeof *op);
+    example_operator *op = calloc(1, sizeof *op);
     if (op == NULL) {
         return BITCTS_ABI_E_OUT_OF_MEMORY;
     }
-    int32_t status = broken_check_desc(inst, desc, op);
+#if BUG == BUG_accepts_invalid || BUG == BUG_claims_fp64
+    int32_t status = example_check_desc(inst, desc, op);
+#else
+    const int32_t status = example_check_desc(inst, desc, op);
+#endif
 #if BUG == BUG_accepts_invalid
     if (status == BITCTS_ABI_E_INVALID_DESCRIPTOR) {
         op->valid = 0;
@@ -709,18 +741,20 @@ static int32_t BITCTS_PLUGIN_CALL broken_operator_create(void *instance,
     return BITCTS_ABI_OK;
 }
 
-static int32_t BITCTS_PLUGIN_CALL broken_operator_execute(void *instance, void *op,
-                                                          const void *const *inputs, void *output)
+static int32_t BITCTS_PLUGIN_CALL example_operator_execute(void *instance, void *op,
+                                                           const void *const *inputs, void *output)
 {
-    broken_instance *inst = instance;
-    const broken_operator *oper = op;
+    example_instance *inst = instance;
+    const example_operator *oper = op;
     if (inst == NULL || oper == NULL || inputs == NULL || output == NULL || inputs[0] == NULL ||
         (oper->input_count == 2 && inputs[1] == NULL)) {
         return BITCTS_ABI_E_INVALID_ARGUMENT;
     }
+#if BUG == BUG_accepts_invalid
     if (!oper->valid) {
-        return BITCTS_ABI_E_BACKEND_FAILED; /* accepts_invalid: created, but never run */
+        return BITCTS_ABI_E_BACKEND_FAILED; /* created, but never run */
     }
+#endif
 #if BUG == BUG_crash_rank8
     if (oper->rank == 8) {
         raise(SIGSEGV);
@@ -741,15 +775,14 @@ static int32_t BITCTS_PLUGIN_CALL broken_operator_execute(void *instance, void *
     if (output == inputs[0] || (oper->input_count == 2 && output == inputs[1])) {
         broken_fill_ones(oper, output);
     }
-#endif
-#if BUG == BUG_writes_nothing
+#elif BUG == BUG_writes_nothing
     return BITCTS_ABI_OK;
 #endif
     const uint8_t *const base_in[2] = {inputs[0], oper->input_count == 2 ? inputs[1] : NULL};
-    broken_run(oper, base_in, output);
+    example_run(oper, base_in, output);
 #if BUG == BUG_write_past_end
-    uint8_t *past = (uint8_t *)output + oper->total_bytes[BR_TENSOR_OUT];
-    for (uint32_t i = 0; i < oper->width[BR_TENSOR_OUT]; ++i) {
+    uint8_t *past = (uint8_t *)output + oper->total_bytes[EX_TENSOR_OUT];
+    for (uint32_t i = 0; i < oper->width[EX_TENSOR_OUT]; ++i) {
         past[i] = (uint8_t)~past[i];
     }
 #elif BUG == BUG_corrupt_input
@@ -761,13 +794,13 @@ static int32_t BITCTS_PLUGIN_CALL broken_operator_execute(void *instance, void *
     return BITCTS_ABI_OK;
 }
 
-static void BITCTS_PLUGIN_CALL broken_operator_destroy(void *instance, void *op)
+static void BITCTS_PLUGIN_CALL example_operator_destroy(void *instance, void *op)
 {
     (void)instance;
     free(op);
 }
 
-static const char *BITCTS_PLUGIN_CALL broken_instance_info(void *instance, const char *key)
+static const char *BITCTS_PLUGIN_CALL example_instance_info(void *instance, const char *key)
 {
     if (instance == NULL || key == NULL) {
         return NULL;
@@ -775,34 +808,43 @@ static const char *BITCTS_PLUGIN_CALL broken_instance_info(void *instance, const
     return strcmp(key, "variant") == 0 ? "scalar" : NULL;
 }
 
-static void BITCTS_PLUGIN_CALL broken_plugin_shutdown(void)
+static void BITCTS_PLUGIN_CALL example_plugin_shutdown(void)
 {
-    broken_host = NULL; /* no callback into the host after this returns */
+    example_host = NULL; /* no callback into the host after this returns */
 }
 
-static const void *BITCTS_PLUGIN_CALL broken_get_extension(const char *name)
+static const void *BITCTS_PLUGIN_CALL example_get_extension(const char *name)
 {
     (void)name;
     return NULL; /* no extensions */
 }
 
-static const bitcts_plugin_table broken_table = {
+static const bitcts_plugin_table example_table = {
     .struct_size = sizeof(bitcts_plugin_table),
+#if BUG != BUG_none
     .name = "broken_" BROKEN_STR(BITCTS_BUG),
     .vendor = "bitcts project (test fixture)",
+#else
+    .name = "example",
+    .vendor = "bitcts project",
+#endif
     .version = "1.0.0",
+#if BUG != BUG_none
     .build_id = "broken_plugin.c",
-    .instance_create = broken_instance_create,
-    .instance_destroy = broken_instance_destroy,
-    .instance_last_error = broken_instance_last_error,
-    .query_caps = broken_query_caps,
-    .query_op_caps = broken_query_op_caps,
-    .operator_create = broken_operator_create,
-    .operator_execute = broken_operator_execute,
-    .operator_destroy = broken_operator_destroy,
-    .instance_info = broken_instance_info,
-    .plugin_shutdown = broken_plugin_shutdown,
-    .get_extension = broken_get_extension,
+#else
+    .build_id = "example_plugin.c",
+#endif
+    .instance_create = example_instance_create,
+    .instance_destroy = example_instance_destroy,
+    .instance_last_error = example_instance_last_error,
+    .query_caps = example_query_caps,
+    .query_op_caps = example_query_op_caps,
+    .operator_create = example_operator_create,
+    .operator_execute = example_operator_execute,
+    .operator_destroy = example_operator_destroy,
+    .instance_info = example_instance_info,
+    .plugin_shutdown = example_plugin_shutdown,
+    .get_extension = example_get_extension,
 };
 
 /* The one exported symbol (PLG-1). This plugin speaks ABI 1.0 only, so it accepts any host
@@ -818,7 +860,7 @@ bitcts_plugin_negotiate(bitcts_plugin_negotiation *n)
         return BITCTS_ABI_E_INCOMPATIBLE;
     }
     n->chosen_version = BITCTS_ABI_VERSION_1_0;
-    n->table = &broken_table;
-    broken_host = n->host;
+    n->table = &example_table;
+    example_host = n->host;
     return BITCTS_ABI_OK;
 }
