@@ -53,8 +53,8 @@ static json_t *selection_json(const run_state *s)
     char tier[200], filter[600];
     bitcts_sanitize_string(s->cfg->tier_text != NULL ? s->cfg->tier_text : "default", 4096, tier,
                            sizeof tier);
-    bitcts_sanitize_string(s->cfg->selection.filter != NULL ? s->cfg->selection.filter : "*",
-                           4096, filter, sizeof filter);
+    bitcts_sanitize_string(s->cfg->selection.filter != NULL ? s->cfg->selection.filter : "*", 4096,
+                           filter, sizeof filter);
     return json_pack("{s:s, s:s, s:s, s:s}", "tier", tier, "filter", filter, "feature_level", fl,
                      "shard", shard);
 }
@@ -173,8 +173,7 @@ int bitcts__run_open_log(run_state *s, char *err, size_t cap)
         return st;
     }
     const int append = s->cfg->resume && exists;
-    const int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC),
-                        0666);
+    const int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0666);
     s->log = fd >= 0 ? fdopen(fd, append ? "a" : "w") : NULL;
     if (s->log == NULL) {
         snprintf(err, cap, "cannot write %s: %s", path, strerror(errno));
@@ -207,7 +206,7 @@ void bitcts__run_record(run_state *s, size_t idx, uint32_t round, json_t *obj)
 }
 
 void bitcts__run_synthesize(run_state *s, size_t idx, uint32_t round, int verdict,
-                            const char *detail, double duration_ms)
+                            const char *detail, double duration_ms, bitcts_sandbox *output)
 {
     bitcts_case_result r;
     memset(&r, 0, sizeof r);
@@ -215,9 +214,20 @@ void bitcts__run_synthesize(run_state *s, size_t idx, uint32_t round, int verdic
     r.duration_ms = duration_ms;
     bitcts_sanitize_string(detail, 4096, r.detail, sizeof r.detail);
     char repro[2048];
-    bitcts_case_repro(s->cfg->backend_spec, s->repro_options, s->cfg->seed,
-                      s->plan->cases[idx].id, repro, sizeof repro);
-    bitcts__run_record(s, idx, round, bitcts_case_result_json(&s->plan->cases[idx], idx, &r, repro));
+    bitcts_case_repro(s->cfg->backend_spec, s->repro_options, s->cfg->seed, s->plan->cases[idx].id,
+                      repro, sizeof repro);
+    json_t *obj = bitcts_case_result_json(&s->plan->cases[idx], idx, &r, repro);
+    if (obj != NULL && output != NULL) { /* what the worker wrote before it ended */
+        char excerpt[BITCTS_SANDBOX_CAPTURE_MAX * 4 + 8];
+        const uint64_t bytes =
+            bitcts_sandbox_take_output(output, (int64_t)idx, excerpt, sizeof excerpt);
+        if (bytes > 0) {
+            json_object_set_new(
+                obj, "output",
+                json_pack("{s:I, s:s}", "bytes", (json_int_t)bytes, "excerpt", excerpt));
+        }
+    }
+    bitcts__run_record(s, idx, round, obj);
 }
 
 /* The runs of a case agree when their verdicts agree and, where they produced output, their
@@ -245,8 +255,8 @@ static json_t *flake(json_t *const *runs, uint32_t n)
     for (uint32_t r = 0; r < n; ++r) {
         const char *worker = r % 2 == 1 ? "a fresh worker" : "a reused worker";
         json_array_append_new(
-            list, json_pack("{s:I, s:s, s:s, s:s, s:s}", "run", (json_int_t)r + 1, "worker",
-                            worker, "verdict", bitcts_report_str(runs[r], "verdict"), "detail",
+            list, json_pack("{s:I, s:s, s:s, s:s, s:s}", "run", (json_int_t)r + 1, "worker", worker,
+                            "verdict", bitcts_report_str(runs[r], "verdict"), "detail",
                             bitcts_report_str(runs[r], "detail"), "output_xxh3_128",
                             bitcts_report_str(runs[r], "output_xxh3_128")));
         if (used < sizeof detail) {
@@ -303,12 +313,12 @@ int bitcts__run_write_report(run_state *s, char *err, size_t cap)
     bitcts_format_u64(s->cfg->seed, seed);
     const time_t wall = time(NULL);
     strftime(finished, sizeof finished, "%Y-%m-%dT%H:%M:%SZ", gmtime(&wall));
-    json_t *identity = json_pack(
-        "{s:s, s:I, s:s, s:O, s:s, s:o, s:O, s:o}", "suite_version", BITCTS_VERSION_STRING,
-        "generator_version", (json_int_t)BITCTS_GENERATOR_VERSION, "seed", seed, "command_line",
-        s->cfg->command_line != NULL ? s->cfg->command_line : json_array(), "started",
-        s->started_iso, "selection", selection_json(s), "backend", s->backend_json, "host",
-        host_json());
+    json_t *identity = json_pack("{s:s, s:I, s:s, s:O, s:s, s:o, s:O, s:o}", "suite_version",
+                                 BITCTS_VERSION_STRING, "generator_version",
+                                 (json_int_t)BITCTS_GENERATOR_VERSION, "seed", seed, "command_line",
+                                 s->cfg->command_line != NULL ? s->cfg->command_line : json_array(),
+                                 "started", s->started_iso, "selection", selection_json(s),
+                                 "backend", s->backend_json, "host", host_json());
     bitcts_report_builder *b = NULL;
     int st = identity != NULL ? bitcts_report_builder_create(identity, &b) : BITCTS_E_OUT_OF_MEMORY;
     json_decref(identity);

@@ -41,6 +41,10 @@ void bitcts__slot_observe(worker_slot *w)
     w->phase = strchr("LIQBPCDX", phase) != NULL && phase != '\0' ? phase : w->phase;
     w->phase_start = 1e-9 * (double)page->since_ns;
     const int64_t index = page->index;
+    const uint64_t begun = page->begun;
+    if (begun > 0 && begun - 1 < w->job.plan->count) {
+        w->last_begun = batch_position(w, (size_t)(begun - 1)) >= 0 ? (long)(begun - 1) : -1;
+    }
     w->current = -1;
     if ((w->phase == 'B' || w->phase == 'P' || w->phase == 'C') && index >= 0) {
         const long pos = batch_position(w, (size_t)index);
@@ -62,18 +66,33 @@ static void take_result(run_state *s, worker_slot *w, size_t idx, const char *js
         return;
     }
     char excerpt[BITCTS_SANDBOX_CAPTURE_MAX * 4 + 8];
-    const uint64_t bytes = bitcts_sandbox_take_output(&w->sb, excerpt, sizeof excerpt);
+    const uint64_t bytes =
+        bitcts_sandbox_take_output(&w->sb, (int64_t)idx, excerpt, sizeof excerpt);
     if (bytes > 0) {
-        json_object_set_new(obj, "output",
-                            json_pack("{s:I, s:s}", "bytes", (json_int_t)bytes, "excerpt", excerpt));
+        json_object_set_new(
+            obj, "output", json_pack("{s:I, s:s}", "bytes", (json_int_t)bytes, "excerpt", excerpt));
+    }
+    if (w->sb.garbage > w->garbage_seen) { /* written while this case ran (or before it) */
+        char warning[200];
+        snprintf(warning, sizeof warning,
+                 "the backend wrote %llu lines to the harness's result channel, a descriptor it "
+                 "does not own",
+                 (unsigned long long)(w->sb.garbage - w->garbage_seen));
+        w->garbage_seen = w->sb.garbage;
+        json_array_append_new(json_object_get(obj, "warnings"), json_string(warning));
+        if (bitcts_report_case_verdict(obj) == BITCTS_VERDICT_PASS) {
+            json_object_set_new(obj, "verdict",
+                                json_string(bitcts_verdict_name(BITCTS_VERDICT_WARN)));
+            json_object_set_new(obj, "detail", json_string(warning));
+        }
     }
     const long pos = batch_position(w, idx);
     if (pos >= 0) {
         w->ended[pos] = 1;
     }
     w->began_cases = 1;
-    bitcts__run_log(s, json_pack("{s:s, s:s, s:I}", "record", "begin", "id",
-                                 s->plan->cases[idx].id, "round", (json_int_t)w->batch.round));
+    bitcts__run_log(s, json_pack("{s:s, s:s, s:I}", "record", "begin", "id", s->plan->cases[idx].id,
+                                 "round", (json_int_t)w->batch.round));
     bitcts__run_record(s, idx, w->batch.round, obj);
     w->last_ended = (long)idx;
     if (w->current == (long)idx) {
@@ -107,9 +126,7 @@ void bitcts__slot_line(run_state *s, worker_slot *w, char *line)
         json_decref(w->identity);
         w->identity = json_loads(rest, JSON_REJECT_DUPLICATES, NULL);
         break;
-    default:
-        ++w->sb.garbage;
-        break;
+    default: ++w->sb.garbage; break;
     }
 }
 
@@ -138,7 +155,7 @@ static void describe_end(const run_state *s, const worker_slot *w, char *out, si
     if (w->killed_for != 0) {
         snprintf(out, cap, "no progress within %.3g s in %s; the worker was killed",
                  w->killed_for == 'B' || w->killed_for == 'C' ? s->cfg->timeout_s * 10
-                                                               : s->cfg->timeout_s,
+                                                              : s->cfg->timeout_s,
                  phase_name((char)w->killed_for));
     } else if (w->fault[0] != '\0') {
         snprintf(out, cap, "the worker died in %s: %s (%s)", phase_name(w->phase), how, w->fault);
@@ -172,7 +189,8 @@ static void settle_unstarted(run_state *s, worker_slot *w, const char *how)
     char detail[1200];
     snprintf(detail, sizeof detail, "%s (%u workers in a row)", how, BITCTS_RUN_BATCH_ATTEMPTS);
     for (size_t i = 0; i < w->batch.count; ++i) {
-        bitcts__run_synthesize(s, w->batch.items[i], w->batch.round, end_verdict(w), detail, 0);
+        bitcts__run_synthesize(s, w->batch.items[i], w->batch.round, end_verdict(w), detail, 0,
+                               NULL);
     }
 }
 
@@ -185,9 +203,10 @@ static void settle_after_cases(run_state *s, worker_slot *w, const char *how)
     const size_t idx = (size_t)w->last_ended;
     const json_t *prev = s->results[w->batch.round][idx];
     char detail[1400];
-    snprintf(detail, sizeof detail, "%s; after this case: %s",
-             prev != NULL ? bitcts_report_str(prev, "detail") : "", how);
-    bitcts__run_synthesize(s, idx, w->batch.round, end_verdict(w), detail, 0);
+    const char *before = prev != NULL ? bitcts_report_str(prev, "detail") : "";
+    snprintf(detail, sizeof detail, "%s%safter this case ended in the worker: %s", before,
+             before[0] != '\0' ? "; " : "", how);
+    bitcts__run_synthesize(s, idx, w->batch.round, end_verdict(w), detail, 0, NULL);
 }
 
 void bitcts__slot_finish(run_state *s, worker_slot *w)
@@ -200,12 +219,34 @@ void bitcts__slot_finish(run_state *s, worker_slot *w)
     if (w->job.probe) {
         return; /* the probe's end is read by the runner */
     }
+    if (w->current < 0 && w->last_begun >= 0) {
+        /* The page moved on (the worker went on to destroy and exit) without the case's
+         * result reaching the channel: the backend closed or took the harness's descriptor. */
+        const long pos = batch_position(w, (size_t)w->last_begun);
+        if (pos >= 0 && !w->ended[pos]) {
+            char end[200];
+            bitcts_sandbox_describe(w->sb.status, end, sizeof end);
+            w->current = w->last_begun;
+            if (w->killed_for == 0) {
+                snprintf(
+                    how, sizeof how,
+                    "the case ran, but its result never reached the harness: the backend "
+                    "closed or replaced the harness's descriptors while running it (the worker "
+                    "then ended in %s: %s)",
+                    phase_name(w->phase), end);
+            }
+        }
+    }
+    size_t ended_before = 0;
+    for (size_t i = 0; i < w->batch.count; ++i) {
+        ended_before += w->ended[i];
+    }
     if (w->current >= 0) { /* a case that began and never ended */
         const size_t idx = (size_t)w->current;
         bitcts__run_log(s, json_pack("{s:s, s:s, s:I}", "record", "begin", "id",
                                      s->plan->cases[idx].id, "round", (json_int_t)w->batch.round));
         const double ms = w->phase == 'P' ? 1e3 * (bitcts_clock_now() - w->phase_start) : 0;
-        bitcts__run_synthesize(s, idx, w->batch.round, end_verdict(w), how, ms);
+        bitcts__run_synthesize(s, idx, w->batch.round, end_verdict(w), how, ms, &w->sb);
         const long pos = batch_position(w, idx);
         if (pos >= 0) {
             w->ended[pos] = 1;
@@ -215,7 +256,7 @@ void bitcts__slot_finish(run_state *s, worker_slot *w)
         snprintf(detail, sizeof detail, "in the worker: %s", w->refusal);
         for (size_t i = 0; i < w->batch.count; ++i) { /* a refusal is not retried */
             bitcts__run_synthesize(s, w->batch.items[i], w->batch.round, BITCTS_VERDICT_FAIL,
-                                   detail, 0);
+                                   detail, 0, NULL);
             w->ended[i] = 1;
         }
     } else if (!w->began_cases && !clean) {
@@ -229,6 +270,16 @@ void bitcts__slot_finish(run_state *s, worker_slot *w)
         if (!w->ended[i]) {
             w->batch.items[rest++] = w->batch.items[i];
         }
+    }
+    size_t ended_now = 0;
+    for (size_t i = 0; i < w->batch.count; ++i) {
+        ended_now += w->ended[i];
+    }
+    if (ended_now == 0 && rest > 0 && ended_before == 0) {
+        /* No case ended and none was charged: a worker that makes no progress is retried a
+         * bounded number of times, never forever. */
+        settle_unstarted(s, w, how);
+        return;
     }
     bitcts__run_requeue(s, w->batch.items, rest, w->batch.round, 0);
 }

@@ -28,16 +28,18 @@ typedef struct worker_slot {
     bitcts_sandbox sb;
     bitcts_worker_job job; /* read by the child after the fork */
     run_batch batch;
-    unsigned char *ended; /* per batch item */
-    uint64_t seen_seq;    /* the status page's seq when last read */
-    long current;         /* the case of the phase (B, P, C), or -1 */
-    long last_ended;      /* the last plan index that ended in this worker, or -1 */
-    char phase;           /* the status page's phase: 0 (started), L I Q B P C D X */
-    double phase_start;   /* when it began (the child's own clock reading) */
-    int killed_for;       /* 0, or the phase whose deadline killed it */
-    int began_cases;      /* a case of the batch began in this worker */
-    char fault[600];      /* an F line's text */
-    char refusal[1100];   /* an S line's text */
+    unsigned char *ended;  /* per batch item */
+    uint64_t seen_seq;     /* the status page's seq when last read */
+    long current;          /* the case of the phase (B, P, C), or -1 */
+    long last_ended;       /* the last plan index that ended in this worker, or -1 */
+    long last_begun;       /* the last plan index the worker began (its page says), or -1 */
+    uint64_t garbage_seen; /* sb.garbage when the last case's result came */
+    char phase;            /* the status page's phase: 0 (started), L I Q B P C D X */
+    double phase_start;    /* when it began (the child's own clock reading) */
+    int killed_for;        /* 0, or the phase whose deadline killed it */
+    int began_cases;       /* a case of the batch began in this worker */
+    char fault[600];       /* an F line's text */
+    char refusal[1100];    /* an S line's text */
     int refusal_status;
     json_t *identity; /* the probe's R */
 } worker_slot;
@@ -46,7 +48,7 @@ typedef struct run_state {
     const bitcts_run_config *cfg;
     bitcts_plan *plan;
     bitcts_backend_spec backend;
-    json_t *backend_json; /* what the probe learnt, for the report */
+    json_t *backend_json;      /* what the probe learnt, for the report */
     char backend_problem[700]; /* the probe's death, when it died: every case fails with it */
     bitcts_baseline baseline;
     char repro_options[512];
@@ -76,7 +78,7 @@ int bitcts__run_claim_folder(run_state *s, char *err, size_t cap);
 void bitcts__run_record(run_state *s, size_t idx, uint32_t round, json_t *obj);
 /** A result the worker could not send: crash, timeout, missing, internal error. */
 void bitcts__run_synthesize(run_state *s, size_t idx, uint32_t round, int verdict,
-                            const char *detail, double duration_ms);
+                            const char *detail, double duration_ms, bitcts_sandbox *output);
 /** The final result of each case (the rounds combined: a case that disagrees with itself is a
  * flake); assembles the report and writes the report folder; keeps it in s->report. */
 int bitcts__run_write_report(run_state *s, char *err, size_t cap);

@@ -60,8 +60,8 @@ static size_t batch_size(const run_state *s, size_t todo, uint32_t round)
     return per_job < 16 ? 16 : per_job > 256 ? 256 : per_job;
 }
 
-static void push_items(run_state *s, const size_t *items, size_t count, size_t size,
-                       uint32_t round, uint32_t attempts)
+static void push_items(run_state *s, const size_t *items, size_t count, size_t size, uint32_t round,
+                       uint32_t attempts)
 {
     /* Pushed back to front: the stack pops them in plan order. */
     for (size_t end = count; end > 0;) {
@@ -109,17 +109,21 @@ static void slot_release(run_state *s, worker_slot *w)
     (void)s;
 }
 
-static int slot_start(run_state *s, worker_slot *w, run_batch b, int probe, char *err,
-                      size_t cap)
+static int slot_start(run_state *s, worker_slot *w, run_batch b, int probe, char *err, size_t cap)
 {
     memset(w, 0, sizeof *w);
     w->batch = b;
     w->ended = calloc(b.count + 1, 1);
     w->current = -1;
     w->last_ended = -1;
-    w->job = (bitcts_worker_job){.plan = s->plan, .backend = &s->backend, .seed = s->cfg->seed,
-                                 .repro_options = s->repro_options, .probe = probe,
-                                 .indices = b.items, .count = b.count};
+    w->last_begun = -1;
+    w->job = (bitcts_worker_job){.plan = s->plan,
+                                 .backend = &s->backend,
+                                 .seed = s->cfg->seed,
+                                 .repro_options = s->repro_options,
+                                 .probe = probe,
+                                 .indices = b.items,
+                                 .count = b.count};
     if (w->ended == NULL ||
         bitcts_sandbox_spawn(&w->sb, bitcts_worker_main, &w->job, err, cap) != 0) {
         free(w->ended);
@@ -234,11 +238,11 @@ static int probe(run_state *s, char *err, size_t cap)
     if (w.refusal[0] != '\0') {
         snprintf(err, cap, "%s", w.refusal);
         st = w.refusal_status != 0 ? w.refusal_status : BITCTS_E_PLUGIN_LOAD;
-    } else if (w.identity != NULL && w.phase == 'X' && w.killed_for == 0) {
+    } else if (w.identity != NULL) { /* a backend that misbehaves later shows it per case */
         char spec[BITCTS_BACKEND_TEXT];
-        json_object_set_new(w.identity, "spec",
-                            json_string(bitcts_sanitize_string(s->cfg->backend_spec, 4096, spec,
-                                                               sizeof spec)));
+        json_object_set_new(
+            w.identity, "spec",
+            json_string(bitcts_sanitize_string(s->cfg->backend_spec, 4096, spec, sizeof spec)));
         s->backend_json = json_incref(w.identity);
     } else {
         char how[600];
@@ -254,8 +258,8 @@ static int probe(run_state *s, char *err, size_t cap)
                  w.killed_for != 0 ? "killed" : how, w.fault[0] != '\0' ? ": " : "", w.fault);
         s->backend_json = json_pack(
             "{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:{}, s:{s:s, s:s, s:s}}", "spec",
-            bitcts_sanitize_string(s->cfg->backend_spec, 4096, shown, sizeof shown), "path",
-            shown, "name", "", "vendor", "", "version", "", "build_id", "", "abi_version", "",
+            bitcts_sanitize_string(s->cfg->backend_spec, 4096, shown, sizeof shown), "path", shown,
+            "name", "", "vendor", "", "version", "", "build_id", "", "abi_version", "",
             "library_xxh3_128", "", "feature_level", "", "capabilities", "info", "variant", "",
             "features", "", "other", s->backend_problem);
     }
@@ -346,8 +350,8 @@ static int select_cases(run_state *s, char *err, size_t cap)
         if (!bitcts_selection_matches(&s->cfg->selection, &s->plan->cases[i])) {
             continue;
         }
-        const int mine = s->cfg->shard_count == 0 ||
-                         position % s->cfg->shard_count == s->cfg->shard_index - 1;
+        const int mine =
+            s->cfg->shard_count == 0 || position % s->cfg->shard_count == s->cfg->shard_index - 1;
         ++position;
         if (mine) {
             s->selected[s->selected_count++] = i;
@@ -448,8 +452,7 @@ static int prepare(run_state *s, char *err, size_t cap)
         st = load_baseline(s, err, cap);
     }
     if (st == BITCTS_OK) {
-        st = bitcts_backend_resolve(s->cfg->backend_spec, &s->cfg->options, &s->backend, err,
-                                    cap);
+        st = bitcts_backend_resolve(s->cfg->backend_spec, &s->cfg->options, &s->backend, err, cap);
     }
     if (st == BITCTS_OK) {
         st = bitcts__run_claim_folder(s, err, cap);
@@ -474,7 +477,7 @@ static void fail_everything(run_state *s)
                 const int killed = strstr(s->backend_problem, "no progress") != NULL;
                 bitcts__run_synthesize(s, s->selected[i], r,
                                        killed ? BITCTS_VERDICT_TIMEOUT : BITCTS_VERDICT_CRASH,
-                                       s->backend_problem, 0);
+                                       s->backend_problem, 0, NULL);
             }
         }
     }
@@ -517,7 +520,7 @@ int bitcts_run(const bitcts_run_config *cfg, bitcts_run_result *out)
         for (size_t i = 0; i < s.selected_count; ++i) {
             if (s.results[r][s.selected[i]] == NULL) {
                 bitcts__run_synthesize(&s, s.selected[i], r, BITCTS_VERDICT_MISSING,
-                                       "no result was reported", 0);
+                                       "no result was reported", 0, NULL);
             }
         }
     }

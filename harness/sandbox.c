@@ -9,6 +9,7 @@
 #include <errno.h>    /* errno */
 #include <fcntl.h>    /* fcntl, open */
 #include <signal.h>   /* kill, sigaction */
+#include <stdint.h>   /* SIZE_MAX */
 #include <stdio.h>    /* snprintf */
 #include <stdlib.h>   /* realloc, free */
 #include <string.h>   /* memcpy, strsignal */
@@ -22,8 +23,8 @@
 #endif
 
 #include "clock.h"
-#include "sanitize.h"
 #include "sandbox.h"
+#include "sanitize.h"
 
 void bitcts_sandbox_init(void)
 {
@@ -118,8 +119,8 @@ int bitcts_sandbox_spawn(bitcts_sandbox *sb, bitcts_sandbox_main_fn fn, void *ar
     memset(sb, 0, sizeof *sb);
     sb->chan = sb->capture = -1;
     make_nonce(sb->nonce);
-    void *page = mmap(NULL, sizeof *sb->shared, PROT_READ | PROT_WRITE,
-                      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    void *page =
+        mmap(NULL, sizeof *sb->shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (page == MAP_FAILED) {
         snprintf(err, cap, "cannot map a status page for a worker: %s", strerror(errno));
         return -1;
@@ -171,6 +172,9 @@ fail:
 static void take_line(bitcts_sandbox *sb, char *line, void (*on_line)(void *, char *), void *user)
 {
     const size_t n = BITCTS_SANDBOX_NONCE_LEN;
+    if (!sb->line_overflow && line[0] == '\0') {
+        return; /* the newline every message starts with */
+    }
     if (!sb->line_overflow && strncmp(line, sb->nonce, n) == 0 && line[n] == ' ') {
         on_line(user, line + n + 1);
     } else {
@@ -178,8 +182,7 @@ static void take_line(bitcts_sandbox *sb, char *line, void (*on_line)(void *, ch
     }
 }
 
-static void pump_channel(bitcts_sandbox *sb, void (*on_line)(void *, char *), void *user,
-                         int *eof)
+static void pump_channel(bitcts_sandbox *sb, void (*on_line)(void *, char *), void *user, int *eof)
 {
     char buf[65536];
     for (;;) {
@@ -228,6 +231,109 @@ static void pump_channel(bitcts_sandbox *sb, void (*on_line)(void *, char *), vo
     }
 }
 
+/* ---- captured output, in segments ---- */
+
+#define MARK_BYTE '\x1e' /* a case mark: MARK_BYTE nonce ' ' index '\n' */
+
+static void segment_drop(bitcts_sandbox *sb, size_t i)
+{
+    free(sb->segments[i].text);
+    memmove(&sb->segments[i], &sb->segments[i + 1],
+            (sb->segment_count - i - 1) * sizeof sb->segments[0]);
+    --sb->segment_count;
+}
+
+static struct bitcts_sandbox_segment *segment_open(bitcts_sandbox *sb, int64_t index)
+{
+    if (sb->segment_count == BITCTS_SANDBOX_SEGMENTS) { /* drop the oldest case's (not -1's) */
+        segment_drop(sb, sb->segments[0].index < 0 ? 1 : 0);
+    }
+    if (sb->segment_count == sb->segment_cap) {
+        const size_t cap = sb->segment_cap != 0 ? 2 * sb->segment_cap : 16;
+        struct bitcts_sandbox_segment *grown = realloc(sb->segments, cap * sizeof *grown);
+        if (grown == NULL) {
+            return NULL;
+        }
+        sb->segments = grown;
+        sb->segment_cap = cap;
+    }
+    struct bitcts_sandbox_segment *g = &sb->segments[sb->segment_count++];
+    memset(g, 0, sizeof *g);
+    g->index = index;
+    return g;
+}
+
+static void segment_append(bitcts_sandbox *sb, const char *bytes, size_t n)
+{
+    if (n == 0) {
+        return;
+    }
+    struct bitcts_sandbox_segment *g =
+        sb->segment_count > 0 ? &sb->segments[sb->segment_count - 1] : segment_open(sb, -1);
+    if (g == NULL) {
+        return;
+    }
+    if (g->text == NULL && (g->text = malloc(BITCTS_SANDBOX_CAPTURE_MAX)) == NULL) {
+        g->bytes += n;
+        return;
+    }
+    const size_t room = BITCTS_SANDBOX_CAPTURE_MAX - g->len;
+    const size_t keep = n < room ? n : room;
+    memcpy(g->text + g->len, bytes, keep);
+    g->len += keep;
+    g->bytes += n;
+}
+
+/* A complete mark (without its first byte and newline): the nonce's opens a segment; anything
+ * else was the backend's output. */
+static void take_mark(bitcts_sandbox *sb)
+{
+    const size_t n = BITCTS_SANDBOX_NONCE_LEN;
+    char *end = NULL;
+    if (sb->mark_len > n + 1 && memcmp(sb->mark, sb->nonce, n) == 0 && sb->mark[n] == ' ') {
+        sb->mark[sb->mark_len] = '\0';
+        const long long index = strtoll(sb->mark + n + 1, &end, 10);
+        if (end != NULL && *end == '\0' && index >= 0) {
+            segment_open(sb, index);
+            return;
+        }
+    }
+    const char first = MARK_BYTE;
+    segment_append(sb, &first, 1);
+    segment_append(sb, sb->mark, sb->mark_len);
+}
+
+static void capture_bytes(bitcts_sandbox *sb, const char *buf, size_t n)
+{
+    size_t plain = 0; /* the start of bytes not yet appended */
+    for (size_t i = 0; i < n; ++i) {
+        if (sb->in_mark) {
+            if (buf[i] == '\n') {
+                take_mark(sb);
+                sb->in_mark = 0;
+                plain = i + 1;
+            } else if (sb->mark_len + 1 >= sizeof sb->mark) { /* too long: not a mark */
+                const char first = MARK_BYTE;
+                segment_append(sb, &first, 1);
+                segment_append(sb, sb->mark, sb->mark_len);
+                sb->in_mark = 0;
+                plain = i;
+            } else {
+                sb->mark[sb->mark_len++] = buf[i];
+                plain = i + 1;
+            }
+        } else if (buf[i] == MARK_BYTE) {
+            segment_append(sb, buf + plain, i - plain);
+            sb->in_mark = 1;
+            sb->mark_len = 0;
+            plain = i + 1;
+        }
+    }
+    if (!sb->in_mark) {
+        segment_append(sb, buf + plain, n - plain);
+    }
+}
+
 static void pump_capture(bitcts_sandbox *sb)
 {
     char buf[16384];
@@ -244,11 +350,7 @@ static void pump_capture(bitcts_sandbox *sb)
         if (got < 0) {
             return;
         }
-        const size_t room = BITCTS_SANDBOX_CAPTURE_MAX - sb->excerpt_len;
-        const size_t keep = (size_t)got < room ? (size_t)got : room;
-        memcpy(sb->excerpt + sb->excerpt_len, buf, keep);
-        sb->excerpt_len += keep;
-        sb->captured += (uint64_t)got;
+        capture_bytes(sb, buf, (size_t)got);
     }
 }
 
@@ -368,17 +470,46 @@ size_t bitcts_sandbox_sweep(bitcts_sandbox *const *all, size_t count, double bud
     }
 }
 
-uint64_t bitcts_sandbox_take_output(bitcts_sandbox *sb, char *out, size_t cap)
+uint64_t bitcts_sandbox_take_output(bitcts_sandbox *sb, int64_t index, char *out, size_t cap)
 {
-    bitcts_sanitize_text(sb->excerpt, sb->excerpt_len, out, cap);
-    const uint64_t n = sb->captured;
-    sb->excerpt_len = 0;
-    sb->captured = 0;
-    return n;
+    if (sb->capture >= 0) {
+        pump_capture(sb); /* what the child wrote before the line being handled is there now */
+    }
+    char text[2 * BITCTS_SANDBOX_CAPTURE_MAX];
+    size_t len = 0;
+    uint64_t bytes = 0;
+    size_t last = SIZE_MAX; /* the case's segment */
+    for (size_t i = 0; i < sb->segment_count; ++i) {
+        const struct bitcts_sandbox_segment *g = &sb->segments[i];
+        if (g->index == index) {
+            last = i;
+        }
+        if ((g->index == -1 || g->index == index) && len + g->len <= sizeof text) {
+            if (g->len > 0) {
+                memcpy(text + len, g->text, g->len);
+            }
+            len += g->len;
+            bytes += g->bytes;
+        }
+    }
+    /* Kept: the segments of later cases (read before this case's line was handled). */
+    for (size_t i = sb->segment_count; i-- > 0;) {
+        if ((last != SIZE_MAX && i <= last) || sb->segments[i].index == -1) {
+            segment_drop(sb, i);
+        }
+    }
+    bitcts_sanitize_text(text, len, out, cap);
+    return bytes;
 }
 
 void bitcts_sandbox_close(bitcts_sandbox *sb)
 {
+    while (sb->segment_count > 0) {
+        segment_drop(sb, sb->segment_count - 1);
+    }
+    free(sb->segments);
+    sb->segments = NULL;
+    sb->segment_cap = 0;
     if (sb->chan >= 0) {
         close(sb->chan);
     }
@@ -398,6 +529,9 @@ void bitcts_sandbox_mark(bitcts_sandbox_status *status, char phase, int64_t inde
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     status->index = index;
+    if (phase == 'B' && index >= 0) {
+        status->begun = (uint64_t)index + 1;
+    }
     status->since_ns = (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
     status->phase = phase;
     status->seq = status->seq + 1; /* last: a reader that sees it sees the rest on this page */
@@ -412,16 +546,42 @@ void bitcts_sandbox_describe(int status, char *out, size_t cap)
     }
 }
 
+void bitcts_sandbox_mark_output(const char *nonce, int64_t index)
+{
+    char line[64];
+    const size_t n = BITCTS_SANDBOX_NONCE_LEN;
+    size_t len = 0;
+    line[len++] = MARK_BYTE;
+    memcpy(line + len, nonce, n);
+    len += n;
+    line[len++] = ' ';
+    char digits[24];
+    size_t d = 0;
+    uint64_t v = index >= 0 ? (uint64_t)index : 0;
+    do {
+        digits[d++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    while (d > 0) {
+        line[len++] = digits[--d];
+    }
+    line[len++] = '\n';
+    (void)!write(1, line, len); /* one write: the backend's output cannot split it */
+}
+
 void bitcts_sandbox_send(int chan, const char *nonce, const char *text, size_t len)
 {
+    /* A message starts with a newline, so that bytes a backend left on the channel without one
+     * become a line of their own (garbage) instead of the start of the harness's line. */
     char small[4096];
     const size_t n = BITCTS_SANDBOX_NONCE_LEN;
-    if (n + 2 + len <= sizeof small) { /* one write: atomic on a pipe */
-        memcpy(small, nonce, n);
-        small[n] = ' ';
-        memcpy(small + n + 1, text, len);
-        small[n + 1 + len] = '\n';
-        len += n + 2;
+    if (n + 3 + len <= sizeof small) { /* one write: atomic on a pipe */
+        small[0] = '\n';
+        memcpy(small + 1, nonce, n);
+        small[n + 1] = ' ';
+        memcpy(small + n + 2, text, len);
+        small[n + 2 + len] = '\n';
+        len += n + 3;
         const char *p = small;
         while (len > 0) {
             const ssize_t put = write(chan, p, len);
@@ -441,8 +601,8 @@ void bitcts_sandbox_send(int chan, const char *nonce, const char *text, size_t l
     const struct {
         const char *p;
         size_t n;
-    } parts[4] = {{nonce, n}, {&space, 1}, {text, len}, {&newline, 1}};
-    for (int k = 0; k < 4; ++k) {
+    } parts[5] = {{&newline, 1}, {nonce, n}, {&space, 1}, {text, len}, {&newline, 1}};
+    for (int k = 0; k < 5; ++k) {
         const char *p = parts[k].p;
         size_t left = parts[k].n;
         while (left > 0) {

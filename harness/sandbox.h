@@ -14,8 +14,9 @@
 #include <stdint.h>    /* uint64_t */
 #include <sys/types.h> /* pid_t */
 
-#define BITCTS_SANDBOX_NONCE_LEN 16         /* hex digits */
-#define BITCTS_SANDBOX_CAPTURE_MAX 4096u    /* captured output kept per excerpt */
+#define BITCTS_SANDBOX_NONCE_LEN 16        /* hex digits */
+#define BITCTS_SANDBOX_CAPTURE_MAX 4096u   /* captured output kept per excerpt */
+#define BITCTS_SANDBOX_SEGMENTS 1024       /* captured segments kept until taken */
 #define BITCTS_SANDBOX_LINE_MAX (1u << 26) /* a channel line longer than this is garbage */
 
 /** Where the child says what it is doing, without a system call: a page shared with the parent.
@@ -27,6 +28,7 @@ typedef struct bitcts_sandbox_status {
     volatile int64_t index; /* the case the phase belongs to, or -1 */
     volatile uint64_t since_ns;
     volatile char phase;
+    volatile uint64_t begun; /* 1 + the index of the last case marked 'B', 0 before any */
 } bitcts_sandbox_status;
 
 /** What the child runs: `chan` is its end of the result channel; every line it writes there
@@ -37,20 +39,29 @@ typedef void (*bitcts_sandbox_main_fn)(void *arg, int chan, const char *nonce,
 
 /** One child. Zero-initialise, then spawn. */
 typedef struct bitcts_sandbox {
-    pid_t pid;     /* 0: no child */
-    int chan;      /* the parent's end of the channel, -1 when closed */
-    int capture;   /* the parent's end of the child's stdout and stderr, -1 when closed */
-    int exited;    /* the child was reaped; status holds its wait status */
+    pid_t pid;   /* 0: no child */
+    int chan;    /* the parent's end of the channel, -1 when closed */
+    int capture; /* the parent's end of the child's stdout and stderr, -1 when closed */
+    int exited;  /* the child was reaped; status holds its wait status */
     int status;
     bitcts_sandbox_status *shared; /* the child's phase, shared */
     char nonce[BITCTS_SANDBOX_NONCE_LEN + 1];
-    char *line;    /* channel bytes not yet ending in a newline */
+    char *line; /* channel bytes not yet ending in a newline */
     size_t line_len, line_cap;
-    int line_overflow;         /* the current line grew past BITCTS_SANDBOX_LINE_MAX */
-    uint64_t garbage;          /* channel lines without the nonce */
-    char excerpt[BITCTS_SANDBOX_CAPTURE_MAX + 1]; /* captured output since the last take */
-    size_t excerpt_len;
-    uint64_t captured;         /* bytes captured since the last take, kept or not */
+    int line_overflow; /* the current line grew past BITCTS_SANDBOX_LINE_MAX */
+    uint64_t garbage;  /* channel lines without the nonce */
+    /* Captured output, cut into segments at the child's case marks (bitcts_sandbox_mark_output):
+     * each segment holds what was written from one mark to the next. */
+    struct bitcts_sandbox_segment {
+        int64_t index;  /* the mark's case, -1 before the first mark */
+        uint64_t bytes; /* bytes written, kept or not */
+        size_t len;     /* bytes kept in text */
+        char *text;     /* BITCTS_SANDBOX_CAPTURE_MAX bytes, allocated at the first byte */
+    } *segments;        /* in the order written; a worker may run ahead of its channel */
+    size_t segment_count, segment_cap;
+    char mark[64]; /* a case mark being read (it may span reads) */
+    size_t mark_len;
+    int in_mark;
 } bitcts_sandbox;
 
 /* ---- the parent's side ---- */
@@ -83,9 +94,11 @@ void bitcts_sandbox_kill(bitcts_sandbox *sb);
  * @return the number of processes killed. */
 size_t bitcts_sandbox_sweep(bitcts_sandbox *const *all, size_t count, double budget_s);
 
-/** Takes the captured output since the last take: a sanitised excerpt (at most
- * BITCTS_SANDBOX_CAPTURE_MAX bytes of it) into out, and how many bytes there were. */
-uint64_t bitcts_sandbox_take_output(bitcts_sandbox *sb, char *out, size_t cap);
+/** Takes the output captured for case `index` (from the child's mark for it to its next mark,
+ * together with anything captured before the first mark): a sanitised excerpt (at most
+ * BITCTS_SANDBOX_CAPTURE_MAX bytes of each part) into out, and how many bytes there were.
+ * Segments of earlier cases that were never taken are dropped. */
+uint64_t bitcts_sandbox_take_output(bitcts_sandbox *sb, int64_t index, char *out, size_t cap);
 
 /** Closes the parent's descriptors and frees the buffers; the child must have been reaped. */
 void bitcts_sandbox_close(bitcts_sandbox *sb);
@@ -97,6 +110,10 @@ void bitcts_sandbox_describe(int status, char *out, size_t cap);
 
 /** Publishes the child's phase (async-signal-safe: stores only, and the clock). */
 void bitcts_sandbox_mark(bitcts_sandbox_status *status, char phase, int64_t index);
+
+/** Marks the start of case `index` in the captured output (stdout, shared with stderr), so that
+ * what a backend prints is charged to the case it printed during. Async-signal-safe. */
+void bitcts_sandbox_mark_output(const char *nonce, int64_t index);
 
 /** Writes "<nonce> <text>\n" on the channel, whole or not at all as far as the parent can
  * tell (a line is one write when it fits the pipe buffer). Async-signal-safe. */

@@ -31,10 +31,12 @@ static const char *worker_nonce = "";
 static bitcts_sandbox_status *worker_status;
 static volatile long worker_case = -1;
 static char worker_altstack[65536];
+static uintptr_t worker_stack_top;   /* an address near the top of the main stack */
+static uintptr_t worker_stack_limit; /* RLIMIT_STACK, or 64 MiB when unlimited */
 
-static const int limits_watched[] = {RLIMIT_AS,    RLIMIT_DATA,  RLIMIT_STACK, RLIMIT_NOFILE,
-                                     RLIMIT_FSIZE, RLIMIT_CPU,   RLIMIT_CORE};
-static const char *const limit_names[] = {"RLIMIT_AS",    "RLIMIT_DATA", "RLIMIT_STACK",
+static const int limits_watched[] = {RLIMIT_AS,    RLIMIT_DATA, RLIMIT_STACK, RLIMIT_NOFILE,
+                                     RLIMIT_FSIZE, RLIMIT_CPU,  RLIMIT_CORE};
+static const char *const limit_names[] = {"RLIMIT_AS",     "RLIMIT_DATA",  "RLIMIT_STACK",
                                           "RLIMIT_NOFILE", "RLIMIT_FSIZE", "RLIMIT_CPU",
                                           "RLIMIT_CORE"};
 #define LIMITS ((int)(sizeof limits_watched / sizeof limits_watched[0]))
@@ -73,8 +75,16 @@ static void on_fatal(int sig, siginfo_t *info, void *context)
         bitcts_sigsafe_text(&l, " at ");
         bitcts_sigsafe_hex(&l, (uint64_t)(uintptr_t)info->si_addr);
         bitcts_sigsafe_text(&l, ": ");
-        bitcts_guard_describe(info->si_addr, where, sizeof where);
-        bitcts_sigsafe_text(&l, where);
+        const uintptr_t addr = (uintptr_t)info->si_addr;
+        if (addr < 65536) {
+            bitcts_sigsafe_text(&l, "a null pointer (an address in the first 64 KiB)");
+        } else if (addr < worker_stack_top &&
+                   worker_stack_top - addr < worker_stack_limit + 65536) {
+            bitcts_sigsafe_text(&l, "the stack, at its limit (a stack overflow)");
+        } else {
+            bitcts_guard_describe(info->si_addr, where, sizeof where);
+            bitcts_sigsafe_text(&l, where);
+        }
     }
     bitcts_sandbox_send(worker_chan, worker_nonce, text, l.len);
     /* End with the signal itself, whether a fault or a raise() sent it. */
@@ -151,7 +161,7 @@ typedef struct worker {
     void *instance;
     process_state state;
     bitcts_case_pool pool; /* the case mappings, reused case after case */
-    int damaged;               /* the process is no longer trusted: stop after this case */
+    int damaged;           /* the process is no longer trusted: stop after this case */
     char damage_text[300];
 } worker;
 
@@ -235,8 +245,7 @@ static void leave_backend(worker *w, long idx, const char *call)
     }
 }
 
-static void run_negative(worker *w, size_t idx, const bitcts_case_data *data,
-                         bitcts_case_result *r)
+static void run_negative(worker *w, size_t idx, const bitcts_case_data *data, bitcts_case_result *r)
 {
     const bitcts_case_key *k = &w->job->plan->cases[idx];
     bitcts_abi_tensor tensors[3];
@@ -386,8 +395,8 @@ static void run_valid(worker *w, size_t idx, const bitcts_case_data *d, bitcts_c
     }
     const int recorded = bitcts_case_is_recorded(k);
     bitcts_case_buffers x;
-    if (bitcts_case_buffers_prepare(d, recorded, idx, &w->pool, &x, r->detail,
-                                    sizeof r->detail) != 0) {
+    if (bitcts_case_buffers_prepare(d, recorded, idx, &w->pool, &x, r->detail, sizeof r->detail) !=
+        0) {
         bitcts_case_buffers_retire(&x);
         return; /* internal_error: the harness could not prepare the case */
     }
@@ -427,6 +436,7 @@ static void run_case(worker *w, size_t idx)
     r.verdict = BITCTS_VERDICT_INTERNAL_ERROR;
     worker_case = (long)idx;
     send_mark('B', (long)idx);
+    bitcts_sandbox_mark_output(worker_nonce, (int64_t)idx);
     bitcts_case_data data;
     const int st = bitcts_case_build(w->job->seed, k, &data);
     if (st != BITCTS_OK) {
@@ -498,6 +508,12 @@ static void send_identity(worker *w)
 
 void bitcts_worker_main(void *arg, int chan, const char *nonce, bitcts_sandbox_status *status)
 {
+    char top = 0;
+    struct rlimit stack;
+    worker_stack_top = (uintptr_t)&top;
+    worker_stack_limit = getrlimit(RLIMIT_STACK, &stack) == 0 && stack.rlim_cur != RLIM_INFINITY
+                             ? (uintptr_t)stack.rlim_cur
+                             : (uintptr_t)64 << 20;
     worker_chan = chan;
     worker_nonce = nonce;
     worker_status = status;
