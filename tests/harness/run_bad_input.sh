@@ -30,6 +30,14 @@ bad "baseline.txt:2: unknown verdict 'flaky'" run --backend "$example" --baselin
 bad "--shard: '4/3'" run --backend "$example" --shard 4/3
 bad "--jobs" run --backend "$example" --jobs 0
 bad "--backend is required" run --filter 'bit_not*'
+bad "the selection matches no case" run --backend "$example" --filter 'no_such_case*' --report "$work/r6"
+bad "--isolate: 'process' is not batch or case" run --backend "$example" --isolate process
+bad "--repeat: '65' is not a number from 1 to 64" run --backend "$example" --repeat 65
+# --report refuses a folder bitcts did not create, unless --force; nothing in it is touched.
+mkdir -p "$work/mine" && echo "precious" >"$work/mine/notes.txt"
+bad "holds files bitcts did not write" run --backend "$example" --filter 'bit_not.uint8.r1.*' --report "$work/mine" --quiet
+[ "$(cat "$work/mine/notes.txt")" = precious ] && [ ! -e "$work/mine/report.json" ] || { echo "FAIL: --report touched a foreign folder"; fail=1; }
+"$bitcts" run --backend "$example" --filter 'bit_not.uint8.r1.*' --report "$work/mine" --quiet --force >/dev/null && [ -s "$work/mine/report.json" ] || { echo "FAIL: --force"; fail=1; }
 # A good run, then a report with an unknown verdict.
 "$bitcts" run --backend "$example" --filter 'bit_not.uint8.r1.*' --report "$work/good" --quiet >/dev/null || { echo "FAIL: good run"; fail=1; }
 for f in report.json junit.xml report.html summary.md results.jsonl; do
