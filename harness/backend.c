@@ -29,8 +29,8 @@ const char *bitcts_backend_builtin_names(char *buf, size_t cap)
     size_t used = 0;
     buf[0] = '\0';
     for (const bitcts_builtin_backend *b = bitcts_builtin_backends(); b->name != NULL; ++b) {
-        used += (size_t)snprintf(buf + used, used < cap ? cap - used : 0, "%s%s, %s:<variant>",
-                                 used ? ", " : "", b->name, b->name);
+        used += (size_t)snprintf(buf + used, used < cap ? cap - used : 0, "%s%s", used ? ", " : "",
+                                 b->name);
     }
     if (used == 0) {
         snprintf(buf, cap, "none in this build");
@@ -73,7 +73,9 @@ int bitcts_backend_resolve(const char *spec, const bitcts_backend_options *optio
     }
     if (bitcts_builtin_find(out->name) == NULL) {
         char names[256];
-        snprintf(err, cap, "unknown backend '%s' (built-in: %s; or a path to a plugin library)",
+        snprintf(err, cap,
+                 "unknown backend '%s' (built-in: %s, each also as NAME:VARIANT; or a path to "
+                 "a plugin library)",
                  shown, bitcts_backend_builtin_names(names, sizeof names));
         return BITCTS_E_NOT_FOUND;
     }
@@ -94,8 +96,7 @@ static void keep_log(void *user, int32_t level, const char *message)
     }
 }
 
-int bitcts_backend_load(const bitcts_backend_spec *spec, bitcts_backend *out, char *err,
-                        size_t cap)
+int bitcts_backend_load(const bitcts_backend_spec *spec, bitcts_backend *out, char *err, size_t cap)
 {
     memset(out, 0, sizeof *out);
     out->spec = *spec;
@@ -184,8 +185,8 @@ int bitcts_backend_instance_with(const bitcts_backend *b, const bitcts_backend_o
     if (st != BITCTS_ABI_OK || *instance == NULL) {
         char path[BITCTS_BACKEND_TEXT];
         bitcts_sanitize_string(bitcts_plugin_host_path(b->host), 4096, path, sizeof path);
-        snprintf(err, cap, "backend %s: instance_create failed with status %d (%s)%s%s", path,
-                 st, bitcts_status_message(st), b->last_log[0] != '\0' ? ": " : "", b->last_log);
+        snprintf(err, cap, "backend %s: instance_create failed with status %d (%s)%s%s", path, st,
+                 bitcts_status_message(st), b->last_log[0] != '\0' ? ": " : "", b->last_log);
         return st != BITCTS_ABI_OK ? BITCTS_E_BACKEND_FAILED : BITCTS_E_PLUGIN_MALFORMED;
     }
     return BITCTS_OK;
@@ -306,8 +307,8 @@ json_t *bitcts_backend_identity_json(const bitcts_backend *b)
                            sizeof text[4]);
     json_t *info = json_pack("{s:s, s:s, s:s}", "variant", b->info_variant, "features",
                              b->info_features, "other", b->info_extra);
-    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "path", text[0],
-                     "name", text[1], "vendor", text[2], "version", text[3], "build_id", text[4],
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "path", text[0], "name",
+                     text[1], "vendor", text[2], "version", text[3], "build_id", text[4],
                      "abi_version", abi, "library_xxh3_128", bitcts_plugin_host_digest(b->host),
                      "feature_level", fl, "capabilities", caps_json(b), "info", info);
 }

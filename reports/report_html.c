@@ -250,6 +250,28 @@ static void html_case(sbuf *b, const json_t *c)
         sb_esc(b, bitcts_report_str(c, "baseline"), 0);
         sb_puts(b, "</p>\n");
     }
+    const json_t *repeats = json_object_get(c, "repeats");
+    if (json_array_size(repeats) > 0) { /* a flake: every run's outcome */
+        sb_puts(b, "<p>runs (--repeat): ");
+        for (size_t i = 0; i < json_array_size(repeats); ++i) {
+            const json_t *run = json_array_get(repeats, i);
+            sb_printf(b, "%s<span class=\"badge v-%s\">%s</span>", i ? " " : "",
+                      bitcts_verdict_name(bitcts_report_case_verdict(run)),
+                      bitcts_verdict_name(bitcts_report_case_verdict(run)));
+            if (*bitcts_report_str(run, "detail")) {
+                sb_puts(b, " ");
+                sb_esc(b, bitcts_report_str(run, "detail"), 0);
+            }
+        }
+        sb_puts(b, "</p>\n");
+    }
+    const json_t *output = json_object_get(c, "output");
+    if (json_is_object(output)) { /* what the backend printed while running the case */
+        sb_printf(b, "<details><summary>backend output (%lld bytes)</summary><pre>",
+                  (long long)json_integer_value(json_object_get(output, "bytes")));
+        sb_esc(b, bitcts_report_str(output, "excerpt"), 0);
+        sb_puts(b, "</pre></details>\n");
+    }
     if (*bitcts_report_str(c, "output_xxh3_128")) {
         sb_printf(b, "<p>output XXH3-128: <code>%s</code></p>\n",
                   bitcts_report_str(c, "output_xxh3_128")); /* validated: hex digits only */

@@ -62,6 +62,12 @@ static void junit_case(sbuf *b, const char *op, const json_t *c)
         sb_puts(b, "</system-out>\n");
     }
     free(text.data);
+    const json_t *output = json_object_get(c, "output");
+    if (json_is_object(output)) { /* what the backend printed while running the case */
+        sb_puts(b, "      <system-err>");
+        sb_esc(b, bitcts_report_str(output, "excerpt"), 0);
+        sb_puts(b, "</system-err>\n");
+    }
     sb_puts(b, "    </testcase>\n");
 }
 

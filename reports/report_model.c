@@ -466,6 +466,38 @@ static bitcts_status check_output(vctx *c, const json_t *obj)
     return st != BITCTS_OK ? st : need_str(c, out, "excerpt", 4 * 65536);
 }
 
+/* The optional "repeats" of a flake: each run's verdict, detail and digest. */
+static bitcts_status check_repeats(vctx *c, const json_t *obj)
+{
+    const json_t *runs = json_object_get(obj, "repeats");
+    if (runs == NULL) {
+        return BITCTS_OK;
+    }
+    if (!json_is_array(runs) || json_array_size(runs) > 64) {
+        return bad_field(c, runs, "repeats", "an array of at most 64 runs");
+    }
+    char q[80];
+    for (size_t i = 0; i < json_array_size(runs); ++i) {
+        const json_t *run = json_array_get(runs, i);
+        if (!json_is_object(run)) {
+            return bad_field(c, run, "repeats[]", "an object");
+        }
+        bitcts_status st = need_str(c, run, "verdict", 0);
+        if (st == BITCTS_OK) {
+            st = need_str(c, run, "detail", 0);
+        }
+        if (st != BITCTS_OK) {
+            return st;
+        }
+        const char *name = json_string_value(json_object_get(run, "verdict"));
+        if (bitcts_verdict_parse(name) < 0) {
+            return vfail(c, BITCTS_E_PARSE, "has a run with unknown verdict '%s'",
+                         shown(name, q, sizeof q));
+        }
+    }
+    return BITCTS_OK;
+}
+
 static bitcts_status check_case_fields(vctx *c, const json_t *obj, int *verdict)
 {
     static const char *const keys[] = {"feature_level", "detail", "baseline", "repro", NULL};
@@ -507,7 +539,7 @@ static bitcts_status check_case_fields(vctx *c, const json_t *obj, int *verdict)
         (st = need_count(c, obj, "plan_index", NULL))) {
         return st;
     }
-    if ((st = check_output(c, obj)) != BITCTS_OK) {
+    if ((st = check_output(c, obj)) != BITCTS_OK || (st = check_repeats(c, obj)) != BITCTS_OK) {
         return st;
     }
     return check_failure(c, obj);
