@@ -32,10 +32,10 @@ typedef struct bitcts_backend_caps {
 
 /** A backend spec resolved without loading anything: a built-in, or a library file. */
 typedef struct bitcts_backend_spec {
-    const char *spec;  /* as given */
-    int builtin;       /* 1: a built-in backend */
-    char name[64];     /* the built-in's name, or the library path */
-    char variant[64];  /* "name:variant" gives variant=VARIANT */
+    const char *spec;               /* as given */
+    int builtin;                    /* 1: a built-in backend */
+    char name[64];                  /* the built-in's name, or the library path */
+    char variant[64];               /* "name:variant" gives variant=VARIANT */
     bitcts_backend_options options; /* the run's options, with the variant's */
 } bitcts_backend_spec;
 

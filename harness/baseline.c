@@ -45,8 +45,7 @@ static int parse_line(const char *p, const char *end, bitcts_baseline_entry *e, 
     snprintf(verdict, sizeof verdict, "%.*s", (int)(v_end - v), v);
     e->verdict = bitcts_verdict_parse(verdict);
     if (e->verdict != BITCTS_VERDICT_FAIL && e->verdict != BITCTS_VERDICT_TIMEOUT &&
-        e->verdict != BITCTS_VERDICT_FLAKE &&
-        e->verdict != BITCTS_VERDICT_CRASH) {
+        e->verdict != BITCTS_VERDICT_FLAKE && e->verdict != BITCTS_VERDICT_CRASH) {
         snprintf(why, cap, "unknown verdict '%s' (expected fail, timeout, crash or flake)",
                  verdict);
         return -1;

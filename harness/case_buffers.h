@@ -26,7 +26,7 @@ typedef struct bitcts_case_pool {
 } bitcts_case_pool;
 
 typedef struct bitcts_case_buffers {
-    bitcts_guard_buf *io[3];  /* handed to the backend: A (or Input), B, Output (NULL: unused) */
+    bitcts_guard_buf *io[3];   /* handed to the backend: A (or Input), B, Output (NULL: unused) */
     bitcts_guard_buf *harness; /* the harness's own mapping, holding the pointers below */
     uint8_t *inputs_before[2]; /* the inputs as generated */
     uint8_t *output_before;    /* the output as handed over (poisoned) */

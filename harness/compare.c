@@ -67,24 +67,23 @@ static int check_guards(const bitcts_compare_args *a, char *why, size_t cap)
                                   : a->desc->inputs[t].total_tensor_size_in_bytes;
         const char *role = bitcts_role_name(a->desc->input_count, t);
         size_t first = 0, last = 0;
-        size_t n = g->before_len > 0 ? guard_damage(g->before, g->before_expect, g->before_len,
-                                                    &first, &last)
-                                     : 0;
+        size_t n = g->before_len > 0
+                       ? guard_damage(g->before, g->before_expect, g->before_len, &first, &last)
+                       : 0;
         if (n > 0) {
             snprintf(text, sizeof text,
-                     "wrote %zu bytes before the %s buffer (up to %zu bytes before its start)",
-                     n, role, g->before_len - first);
+                     "wrote %zu bytes before the %s buffer (up to %zu bytes before its start)", n,
+                     role, g->before_len - first);
             append(why, cap, text), bad = 1;
         }
-        n = g->after_len > 0 ? guard_damage(g->after, g->after_expect, g->after_len, &first,
-                                            &last)
+        n = g->after_len > 0 ? guard_damage(g->after, g->after_expect, g->after_len, &first, &last)
                              : 0;
         if (n > 0) {
             snprintf(text, sizeof text,
                      "wrote %zu bytes past the end of the %s buffer (bytes %llu to %llu; "
                      "TotalTensorSizeInBytes %llu)",
-                     n, role, (unsigned long long)(size + first),
-                     (unsigned long long)(size + last), (unsigned long long)size);
+                     n, role, (unsigned long long)(size + first), (unsigned long long)(size + last),
+                     (unsigned long long)size);
             append(why, cap, text), bad = 1;
         }
     }

@@ -51,8 +51,8 @@ typedef struct bitcts_compare_args {
     const uint8_t *inputs_after[2]; /* the same buffers after execution */
     const uint8_t *output_before;   /* the output's bytes before execution */
     const uint8_t *output_after;
-    const uint8_t *expected;      /* saturate policy (the only one when not recorded) */
-    const uint8_t *expected_mask; /* recorded cases: the mask policy; else NULL */
+    const uint8_t *expected;        /* saturate policy (the only one when not recorded) */
+    const uint8_t *expected_mask;   /* recorded cases: the mask policy; else NULL */
     bitcts_compare_guard guards[3]; /* the inputs, then the output at index input_count */
 } bitcts_compare_args;
 

@@ -68,8 +68,8 @@ int bitcts_guard_map(uint64_t size, size_t zone, int kind, const char *name, uin
     }
     const size_t rw_len = (size_t)((need + page - 1) / page * page);
     const size_t base_len = rw_len + 2 * zone;
-    void *base = mmap(NULL, base_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
-                      0);
+    void *base =
+        mmap(NULL, base_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (base == MAP_FAILED) {
         return -1;
     }
@@ -92,8 +92,8 @@ int bitcts_guard_map(uint64_t size, size_t zone, int kind, const char *name, uin
     return 0;
 }
 
-int bitcts_guard_reuse(bitcts_guard_buf *g, uint64_t size, size_t zone, int kind,
-                       const char *name, uint64_t case_index)
+int bitcts_guard_reuse(bitcts_guard_buf *g, uint64_t size, size_t zone, int kind, const char *name,
+                       uint64_t case_index)
 {
     const size_t page = page_size();
     const uint64_t need = BITCTS_GUARD_BEFORE + size + BITCTS_GUARD_AFTER_MIN;
@@ -183,7 +183,8 @@ static void describe_in(const bitcts_guard_buf *g, uintptr_t a, bitcts_sigsafe_l
     }
     if (a < data) {
         bitcts_sigsafe_number(b, (uint64_t)(data - a));
-        bitcts_sigsafe_text(b, a < (uintptr_t)g->rw ? " bytes before " : " bytes before the start of ");
+        bitcts_sigsafe_text(b, a < (uintptr_t)g->rw ? " bytes before "
+                                                    : " bytes before the start of ");
     } else if (a >= end) {
         bitcts_sigsafe_number(b, (uint64_t)(a - end));
         bitcts_sigsafe_text(b, " bytes past the end of ");

@@ -12,22 +12,22 @@
 #include <stddef.h> /* size_t */
 #include <stdint.h> /* uint8_t, uint64_t */
 
-#define BITCTS_GUARD_BEFORE 64u          /* guard bytes before the data (keeps 64-byte alignment) */
-#define BITCTS_GUARD_AFTER_MIN 64u       /* at least this many guard bytes after it */
+#define BITCTS_GUARD_BEFORE 64u    /* guard bytes before the data (keeps 64-byte alignment) */
+#define BITCTS_GUARD_AFTER_MIN 64u /* at least this many guard bytes after it */
 #define BITCTS_GUARD_ZONE ((size_t)1 << 30) /* PROT_NONE bytes on each side */
 
 /* What a mapping holds, for fault reports. */
-#define BITCTS_GUARD_KIND_BACKEND 0  /* a buffer handed to the backend (A, B, Output) */
-#define BITCTS_GUARD_KIND_HARNESS 1  /* the harness's own: read-only during backend calls */
-#define BITCTS_GUARD_KIND_RETIRED 2  /* a buffer of an earlier case, now inaccessible */
+#define BITCTS_GUARD_KIND_BACKEND 0 /* a buffer handed to the backend (A, B, Output) */
+#define BITCTS_GUARD_KIND_HARNESS 1 /* the harness's own: read-only during backend calls */
+#define BITCTS_GUARD_KIND_RETIRED 2 /* a buffer of an earlier case, now inaccessible */
 
 /** One mapping. */
 typedef struct bitcts_guard_buf {
-    uint8_t *data;       /* size bytes, 64-byte aligned */
+    uint8_t *data; /* size bytes, 64-byte aligned */
     uint64_t size;
-    uint8_t *rw;         /* the accessible pages: guard, data, guard */
+    uint8_t *rw; /* the accessible pages: guard, data, guard */
     size_t rw_len;
-    uint8_t *base;       /* the whole mapping, zones included */
+    uint8_t *base; /* the whole mapping, zones included */
     size_t base_len;
     size_t capacity;     /* bytes between the zones: rw_len may grow up to it without a remap */
     int kind;            /* BITCTS_GUARD_KIND_* */
@@ -45,8 +45,8 @@ int bitcts_guard_map(uint64_t size, size_t zone, int kind, const char *name, uin
  * capacity allows (the pages stay populated: no faults, no zeroing; what lies beyond the new
  * accessible part is made inaccessible), else a fresh one. The content is unspecified.
  * @return 0, or -1 when a new mapping fails. */
-int bitcts_guard_reuse(bitcts_guard_buf *g, uint64_t size, size_t zone, int kind,
-                       const char *name, uint64_t case_index);
+int bitcts_guard_reuse(bitcts_guard_buf *g, uint64_t size, size_t zone, int kind, const char *name,
+                       uint64_t case_index);
 
 /** Unmaps and unregisters. Accepts a buffer that was never mapped (data NULL). */
 void bitcts_guard_unmap(bitcts_guard_buf *g);

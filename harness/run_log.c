@@ -6,9 +6,9 @@
 #include "bitcts/bitcts_status.h"
 #include "run_log.h"
 
-int bitcts_run_log_parse(const char *name, const char *text, size_t size,
-                         const json_t *want_header, bitcts_run_log_end_fn on_end, void *user,
-                         size_t *complete, char *err, size_t cap)
+int bitcts_run_log_parse(const char *name, const char *text, size_t size, const json_t *want_header,
+                         bitcts_run_log_end_fn on_end, void *user, size_t *complete, char *err,
+                         size_t cap)
 {
     size_t line = 0;
     const char *p = text;

@@ -18,8 +18,8 @@ typedef int (*bitcts_run_log_end_fn)(void *user, json_t *rec, size_t line, char 
  * @param complete [out] bytes up to the end of the last whole line (what to keep on resume).
  * @return BITCTS_OK; BITCTS_E_PARSE (a line that is no record, a NUL byte; err "NAME:LINE:
  *         problem"); BITCTS_E_INVALID_ARGUMENT (another run's header); the callback's status. */
-int bitcts_run_log_parse(const char *name, const char *text, size_t size,
-                         const json_t *want_header, bitcts_run_log_end_fn on_end, void *user,
-                         size_t *complete, char *err, size_t cap);
+int bitcts_run_log_parse(const char *name, const char *text, size_t size, const json_t *want_header,
+                         bitcts_run_log_end_fn on_end, void *user, size_t *complete, char *err,
+                         size_t cap);
 
 #endif

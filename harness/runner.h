@@ -30,12 +30,12 @@ typedef struct bitcts_run_config {
     double timeout_s;
     const char *report_dir;
     int resume;
-    int force;                  /* --report may take a folder bitcts did not create */
-    int isolate_case;           /* one worker process per case (--isolate case) */
-    uint32_t repeat;            /* runs of each case (--repeat); a case that disagrees: flake */
+    int force;        /* --report may take a folder bitcts did not create */
+    int isolate_case; /* one worker process per case (--isolate case) */
+    uint32_t repeat;  /* runs of each case (--repeat); a case that disagrees: flake */
     volatile sig_atomic_t *interrupted; /* set (by a signal handler) to stop the run; or NULL */
-    const json_t *command_line; /* recorded in the report as given (provenance); borrowed */
-    bitcts_run_progress_fn progress; /* NULL: none */
+    const json_t *command_line;         /* recorded in the report as given (provenance); borrowed */
+    bitcts_run_progress_fn progress;    /* NULL: none */
     void *progress_user;
     char option_key_store[BITCTS_MAX_OPTIONS][64]; /* the keys of --backend-option */
 } bitcts_run_config;

@@ -57,7 +57,7 @@ typedef struct bitcts_sandbox {
         uint64_t bytes; /* bytes written, kept or not */
         size_t len;     /* bytes kept in text */
         char *text;     /* BITCTS_SANDBOX_CAPTURE_MAX bytes, allocated at the first byte */
-    } *segments;        /* in the order written; a worker may run ahead of its channel */
+    } * segments;       /* in the order written; a worker may run ahead of its channel */
     size_t segment_count, segment_cap;
     char mark[64]; /* a case mark being read (it may span reads) */
     size_t mark_len;

@@ -66,8 +66,8 @@ static void md_case(sbuf *b, const json_t *c)
     const json_t *repeats = json_object_get(c, "repeats");
     for (size_t i = 0; i < json_array_size(repeats); ++i) { /* a flake: every run */
         const json_t *run = json_array_get(repeats, i);
-        sb_printf(b, "%s%s", i ? ", " : " (runs: ",
-                  bitcts_verdict_name(bitcts_report_case_verdict(run)));
+        sb_printf(b, "%s%s",
+                  i ? ", " : " (runs: ", bitcts_verdict_name(bitcts_report_case_verdict(run)));
         sb_puts(b, i + 1 == json_array_size(repeats) ? ")" : "");
     }
     sb_puts(b, "  \n  ");

@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config git libxxhash-dev libjansson-dev
           libvulkan-dev libvulkan-volk-dev glslc mesa-vulkan-drivers vulkan-validationlayers python3
           python3-numpy
-          libxml2-utils)
+          libxml2-utils clang-format clang-tidy clang-tools)
 [ "${1:-}" = "--with-browser" ] && packages+=(chromium)
 missing=()
 for p in "${packages[@]}"; do

@@ -223,12 +223,12 @@ static int32_t BITCTS_PLUGIN_CALL cpu_query_op_caps(void *instance, uint32_t ope
     if (instance == NULL || out == NULL || out->struct_size < sizeof *out) {
         return BITCTS_ABI_E_INVALID_ARGUMENT;
     }
-    if (bitcts__cpu_op_inputs(operator_type) == 0) {
+    if (bitcts_dml_op_inputs(operator_type) == 0) {
         return BITCTS_ABI_E_NOT_SUPPORTED;
     }
     out->operator_type = operator_type;
-    out->input_types = bitcts__cpu_op_input_types(operator_type);
-    out->output_types = bitcts__cpu_op_output_types(operator_type);
+    out->input_types = bitcts_dml_op_input_types(operator_type);
+    out->output_types = bitcts_dml_op_output_types(operator_type);
     out->dimension_counts = BITCTS_DIMS_1_TO_8;
     /* BIT_COUNT's page says nothing about in-place execution (spec 2.2). */
     out->flags = operator_type == BITCTS_OP_BIT_COUNT ? 0u : BITCTS_ABI_CAP_IN_PLACE;

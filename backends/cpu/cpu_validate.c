@@ -14,36 +14,6 @@
 /* Largest span (in elements) the exact overlap check walks with a bitmap (16 MiB of bits). */
 #define VALIDATE_BITMAP_SPAN (1ull << 27)
 
-uint32_t bitcts__cpu_op_inputs(uint32_t op)
-{
-    switch (op) {
-    case BITCTS_OP_BIT_NOT:
-    case BITCTS_OP_BIT_COUNT: return 1;
-    case BITCTS_OP_BIT_SHIFT_LEFT:
-    case BITCTS_OP_BIT_SHIFT_RIGHT:
-    case BITCTS_OP_BIT_AND:
-    case BITCTS_OP_BIT_OR:
-    case BITCTS_OP_BIT_XOR: return 2;
-    default: return 0;
-    }
-}
-
-uint32_t bitcts__cpu_op_input_types(uint32_t op)
-{
-    if (op == BITCTS_OP_BIT_SHIFT_LEFT || op == BITCTS_OP_BIT_SHIFT_RIGHT) {
-        return BITCTS_DT_MASK_UNSIGNED;
-    }
-    return bitcts__cpu_op_inputs(op) != 0 ? BITCTS_DT_MASK_ALL : 0;
-}
-
-uint32_t bitcts__cpu_op_output_types(uint32_t op)
-{
-    if (op == BITCTS_OP_BIT_COUNT) {
-        return BITCTS_DT_MASK_COUNT_OUTPUT;
-    }
-    return bitcts__cpu_op_input_types(op);
-}
-
 static int32_t validate_fail(char *err, size_t cap, int32_t status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
@@ -159,12 +129,12 @@ static int32_t validate_pair(uint32_t op, const bitcts_abi_tensor *in, const cha
                              "type_mismatch: %s DataType %u, Output DataType %u", name,
                              in->data_type, o->data_type);
     }
-    if (!(bitcts__cpu_op_input_types(op) & (1u << in->data_type))) {
+    if (!(bitcts_dml_op_input_types(op) & (1u << in->data_type))) {
         return validate_fail(err, cap, BITCTS_ABI_E_INVALID_DESCRIPTOR,
                              "type_not_allowed: operator %u does not accept %s DataType %u", op,
                              name, in->data_type);
     }
-    if (!(bitcts__cpu_op_output_types(op) & (1u << o->data_type))) {
+    if (!(bitcts_dml_op_output_types(op) & (1u << o->data_type))) {
         return validate_fail(err, cap, BITCTS_ABI_E_INVALID_DESCRIPTOR,
                              "output_type_not_allowed: operator %u does not accept Output "
                              "DataType %u",
@@ -306,7 +276,7 @@ int32_t bitcts__cpu_validate_op(const bitcts_abi_operator_desc *desc, bitcts__cp
                              "operator description missing or struct_size too small");
     }
     const uint32_t op = desc->operator_type;
-    const uint32_t inputs = bitcts__cpu_op_inputs(op);
+    const uint32_t inputs = bitcts_dml_op_inputs(op);
     if (inputs == 0) {
         return validate_fail(err, err_cap, BITCTS_ABI_E_NOT_SUPPORTED,
                              "unknown_operator: operator type %u is not a bitwise operator", op);

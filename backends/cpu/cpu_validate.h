@@ -27,13 +27,6 @@ typedef struct bitcts__cpu_op_info {
     uint32_t strides[3][BITCTS_MAX_DIMS];
 } bitcts__cpu_op_info;
 
-/** Inputs of an operator (1 or 2), 0 when it is not one of the seven. */
-uint32_t bitcts__cpu_op_inputs(uint32_t op);
-
-/** Masks (bit 1u << type) of the input and output types an operator accepts at FL 4_1. */
-uint32_t bitcts__cpu_op_input_types(uint32_t op);
-uint32_t bitcts__cpu_op_output_types(uint32_t op);
-
 /** Checks every rule and fills out.
  * @param err [out] on failure, "rule_id: detail" naming the tensor and the numbers.
  * @return BITCTS_ABI_OK; BITCTS_ABI_E_INVALID_ARGUMENT (NULL pointers, struct_size too small);

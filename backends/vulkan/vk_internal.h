@@ -285,13 +285,6 @@ extern const bitcts_abi_device_timing_ext bitcts__vk_timing_ext;
 int32_t bitcts__vk_validate(const bitcts_abi_operator_desc *abi, bitcts__vk_desc *desc, char *err,
                             size_t cap);
 
-/** Inputs (1 or 2) of an operator, 0 when it is not one of the seven. */
-uint32_t bitcts__vk_op_inputs(uint32_t op);
-
-/** Type masks (bit 1u << type) an operator accepts at FL 4_1. */
-uint32_t bitcts__vk_op_input_types(uint32_t op);
-uint32_t bitcts__vk_op_output_types(uint32_t op);
-
 #ifdef __cplusplus
 }
 #endif

@@ -13,33 +13,6 @@
 /* Largest span, in elements, whose overlap the exact check decides with a bitmap. */
 #define VK_OVERLAP_BITMAP_LIMIT (1ull << 27)
 
-uint32_t bitcts__vk_op_inputs(uint32_t op)
-{
-    switch (op) {
-    case BITCTS_OP_BIT_NOT:
-    case BITCTS_OP_BIT_COUNT: return 1;
-    case BITCTS_OP_BIT_AND:
-    case BITCTS_OP_BIT_OR:
-    case BITCTS_OP_BIT_XOR:
-    case BITCTS_OP_BIT_SHIFT_LEFT:
-    case BITCTS_OP_BIT_SHIFT_RIGHT: return 2;
-    default: return 0;
-    }
-}
-
-uint32_t bitcts__vk_op_input_types(uint32_t op)
-{
-    if (op == BITCTS_OP_BIT_SHIFT_LEFT || op == BITCTS_OP_BIT_SHIFT_RIGHT) {
-        return BITCTS_DT_MASK_UNSIGNED;
-    }
-    return bitcts__vk_op_inputs(op) != 0 ? BITCTS_DT_MASK_ALL : 0u;
-}
-
-uint32_t bitcts__vk_op_output_types(uint32_t op)
-{
-    return op == BITCTS_OP_BIT_COUNT ? BITCTS_DT_MASK_COUNT_OUTPUT : bitcts__vk_op_input_types(op);
-}
-
 static int32_t vk_reject(char *err, size_t cap, int32_t status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
@@ -121,12 +94,12 @@ static int32_t vk_check_pair(uint32_t op, const bitcts_abi_tensor *in, const cha
                          "type_mismatch: %s DataType %u, Output DataType %u", name, in->data_type,
                          out->data_type);
     }
-    if ((bitcts__vk_op_output_types(op) & BITCTS_DT_BIT(out->data_type)) == 0) {
+    if ((bitcts_dml_op_output_types(op) & BITCTS_DT_BIT(out->data_type)) == 0) {
         return vk_reject(err, cap, BITCTS_ABI_E_INVALID_DESCRIPTOR,
                          "output_type_not_allowed: operator %u has no Output DataType %u", op,
                          out->data_type);
     }
-    if ((bitcts__vk_op_input_types(op) & BITCTS_DT_BIT(in->data_type)) == 0) {
+    if ((bitcts_dml_op_input_types(op) & BITCTS_DT_BIT(in->data_type)) == 0) {
         return vk_reject(err, cap, BITCTS_ABI_E_INVALID_DESCRIPTOR,
                          "type_not_allowed: operator %u has no %s DataType %u", op, name,
                          in->data_type);
@@ -300,7 +273,7 @@ int32_t bitcts__vk_validate(const bitcts_abi_operator_desc *abi, bitcts__vk_desc
                          "operator description missing or struct_size too small");
     }
     const uint32_t op = abi->operator_type;
-    const uint32_t inputs = bitcts__vk_op_inputs(op);
+    const uint32_t inputs = bitcts_dml_op_inputs(op);
     if (inputs == 0) {
         return vk_reject(err, cap, BITCTS_ABI_E_NOT_SUPPORTED,
                          "unknown_operator: %u is not one of the seven bitwise operators", op);

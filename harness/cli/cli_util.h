@@ -8,8 +8,8 @@
 #include <stdint.h> /* uint32_t */
 
 #define BITCTS_EXIT_OK 0
-#define BITCTS_EXIT_FAILURES 1 /* the run completed and something failed */
-#define BITCTS_EXIT_USAGE 2    /* bad input: flags, files, plugins */
+#define BITCTS_EXIT_FAILURES 1      /* the run completed and something failed */
+#define BITCTS_EXIT_USAGE 2         /* bad input: flags, files, plugins */
 #define BITCTS_EXIT_INTERRUPTED 130 /* stopped by SIGINT or SIGTERM; the log is kept */
 
 /** Prints "bitcts <cmd>: error: <message>" on one line to stderr; returns BITCTS_EXIT_USAGE. */

@@ -47,8 +47,7 @@ static void print_progress(void *user, size_t done, size_t total, double elapsed
     const double rate = (double)done / (elapsed_s + 1e-9);
     char eta[32] = "?";
     if (done > 0) {
-        snprintf(eta, sizeof eta, "%.0fs",
-                 (double)(total - (done < total ? done : total)) / rate);
+        snprintf(eta, sizeof eta, "%.0fs", (double)(total - (done < total ? done : total)) / rate);
     }
     char bar[31];
     const size_t filled = total ? (done < total ? done : total) * 30 / total : 30;
@@ -185,8 +184,7 @@ static int parse_run_option(int argc, char **argv, int *i, bitcts_run_config *cf
         }
     } else if ((r = bitcts_cli_option(argc, argv, i, "--isolate", &v)) != 0) {
         if (r < 0 || (strcmp(v, "batch") != 0 && strcmp(v, "case") != 0)) {
-            return bitcts_cli_error("run", "--isolate: '%s' is not batch or case",
-                                    r < 0 ? "" : v);
+            return bitcts_cli_error("run", "--isolate: '%s' is not batch or case", r < 0 ? "" : v);
         }
         cfg->isolate_case = strcmp(v, "case") == 0;
     } else if ((r = bitcts_cli_option(argc, argv, i, "--repeat", &v)) != 0) {

@@ -124,6 +124,35 @@ static inline uint32_t bitcts_dml_type_bytes(uint32_t data_type)
 #undef BITCTS_DML_TYPE_BYTES_CASE
 }
 
+/** Inputs of one of the seven operators (1 or 2); 0 for any other operator type. */
+static inline uint32_t bitcts_dml_op_inputs(uint32_t operator_type)
+{
+#define BITCTS_DML_OP_INPUTS_CASE(name, value, inputs, text)                                       \
+    case value: return inputs;
+    switch (operator_type) {
+        BITCTS_DML_OPERATOR_LIST(BITCTS_DML_OP_INPUTS_CASE)
+    default: return 0;
+    }
+#undef BITCTS_DML_OP_INPUTS_CASE
+}
+
+/** The input types DirectML documents for an operator (bit 1 << type): the unsigned ones for
+ * the shifts, all eleven for the others; 0 for any other operator type. */
+static inline uint32_t bitcts_dml_op_input_types(uint32_t operator_type)
+{
+    if (operator_type == BITCTS_OP_BIT_SHIFT_LEFT || operator_type == BITCTS_OP_BIT_SHIFT_RIGHT) {
+        return BITCTS_DT_MASK_UNSIGNED;
+    }
+    return bitcts_dml_op_inputs(operator_type) != 0 ? BITCTS_DT_MASK_ALL : 0u;
+}
+
+/** The output types DirectML documents: UINT8 and UINT32 for BIT_COUNT, else the input types. */
+static inline uint32_t bitcts_dml_op_output_types(uint32_t operator_type)
+{
+    return operator_type == BITCTS_OP_BIT_COUNT ? BITCTS_DT_MASK_COUNT_OUTPUT
+                                                : bitcts_dml_op_input_types(operator_type);
+}
+
 #ifdef __cplusplus
 }
 #endif

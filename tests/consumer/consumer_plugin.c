@@ -18,7 +18,9 @@ static volatile uint32_t consumer_tour;
     sum = sum * 31u + (uint32_t)(value) + bitcts_dml_type_bytes(value) + (uint32_t)(bytes) +       \
           (uint32_t)(is_float) + (uint32_t)(is_signed) + (uint32_t)sizeof(text);
 #define CONSUMER_OP(name, value, inputs, text)                                                     \
-    sum = sum * 31u + (uint32_t)(value) + (uint32_t)(inputs) + (uint32_t)sizeof(text);
+    sum = sum * 31u + (uint32_t)(value) + (uint32_t)(inputs) + (uint32_t)sizeof(text) +            \
+          bitcts_dml_op_inputs(value) + bitcts_dml_op_input_types(value) +                         \
+          bitcts_dml_op_output_types(value);
 #define CONSUMER_FL(name, value) sum = sum * 31u + (uint32_t)(value);
 #define CONSUMER_STATUS(name, value, message)                                                      \
     sum = sum * 31u + (uint32_t)(name) + (uint32_t)sizeof(message) +                               \

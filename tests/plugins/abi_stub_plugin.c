@@ -187,7 +187,7 @@ int32_t BITCTS_PLUGIN_CALL STUB_ENTRY(bitcts_plugin_negotiation *n)
     n->chosen_version = high;
 #endif
 #if STUB_THIS == STUB_null_table
-    (void)stub_table; /* the bug: no table */
+    (void)stub_table;                             /* the bug: no table */
 #else
     n->table = &stub_table.base;
 #endif

@@ -92,35 +92,6 @@ static void example_log(int32_t level, const char *message)
     }
 }
 
-/* ---- operators ---- */
-
-static uint32_t example_input_count(uint32_t operator_type)
-{
-    switch (operator_type) {
-    case BITCTS_OP_BIT_NOT:
-    case BITCTS_OP_BIT_COUNT: return 1;
-    case BITCTS_OP_BIT_AND:
-    case BITCTS_OP_BIT_OR:
-    case BITCTS_OP_BIT_XOR:
-    case BITCTS_OP_BIT_SHIFT_LEFT:
-    case BITCTS_OP_BIT_SHIFT_RIGHT: return 2;
-    default: return 0; /* not one of the seven */
-    }
-}
-
-static uint32_t example_input_types(uint32_t operator_type)
-{
-    const int shift =
-        operator_type == BITCTS_OP_BIT_SHIFT_LEFT || operator_type == BITCTS_OP_BIT_SHIFT_RIGHT;
-    return shift ? BITCTS_DT_MASK_UNSIGNED : BITCTS_DT_MASK_ALL;
-}
-
-static uint32_t example_output_types(uint32_t operator_type)
-{
-    return operator_type == BITCTS_OP_BIT_COUNT ? BITCTS_DT_MASK_COUNT_OUTPUT
-                                                : example_input_types(operator_type);
-}
-
 /* ---- the arithmetic: raw bits, so float NaN payloads, -0 and denormals pass untouched ---- */
 
 static uint64_t example_load(const uint8_t *p, uint32_t width)
@@ -418,8 +389,8 @@ static int32_t example_check_pair(example_instance *inst, uint32_t operator_type
                  (unsigned)t->data_type, (unsigned)first->data_type);
         return example_refuse(inst, BITCTS_ABI_E_INVALID_DESCRIPTOR, role, "type_mismatch", detail);
     }
-    const uint32_t allowed =
-        is_output ? example_output_types(operator_type) : example_input_types(operator_type);
+    const uint32_t allowed = is_output ? bitcts_dml_op_output_types(operator_type)
+                                       : bitcts_dml_op_input_types(operator_type);
     if ((allowed & BITCTS_DT_BIT(t->data_type)) == 0) {
         snprintf(detail, sizeof detail, "DataType %u is not allowed for operator %u",
                  (unsigned)t->data_type, (unsigned)operator_type);
@@ -438,7 +409,7 @@ static int32_t example_check_desc(example_instance *inst, const bitcts_abi_opera
         return example_refuse(inst, BITCTS_ABI_E_INVALID_ARGUMENT, "desc", "struct",
                               "description missing or struct_size too small");
     }
-    const uint32_t input_count = example_input_count(desc->operator_type);
+    const uint32_t input_count = bitcts_dml_op_inputs(desc->operator_type);
     if (input_count == 0) {
         return example_refuse(inst, BITCTS_ABI_E_NOT_SUPPORTED, "desc", "unknown_operator",
                               "this plugin implements only the seven bitwise operators");
@@ -690,12 +661,12 @@ static int32_t BITCTS_PLUGIN_CALL example_query_op_caps(void *instance, uint32_t
     if (instance == NULL || out == NULL || out->struct_size < sizeof *out) {
         return BITCTS_ABI_E_INVALID_ARGUMENT;
     }
-    if (example_input_count(operator_type) == 0) {
+    if (bitcts_dml_op_inputs(operator_type) == 0) {
         return BITCTS_ABI_E_NOT_SUPPORTED;
     }
     out->operator_type = operator_type;
-    out->input_types = example_input_types(operator_type);
-    out->output_types = example_output_types(operator_type);
+    out->input_types = bitcts_dml_op_input_types(operator_type);
+    out->output_types = bitcts_dml_op_output_types(operator_type);
     out->dimension_counts = BITCTS_DIMS_1_TO_8;
     /* DirectML documents in-place execution for six of the seven; BIT_COUNT says nothing. */
     out->flags = operator_type == BITCTS_OP_BIT_COUNT ? 0u : BITCTS_ABI_CAP_IN_PLACE;

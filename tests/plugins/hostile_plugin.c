@@ -35,9 +35,9 @@ static int is(const char *name)
 static bitcts_plugin_table table;        /* the example's, with some entries replaced */
 static const bitcts_plugin_table *inner; /* the example's own */
 static const bitcts_abi_host *host;
-static unsigned long calls;              /* operator_execute calls of this process */
-static void *last_output;                /* the output of the previous execute call */
-static char bad_text[4096];              /* a string no harness should print as it is */
+static unsigned long calls; /* operator_execute calls of this process */
+static void *last_output;   /* the output of the previous execute call */
+static char bad_text[4096]; /* a string no harness should print as it is */
 
 /* Invalid UTF-8, terminal escapes, a forged log line and a forged channel line. */
 static void make_bad_text(void)
@@ -136,8 +136,7 @@ static int first_create_of_run(void)
 {
     const char *dir = getenv("HOSTILE_DIR");
     char path[512];
-    snprintf(path, sizeof path, "%s/first-create-%ld", dir != NULL ? dir : "/tmp",
-             (long)getppid());
+    snprintf(path, sizeof path, "%s/first-create-%ld", dir != NULL ? dir : "/tmp", (long)getppid());
     const int fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
     if (fd < 0) {
         return 0;
@@ -150,10 +149,11 @@ static int first_create_of_run(void)
  * run over many cases writes every byte value at every distance, whatever the batching): near
  * and far, after and before, up to the edge of the harness's 1 GiB no-access zones. What it
  * does goes to stderr first ("spill <value> <offset>"), for the test to check its coverage. */
-static const int64_t spill_offsets[] = {0,       1,       7,         63,       64,
-                                        100,     4095,    4096,      65536,    1 << 20,
-                                        1 << 28, (1 << 30) - 1, -1,  -2,       -64,
-                                        -65,     -4096,   -(1 << 20), -(1 << 29), -(1 << 30)};
+static const int64_t spill_offsets[] = {0,     1,          7,          63,
+                                        64,    100,        4095,       4096,
+                                        65536, 1 << 20,    1 << 28,    (1 << 30) - 1,
+                                        -1,    -2,         -64,        -65,
+                                        -4096, -(1 << 20), -(1 << 29), -(1 << 30)};
 
 static void spill(uint8_t *out, uint64_t bytes, const uint8_t *in, uint64_t in_bytes)
 {
@@ -180,8 +180,7 @@ typedef struct hostile_op {
     uint64_t in_bytes;
 } hostile_op;
 
-static int32_t BITCTS_PLUGIN_CALL h_instance_create(const bitcts_abi_create_info *info,
-                                                    void **out)
+static int32_t BITCTS_PLUGIN_CALL h_instance_create(const bitcts_abi_create_info *info, void **out)
 {
     if (is("create_exit")) {
         _exit(0);
@@ -372,8 +371,8 @@ static int32_t BITCTS_PLUGIN_CALL h_operator_execute(void *instance, void *opaqu
             return st;
         }
     }
-    const int32_t st = inner->operator_execute(instance, op != NULL ? op->inner : NULL, inputs,
-                                               output);
+    const int32_t st =
+        inner->operator_execute(instance, op != NULL ? op->inner : NULL, inputs, output);
     if (target && st == BITCTS_ABI_OK) {
         strike(op, inputs, output, 0);
     }
@@ -416,7 +415,8 @@ __attribute__((destructor)) static void hostile_destructor(void)
     }
 }
 
-BITCTS_PLUGIN_EXPORT int32_t BITCTS_PLUGIN_CALL bitcts_plugin_negotiate(bitcts_plugin_negotiation *n)
+BITCTS_PLUGIN_EXPORT int32_t BITCTS_PLUGIN_CALL
+bitcts_plugin_negotiate(bitcts_plugin_negotiation *n)
 {
     if (is("negotiate_hang")) {
         spin_forever();

@@ -137,7 +137,7 @@ int main(void)
         f.out[8] = f.guard[GUARD];
     }
     f.a[-1] ^= 0x5A; /* before A */
-    f.b[2] ^= 1; /* B changed */
+    f.b[2] ^= 1;     /* B changed */
     r = judge(&f, 0);
     CHECK(strstr(r.detail, "wrote 1 bytes before the A buffer (up to 1 bytes before") != NULL);
     CHECK(strstr(r.detail, "input B changed") != NULL);
