@@ -10,6 +10,7 @@
 #include "bitcts/bitcts_status.h"
 #include "case_plan.h"
 #include "case_values.h"
+#include "explore.h"
 #include "ref_ops.h"
 #include "rng.h"
 
@@ -313,7 +314,8 @@ static int alloc_buffer(uint64_t bytes, uint8_t **out)
     return *out != NULL ? BITCTS_OK : BITCTS_E_OUT_OF_MEMORY;
 }
 
-static int build_valid(uint64_t seed, const bitcts_case_key *key, bitcts_case_data *out)
+/* The description of a plan case: its shape, then its pattern's layouts. */
+static void describe(uint64_t seed, const bitcts_case_key *key, bitcts_case_data *out)
 {
     bitcts_rng shape;
     bitcts_rng_init(&shape, seed, "shape");
@@ -343,6 +345,16 @@ static int build_valid(uint64_t seed, const bitcts_case_key *key, bitcts_case_da
     if (out->alias_input >= 0) { /* the output is the aliased input: identical description */
         out->desc.output = out->desc.inputs[out->alias_input];
     }
+}
+
+static int build_valid(uint64_t seed, const bitcts_case_key *key, bitcts_case_data *out)
+{
+    if (key->pattern == BITCTS_PAT_EXPLORE) {
+        bitcts_explore_describe(seed, key, &out->desc, &out->alias_input);
+    } else {
+        describe(seed, key, out);
+    }
+    const uint32_t n_in = out->desc.input_count;
     static const char *const tags[2] = {"A", "B"};
     for (uint32_t i = 0; i < n_in; ++i) {
         int st = alloc_buffer(out->desc.inputs[i].total_tensor_size_in_bytes, &out->inputs[i]);
@@ -387,6 +399,46 @@ int bitcts_case_build(uint64_t suite_seed, const bitcts_case_key *key, bitcts_ca
         bitcts_case_free(out);
     }
     return st;
+}
+
+int bitcts_case_copy(const bitcts_case_data *src, bitcts_case_data *dst)
+{
+    memset(dst, 0, sizeof *dst);
+    dst->desc = src->desc;
+    dst->case_seed = src->case_seed;
+    dst->alias_input = src->alias_input;
+    for (uint32_t i = 0; i < src->desc.input_count && src->inputs[i] != NULL; ++i) {
+        const uint64_t bytes = src->desc.inputs[i].total_tensor_size_in_bytes;
+        if (alloc_buffer(bytes, &dst->inputs[i]) != BITCTS_OK) {
+            bitcts_case_free(dst);
+            return BITCTS_E_OUT_OF_MEMORY;
+        }
+        memcpy(dst->inputs[i], src->inputs[i], (size_t)bytes);
+    }
+    if (src->output == NULL) { /* a negative case: a description only */
+        return BITCTS_OK;
+    }
+    if (src->alias_input >= 0) {
+        dst->output = dst->inputs[src->alias_input];
+        return BITCTS_OK;
+    }
+    const uint64_t bytes = src->desc.output.total_tensor_size_in_bytes;
+    if (alloc_buffer(bytes, &dst->owned_output) != BITCTS_OK) {
+        bitcts_case_free(dst);
+        return BITCTS_E_OUT_OF_MEMORY;
+    }
+    memcpy(dst->owned_output, src->output, (size_t)bytes);
+    dst->output = dst->owned_output;
+    return BITCTS_OK;
+}
+
+int bitcts_plan_case_data(const bitcts_plan *plan, size_t index, uint64_t suite_seed,
+                          bitcts_case_data *out)
+{
+    if (plan->fixed != NULL && plan->fixed[index] != NULL) {
+        return bitcts_case_copy(plan->fixed[index], out);
+    }
+    return bitcts_case_build(suite_seed, &plan->cases[index], out);
 }
 
 void bitcts_case_free(bitcts_case_data *data)

@@ -30,6 +30,7 @@ static const char *const pattern_names[BITCTS_PAT_COUNT] = {
     [BITCTS_PAT_LARGE_BROADCAST] = "large_broadcast",
     [BITCTS_PAT_EXHAUSTIVE] = "exhaustive",
     [BITCTS_PAT_INVALID] = "invalid",
+    [BITCTS_PAT_EXPLORE] = "explore",
 };
 
 const char *bitcts_pattern_name(uint32_t p)
@@ -381,6 +382,13 @@ void bitcts_plan_destroy(bitcts_plan *plan)
     if (plan == NULL) {
         return;
     }
+    for (size_t i = 0; plan->fixed != NULL && i < plan->count; ++i) {
+        if (plan->fixed[i] != NULL) {
+            bitcts_case_free(plan->fixed[i]);
+            free(plan->fixed[i]);
+        }
+    }
+    free(plan->fixed);
     free(plan->cases);
     free(plan);
 }

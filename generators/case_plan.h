@@ -48,6 +48,7 @@ typedef enum bitcts_pattern {
     BITCTS_PAT_LARGE_BROADCAST,
     BITCTS_PAT_EXHAUSTIVE,
     BITCTS_PAT_INVALID, /* a negative case; the rule is in bitcts_case_key.rule */
+    BITCTS_PAT_EXPLORE, /* an explored case, drawn from its seed (generators/explore.h) */
     BITCTS_PAT_COUNT
 } bitcts_pattern;
 
@@ -74,9 +75,14 @@ typedef struct bitcts_case_key {
     uint32_t rule; /* bitcts_rule for negative cases, else 0 */
 } bitcts_case_key;
 
+typedef struct bitcts_case_data bitcts_case_data;
+
 typedef struct bitcts_plan {
     bitcts_case_key *cases;
     size_t count;
+    /* NULL, or per case: explicit data to run instead of building the case from its key
+     * (shrinking's candidates); owned by the plan (bitcts_plan_destroy frees them). */
+    bitcts_case_data **fixed;
 } bitcts_plan;
 
 /** Builds the full plan (every tier) in its fixed order. @return BITCTS_OK or OUT_OF_MEMORY. */
@@ -103,19 +109,25 @@ const char *bitcts_tier_name(uint32_t tiers);
 
 /** A materialised case. Buffers are owned. alias_input >= 0 means the output IS that input's
  * buffer (in place): output then points at inputs[alias_input]. */
-typedef struct bitcts_case_data {
+struct bitcts_case_data {
     bitcts_op_desc desc;
     uint64_t case_seed;
     int alias_input;
     uint8_t *inputs[2];
     uint8_t *output; /* initial output contents (or the aliased input) */
     uint8_t *owned_output;
-} bitcts_case_data;
+};
 
 /** Derives the case's tensors and bytes. Negative cases get descriptions but no buffers.
  * @return BITCTS_OK, BITCTS_E_OUT_OF_MEMORY. */
 int bitcts_case_build(uint64_t suite_seed, const bitcts_case_key *key, bitcts_case_data *out);
 void bitcts_case_free(bitcts_case_data *data);
+/** A deep copy of a case's data (description and buffers, aliasing kept).
+ * @return BITCTS_OK or BITCTS_E_OUT_OF_MEMORY (then dst holds nothing). */
+int bitcts_case_copy(const bitcts_case_data *src, bitcts_case_data *dst);
+/** The data of plan case `index`: its fixed data copied, or built from its key. */
+int bitcts_plan_case_data(const bitcts_plan *plan, size_t index, uint64_t suite_seed,
+                          bitcts_case_data *out);
 
 /** The expected output buffer of a valid case: a copy of the initial output buffer (or of the
  * aliased input) with the logical elements computed by the reference under `shift_policy`.

@@ -333,7 +333,7 @@ int bitcts__run_write_report(run_state *s, char *err, size_t cap)
         snprintf(err, cap, "out of memory assembling the report");
     }
     bitcts_report_builder_destroy(b);
-    if (st == BITCTS_OK) {
+    if (st == BITCTS_OK && s->cfg->report_dir != NULL) {
         st = bitcts_report_files_write(report, s->cfg->report_dir, err, cap);
     }
     if (st == BITCTS_OK) {

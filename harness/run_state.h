@@ -47,6 +47,8 @@ typedef struct worker_slot {
 typedef struct run_state {
     const bitcts_run_config *cfg;
     bitcts_plan *plan;
+    int plan_owned; /* the runner made the plan (else it is cfg->plan's) */
+    int any_tier;   /* an explored or explicit plan: tiers do not select its cases */
     bitcts_backend_spec backend;
     json_t *backend_json;      /* what the probe learnt, for the report */
     char backend_problem[700]; /* the probe's death, when it died: every case fails with it */

@@ -15,6 +15,7 @@
 #include "bitcts/bitcts_status.h"
 #include "bitcts/bitcts_verdict.h"
 #include "clock.h"
+#include "explore.h"
 #include "fs_util.h"
 #include "report_model.h"
 #include "run_state.h"
@@ -55,6 +56,9 @@ static size_t batch_size(const run_state *s, size_t todo, uint32_t round)
 {
     if (s->cfg->isolate_case || round % 2 == 1) { /* odd --repeat rounds: a fresh worker each */
         return 1;
+    }
+    if (s->cfg->stop_at > 0) { /* time-boxed: small batches end soon after the deadline */
+        return 8;
     }
     const size_t per_job = todo / ((size_t)s->jobs * 8) + 1;
     return per_job < 16 ? 16 : per_job > 256 ? 256 : per_job;
@@ -310,9 +314,10 @@ static void run_loop(run_state *s)
     char err[512];
     for (;;) {
         int active = 0;
+        const int starting = s->cfg->stop_at <= 0 || bitcts_clock_now() < s->cfg->stop_at;
         for (int i = 0; i < s->jobs && !interrupted(s); ++i) {
             worker_slot *w = &s->slots[i];
-            if (w->sb.pid <= 0 && s->queue_count > 0) {
+            if (w->sb.pid <= 0 && s->queue_count > 0 && starting) {
                 run_batch b = s->queue[--s->queue_count];
                 if (slot_start(s, w, b, 0, err, sizeof err) != 0) {
                     queue_push(s, b); /* out of processes: retry when a worker ends */
@@ -347,7 +352,11 @@ static int select_cases(run_state *s, char *err, size_t cap)
     }
     size_t position = 0;
     for (size_t i = 0; i < s->plan->count; ++i) {
-        if (!bitcts_selection_matches(&s->cfg->selection, &s->plan->cases[i])) {
+        bitcts_case_key key = s->plan->cases[i];
+        if (s->any_tier) {
+            key.tiers = BITCTS_TIER_ALL;
+        }
+        if (!bitcts_selection_matches(&s->cfg->selection, &key)) {
             continue;
         }
         const int mine =
@@ -417,7 +426,9 @@ static void free_state(run_state *s)
     json_decref(s->backend_json);
     json_decref(s->report);
     bitcts_baseline_free(&s->baseline);
-    bitcts_plan_destroy(s->plan);
+    if (s->plan_owned) {
+        bitcts_plan_destroy(s->plan);
+    }
 }
 
 /* Every case of every round that the log does not already hold goes to the queue. */
@@ -443,7 +454,19 @@ static int prepare(run_state *s, char *err, size_t cap)
 {
     s->jobs = s->cfg->jobs < 1 ? 1 : s->cfg->jobs > 256 ? 256 : s->cfg->jobs;
     s->rounds = s->cfg->repeat > 1 ? s->cfg->repeat : 1;
-    if (bitcts_plan_create(&s->plan) != BITCTS_OK) {
+    const int64_t explored = bitcts_explore_parse_id(s->cfg->selection.filter);
+    int made = BITCTS_OK;
+    if (s->cfg->plan != NULL) {
+        s->plan = (bitcts_plan *)s->cfg->plan; /* not destroyed: plan_owned stays 0 */
+        s->any_tier = 1;
+    } else if (explored >= 0) { /* one explored case, by its id */
+        made = bitcts_explore_plan(s->cfg->seed, (uint64_t)explored, 1, &s->plan);
+        s->plan_owned = s->any_tier = 1;
+    } else {
+        made = bitcts_plan_create(&s->plan);
+        s->plan_owned = 1;
+    }
+    if (made != BITCTS_OK) {
         snprintf(err, cap, "out of memory");
         return BITCTS_E_OUT_OF_MEMORY;
     }
@@ -454,14 +477,14 @@ static int prepare(run_state *s, char *err, size_t cap)
     if (st == BITCTS_OK) {
         st = bitcts_backend_resolve(s->cfg->backend_spec, &s->cfg->options, &s->backend, err, cap);
     }
-    if (st == BITCTS_OK) {
+    if (st == BITCTS_OK && s->cfg->report_dir != NULL) {
         st = bitcts__run_claim_folder(s, err, cap);
     }
     if (st == BITCTS_OK) {
         make_repro_options(s);
         st = probe(s, err, cap);
     }
-    if (st == BITCTS_OK) {
+    if (st == BITCTS_OK && s->cfg->report_dir != NULL) {
         st = bitcts__run_open_log(s, err, cap);
     }
     s->total = s->selected_count * s->rounds;
@@ -514,6 +537,20 @@ int bitcts_run(const bitcts_run_config *cfg, bitcts_run_result *out)
         out->duration_s = bitcts_clock_now() - s.started;
         free_state(&s);
         return out->status;
+    }
+    if (s.cfg->stop_at > 0) { /* time-boxed: the cases that never started are left out */
+        size_t kept = 0;
+        for (size_t i = 0; i < s.selected_count; ++i) {
+            int ran = 1;
+            for (uint32_t r = 0; r < s.rounds; ++r) {
+                ran &= s.results[r][s.selected[i]] != NULL;
+            }
+            if (ran) {
+                s.selected[kept++] = s.selected[i];
+            }
+        }
+        s.selected_count = kept;
+        s.total = kept * s.rounds;
     }
     bitcts__run_progress(&s, 1);
     for (uint32_t r = 0; r < s.rounds; ++r) { /* never lose a case silently */

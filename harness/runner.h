@@ -28,7 +28,11 @@ typedef struct bitcts_run_config {
     uint32_t shard_count;
     const char *baseline_path;
     double timeout_s;
-    const char *report_dir;
+    const char *report_dir;  /* NULL: nothing written, the report is only returned */
+    const bitcts_plan *plan; /* the cases to choose from; NULL: the suite's plan, or the one
+                              * explored case a filter names exactly ("explore.17") */
+    double stop_at;          /* bitcts_clock_now() after which no case starts; the cases that never
+                              * started are left out of the report (a time-boxed run); 0: none */
     int resume;
     int force;        /* --report may take a folder bitcts did not create */
     int isolate_case; /* one worker process per case (--isolate case) */

@@ -438,7 +438,7 @@ static void run_case(worker *w, size_t idx)
     send_mark('B', (long)idx);
     bitcts_sandbox_mark_output(worker_nonce, (int64_t)idx);
     bitcts_case_data data;
-    const int st = bitcts_case_build(w->job->seed, k, &data);
+    const int st = bitcts_plan_case_data(w->job->plan, idx, w->job->seed, &data);
     if (st != BITCTS_OK) {
         snprintf(r.detail, sizeof r.detail, "cannot generate the case: %s",
                  bitcts_status_message(st));

@@ -1,0 +1,630 @@
+/* SPDX-License-Identifier: MIT */
+/* Shrinking (harness/shrink.h, docs/explore.md). A candidate is made from the current case by
+ * one change: a dimension dropped or a size reduced (a slice at the origin: the strides, and so
+ * every kept element's offset and bytes, stay as they were), a tensor laid out packed, the
+ * output no longer in place, spare bytes or the alignment promise removed, an input's values
+ * set to zero or halved. Candidates that break a rule are not run. The first candidate, in
+ * this order, that fails with the same signature becomes the current case, and the search
+ * starts over from it. */
+#include <stdarg.h> /* va_list */
+#include <stdio.h>  /* snprintf */
+#include <stdlib.h> /* malloc, calloc, free */
+#include <string.h> /* memcpy, strstr */
+
+#include "bitcts/bitcts_status.h"
+#include "bitcts/bitcts_verdict.h"
+#include "clock.h"
+#include "report_model.h"
+#include "shrink.h"
+#include "tensor_iter.h"
+#include "validate.h"
+
+#define SHRINK_CHUNK_MIN 8u /* candidates run together, at least */
+#define SHRINK_ELEMENTS 64u /* value candidates: for inputs of at most this many elements */
+
+/* ---- signatures ---- */
+
+static const char *fail_kind(const char *detail)
+{
+    if (strstr(detail, "elements differ") != NULL) {
+        return "mismatch";
+    }
+    if (strstr(detail, "nondeterministic") != NULL) {
+        return "nondeterministic";
+    }
+    if (strstr(detail, "past the end") != NULL || strstr(detail, "before the") != NULL) {
+        return "stray_write";
+    }
+    if (strncmp(detail, "input ", 6) == 0) {
+        return "input_changed";
+    }
+    if (strstr(detail, "returned status") != NULL) {
+        return "status";
+    }
+    if (strstr(detail, "not supported") != NULL) {
+        return "not_supported";
+    }
+    if (strstr(detail, "the backend changed") != NULL || strstr(detail, "replaced the") != NULL ||
+        strstr(detail, "closed or replaced") != NULL) {
+        return "process_damage";
+    }
+    return "other";
+}
+
+const char *bitcts_shrink_signature(const json_t *c, char *out, size_t cap)
+{
+    const int v = bitcts_report_case_verdict(c);
+    const char *detail = bitcts_report_str(c, "detail");
+    out[0] = '\0';
+    if (v == BITCTS_VERDICT_FAIL) {
+        snprintf(out, cap, "fail:%s", fail_kind(detail));
+    } else if (v == BITCTS_VERDICT_CRASH) {
+        const char *sig = strstr(detail, "signal ");
+        int number = 0;
+        if (sig != NULL && sscanf(sig, "signal %d", &number) == 1) {
+            snprintf(out, cap, "crash:signal %d", number);
+        } else {
+            snprintf(out, cap, "crash:exit");
+        }
+    } else if (v == BITCTS_VERDICT_TIMEOUT) {
+        snprintf(out, cap, "timeout");
+    } else if (v == BITCTS_VERDICT_WARN) {
+        snprintf(out, cap, "warn");
+    }
+    return out;
+}
+
+/* ---- cases ---- */
+
+static bitcts_tensor_desc *tensor(bitcts_case_data *d, uint32_t t)
+{
+    return t < d->desc.input_count ? &d->desc.inputs[t] : &d->desc.output;
+}
+
+static uint64_t elements(const bitcts_op_desc *d)
+{
+    uint64_t n = 1;
+    for (uint32_t k = 0; k < d->output.dimension_count; ++k) {
+        n *= d->output.sizes[k];
+    }
+    return n;
+}
+
+static uint8_t *copy_bytes(const uint8_t *src, uint64_t have, uint64_t want)
+{
+    uint8_t *p = calloc(1, (size_t)(want > 0 ? want : 1));
+    if (p != NULL && src != NULL) {
+        memcpy(p, src, (size_t)(have < want ? have : want));
+    }
+    return p;
+}
+
+/* A new case with the description `desc` (same shape of aliasing as `c`) whose buffers hold
+ * the first bytes of c's buffers: right for any change that keeps every element's offset. */
+static int with_desc(const bitcts_case_data *c, const bitcts_op_desc *desc, bitcts_case_data *out)
+{
+    memset(out, 0, sizeof *out);
+    out->desc = *desc;
+    out->case_seed = c->case_seed;
+    out->alias_input = c->alias_input;
+    if (c->alias_input >= 0) {
+        out->desc.output = out->desc.inputs[c->alias_input];
+    }
+    for (uint32_t i = 0; i < desc->input_count; ++i) {
+        out->inputs[i] = copy_bytes(c->inputs[i], c->desc.inputs[i].total_tensor_size_in_bytes,
+                                    out->desc.inputs[i].total_tensor_size_in_bytes);
+        if (out->inputs[i] == NULL) {
+            bitcts_case_free(out);
+            return -1;
+        }
+    }
+    if (out->alias_input >= 0) {
+        out->output = out->inputs[out->alias_input];
+        return 0;
+    }
+    out->owned_output = copy_bytes(c->output, c->desc.output.total_tensor_size_in_bytes,
+                                   out->desc.output.total_tensor_size_in_bytes);
+    if (out->owned_output == NULL) {
+        bitcts_case_free(out);
+        return -1;
+    }
+    out->output = out->owned_output;
+    return 0;
+}
+
+static int min_size(bitcts_tensor_desc *t)
+{
+    uint64_t need = 0;
+    if (bitcts_tensor_calc_buffer_size(t, &need) != 0) {
+        return -1;
+    }
+    t->total_tensor_size_in_bytes = need;
+    return 0;
+}
+
+/* A slice at the origin: sizes reduced (or dimension `drop` removed), the strides kept. */
+static int slice(const bitcts_case_data *c, const uint32_t *sizes, int drop, bitcts_case_data *out)
+{
+    bitcts_op_desc d = c->desc;
+    for (uint32_t t = 0; t <= d.input_count; ++t) {
+        bitcts_tensor_desc *n = t < d.input_count ? &d.inputs[t] : &d.output;
+        const bitcts_tensor_desc *o =
+            t < c->desc.input_count ? &c->desc.inputs[t] : &c->desc.output;
+        uint32_t r = 0;
+        for (uint32_t k = 0; k < o->dimension_count; ++k) {
+            if ((int)k == drop) {
+                continue;
+            }
+            n->sizes[r] = sizes[k];
+            n->strides[r] = (uint32_t)bitcts_tensor_stride(o, k);
+            ++r;
+        }
+        n->dimension_count = r;
+        n->has_strides = 1;
+        if (min_size(n) != 0) {
+            return -1;
+        }
+    }
+    return with_desc(c, &d, out);
+}
+
+/* Copies the logical elements of tensor `from` (bytes `src`) into `dst` laid out as `to`. */
+static void relayout(const bitcts_tensor_desc *from, const uint8_t *src,
+                     const bitcts_tensor_desc *to, uint8_t *dst)
+{
+    const uint32_t esize = bitcts_dtype_size(from->data_type);
+    bitcts_tensor_iter a, b;
+    bitcts_tensor_iter_init(&a, from);
+    bitcts_tensor_iter_init(&b, to);
+    for (; bitcts_tensor_iter_more(&a); bitcts_tensor_iter_next(&a), bitcts_tensor_iter_next(&b)) {
+        memcpy(dst + b.offset[0] * esize, src + a.offset[0] * esize, esize);
+    }
+}
+
+/* Tensors in `mask` (bit t: input t, bit input_count: the output) laid out packed. */
+static int packed(const bitcts_case_data *c, uint32_t mask, bitcts_case_data *out)
+{
+    const uint32_t n_in = c->desc.input_count;
+    if (c->alias_input >= 0) { /* the aliased input and the output change together */
+        const uint32_t pair = (1u << c->alias_input) | (1u << n_in);
+        mask = (mask & pair) != 0 ? mask | pair : mask;
+    }
+    memset(out, 0, sizeof *out);
+    out->desc = c->desc;
+    out->case_seed = c->case_seed;
+    out->alias_input = c->alias_input;
+    for (uint32_t t = 0; t <= n_in; ++t) {
+        bitcts_tensor_desc *d = tensor(out, t);
+        const bitcts_tensor_desc *o = t < n_in ? &c->desc.inputs[t] : &c->desc.output;
+        if (mask & (1u << t)) {
+            d->has_strides = 0;
+            if (min_size(d) != 0) {
+                return -1;
+            }
+        }
+        const int is_output = t == n_in;
+        if (is_output && c->alias_input >= 0) {
+            out->output = out->inputs[c->alias_input];
+            break;
+        }
+        const uint8_t *src = is_output ? c->output : c->inputs[t];
+        uint8_t *buf = (mask & (1u << t)) ? calloc(1, (size_t)d->total_tensor_size_in_bytes + 1)
+                                          : copy_bytes(src, o->total_tensor_size_in_bytes,
+                                                       d->total_tensor_size_in_bytes);
+        if (buf == NULL) {
+            bitcts_case_free(out);
+            return -1;
+        }
+        if (mask & (1u << t)) {
+            relayout(o, src, d, buf);
+        }
+        if (is_output) {
+            out->owned_output = out->output = buf;
+        } else {
+            out->inputs[t] = buf;
+        }
+    }
+    return 0;
+}
+
+/* The output no longer in place: its own buffer, holding what the aliased input held. */
+static int unaliased(const bitcts_case_data *c, bitcts_case_data *out)
+{
+    if (c->alias_input < 0 || bitcts_case_copy(c, out) != BITCTS_OK) {
+        return -1;
+    }
+    const uint64_t bytes = out->desc.output.total_tensor_size_in_bytes;
+    out->owned_output = copy_bytes(c->output, bytes, bytes);
+    if (out->owned_output == NULL) {
+        bitcts_case_free(out);
+        return -1;
+    }
+    out->output = out->owned_output;
+    out->alias_input = -1;
+    return 0;
+}
+
+/* Every buffer at its minimum size (spare: 1) or without the alignment promise (spare: 0). */
+static int trimmed(const bitcts_case_data *c, int spare, bitcts_case_data *out)
+{
+    bitcts_op_desc d = c->desc;
+    int changed = 0;
+    for (uint32_t t = 0; t <= d.input_count; ++t) {
+        bitcts_tensor_desc *n = t < d.input_count ? &d.inputs[t] : &d.output;
+        const uint64_t before = n->total_tensor_size_in_bytes;
+        const uint32_t align = n->guaranteed_base_offset_alignment;
+        if (spare ? min_size(n) != 0 : (n->guaranteed_base_offset_alignment = 0, 0)) {
+            return -1;
+        }
+        changed |=
+            n->total_tensor_size_in_bytes != before || n->guaranteed_base_offset_alignment != align;
+    }
+    return changed ? with_desc(c, &d, out) : -1;
+}
+
+/* The element offsets of input `which` in the order first read, at most `cap`; the count. */
+static size_t input_elements(const bitcts_case_data *c, uint32_t which, uint64_t *offs, size_t cap)
+{
+    bitcts_tensor_iter it;
+    bitcts_tensor_iter_init(&it, &c->desc.inputs[which]);
+    size_t n = 0;
+    for (; bitcts_tensor_iter_more(&it); bitcts_tensor_iter_next(&it)) {
+        int seen = 0;
+        for (size_t k = 0; k < n && !seen; ++k) {
+            seen = offs[k] == it.offset[0];
+        }
+        if (!seen) {
+            if (n == cap) {
+                return cap + 1;
+            }
+            offs[n++] = it.offset[0];
+        }
+    }
+    return n;
+}
+
+/* Input `which`'s element at offset `off` (or all its elements: off UINT64_MAX) set to zero
+ * (halve 0) or halved (halve 1). -1 when nothing changes. */
+static int valued(const bitcts_case_data *c, uint32_t which, uint64_t off, int halve,
+                  bitcts_case_data *out)
+{
+    if (bitcts_case_copy(c, out) != BITCTS_OK) {
+        return -1;
+    }
+    const uint32_t esize = bitcts_dtype_size(c->desc.inputs[which].data_type);
+    int changed = 0;
+    bitcts_tensor_iter it;
+    bitcts_tensor_iter_init(&it, &c->desc.inputs[which]);
+    for (; bitcts_tensor_iter_more(&it); bitcts_tensor_iter_next(&it)) {
+        if (off != UINT64_MAX && it.offset[0] != off) {
+            continue;
+        }
+        uint8_t *p = out->inputs[which] + it.offset[0] * esize;
+        uint64_t v = 0;
+        for (uint32_t k = 0; k < esize; ++k) {
+            v |= (uint64_t)p[k] << (8 * k);
+        }
+        const uint64_t w = halve ? v >> 1 : 0;
+        changed |= w != v;
+        for (uint32_t k = 0; k < esize; ++k) {
+            p[k] = (uint8_t)(w >> (8 * k));
+        }
+    }
+    if (!changed) {
+        bitcts_case_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+/* Candidate `index` of the current case, in the order of simplicity. 1: made; 0: none for
+ * this index (try the next); -1: no more candidates. */
+static int candidate(const bitcts_case_data *c, unsigned index, bitcts_case_data *out)
+{
+    const uint32_t r = c->desc.output.dimension_count;
+    const uint32_t n_in = c->desc.input_count;
+    unsigned i = index;
+    uint32_t sizes[BITCTS_MAX_DIMS];
+    memcpy(sizes, c->desc.output.sizes, sizeof sizes);
+    if (i < r) { /* fewer dims */
+        return r > 1 && slice(c, sizes, (int)i, out) == 0;
+    }
+    i -= r;
+    if (i < 3 * r) { /* smaller sizes: 1, half, one less */
+        const uint32_t k = i / 3, s = sizes[k];
+        const uint32_t want = i % 3 == 0 ? 1 : i % 3 == 1 ? (s + 1) / 2 : s - 1;
+        if (s <= 1 || want == s || want < 1 || (i % 3 != 0 && want == 1)) {
+            return 0;
+        }
+        sizes[k] = want;
+        return slice(c, sizes, -1, out) == 0;
+    }
+    i -= 3 * r;
+    if (i < n_in + 2) { /* packed: every tensor, then one at a time */
+        const uint32_t mask = i == 0 ? (1u << (n_in + 1)) - 1 : 1u << (i - 1);
+        int any = 0;
+        for (uint32_t t = 0; t <= n_in; ++t) {
+            any |= (mask & (1u << t)) &&
+                   (t < n_in ? c->desc.inputs[t].has_strides : c->desc.output.has_strides);
+        }
+        return any && packed(c, mask, out) == 0;
+    }
+    i -= n_in + 2;
+    if (i == 0) {
+        return unaliased(c, out) == 0;
+    }
+    if (i == 1 || i == 2) {
+        return trimmed(c, i == 1, out) == 0;
+    }
+    i -= 3;
+    for (uint32_t w = 0; w < n_in; ++w) { /* values: all zero, then each zero, each halved */
+        uint64_t offs[SHRINK_ELEMENTS];
+        const size_t n = input_elements(c, w, offs, SHRINK_ELEMENTS);
+        const size_t per = 1 + (n <= SHRINK_ELEMENTS ? 2 * n : 0);
+        if (i < per) {
+            if (i == 0) {
+                return valued(c, w, UINT64_MAX, 0, out) == 0;
+            }
+            const size_t e = (i - 1) % n;
+            return valued(c, w, offs[e], (i - 1) >= n, out) == 0;
+        }
+        i -= (unsigned)per;
+    }
+    return -1;
+}
+
+static int valid(const bitcts_case_data *d)
+{
+    const uint32_t fl =
+        bitcts_fl_required(d->desc.op, d->desc.inputs[0].data_type, d->desc.output.data_type,
+                           d->desc.output.dimension_count);
+    bitcts_validation v;
+    return bitcts_validate_op(&d->desc, fl, &v) == BITCTS_RULE_OK;
+}
+
+/* ---- running candidates ---- */
+
+/* Runs `n` candidates and gives the index of the first whose signature is `want`, or -1. */
+static int run_chunk(const bitcts_shrink_options *o, const bitcts_case_key *key,
+                     bitcts_case_data *cands, size_t n, const char *want, json_t **kept, char *err,
+                     size_t cap)
+{
+    bitcts_plan *plan = calloc(1, sizeof *plan);
+    if (plan == NULL || (plan->cases = calloc(n, sizeof *plan->cases)) == NULL ||
+        (plan->fixed = calloc(n, sizeof *plan->fixed)) == NULL) {
+        bitcts_plan_destroy(plan);
+        snprintf(err, cap, "out of memory");
+        return -2;
+    }
+    plan->count = n;
+    for (size_t i = 0; i < n; ++i) {
+        bitcts_case_key *k = &plan->cases[i];
+        *k = *key;
+        snprintf(k->id, sizeof k->id, "shrink.%zu", i);
+        k->rank = cands[i].desc.output.dimension_count;
+        k->feature_level = bitcts_fl_required(k->op, k->in_type, k->out_type, k->rank);
+        plan->fixed[i] = malloc(sizeof **plan->fixed);
+        if (plan->fixed[i] == NULL) {
+            bitcts_plan_destroy(plan);
+            snprintf(err, cap, "out of memory");
+            return -2;
+        }
+        *plan->fixed[i] = cands[i]; /* the plan owns the buffers now */
+        memset(&cands[i], 0, sizeof cands[i]);
+    }
+    bitcts_run_config cfg = *o->run;
+    cfg.plan = plan;
+    cfg.report_dir = NULL;
+    cfg.progress = NULL;
+    cfg.resume = 0;
+    cfg.repeat = 1;
+    cfg.stop_at = 0;
+    cfg.shard_count = cfg.shard_index = 0;
+    cfg.baseline_path = NULL;
+    cfg.selection.filter = NULL;
+    cfg.selection.tiers = BITCTS_TIER_ALL;
+    cfg.selection.max_feature_level = 0;
+    bitcts_run_result r;
+    const int st = bitcts_run(&cfg, &r);
+    int found = -1;
+    if (st != BITCTS_OK) {
+        snprintf(err, cap, "%s", r.error);
+        found = -2;
+    }
+    const json_t *cases = r.report != NULL ? json_object_get(r.report, "cases") : NULL;
+    for (size_t i = 0; found == -1 && i < json_array_size(cases); ++i) {
+        char sig[96];
+        const json_t *c = json_array_get(cases, i);
+        if (strcmp(bitcts_shrink_signature(c, sig, sizeof sig), want) == 0) {
+            const int pos = atoi(bitcts_report_str(c, "id") + 7); /* "shrink.<i>" */
+            found = pos;
+            *kept = json_deep_copy(c);
+            cands[pos] = *plan->fixed[pos]; /* hand the winner's data back */
+            free(plan->fixed[pos]);
+            plan->fixed[pos] = NULL;
+        }
+    }
+    bitcts_run_result_free(&r);
+    bitcts_plan_destroy(plan);
+    return found;
+}
+
+int bitcts_shrink_case(const bitcts_shrink_options *o, const bitcts_case_key *key,
+                       const bitcts_case_data *failing, const json_t *failing_result,
+                       bitcts_shrink_result *out, char *err, size_t cap)
+{
+    memset(out, 0, sizeof *out);
+    if (key->pattern == BITCTS_PAT_INVALID || failing->output == NULL ||
+        bitcts_shrink_signature(failing_result, out->signature, sizeof out->signature)[0] == '\0') {
+        snprintf(err, cap, "%s: nothing to shrink (verdict %s)", key->id,
+                 bitcts_report_str(failing_result, "verdict"));
+        return BITCTS_E_INVALID_ARGUMENT;
+    }
+    const double end = bitcts_clock_now() + o->budget_s;
+    bitcts_case_data cur;
+    if (bitcts_case_copy(failing, &cur) != BITCTS_OK) {
+        snprintf(err, cap, "out of memory");
+        return BITCTS_E_OUT_OF_MEMORY;
+    }
+    json_t *cur_result = json_deep_copy(failing_result);
+    const size_t chunk =
+        o->run->jobs * 2u > SHRINK_CHUNK_MIN ? (size_t)o->run->jobs * 2u : SHRINK_CHUNK_MIN;
+    bitcts_case_data *cands = calloc(chunk, sizeof *cands);
+    int st = cands != NULL ? BITCTS_OK : BITCTS_E_OUT_OF_MEMORY;
+    out->elements_before = elements(&failing->desc);
+    out->rank_before = failing->desc.output.dimension_count;
+    out->exhausted = 1;
+    unsigned next = 0; /* the next candidate index of the current case */
+    while (st == BITCTS_OK) {
+        if (bitcts_clock_now() > end) {
+            out->exhausted = 0;
+            break;
+        }
+        size_t n = 0;
+        int more = 1;
+        while (n < chunk && more) {
+            const int made = candidate(&cur, next++, &cands[n]);
+            if (made < 0) {
+                more = 0;
+            } else if (made > 0 && valid(&cands[n])) {
+                ++n;
+            } else if (made > 0) {
+                bitcts_case_free(&cands[n]);
+            }
+        }
+        if (n == 0) {
+            break; /* every candidate of the current case tried: it is the smallest found */
+        }
+        json_t *kept = NULL;
+        const int won = run_chunk(o, key, cands, n, out->signature, &kept, err, cap);
+        out->candidates += (unsigned)n;
+        if (won == -2) {
+            st = BITCTS_E_INTERNAL;
+        } else if (won >= 0) {
+            bitcts_case_free(&cur);
+            cur = cands[won];
+            memset(&cands[won], 0, sizeof cands[won]);
+            json_decref(cur_result);
+            cur_result = kept;
+            ++out->steps;
+            next = 0;
+        }
+        for (size_t i = 0; i < n; ++i) {
+            bitcts_case_free(&cands[i]);
+        }
+    }
+    free(cands);
+    if (st != BITCTS_OK) {
+        bitcts_case_free(&cur);
+        json_decref(cur_result);
+        return st;
+    }
+    out->data = cur;
+    out->result = cur_result;
+    out->key = *key;
+    snprintf(out->key.id, sizeof out->key.id, "%.80s.shrunk", key->id);
+    out->key.rank = cur.desc.output.dimension_count;
+    out->key.feature_level =
+        bitcts_fl_required(key->op, key->in_type, key->out_type, out->key.rank);
+    out->elements_after = elements(&cur.desc);
+    out->rank_after = out->key.rank;
+    return BITCTS_OK;
+}
+
+void bitcts_shrink_result_free(bitcts_shrink_result *r)
+{
+    if (r != NULL) {
+        bitcts_case_free(&r->data);
+        json_decref(r->result);
+        memset(r, 0, sizeof *r);
+    }
+}
+
+/* ---- the eval command ---- */
+
+typedef struct text {
+    char *p;
+    size_t len, cap;
+    int failed;
+} text;
+
+static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void put(text *t, const char *fmt, ...)
+{
+    for (int attempt = 0; attempt < 2 && !t->failed; ++attempt) {
+        va_list ap;
+        va_start(ap, fmt);
+        const int n = vsnprintf(t->p + t->len, t->cap - t->len, fmt, ap);
+        va_end(ap);
+        if (n >= 0 && (size_t)n < t->cap - t->len) {
+            t->len += (size_t)n;
+            return;
+        }
+        const size_t grown = 2 * t->cap + (size_t)(n > 0 ? n : 0) + 64;
+        char *p = realloc(t->p, grown);
+        if (p == NULL) {
+            t->failed = 1;
+            return;
+        }
+        t->p = p;
+        t->cap = grown;
+    }
+}
+
+static void put_list(text *t, const char *flag, const uint32_t *v, uint32_t n)
+{
+    put(t, " %s ", flag);
+    for (uint32_t k = 0; k < n; ++k) {
+        put(t, "%s%u", k ? "," : "", v[k]);
+    }
+}
+
+static void put_tensor(text *t, const char *name, const bitcts_tensor_desc *d, const uint8_t *buf)
+{
+    const uint32_t esize = bitcts_dtype_size(d->data_type);
+    uint64_t bytes = 0;
+    bitcts_tensor_calc_buffer_size(d, &bytes);
+    put(t, " --%s ", name);
+    for (uint64_t e = 0; e * esize + esize <= bytes; ++e) {
+        uint64_t v = 0;
+        for (uint32_t k = 0; k < esize; ++k) {
+            v |= (uint64_t)buf[e * esize + k] << (8 * k);
+        }
+        put(t, "%s0x%0*llx", e ? "," : "", (int)(2 * esize), (unsigned long long)v);
+    }
+}
+
+int bitcts_shrink_eval_command(const bitcts_case_data *data, char **out)
+{
+    const bitcts_op_desc *d = &data->desc;
+    text t = {malloc(256), 0, 256, 0};
+    t.failed = t.p == NULL;
+    put(&t, "bitcts eval %s --type %s", bitcts_op_name(d->op),
+        bitcts_dtype_name(d->inputs[0].data_type));
+    if (d->output.data_type != d->inputs[0].data_type) {
+        put(&t, " --out-type %s", bitcts_dtype_name(d->output.data_type));
+    }
+    put_list(&t, "--sizes", d->output.sizes, d->output.dimension_count);
+    static const char *const unary[1] = {"input"};
+    static const char *const binary[2] = {"a", "b"};
+    for (uint32_t i = 0; i < d->input_count; ++i) {
+        const char *name = d->input_count == 1 ? unary[0] : binary[i];
+        put_tensor(&t, name, &d->inputs[i], data->inputs[i]);
+        if (d->inputs[i].has_strides) {
+            char flag[24];
+            snprintf(flag, sizeof flag, "--%s-strides", name);
+            put_list(&t, flag, d->inputs[i].strides, d->inputs[i].dimension_count);
+        }
+    }
+    if (d->output.has_strides) {
+        put_list(&t, "--out-strides", d->output.strides, d->output.dimension_count);
+    }
+    if (t.failed) {
+        free(t.p);
+        *out = NULL;
+        return BITCTS_E_OUT_OF_MEMORY;
+    }
+    *out = t.p;
+    return BITCTS_OK;
+}
