@@ -170,22 +170,29 @@ static void layout_padded_outer(bitcts_rng *rng, bitcts_tensor_desc *t)
     t->strides[0] += 1 + (uint32_t)bitcts_rng_below(rng, 17);
 }
 
-/* A nonempty proper subset of the dims, containing at least one dim of size > 1 when the
- * shape has one outside `avoid`. */
-static uint32_t broadcast_mask(bitcts_rng *rng, bitcts_tensor_desc *t, uint32_t avoid)
+/* A nonempty proper subset of the rank's dims, uniformly: 1 + below(2^r - 2). */
+static uint32_t broadcast_mask(bitcts_rng *rng, uint32_t rank)
 {
-    const uint32_t r = t->dimension_count;
-    const uint32_t all = (1u << r) - 1;
-    uint32_t mask = 0;
-    for (int tries = 0; tries < 64 && (mask == 0 || mask == all || (mask & avoid)); ++tries) {
-        mask = (uint32_t)bitcts_rng_below(rng, all + 1);
+    const uint32_t all = (1u << rank) - 1;
+    return 1 + (uint32_t)bitcts_rng_below(rng, all - 1);
+}
+
+/* A nonempty subset of the dims outside `taken` (a nonempty proper subset): x = 1 +
+ * below(2^n - 1) over the n free dims, bit j of x going to the j-th lowest free dim. */
+static uint32_t broadcast_mask_outside(bitcts_rng *rng, uint32_t rank, uint32_t taken)
+{
+    const uint32_t free_dims = ((1u << rank) - 1) & ~taken;
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < rank; ++k) {
+        n += (free_dims >> k) & 1;
     }
-    if (mask == 0 || mask == all || (mask & avoid)) { /* fall back to one free dim */
-        for (uint32_t k = 0; k < r; ++k) {
-            if (!(avoid & (1u << k))) {
-                mask = 1u << k;
-                break;
-            }
+    const uint32_t x = 1 + (uint32_t)bitcts_rng_below(rng, (1u << n) - 1);
+    uint32_t mask = 0;
+    uint32_t j = 0;
+    for (uint32_t k = 0; k < rank; ++k) {
+        if ((free_dims >> k) & 1) {
+            mask |= ((x >> j) & 1) << k;
+            ++j;
         }
     }
     return mask;
@@ -254,14 +261,14 @@ static int apply_pattern(bitcts_rng *rng, const bitcts_case_key *key, bitcts_op_
     case BITCTS_PAT_BROADCAST_B:
     case BITCTS_PAT_LARGE_BROADCAST: {
         const uint32_t which = key->pattern == BITCTS_PAT_BROADCAST_A ? 0 : n_in - 1;
-        const uint32_t mask = broadcast_mask(rng, &d->inputs[which], 0);
+        const uint32_t mask = broadcast_mask(rng, r);
         ensure_broadcast_extent(mask, d);
         strides_in_order(&d->inputs[which], order, mask);
         return -1;
     }
     case BITCTS_PAT_BROADCAST_BOTH: {
-        const uint32_t mask_a = broadcast_mask(rng, &d->inputs[0], 0);
-        const uint32_t mask_b = broadcast_mask(rng, &d->inputs[1], mask_a);
+        const uint32_t mask_a = broadcast_mask(rng, r);
+        const uint32_t mask_b = broadcast_mask_outside(rng, r, mask_a);
         ensure_broadcast_extent(mask_a, d);
         ensure_broadcast_extent(mask_b, d);
         strides_in_order(&d->inputs[0], order, mask_a);
@@ -355,14 +362,13 @@ static int build_valid(uint64_t seed, const bitcts_case_key *key, bitcts_case_da
         describe(seed, key, out);
     }
     const uint32_t n_in = out->desc.input_count;
-    static const char *const tags[2] = {"A", "B"};
-    for (uint32_t i = 0; i < n_in; ++i) {
+    for (uint32_t i = 0; i < n_in; ++i) { /* each input's stream is named by its role */
         int st = alloc_buffer(out->desc.inputs[i].total_tensor_size_in_bytes, &out->inputs[i]);
         if (st != BITCTS_OK) {
             return st;
         }
         bitcts_rng stream;
-        bitcts_rng_init(&stream, seed, tags[i]);
+        bitcts_rng_init(&stream, seed, bitcts_role_name(n_in, i));
         bitcts_case_fill(key, i, &out->desc, &stream, out->inputs[i]);
     }
     if (out->alias_input >= 0) {

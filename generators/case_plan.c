@@ -251,7 +251,8 @@ static void add_negative_cases(plan_builder *b)
         {BITCTS_RULE_TOO_MANY_ELEMENTS, 1},  {BITCTS_RULE_BUFFER_TOO_SMALL, 2},
         {BITCTS_RULE_OUTPUT_ZERO_STRIDE, 1}, {BITCTS_RULE_OUTPUT_OVERLAP, 1},
         {BITCTS_RULE_ALIGNMENT, 2},          {BITCTS_RULE_OUTPUT_FLAGS, 1},
-        {BITCTS_RULE_UNKNOWN_FLAGS, 1},
+        {BITCTS_RULE_UNKNOWN_FLAGS, 1},      {BITCTS_RULE_UNKNOWN_OPERATOR, 2},
+        {BITCTS_RULE_INPUT_COUNT, 2},        {BITCTS_RULE_SIZE_OVERFLOW, 1},
     };
     for (int o = 0; o < (int)BITCTS_OP_COUNT; ++o) {
         const uint32_t op = bitcts_op_all[o];

@@ -17,7 +17,7 @@ extern "C" {
 #endif
 
 #define BITCTS_DEFAULT_SEED 0x62697463747331ull /* "bitcts1" */
-#define BITCTS_GENERATOR_VERSION 1u
+#define BITCTS_GENERATOR_VERSION 2u
 
 /* Tiers, as a mask. smoke cases are also default cases. */
 #define BITCTS_TIER_SMOKE 0x1u

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Value classes (random bits, edge sets, float specials, shift counts), the fixed shapes of the
- * large and exhaustive tiers, and negative-case descriptions (docs/case-plan.md). */
-#include <string.h> /* memset */
+/* Value classes and the fixed shapes of the large and exhaustive tiers (docs/case-plan.md,
+ * "Input bytes"). Every element slot draws a fixed number of stream words, so element k's value
+ * depends on its slot index alone: words 2k and 2k+1 (edge, shift_oob counts) or word k. */
+#include <string.h> /* memcpy */
 
 #include "case_values.h"
 
@@ -45,79 +46,92 @@ int bitcts_case_fixed_shape(const bitcts_case_key *key, uint32_t *sizes)
     return 0;
 }
 
-/* IEEE 754 specials for a float type of `width` bits (spec section 6.3). */
-static uint64_t float_special(bitcts_rng *rng, uint32_t width)
+uint64_t bitcts_edge_value(uint32_t index, uint32_t width, uint64_t r)
 {
-    const uint32_t f = width == 16 ? 10 : width == 32 ? 23 : 52; /* mantissa bits */
-    const uint32_t e = width - 1 - f;                            /* exponent bits */
-    const uint64_t sign = 1ull << (width - 1);
-    const uint64_t exp_mask = ((1ull << e) - 1) << f;
-    const uint64_t mant_mask = (1ull << f) - 1;
-    const uint64_t quiet = 1ull << (f - 1);
-    const uint64_t payload = bitcts_rng_below(rng, quiet); /* below the quiet bit */
-    const uint64_t one = ((1ull << (e - 1)) - 1) << f;
-    const uint64_t specials[] = {
-        0,                                 /* +0 */
-        sign,                              /* -0 */
-        exp_mask,                          /* +inf */
-        sign | exp_mask,                   /* -inf */
-        exp_mask | quiet,                  /* canonical quiet NaN */
-        exp_mask | quiet | payload,        /* quiet NaN with payload */
-        exp_mask | (payload | 1),          /* signalling NaN, nonzero payload */
-        sign | exp_mask | (payload | 1),   /* negative signalling NaN */
-        sign | exp_mask | quiet | payload, /* negative quiet NaN */
-        1,                                 /* smallest denormal */
-        mant_mask,                         /* largest denormal */
-        sign | 1,                          /* negative smallest denormal */
-        sign | mant_mask,                  /* negative largest denormal */
-        1ull << f,                         /* smallest normal */
-        exp_mask - 1,                      /* largest normal */
-        one,                               /* 1.0 */
-        sign | one,                        /* -1.0 */
+    const uint64_t m = mask_of(width);
+    const uint64_t top = 1ull << (width - 1);
+    const uint64_t walk = 1ull << (r % width);
+    const uint64_t table[BITCTS_EDGE_COUNT] = {
+        0,                         /* 0: zero */
+        m,                         /* 1: all ones (unsigned MAX, signed -1) */
+        top,                       /* 2: top bit (signed MIN) */
+        1,                         /* 3: low bit */
+        walk,                      /* 4: walking one */
+        m ^ walk,                  /* 5: walking zero */
+        0x5555555555555555ull & m, /* 6: 0101... */
+        0xAAAAAAAAAAAAAAAAull & m, /* 7: 1010... */
+        m >> 1,                    /* 8: signed MAX */
+        m - 1,                     /* 9: unsigned MAX-1 */
+        (m >> 1) - 1,              /* 10: signed MAX-1 */
+        top + 1,                   /* 11: signed MIN+1 */
+        2,                         /* 12: two */
+        r & m,                     /* 13: random bits */
     };
-    return specials[bitcts_rng_below(rng, sizeof specials / sizeof specials[0])];
+    return table[index % BITCTS_EDGE_COUNT];
 }
 
-/* Edge set of the spec's value classes: 0, all ones, top bit, low bit, walking ones and
- * zeros, 0x55/0xAA patterns, signed MIN/MAX, plus a share of random bits. */
-static uint64_t edge_value(bitcts_rng *rng, uint32_t width, int is_float)
+/* IEEE 754 binary16/32/64 specials (spec section 6.3): both signs of each. */
+uint64_t bitcts_special_value(uint32_t index, uint32_t width, uint64_t r)
 {
-    const uint64_t m = mask_of(width);
-    if (is_float && bitcts_rng_below(rng, 2) == 0) {
-        return float_special(rng, width);
-    }
-    const uint64_t bit = 1ull << bitcts_rng_below(rng, width);
-    const uint64_t edges[] = {0,
-                              m,
-                              1ull << (width - 1),
-                              1,
-                              bit,
-                              m ^ bit,
-                              0x5555555555555555ull & m,
-                              0xAAAAAAAAAAAAAAAAull & m,
-                              m >> 1,
-                              m - 1,
-                              2,
-                              bitcts_rng_next(rng) & m};
-    return edges[bitcts_rng_below(rng, sizeof edges / sizeof edges[0])];
+    const uint32_t f = width == 16 ? 10 : width == 32 ? 23 : 52; /* fraction bits */
+    const uint32_t e = width - 1 - f;                            /* exponent bits */
+    const uint64_t s = 1ull << (width - 1);
+    const uint64_t x = ((1ull << e) - 1) << f; /* exponent all ones */
+    const uint64_t q = 1ull << (f - 1);        /* the quiet bit */
+    const uint64_t p = (r % q) | 1;            /* a nonzero payload below the quiet bit */
+    const uint64_t one = ((1ull << (e - 1)) - 1) << f;
+    const uint64_t table[BITCTS_SPECIAL_COUNT] = {
+        0,                     /* 0: +0 */
+        s,                     /* 1: -0 */
+        x,                     /* 2: +inf */
+        s | x,                 /* 3: -inf */
+        x | q,                 /* 4: +canonical quiet NaN */
+        s | x | q,             /* 5: -canonical quiet NaN */
+        x | q | p,             /* 6: +quiet NaN with payload */
+        s | x | q | p,         /* 7: -quiet NaN with payload */
+        x | p,                 /* 8: +signalling NaN */
+        s | x | p,             /* 9: -signalling NaN */
+        1,                     /* 10: +smallest denormal */
+        s | 1,                 /* 11: -smallest denormal */
+        (1ull << f) - 1,       /* 12: +largest denormal */
+        s | ((1ull << f) - 1), /* 13: -largest denormal */
+        1ull << f,             /* 14: +smallest normal */
+        s | (1ull << f),       /* 15: -smallest normal */
+        x - 1,                 /* 16: +largest normal */
+        s | (x - 1),           /* 17: -largest normal */
+        one,                   /* 18: +1.0 */
+        s | one,               /* 19: -1.0 */
+    };
+    return table[index % BITCTS_SPECIAL_COUNT];
 }
 
-static uint64_t shift_count(bitcts_rng *rng, uint32_t width, uint32_t values)
+/* Values drawn from two words: s selects, r supplies random bits. */
+static uint64_t edge_element(uint32_t width, int is_float, uint64_t s, uint64_t r)
+{
+    if (!is_float) {
+        return bitcts_edge_value((uint32_t)(s % BITCTS_EDGE_COUNT), width, r);
+    }
+    if (s % 2 == 0) {
+        return bitcts_special_value((uint32_t)((s >> 1) % BITCTS_SPECIAL_COUNT), width, r);
+    }
+    return bitcts_edge_value((uint32_t)((s >> 1) % BITCTS_EDGE_COUNT), width, r);
+}
+
+static uint64_t edge_count(uint32_t width, uint64_t s, uint64_t r)
+{
+    const uint64_t counts[5] = {0, 1, width - 1, width / 2, r % width};
+    return counts[s % 5];
+}
+
+static uint64_t oob_count(uint32_t width, uint64_t s, uint64_t r)
 {
     const uint64_t m = mask_of(width);
-    if (values == BITCTS_VALUES_RANDOM) {
-        return bitcts_rng_below(rng, width);
+    if (s % 2 == 0) {
+        return r % width;
     }
-    if (values == BITCTS_VALUES_EDGE) {
-        const uint64_t counts[] = {0, 1, width - 1, width / 2, bitcts_rng_below(rng, width)};
-        return counts[bitcts_rng_below(rng, 5)];
-    }
-    if (bitcts_rng_below(rng, 2) == 0) { /* shift_oob: half in range, half at or past the width */
-        return bitcts_rng_below(rng, width);
-    }
-    const uint64_t oob[] = {width,     width + 1, 2 * width - 1,
-                            2 * width, m,         width + bitcts_rng_below(rng, m - width + 1)};
-    return oob[bitcts_rng_below(rng, 6)];
+    const uint64_t oob[6] = {width,     width + 1, 2 * width - 1,
+                             2 * width, m,         width + r % (m - width + 1)};
+    return oob[(s >> 1) % 6];
 }
 
 static uint64_t enumerated(const bitcts_case_key *key, uint32_t which, uint64_t slot)
@@ -128,143 +142,50 @@ static uint64_t enumerated(const bitcts_case_key *key, uint32_t which, uint64_t 
     return which == 0 ? slot >> 8 : slot & 0xFF; /* all (a, b) pairs, a-major */
 }
 
+/* The words a slot draws: 0 (enumerated), 1 (random bits, random counts, shift_oob's A) or 2. */
+static uint32_t words_per_slot(const bitcts_case_key *key, int count)
+{
+    switch (key->values) {
+    case BITCTS_VALUES_ENUMERATED: return 0;
+    case BITCTS_VALUES_RANDOM: return 1;
+    case BITCTS_VALUES_EDGE: return 2;
+    default: return count ? 2 : 1; /* shift_oob */
+    }
+}
+
 void bitcts_case_fill(const bitcts_case_key *key, uint32_t which, const bitcts_op_desc *desc,
                       bitcts_rng *rng, uint8_t *buffer)
 {
     const bitcts_tensor_desc *t = &desc->inputs[which];
     const uint32_t esize = bitcts_dtype_size(t->data_type);
     const uint32_t width = esize * 8;
+    const uint64_t m = mask_of(width);
     const uint64_t bytes = t->total_tensor_size_in_bytes;
-    const int shift = bitcts_op_is_shift(key->op);
+    const int count = bitcts_op_is_shift(key->op) && which == 1; /* B holds shift counts */
     const int is_float = bitcts_dtype_is_float(t->data_type);
+    const uint32_t words = words_per_slot(key, count);
     uint64_t slot = 0;
     for (uint64_t off = 0; off + esize <= bytes; off += esize, ++slot) {
+        const uint64_t w0 = words > 0 ? bitcts_rng_next(rng) : 0;
+        const uint64_t w1 = words > 1 ? bitcts_rng_next(rng) : 0;
         uint64_t v;
         if (key->values == BITCTS_VALUES_ENUMERATED) {
             v = enumerated(key, which, slot);
-        } else if (shift && which == 1 && key->values == BITCTS_VALUES_SHIFT_OOB && slot == 0) {
-            v = width; /* offset 0 is always an element: every shift_oob case has one */
-        } else if (shift && which == 1) {
-            v = shift_count(rng, width, key->values);
-        } else if (key->values == BITCTS_VALUES_RANDOM) {
-            v = bitcts_rng_next(rng);
+        } else if (key->values == BITCTS_VALUES_EDGE) {
+            v = count ? edge_count(width, w0, w1) : edge_element(width, is_float, w0, w1);
+        } else if (count && key->values == BITCTS_VALUES_SHIFT_OOB) {
+            v = slot == 0 ? width : oob_count(width, w0, w1); /* offset 0 is always an element */
         } else {
-            v = edge_value(rng, width, is_float);
+            v = count ? w0 % width : w0 & m;
         }
         for (uint32_t k = 0; k < esize; ++k) {
             buffer[off + k] = (uint8_t)(v >> (8 * k));
         }
     }
-    for (uint64_t off = slot * esize; off < bytes; ++off) { /* a partial trailing slot */
-        buffer[off] = (uint8_t)bitcts_rng_next(rng);
-    }
-}
-
-static void repack(bitcts_tensor_desc *t)
-{
-    uint64_t need = 0;
-    if (bitcts_tensor_calc_buffer_size(t, &need) == 0) {
-        t->total_tensor_size_in_bytes = need;
-    }
-}
-
-/* Negative cases: every mutation breaks exactly the rule named in the id (tested). */
-void bitcts_case_invalid_desc(const bitcts_case_key *key, bitcts_op_desc *d)
-{
-    static const uint32_t base_sizes[4] = {2, 3, 4, 5};
-    memset(d, 0, sizeof *d);
-    d->op = key->op;
-    d->input_count = bitcts_op_input_count(key->op);
-    bitcts_tensor_desc *all[3] = {&d->inputs[0], &d->inputs[1], &d->output};
-    const uint32_t n = d->input_count + 1; /* tensors in use: inputs then the output */
-    all[n - 1] = &d->output;
-    for (uint32_t i = 0; i < n; ++i) {
-        bitcts_tensor_make_packed(BITCTS_DT_UINT8, 4, base_sizes, all[i]);
-    }
-    bitcts_tensor_desc *last = all[n - 1]; /* B, or the unary operator's output */
-    if (d->input_count == 2) {
-        last = &d->inputs[1];
-    }
-    const uint32_t v = key->index;
-    switch (key->rule) {
-    case BITCTS_RULE_SIZE_ZERO:
-        for (uint32_t i = 0; i < n; ++i) {
-            all[i]->sizes[2] = 0;
+    if (slot * esize < bytes) { /* a trailing partial slot: the next word, low bytes first */
+        const uint64_t w = bitcts_rng_next(rng);
+        for (uint64_t off = slot * esize, k = 0; off < bytes; ++off, ++k) {
+            buffer[off] = (uint8_t)(w >> (8 * k));
         }
-        break;
-    case BITCTS_RULE_DIMENSION_COUNT:
-        for (uint32_t i = 0; i < n; ++i) {
-            all[i]->dimension_count = v == 0 ? 0 : 9;
-            all[i]->sizes[4] = all[i]->sizes[5] = all[i]->sizes[6] = all[i]->sizes[7] = 1;
-            all[i]->sizes[8] = 1;
-        }
-        break;
-    case BITCTS_RULE_DIMS_MISMATCH:
-        last->dimension_count = 3;
-        repack(last);
-        break;
-    case BITCTS_RULE_SIZES_MISMATCH:
-        last->sizes[3] = 6;
-        repack(last);
-        break;
-    case BITCTS_RULE_TYPE_MISMATCH:
-        last->data_type = BITCTS_DT_UINT16;
-        repack(last);
-        break;
-    case BITCTS_RULE_UNKNOWN_TYPE:
-        for (uint32_t i = 0; i < (v == 0 ? n : 1); ++i) {
-            all[i]->data_type = v == 0 ? BITCTS_DT_UNKNOWN : 200;
-        }
-        break;
-    case BITCTS_RULE_TYPE_NOT_ALLOWED:
-        for (uint32_t i = 0; i < n; ++i) {
-            all[i]->data_type = v == 0 ? BITCTS_DT_INT32 : BITCTS_DT_FLOAT32;
-            repack(all[i]);
-        }
-        break;
-    case BITCTS_RULE_OUTPUT_TYPE_NOT_ALLOWED: {
-        static const uint32_t bad[3] = {BITCTS_DT_UINT16, BITCTS_DT_INT32, BITCTS_DT_UINT64};
-        d->output.data_type = bad[v % 3];
-        repack(&d->output);
-        break;
-    }
-    case BITCTS_RULE_TOO_MANY_ELEMENTS:
-        for (uint32_t i = 0; i < n; ++i) {
-            const uint32_t big[4] = {65536, 65537, 1, 1};
-            memcpy(all[i]->sizes, big, sizeof big);
-            if (all[i] != &d->output) { /* inputs broadcast: 4 bytes hold them */
-                all[i]->has_strides = 1;
-                memset(all[i]->strides, 0, sizeof all[i]->strides);
-            }
-            repack(all[i]);
-        }
-        break;
-    case BITCTS_RULE_BUFFER_TOO_SMALL:
-        (v == 0 ? all[0] : &d->output)->total_tensor_size_in_bytes -= 4;
-        break;
-    case BITCTS_RULE_OUTPUT_ZERO_STRIDE: {
-        const uint32_t strides[4] = {0, 20, 5, 1};
-        d->output.has_strides = 1;
-        memcpy(d->output.strides, strides, sizeof strides);
-        repack(&d->output);
-        break;
-    }
-    case BITCTS_RULE_OUTPUT_OVERLAP: {
-        const uint32_t strides[4] = {1, 1, 1, 1};
-        d->output.has_strides = 1;
-        memcpy(d->output.strides, strides, sizeof strides);
-        repack(&d->output);
-        break;
-    }
-    case BITCTS_RULE_ALIGNMENT:
-        if (v == 0) {
-            d->inputs[0].guaranteed_base_offset_alignment = 3;
-        } else {
-            d->output.guaranteed_base_offset_alignment = 24;
-        }
-        break;
-    case BITCTS_RULE_OUTPUT_FLAGS: d->output.flags = BITCTS_TENSOR_FLAG_OWNED_BY_DML; break;
-    case BITCTS_RULE_UNKNOWN_FLAGS: d->inputs[0].flags = 0x4; break;
-    default: break;
     }
 }

@@ -66,11 +66,11 @@ json_t *bitcts_json_case(const bitcts_case_key *key, const bitcts_case_data *dat
     }
     json_t *c = json_pack(
         "{s:s, s:s, s:I, s:s, s:s, s:I, s:s, s:I, s:o, s:s, s:s, s:s, s:s}", "id", key->id,
-        "operator", bitcts_op_name(key->op), "operator_type", (json_int_t)key->op, "input_type",
-        bitcts_dtype_name(key->in_type), "output_type", bitcts_dtype_name(key->out_type), "rank",
-        (json_int_t)key->rank, "feature_level", fl, "feature_level_value",
-        (json_int_t)key->feature_level, "tiers", tiers_json(key->tiers), "pattern",
-        invalid ? "invalid" : bitcts_pattern_name(key->pattern), "values",
+        "operator", bitcts_op_name(key->op), "operator_type", (json_int_t)data->desc.op,
+        "input_type", bitcts_dtype_name(key->in_type), "output_type",
+        bitcts_dtype_name(key->out_type), "rank", (json_int_t)key->rank, "feature_level", fl,
+        "feature_level_value", (json_int_t)key->feature_level, "tiers", tiers_json(key->tiers),
+        "pattern", invalid ? "invalid" : bitcts_pattern_name(key->pattern), "values",
         invalid ? "none" : bitcts_values_name(key->values), "case_seed", seed, "expect",
         invalid ? "reject" : (bitcts_case_is_recorded(key) ? "recorded" : "pass"));
     if (invalid) {

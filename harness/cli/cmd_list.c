@@ -5,19 +5,25 @@
 #include <stdlib.h> /* calloc */
 #include <string.h> /* strcmp */
 
+#include <jansson.h> /* json_dumps */
+
+#include "bitcts/bitcts_status.h"
+#include "case_json.h"
 #include "case_plan.h"
 #include "cli_util.h"
 #include "commands.h"
 
 static const char list_usage[] =
-    "usage: bitcts list [--filter GLOB] [--tier T] [--feature-level FL] [--count]\n"
+    "usage: bitcts list [--filter GLOB] [--tier T] [--feature-level FL] [--count | --json]\n"
     "\n"
     "Prints the id of every selected case, one a line, in plan order.\n"
     "  --filter GLOB        shell glob on case ids (fnmatch), e.g. 'bit_xor.uint16.*'\n"
     "  --tier T             smoke, default, large, exhaustive or all; comma lists (default: "
     "default)\n"
     "  --feature-level FL   only cases whose required feature level is <= FL (e.g. 3_0, 4_1)\n"
-    "  --count              print a summary table instead of ids\n";
+    "  --count              print a summary table instead of ids\n"
+    "  --json               print each case's manifest entry (docs/vector-format.md, without\n"
+    "                       files), one JSON object a line, under the default seed\n";
 
 int bitcts_parse_selection(const char *cmd, int argc, char **argv, int *i, bitcts_selection *sel,
                            const char **tier_text, int *handled)
@@ -170,11 +176,38 @@ static void print_counts(const bitcts_plan *plan, const bitcts_selection *sel)
     printf("total cases: %zu\n", total);
 }
 
+/* One JSON object a line: each case's identity and description, as the export writes it. */
+static int print_json(const bitcts_plan *plan, const bitcts_selection *sel)
+{
+    for (size_t i = 0; i < plan->count; ++i) {
+        const bitcts_case_key *k = &plan->cases[i];
+        if (!bitcts_selection_matches(sel, k)) {
+            continue;
+        }
+        bitcts_case_data d;
+        const int st = bitcts_case_build(BITCTS_DEFAULT_SEED, k, &d);
+        if (st != BITCTS_OK) {
+            return bitcts_cli_error("list", "case %s: %s", k->id, bitcts_status_message(st));
+        }
+        json_t *entry = bitcts_json_case(k, &d);
+        bitcts_case_free(&d);
+        char *text = entry != NULL ? json_dumps(entry, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+        json_decref(entry);
+        if (text == NULL) {
+            return bitcts_cli_error("list", "out of memory");
+        }
+        puts(text);
+        free(text);
+    }
+    return 0;
+}
+
 int bitcts_cmd_list(int argc, char **argv)
 {
     bitcts_selection sel = {.tiers = BITCTS_TIER_DEFAULT};
     const char *tier_text = NULL;
     int count = 0;
+    int json = 0;
     for (int i = 1; i < argc; ++i) {
         int handled = 0;
         const int rc = bitcts_parse_selection("list", argc, argv, &i, &sel, &tier_text, &handled);
@@ -186,6 +219,8 @@ int bitcts_cmd_list(int argc, char **argv)
         }
         if (strcmp(argv[i], "--count") == 0) {
             count = 1;
+        } else if (strcmp(argv[i], "--json") == 0) {
+            json = 1;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(list_usage, stdout);
             return 0;
@@ -194,12 +229,18 @@ int bitcts_cmd_list(int argc, char **argv)
                                     argv[i]);
         }
     }
+    if (count && json) {
+        return bitcts_cli_error("list", "--count and --json exclude each other");
+    }
     bitcts_plan *plan = NULL;
     if (bitcts_plan_create(&plan) != 0) {
         return bitcts_cli_error("list", "out of memory");
     }
+    int rc = 0;
     if (count) {
         print_counts(plan, &sel);
+    } else if (json) {
+        rc = print_json(plan, &sel);
     } else {
         for (size_t i = 0; i < plan->count; ++i) {
             if (bitcts_selection_matches(&sel, &plan->cases[i])) {
@@ -208,5 +249,5 @@ int bitcts_cmd_list(int argc, char **argv)
         }
     }
     bitcts_plan_destroy(plan);
-    return 0;
+    return rc;
 }

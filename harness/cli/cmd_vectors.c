@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* `bitcts vectors export`: the language-neutral vector export (docs/vector-format.md). */
+/* `bitcts vectors export`: the language-neutral vector export (docs/vector-format.md); `regen`
+ * and `verify`, the golden manifest, are in cmd_golden.c. */
 #include <stdio.h>  /* printf */
 #include <string.h> /* strcmp */
 
@@ -12,6 +13,8 @@
 static const char vectors_usage[] =
     "usage: bitcts vectors export --out DIR [--filter GLOB] [--tier T] [--feature-level FL]\n"
     "                             [--seed S]\n"
+    "       bitcts vectors regen [--golden FILE]     (see bitcts vectors regen --help)\n"
+    "       bitcts vectors verify [--golden FILE]\n"
     "\n"
     "Writes, for each selected case, its tensor descriptions, the exact bytes of every input\n"
     "buffer and of the expected output buffer, with XXH3-128 digests, as DIR/manifest.json and\n"
@@ -25,8 +28,11 @@ int bitcts_cmd_vectors(int argc, char **argv)
         fputs(vectors_usage, argc < 2 ? stderr : stdout);
         return argc < 2 ? BITCTS_EXIT_USAGE : 0;
     }
+    if (strcmp(argv[1], "regen") == 0 || strcmp(argv[1], "verify") == 0) {
+        return bitcts_cmd_golden(argc - 1, argv + 1);
+    }
     if (strcmp(argv[1], "export") != 0) {
-        return bitcts_cli_error("vectors", "unknown action '%s' (export)", argv[1]);
+        return bitcts_cli_error("vectors", "unknown action '%s' (export, regen, verify)", argv[1]);
     }
     bitcts_export_options opt = {.seed = BITCTS_DEFAULT_SEED,
                                  .selection = {.tiers = BITCTS_TIER_DEFAULT}};

@@ -10,6 +10,8 @@
 int bitcts_cmd_list(int argc, char **argv);
 int bitcts_cmd_eval(int argc, char **argv);
 int bitcts_cmd_vectors(int argc, char **argv);
+/** `vectors regen` and `vectors verify`: argv[0] is the action. */
+int bitcts_cmd_golden(int argc, char **argv);
 int bitcts_cmd_run(int argc, char **argv);
 int bitcts_cmd_sweep(int argc, char **argv);
 int bitcts_cmd_bench(int argc, char **argv);
