@@ -1,21 +1,33 @@
 /* SPDX-License-Identifier: MIT */
 /* Strict parsing of unsigned numbers and number lists. */
-#include <errno.h>  /* errno */
-#include <stdlib.h> /* strtoull */
 #include <string.h> /* strchr, memcpy */
 
 #include "number_text.h"
 
 int bitcts_number_text_parse_u64(const char *text, uint64_t *out)
 {
-    if (text == NULL || !*text || *text == '-' || *text == '+' || *text == ' ') {
+    if (text == NULL) {
         return -1;
     }
-    char *end = NULL;
-    errno = 0;
-    const unsigned long long v = strtoull(text, &end, 0);
-    if (errno || *end) {
+    /* Digit by digit: strtoull would also take leading white space, a sign, a second "0x" and
+     * a leading 0 as octal ("010" is ten here). */
+    const int hex = text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+    const unsigned base = hex ? 16 : 10;
+    const char *p = hex ? text + 2 : text;
+    uint64_t v = 0;
+    if (*p == '\0') {
         return -1;
+    }
+    for (; *p; ++p) {
+        const char c = *p;
+        const unsigned digit = c >= '0' && c <= '9'   ? (unsigned)(c - '0')
+                               : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+                               : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10)
+                                                      : 16;
+        if (digit >= base || v > (UINT64_MAX - digit) / base) {
+            return -1;
+        }
+        v = v * base + digit;
     }
     *out = v;
     return 0;

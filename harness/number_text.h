@@ -7,7 +7,8 @@
 
 #include <stdint.h> /* uint32_t, uint64_t */
 
-/** Parses a whole decimal or 0x-hex unsigned number (no sign, no space, nothing after it).
+/** Parses a whole decimal or 0x-hex unsigned number: digits only, no sign, no space, nothing
+ * after it; leading zeros do not make it octal.
  * @return 0, or -1 when malformed or out of range (out is then unchanged). */
 int bitcts_number_text_parse_u64(const char *text, uint64_t *out);
 
