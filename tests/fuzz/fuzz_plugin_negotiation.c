@@ -6,10 +6,10 @@
  *
  * The pure validator (bitcts_plugin_host_validate_negotiation) accepts only a table whose
  * struct_size covers the mandatory part and fits what is readable, with every mandatory slot
- * set, and a version inside the host's range; its copy is the plugin's bytes up to struct_size,
- * then zeros; a refusal is one line and leaves the output alone. The loader path
- * (bitcts_plugin_host_open_builtin with a negotiate function that plays the plugin, its table
- * in a buffer of exactly struct_size bytes so that any read past it is caught) must decide as
+ * set, and a version inside the host's range; its copy is the plugin's bytes of the fields
+ * wholly inside struct_size, then zeros; a refusal is one line and leaves the output alone. The
+ * loader path (bitcts_plugin_host_open_builtin with a negotiate function that plays the plugin, its
+ * table in a buffer of exactly struct_size bytes so that any read past it is caught) must decide as
  * the validator does, keep the plugin's identity, and call plugin_shutdown at close exactly
  * when the table provides it. */
 #include <string.h> /* memcpy, memset, strncmp */
@@ -111,7 +111,9 @@ static void check_validator(int32_t status, uint32_t chosen, const uint8_t *tabl
     const uint32_t struct_size = read_u32(table);
     FUZZ_CHECK(struct_size >= BITCTS_PLUGIN_HOST_TABLE_MIN_SIZE && struct_size <= size &&
                struct_size <= BITCTS_PLUGIN_HOST_TABLE_MAX_SIZE);
-    const size_t copied = struct_size < sizeof out ? struct_size : sizeof out;
+    /* PLG-3: the fields wholly inside struct_size; past the mandatory part, pointer slots. */
+    size_t copied = struct_size < sizeof out ? struct_size : sizeof out;
+    copied -= (copied - BITCTS_PLUGIN_HOST_TABLE_MIN_SIZE) % sizeof(void *);
     FUZZ_CHECK(out.struct_size == copied);
     FUZZ_CHECK(memcmp((const uint8_t *)&out + 4, table + 4, copied - 4) == 0);
     for (size_t i = copied; i < sizeof out; ++i) {
