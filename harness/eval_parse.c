@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* `bitcts eval`'s text to a validated description and its input buffers. Values are the
  * buffer's elements in memory order. */
+#include <fenv.h>   /* fesetround */
 #include <math.h>   /* frexp, rint */
 #include <stdarg.h> /* va_list */
 #include <stdio.h>  /* snprintf */
@@ -57,6 +58,27 @@ static uint16_t half_from_double(double v)
     return (uint16_t)(sign | (uint16_t)((e + 15) << 10) | (uint16_t)m);
 }
 
+/* strtod, but a literal between two doubles gives the one whose last bit is 1 (round to
+ * odd): rounding that double to float32 or float16 (to nearest even) then gives the value
+ * nearest the literal, as rounding the literal itself would. Rounding it to the nearest double
+ * first could land exactly halfway between two floats and tie the wrong way
+ * ("1.00000005960464477539062500001" is 1.0f that way, not its successor). */
+static double strtod_to_odd(const char *text, char **end)
+{
+    const int saved = fegetround();
+    fesetround(FE_DOWNWARD);
+    const double below = strtod(text, end);
+    fesetround(FE_UPWARD);
+    const double above = strtod(text, NULL);
+    fesetround(saved);
+    if (below == above || isnan(below)) {
+        return below; /* exact (inf and nan included) */
+    }
+    uint64_t bits;
+    memcpy(&bits, &below, sizeof bits);
+    return (bits & 1) != 0 ? below : above; /* adjacent doubles: one of them is odd */
+}
+
 int bitcts_eval_parse_value(const char *text, uint32_t type, uint64_t *out)
 {
     const uint32_t width = bitcts_dtype_size(type) * 8;
@@ -71,7 +93,7 @@ int bitcts_eval_parse_value(const char *text, uint32_t type, uint64_t *out)
     }
     if (bitcts_dtype_is_float(type)) {
         char *end = NULL;
-        const double d = strtod(text, &end);
+        const double d = width == 64 ? strtod(text, &end) : strtod_to_odd(text, &end);
         if (*end || end == text) {
             return -1;
         }

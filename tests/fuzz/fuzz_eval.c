@@ -9,6 +9,7 @@
  * digit by digit here), fits the type, and comes back unchanged from the printed form
  * (hex for any type, decimal for integers); a float16 literal is rounded as an independent
  * conversion rounds the same double; an error is one line. */
+#include <fenv.h>   /* fesetround */
 #include <math.h>   /* isnan */
 #include <string.h> /* strchr, memcpy */
 
@@ -61,6 +62,29 @@ static uint16_t reference_half(double d)
                         : (uint16_t)(sign | (biased << 10) | (uint16_t)(m & 0x3FF));
 }
 
+/* The literal as a double rounded to odd when it falls between two: a narrower rounding of that
+ * double is the rounding of the literal itself. */
+static double literal_to_odd(const char *text)
+{
+    const int saved = fegetround();
+    fesetround(FE_TOWARDZERO);
+    const double toward_zero = strtod(text, NULL);
+    fesetround(FE_DOWNWARD);
+    const double down = strtod(text, NULL);
+    fesetround(FE_UPWARD);
+    const double up = strtod(text, NULL);
+    fesetround(saved);
+    if (down == up || isnan(down)) {
+        return down; /* exact */
+    }
+    uint64_t bits;
+    memcpy(&bits, &toward_zero, sizeof bits);
+    bits |= 1; /* the odd one of the two neighbours: toward zero, or the next away from it */
+    double odd;
+    memcpy(&odd, &bits, sizeof odd);
+    return odd;
+}
+
 /* The integer literal the help text promises: -?(decimal|0x-hex); its value, if it is one. */
 static int strict_integer(const char *text, int *negative, uint64_t *value)
 {
@@ -100,8 +124,13 @@ static void check_value(const char *text, uint32_t type)
         uint64_t literal = 0;
         FUZZ_CHECK(strict_integer(text, &negative, &literal));
         FUZZ_CHECK(negative ? (0 - literal) << (64 - width) >> (64 - width) == v : literal == v);
+    } else if (width == 32) {
+        const float f = strtof(text, NULL); /* glibc rounds the literal itself */
+        uint32_t bits;
+        memcpy(&bits, &f, sizeof bits);
+        FUZZ_CHECK(isnan(f) ? (v & 0x7FFFFFFF) == (bits & 0x7FFFFFFF) : v == bits);
     } else if (width == 16) {
-        const double d = strtod(text, NULL);
+        const double d = literal_to_odd(text);
         FUZZ_CHECK(isnan(d) ? (v & 0x7FFF) == 0x7E00 : v == reference_half(d));
     }
     char printed[80];
