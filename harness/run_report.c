@@ -131,6 +131,14 @@ static int take_end(void *user, json_t *rec, size_t line, char *err, size_t cap)
     }
     json_object_del(rec, "record");
     json_object_del(rec, "round");
+    /* Believed only if it is a case result, as a worker's is (run_slot.c): the report is
+     * assembled from it. */
+    char why[BITCTS_REPORT_ERROR_CAP];
+    if (bitcts_report_validate_case(rec, why, sizeof why) != BITCTS_OK) {
+        json_decref(rec);
+        snprintf(err, cap, "results.jsonl:%zu is not a case result: %s", line, why);
+        return BITCTS_E_PARSE;
+    }
     json_decref(s->results[round][idx]);
     if (s->results[round][idx] == NULL) {
         ++s->done;

@@ -816,8 +816,8 @@ bitcts_status bitcts_report_parse(const char *name, const char *bytes, size_t si
     if (report == NULL) {
         char q[200];
         snprintf(q, sizeof q, "%s", jerr.text);
-        for (char *p = q; *p; ++p) {
-            *p = (unsigned char)*p < 0x20 ? ' ' : *p;
+        for (char *p = q; *p; ++p) { /* jansson quotes the bytes near the error as they are */
+            *p = (unsigned char)*p < 0x20 || *p == 0x7f ? ' ' : *p;
         }
         return vfail(&c, BITCTS_E_PARSE, "malformed JSON at line %d column %d: %s", jerr.line,
                      jerr.column, q);

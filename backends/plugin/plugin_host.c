@@ -45,6 +45,10 @@ static const host_slot host_mandatory_slots[] = {
     {"operator_destroy", offsetof(bitcts_plugin_table, operator_destroy)},
 };
 
+_Static_assert((sizeof(bitcts_plugin_table) - BITCTS_PLUGIN_HOST_TABLE_MIN_SIZE) % sizeof(void *) ==
+                   0,
+               "the optional part of the table is pointer slots");
+
 /* Formats into an optional caller buffer; a NULL buffer or zero capacity discards the text. */
 static void host_format(char *buf, size_t cap, const char *fmt, ...)
 {
@@ -145,11 +149,14 @@ bitcts_status bitcts_plugin_host_validate_negotiation(
         return BITCTS_E_PLUGIN_MALFORMED;
     }
 
-    /* Only the bytes inside the plugin's struct_size are read; the rest stays zero, which
-     * every later reader sees as "slot not provided". */
+    /* Only the fields wholly inside the plugin's struct_size are read (PLG-3); the rest stays
+     * zero, which every later reader sees as "slot not provided". Past the mandatory part every
+     * field is one pointer, so a struct_size that cuts a pointer drops that pointer rather
+     * than keep some of its bytes. */
     bitcts_plugin_table copy;
     memset(&copy, 0, sizeof copy);
-    const size_t copied = struct_size < sizeof copy ? struct_size : sizeof copy;
+    size_t copied = struct_size < sizeof copy ? struct_size : sizeof copy;
+    copied -= (copied - BITCTS_PLUGIN_HOST_TABLE_MIN_SIZE) % sizeof(void *);
     memcpy(&copy, table, copied);
     copy.struct_size = (uint32_t)copied;
     for (size_t i = 0; i < sizeof host_mandatory_slots / sizeof host_mandatory_slots[0]; ++i) {

@@ -126,8 +126,9 @@ const char *bitcts_plugin_host_digest(const bitcts_plugin_host *host);
  *        its struct_size is then trusted up to BITCTS_PLUGIN_HOST_TABLE_MAX_SIZE).
  * @param host_min [in] lowest version the host speaks.
  * @param host_max [in] highest version the host speaks.
- * @param out_table [out] optional; on success the full-size copy, zero-filled beyond the
- *        plugin's struct_size, with struct_size set to the bytes copied.
+ * @param out_table [out] optional; on success the full-size copy of the fields wholly inside
+ *        the plugin's struct_size, zero-filled beyond, with struct_size set to the bytes
+ *        copied (a pointer slot cut by struct_size is not copied: PLG-3).
  * @param why [out] optional; the problem, without the "plugin PATH: " prefix.
  * @return BITCTS_OK; BITCTS_E_PLUGIN_LOAD (the plugin returned an error other than
  *         INCOMPATIBLE); BITCTS_E_PLUGIN_INCOMPATIBLE; BITCTS_E_PLUGIN_MALFORMED. */

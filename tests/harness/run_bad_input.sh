@@ -46,6 +46,10 @@ done
 mkdir -p "$work/doctored" && sed 's/"verdict": *"pass"/"verdict": "flaky"/' "$work/good/report.json" >"$work/doctored/report.json"
 bad "unknown verdict 'flaky'" report diff "$work/good" "$work/doctored"
 bad "" report diff "$work/good" "$work/missing"
+# --resume believes only end records that are case results.
+"$bitcts" run --backend "$example" --filter 'bit_not.uint8.r1.*' --report "$work/resume" --quiet >/dev/null
+sed -i -e 's/"verdict": *"pass"/"verdict": "bogus"/' -e '$d' "$work/resume/results.jsonl"
+bad "is not a case result" run --backend "$example" --filter 'bit_not.uint8.r1.*' --report "$work/resume" --resume --quiet
 # Expected failures: a baseline turns fail into expected_fail and pass into unexpected_pass.
 printf 'bit_not.uint8.r1.packed.0 fail # tracked elsewhere\n' >"$work/b2.txt"
 "$bitcts" run --backend "$example" --filter 'bit_not.uint8.r1.packed.*' --baseline "$work/b2.txt" --report "$work/b2" --quiet >/dev/null
