@@ -94,8 +94,7 @@ static void keep_log(void *user, int32_t level, const char *message)
     }
 }
 
-int bitcts_backend_load(const bitcts_backend_spec *spec, bitcts_backend *out, char *err,
-                        size_t cap)
+int bitcts_backend_load(const bitcts_backend_spec *spec, bitcts_backend *out, char *err, size_t cap)
 {
     memset(out, 0, sizeof *out);
     out->spec = *spec;
@@ -184,8 +183,8 @@ int bitcts_backend_instance_with(const bitcts_backend *b, const bitcts_backend_o
     if (st != BITCTS_ABI_OK || *instance == NULL) {
         char path[BITCTS_BACKEND_TEXT];
         bitcts_sanitize_string(bitcts_plugin_host_path(b->host), 4096, path, sizeof path);
-        snprintf(err, cap, "backend %s: instance_create failed with status %d (%s)%s%s", path,
-                 st, bitcts_status_message(st), b->last_log[0] != '\0' ? ": " : "", b->last_log);
+        snprintf(err, cap, "backend %s: instance_create failed with status %d (%s)%s%s", path, st,
+                 bitcts_status_message(st), b->last_log[0] != '\0' ? ": " : "", b->last_log);
         return st != BITCTS_ABI_OK ? BITCTS_E_BACKEND_FAILED : BITCTS_E_PLUGIN_MALFORMED;
     }
     return BITCTS_OK;
@@ -306,8 +305,24 @@ json_t *bitcts_backend_identity_json(const bitcts_backend *b)
                            sizeof text[4]);
     json_t *info = json_pack("{s:s, s:s, s:s}", "variant", b->info_variant, "features",
                              b->info_features, "other", b->info_extra);
-    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "path", text[0],
-                     "name", text[1], "vendor", text[2], "version", text[3], "build_id", text[4],
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "path", text[0], "name",
+                     text[1], "vendor", text[2], "version", text[3], "build_id", text[4],
                      "abi_version", abi, "library_xxh3_128", bitcts_plugin_host_digest(b->host),
                      "feature_level", fl, "capabilities", caps_json(b), "info", info);
+}
+
+json_t *bitcts_backend_device_json(const bitcts_backend *b, void *instance)
+{
+    static const char *const keys[] = {"device", "driver", "api_version", "device_memory_mib"};
+    json_t *o = json_object();
+    for (size_t i = 0;
+         o != NULL && b->table->instance_info != NULL && i < sizeof keys / sizeof keys[0]; ++i) {
+        const char *v = b->table->instance_info(instance, keys[i]);
+        if (v != NULL && *v != '\0') {
+            char clean[BITCTS_BACKEND_TEXT];
+            bitcts_sanitize_string(v, BACKEND_STRING_MAX, clean, sizeof clean);
+            json_object_set_new(o, keys[i], json_string(clean));
+        }
+    }
+    return o;
 }
