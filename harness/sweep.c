@@ -23,7 +23,6 @@
 #include "worker.h"
 
 #define SWEEP_CHUNK (1u << BITCTS_SWEEP_CHUNK_LOG2)
-#define SWEEP_LOW_MASK (SWEEP_CHUNK - 1u)
 #define SWEEP_POISON 0xA5
 
 typedef struct sweep {
@@ -46,7 +45,34 @@ static uint64_t ref(const sweep *s, uint64_t a, uint64_t b)
     return bitcts_ref_element(s->op, s->width, a, b, BITCTS_SHIFT_POLICY_SATURATE);
 }
 
-/* Elements as the reference defines them: little-endian bytes. */
+/* Elements as the reference defines them: little-endian bytes. On a little-endian host these
+ * are plain loads and stores, which the compiler vectorises. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+static inline uint32_t load_u32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static inline uint16_t load_u16(const uint8_t *p)
+{
+    uint16_t v;
+    memcpy(&v, p, 2);
+    return v;
+}
+
+static inline void store_u32(uint8_t *p, uint32_t v)
+{
+    memcpy(p, &v, 4);
+}
+
+static inline void store_u16(uint8_t *p, uint32_t v)
+{
+    const uint16_t h = (uint16_t)v;
+    memcpy(p, &h, 2);
+}
+#else
 static inline uint32_t load_u32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -70,6 +96,7 @@ static inline void store_u16(uint8_t *p, uint32_t v)
     p[0] = (uint8_t)v;
     p[1] = (uint8_t)(v >> 8);
 }
+#endif
 
 static uint64_t load_out(const sweep *s, uint64_t i)
 {
@@ -90,7 +117,7 @@ static void operands(const sweep *s, uint64_t e, uint64_t *a, uint64_t *b)
 
 /* ---- tables ---- */
 
-/* Unary 32-bit: table[i] = f(i) for the low 24 bits (NOT: only those bits kept). Binary 16-bit
+/* Unary 32-bit: table[i] = f(i) for the low 16 bits (NOT: only those bits kept). Binary 16-bit
  * AND/OR/XOR: table[x * 256 + y] = f(x, y) & 0xFF (low bytes) and table[65536 + x * 256 + y] =
  * f(x << 8, y << 8) & 0xFF00 (high bytes). Other sweeps have at most 2^16 elements and ask the
  * reference element by element. */
@@ -110,13 +137,13 @@ static int build_tables(sweep *s)
     if (!fast_unary && !fast_binary) {
         return 0;
     }
-    s->table = malloc((size_t)(fast_unary ? SWEEP_CHUNK : 2 * 65536) * sizeof *s->table);
+    s->table = malloc((size_t)(fast_unary ? 65536 : 2 * 65536) * sizeof *s->table);
     if (s->table == NULL) {
         return -1;
     }
-    for (uint32_t i = 0; fast_unary && i < SWEEP_CHUNK; ++i) {
+    for (uint32_t i = 0; fast_unary && i < 65536; ++i) {
         const uint64_t v = ref(s, i, 0);
-        s->table[i] = (uint32_t)(s->op == BITCTS_OP_BIT_COUNT ? v : v & SWEEP_LOW_MASK);
+        s->table[i] = (uint32_t)(s->op == BITCTS_OP_BIT_COUNT ? v : v & 0xFFFFu);
     }
     for (uint32_t x = 0; fast_binary && x < 256; ++x) {
         for (uint32_t y = 0; y < 256; ++y) {
@@ -167,41 +194,54 @@ static void note_first_bad(sweep *s, uint64_t e)
     }
 }
 
-/* The expected output of unary 32-bit element i of the chunk whose base has f(base) = hi. */
-static uint32_t unary32_expected(const sweep *s, uint32_t hi, uint32_t i)
+/* Unary 32-bit: element base + k * 65536 + l is composed of the reference's result for its top
+ * 16 bits (computed once per k) and the table's for its low 16 bits: the table stays in cache
+ * and each inner loop is one vectorised compare per element. The first mismatch is looked for
+ * on a second pass only when there is one. */
+static uint32_t unary32_part(const sweep *s, uint32_t high16)
 {
-    return s->op == BITCTS_OP_BIT_COUNT ? hi + s->table[i] : (hi & ~SWEEP_LOW_MASK) | s->table[i];
+    const uint32_t v = (uint32_t)ref(s, (uint64_t)high16 << 16, 0);
+    return s->op == BITCTS_OP_BIT_COUNT ? v : v & 0xFFFF0000u;
 }
 
-/* Tight counting loops, one per output width; the first mismatch is looked for on a second
- * pass only when there is one. */
-static void check_unary32(sweep *s, uint64_t base, uint32_t n)
+static uint64_t count_unary32(const sweep *s, const uint8_t *o, uint32_t part)
 {
-    const uint32_t hi = (uint32_t)ref(s, base, 0);
     const uint32_t *t = s->table;
-    const uint8_t *o = s->out;
     uint64_t bad = 0;
     if (s->op != BITCTS_OP_BIT_COUNT) {
-        const uint32_t high = hi & ~SWEEP_LOW_MASK;
-        for (uint32_t i = 0; i < n; ++i) {
-            bad += load_u32(o + 4 * (size_t)i) != (high | t[i]);
+        for (uint32_t l = 0; l < 65536; ++l) {
+            bad += load_u32(o + 4 * (size_t)l) != (part | t[l]);
         }
     } else if (s->ob == 1) {
-        for (uint32_t i = 0; i < n; ++i) {
-            bad += o[i] != (uint8_t)(hi + t[i]);
+        for (uint32_t l = 0; l < 65536; ++l) {
+            bad += o[l] != (uint8_t)(part + t[l]);
         }
     } else {
-        for (uint32_t i = 0; i < n; ++i) {
-            bad += load_u32(o + 4 * (size_t)i) != hi + t[i];
+        for (uint32_t l = 0; l < 65536; ++l) {
+            bad += load_u32(o + 4 * (size_t)l) != part + t[l];
         }
     }
-    for (uint32_t i = 0; bad > 0 && s->mismatches == 0 && i < n; ++i) {
-        if (load_out(s, i) != unary32_expected(s, hi, i)) {
-            s->first_bad = base + i;
-            break;
+    return bad;
+}
+
+static void check_unary32(sweep *s, uint64_t base, uint32_t n)
+{
+    for (uint32_t k = 0; k < n / 65536; ++k) {
+        const uint32_t high16 = (uint32_t)(base >> 16) + k;
+        const uint32_t part = unary32_part(s, high16);
+        const uint8_t *o = s->out + (size_t)k * 65536 * s->ob;
+        const uint64_t bad = count_unary32(s, o, part);
+        for (uint32_t l = 0; bad > 0 && s->mismatches == 0 && l < 65536; ++l) {
+            const uint32_t want =
+                s->op == BITCTS_OP_BIT_COUNT ? part + s->table[l] : part | s->table[l];
+            if (bitcts_ref_load(o + (size_t)l * s->ob, s->ob) !=
+                (s->ob == 1 ? (uint8_t)want : want)) {
+                s->first_bad = ((uint64_t)high16 << 16) | l;
+                break;
+            }
         }
+        s->mismatches += bad;
     }
-    s->mismatches += bad;
 }
 
 /* 16-bit AND/OR/XOR: for each a of the chunk, the expected row over every b is the high-byte

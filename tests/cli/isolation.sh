@@ -85,6 +85,30 @@ for cmd in sweep bench; do
     check "$cmd" hang_destroy 1 "hung in instance_destroy or plugin_shutdown: no progress within 1 s"
 done
 
+# Wrong bits from a process that behaves: the sweep names the element (output byte 200 of each
+# chunk; --every 64 runs 4 chunks of the 2^32 sweeps), the bench calls the row WRONG; exit code 1
+# either way.
+wrong="$plugins/libbitcts_misbehave_wrong_byte.so"
+for args in "bit_not uint8 1 200" "bit_not uint32 4 50" "bit_xor uint16 4 100" "bit_xor uint8 1 200"; do
+    set -- $args
+    out=$("$bitcts" sweep --backend "$wrong" --op "$1" --type "$2" --every 64 2>&1) && rc=0 || rc=$?
+    if [ "$rc" = 1 ] && grep -q " $3 mismatches (first at element $4)" <<<"$out"; then
+        echo "ok   sweep wrong_byte $1 $2: $3 mismatches, the first at element $4"
+    else
+        echo "FAIL sweep wrong_byte $1 $2 (exit $rc): $out"
+        fail=1
+    fi
+done
+out=$("$bitcts" bench --backend "$wrong" --ops not --layouts packed --quick --reps 1 --no-peers 2>&1) \
+    && rc=0 || rc=$?
+if [ "$rc" = 1 ] && grep -q "WRONG" <<<"$out"; then
+    echo "ok   bench wrong_byte: WRONG rows, exit 1"
+else
+    echo "FAIL bench wrong_byte (exit $rc): $out"
+    fail=1
+fi
+set -- 
+
 # SIGTERM to a run whose backend hangs: 130, and the backend's process is gone.
 env BITCTS_TEST_MARKER="$marker" "$bitcts" sweep --backend "$plugins/libbitcts_misbehave_loop_execute.so" \
     --op bit_not --type uint8 --timeout 60 >"$work/term.out" 2>"$work/term.err" &

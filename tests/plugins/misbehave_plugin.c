@@ -25,10 +25,11 @@
 #define MB_garbage 9         /* writes lines to stdout and to every descriptor it finds */
 #define MB_hang_destroy 10   /* sleeps forever in instance_destroy */
 #define MB_exit_execute 11   /* exit(0) in operator_execute */
+#define MB_wrong_byte 12     /* flips the low bit of output byte 200 (a process that behaves) */
 #define MB_ID_(name) MB_##name
 #define MB_ID(name) MB_ID_(name)
 #define MB MB_ID(MISBEHAVE)
-#if !defined(MISBEHAVE) || MB < 1 || MB > 11
+#if !defined(MISBEHAVE) || MB < 1 || MB > 12
 #error "define MISBEHAVE as one of the MB_<name> names above"
 #endif
 
@@ -204,6 +205,11 @@ static int32_t BITCTS_PLUGIN_CALL mb_operator_execute(void *instance, void *op,
     for (uint64_t i = 0; i < o->bytes; ++i) {
         out[i] = o->op == BITCTS_OP_BIT_NOT ? (uint8_t)~a[i] : (uint8_t)(a[i] ^ b[i]);
     }
+#if MB == MB_wrong_byte
+    if (o->bytes > 200) {
+        out[200] ^= 1u;
+    }
+#endif
     return BITCTS_ABI_OK;
 }
 
