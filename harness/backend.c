@@ -312,3 +312,19 @@ json_t *bitcts_backend_identity_json(const bitcts_backend *b)
                      "abi_version", abi, "library_xxh3_128", bitcts_plugin_host_digest(b->host),
                      "feature_level", fl, "capabilities", caps_json(b), "info", info);
 }
+
+json_t *bitcts_backend_device_json(const bitcts_backend *b, void *instance)
+{
+    static const char *const keys[] = {"device", "driver", "api_version", "device_memory_mib"};
+    json_t *o = json_object();
+    for (size_t i = 0;
+         o != NULL && b->table->instance_info != NULL && i < sizeof keys / sizeof keys[0]; ++i) {
+        const char *v = b->table->instance_info(instance, keys[i]);
+        if (v != NULL && *v != '\0') {
+            char clean[BITCTS_BACKEND_TEXT];
+            bitcts_sanitize_string(v, BACKEND_STRING_MAX, clean, sizeof clean);
+            json_object_set_new(o, keys[i], json_string(clean));
+        }
+    }
+    return o;
+}

@@ -85,6 +85,11 @@ void bitcts_backend_close(bitcts_backend *b);
  * feature_level, capabilities, info. New reference. */
 json_t *bitcts_backend_identity_json(const bitcts_backend *b);
 
+/** What the instance says about its device, from instance_info, every string sanitised: an
+ * object with whichever of "device", "driver", "api_version" and "device_memory_mib" it gives
+ * (empty for a CPU backend). New reference. */
+json_t *bitcts_backend_device_json(const bitcts_backend *b, void *instance);
+
 /** Adds "KEY=VALUE" to the options; the key is copied into key_store[count] (64 bytes).
  * @return 0, or -1 when the text is not KEY=VALUE or the options are full. */
 int bitcts_backend_options_add(bitcts_backend_options *o, char key_store[][64], const char *text);

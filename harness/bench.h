@@ -1,19 +1,31 @@
 /* SPDX-License-Identifier: MIT */
 /* The benchmark engine of `bitcts bench`: GB/s of a backend's operators (useful bytes: inputs
  * read once, a broadcast operand once, the output written once), median of N repetitions, for
- * each operator x element width x layout x instance, beside the memory limit measured in the
- * same run on the same buffers (the backend's bitcts_stream_v1 extension: copy and triad) and
- * beside NumPy on the same shapes. Every timed output is checked against the reference: a wrong
- * result is WRONG, never a speed. The backend is opened through the plugin host, as a run does.
+ * each operator x element width x layout x instance, beside the limit measured in the same run
+ * on the same device, and beside other libraries (peers) timed on the same shapes.
+ *   * A backend with the stream extension (the cpu backend) is timed with the host's clock on
+ *     host memory, next to its own copy and triad kernels (re-measured next to every row) and
+ *     libc's memcpy; its peers are NumPy and PyTorch on the CPU.
+ *   * A backend with the device-timing extension (vulkan) keeps the buffers on its device and
+ *     times itself (timestamps), next to the device's API copy and a copy kernel measured at
+ *     the start and the end; working sets of 1 GiB or more on a GPU (sized from its memory);
+ *     its peers are PyTorch (CUDA), CuPy and JAX, timed with device events.
+ *   * Any other backend is timed with the host's clock and has no limit.
+ * Every timed output is checked (the reference, or for large device runs the cpu backend): a
+ * wrong result is WRONG, never a speed. The backend runs in a sandboxed child under a watchdog
+ * (harness/supervise.h); the peers run in Python child processes (harness/bench_peers.py).
  * Thread-safety: one bench per process; the backend may use threads of its own. */
 #ifndef BITCTS_HARNESS_BENCH_H
 #define BITCTS_HARNESS_BENCH_H
 
 #include <jansson.h> /* json_t */
+#include <signal.h>  /* sig_atomic_t */
 #include <stddef.h>  /* size_t */
 #include <stdint.h>  /* uint32_t, uint64_t */
 
-#include "backend.h" /* bitcts_backend_options */
+#include "backend.h"      /* bitcts_backend_options, bitcts_backend_spec */
+#include "sandbox.h"      /* bitcts_sandbox_status */
+#include "tensor_model.h" /* bitcts_op_desc */
 
 #define BITCTS_BENCH_MAX_INSTANCES 16
 #define BITCTS_BENCH_MAX_REPS 1000
@@ -30,21 +42,57 @@
 enum { BITCTS_BENCH_LAYOUT_LIST(BITCTS_BENCH_LAYOUT_ENUM) BITCTS_BENCH_LAYOUTS };
 #undef BITCTS_BENCH_LAYOUT_ENUM
 
-/** The name of a layout ("packed"), or "?". */
+/* What checks the timed outputs. */
+#define BITCTS_BENCH_CHECK_LIST(X)                                                                 \
+    X(AUTO, "auto")           /* the reference up to 64 MiB, or for the cpu backend; else cpu */   \
+    X(REFERENCE, "reference") /* the scalar reference */                                           \
+    X(CPU, "cpu")             /* the built-in cpu backend (conformance-tested), for large runs */
+
+#define BITCTS_BENCH_CHECK_ENUM(name, text) BITCTS_BENCH_CHECK_##name,
+enum { BITCTS_BENCH_CHECK_LIST(BITCTS_BENCH_CHECK_ENUM) BITCTS_BENCH_CHECKS };
+#undef BITCTS_BENCH_CHECK_ENUM
+
+/* The peers: (name, short column title, 1 for a device peer). */
+#define BITCTS_BENCH_PEER_LIST(X)                                                                  \
+    X(NUMPY, "numpy", "numpy", 0)                                                                  \
+    X(TORCH_CPU, "torch-cpu", "torch", 0)                                                          \
+    X(TORCH_CUDA, "torch-cuda", "torch", 1)                                                        \
+    X(CUPY, "cupy", "cupy", 1)                                                                     \
+    X(JAX, "jax", "jax", 1)
+
+#define BITCTS_BENCH_PEER_ENUM(name, text, title, device) BITCTS_BENCH_PEER_##name,
+enum { BITCTS_BENCH_PEER_LIST(BITCTS_BENCH_PEER_ENUM) BITCTS_BENCH_PEERS };
+#undef BITCTS_BENCH_PEER_ENUM
+
+#define BITCTS_BENCH_PEERS_AUTO (~0u) /* peers_mask: the host's or the device's peers */
+
+/** The name of a layout ("packed"), a check ("reference"), a peer ("torch-cuda"); "?". */
 const char *bitcts_bench_layout_name(int layout);
+const char *bitcts_bench_check_name(int check);
+const char *bitcts_bench_peer_name(int peer);
+/** A peer's column title ("torch"), and whether it runs on a device (1) or the host (0). */
+const char *bitcts_bench_peer_title(int peer);
+int bitcts_bench_peer_is_device(int peer);
 
 typedef struct bitcts_bench_config {
     const char *backend_spec;       /* as for bitcts run --backend */
     bitcts_backend_options options; /* given to every instance */
-    uint64_t size_bytes;            /* per input */
+    uint64_t size_bytes;            /* per input; 0: automatic */
+    int quick;                      /* automatic sizes for a smoke test (1 MiB) */
     uint32_t reps;
-    /* One instance per entry, created with threads=N; no entry: one instance as configured. */
+    /* One instance per entry, created with threads=N; none: 1 and the online processors for a
+     * backend with the stream extension, one instance as configured for any other. */
     uint32_t threads[BITCTS_BENCH_MAX_INSTANCES];
     int thread_count;
-    unsigned ops_mask;     /* bit i: bitcts_op_all[i] */
-    unsigned layouts_mask; /* bit i: layout i */
-    int numpy;             /* run NumPy on the same shapes */
-    const char *python;    /* the interpreter for NumPy */
+    unsigned ops_mask;        /* bit i: bitcts_op_all[i] */
+    unsigned layouts_mask;    /* bit i: layout i */
+    unsigned peers_mask;      /* bit i: peer i, or BITCTS_BENCH_PEERS_AUTO; 0: none */
+    const char *python;       /* the interpreter of the peers */
+    const char *peers_script; /* a script file to run instead of the embedded bench_peers.py */
+    int check;                /* BITCTS_BENCH_CHECK_* */
+    double timeout_s;         /* deadline of one backend call (the harness's work: 10 times) */
+    double peer_timeout_s;    /* a peer that sends nothing for this long is killed */
+    volatile sig_atomic_t *interrupted; /* set by a signal handler to stop; or NULL */
 } bitcts_bench_config;
 
 /** One measured row: an operator, widths and layout on one instance. */
@@ -55,45 +103,97 @@ typedef struct bitcts_bench_row {
     uint32_t threads;    /* 0: the backend's default */
     double useful_bytes; /* per execution */
     double gbps;         /* < 0: no speed (check says why) */
-    double limit_gbps;   /* the limit kernel next to the row; < 0: the backend has none */
-    const char *limit;   /* "triad" (two array inputs) or "copy" */
-    double numpy_gbps;   /* < 0: n/a */
-    const char *check;   /* "ok", "WRONG", "ERROR" or "REF-ERROR" */
+    double limit_gbps;   /* host: the stream kernel next to the row; device: the API copy */
+    double limit2_gbps;  /* device: the copy kernel; < 0 otherwise */
+    const char *limit;   /* "triad" (two array inputs), "copy" (host), "copy" (device) */
+    double peer_gbps[BITCTS_BENCH_PEERS]; /* < 0: n/a */
+    const char *check; /* "ok", "WRONG", "ERROR", "REF-ERROR", "n/a" (not supported), "-"
+                        * (not measured: the backend failed first) */
+    char note[160];    /* the backend's error text for ERROR and n/a */
 } bitcts_bench_row;
 
-/** The per-call cost of a small in-cache tensor: the default instance, and where the backend
- * lists a "scalar" variant (instance_info "variants"), that variant on one thread. */
+/** The per-call cost of a small tensor (host clock, transfers included): the default instance,
+ * and where the backend lists a "scalar" variant, that variant on one thread. */
 typedef struct bitcts_bench_small {
     uint32_t op, in_type, out_type, bytes;
     double default_ns, scalar_ns; /* scalar_ns < 0: no scalar variant */
     const char *check;
 } bitcts_bench_small;
 
+/** A peer as it ran. */
+typedef struct bitcts_bench_peer {
+    int asked;   /* it was run */
+    int present; /* it imported and timed (some) shapes */
+    char version[96];
+    char device[160];
+    char note[600];   /* why it is absent, or what it substituted (types) */
+    double copy_gbps; /* its own copy of the same bytes; < 0: n/a */
+} bitcts_bench_peer;
+
 typedef struct bitcts_bench_result {
     bitcts_bench_row *rows;
+    bitcts_op_desc *descs; /* one per row */
     size_t row_count;
     bitcts_bench_small small[BITCTS_BENCH_SMALL];
     size_t small_count;
-    double copy_gbps[BITCTS_BENCH_MAX_INSTANCES];  /* limits at the start, per instance */
+    int device_timing;   /* 1: the device-timing extension timed the rows */
+    uint64_t size_bytes; /* per input, as chosen */
+    int check;           /* BITCTS_BENCH_CHECK_REFERENCE or _CPU, as chosen */
+    int instances;
+    uint32_t threads[BITCTS_BENCH_MAX_INSTANCES];
+    double copy_gbps[BITCTS_BENCH_MAX_INSTANCES];  /* host limits at the start, per instance */
     double triad_gbps[BITCTS_BENCH_MAX_INSTANCES]; /* < 0: no stream extension */
-    double memcpy_gbps;                            /* libc memcpy, one thread */
-    char backend[256];                             /* name, vendor, version */
-    char variant[64], variants[256], features[256];
-    char numpy_version[32];
-    char numpy_note[200];
-    size_t failures; /* rows and small cases that are not "ok" */
+    double memcpy_gbps;                            /* libc memcpy, one thread; < 0: not run */
+    double copy_api_gbps[2]; /* device limits at the start and the end; < 0: none */
+    double copy_kernel_gbps[2];
+    json_t *backend; /* identity (report.json's "backend" and "device"); owned, or NULL */
+    bitcts_bench_peer peers[BITCTS_BENCH_PEERS];
+    size_t failures;  /* rows and small cases that are not "ok" or "n/a" */
+    int refused;      /* the plugin host or instance_create refused the backend: bad input */
+    char error[1600]; /* what the backend's process did when it failed, or "" */
+    double seconds;
 } bitcts_bench_result;
 
-/** Runs the benchmark. @return BITCTS_OK (whatever the checks say: see failures) or the status
- * of what stopped it (a backend that does not open, refused options, no memory), with err. */
+/** Runs the benchmark: the backend in a supervised child, then the peers.
+ * @return BITCTS_OK (whatever the checks say: see failures); the plugin host's or the backend's
+ *         refusal (out->refused); BITCTS_E_BACKEND_FAILED when the backend's process crashed,
+ *         hung, exited, stopped itself, left a process running or wrote on the harness's
+ *         channel (err and out->error say what, in which phase; the rows measured before are
+ *         kept); BITCTS_E_INTERNAL, BITCTS_E_OUT_OF_MEMORY. Release with
+ *         bitcts_bench_result_free. */
 int bitcts_bench_run(const bitcts_bench_config *cfg, bitcts_bench_result *out, char *err,
                      size_t cap);
-/** The result as JSON (machine, limits, rows, small). New reference, NULL when out of memory. */
+/** The result as JSON (configuration, backend and device, limits, peers, rows with ratios,
+ * small, error). New reference, NULL when out of memory. */
 json_t *bitcts_bench_json(const bitcts_bench_config *cfg, const bitcts_bench_result *r);
 void bitcts_bench_result_free(bitcts_bench_result *r);
 
-/** Runs NumPy on the rows' shapes (one process, single-threaded) and fills numpy_gbps,
- * numpy_version and numpy_note. Internal to the bench. */
-void bitcts__bench_numpy(const bitcts_bench_config *cfg, bitcts_bench_result *r);
+/** The GB/s of PyTorch's strided bitwise_not on the transposed view of the same width as a
+ * transposed row (the figure transposes are measured against), or < 0. */
+double bitcts_bench_torch_strided_not(const bitcts_bench_result *r, const bitcts_bench_row *row);
+
+/* ---- internal to harness/bench*.c ---- */
+
+/** The rows of a geometry (deterministic: the parent and the child build the same). */
+int bitcts__bench_build_rows(const bitcts_bench_config *cfg, bitcts_bench_result *r);
+
+/** The small tensors of the per-call cost. */
+typedef struct bitcts__bench_small_case {
+    uint32_t op, type, out_type, bytes;
+} bitcts__bench_small_case;
+extern const bitcts__bench_small_case bitcts__bench_small_cases[BITCTS_BENCH_SMALL];
+
+/** What the bench's child is started with. */
+typedef struct bitcts__bench_job {
+    const bitcts_bench_config *cfg;
+    const bitcts_backend_spec *spec;
+} bitcts__bench_job;
+
+/** The sandbox entry point of the bench's child: arg is a bitcts__bench_job. */
+void bitcts__bench_child_main(void *arg, int chan, const char *nonce,
+                              bitcts_sandbox_status *status);
+
+/** Runs the asked peers on the rows' shapes and fills peer_gbps and peers. */
+void bitcts__bench_peers(const bitcts_bench_config *cfg, bitcts_bench_result *r);
 
 #endif

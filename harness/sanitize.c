@@ -115,6 +115,17 @@ int bitcts_sanitize_is_clean(const char *text, size_t len)
 
 /* ---- shell words ---- */
 
+char *bitcts_sanitize_again(const char *text, size_t max_in, char *out, size_t cap)
+{
+    const size_t len = text != NULL ? strnlen(text, max_in) : 0;
+    if (text != NULL && bitcts_sanitize_is_clean(text, len) && len < cap) {
+        memcpy(out, text, len);
+        out[len] = '\0';
+        return out;
+    }
+    return bitcts_sanitize_text(text, len, out, cap);
+}
+
 static void put(char *out, size_t cap, size_t *used, const char *piece)
 {
     for (; *piece != '\0' && *used + 1 < cap; ++piece) {

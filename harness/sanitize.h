@@ -21,6 +21,11 @@ char *bitcts_sanitize_text(const char *text, size_t len, char *out, size_t cap);
  * unterminated string from a backend cannot run away). */
 char *bitcts_sanitize_string(const char *text, size_t max_in, char *out, size_t cap);
 
+/** Text that was sanitised once already (by a child process) and crossed a pipe: copied as it is
+ * when it is clean (bitcts_sanitize_is_clean: no escape doubled), else sanitised; bounded like
+ * bitcts_sanitize_string. @return out. */
+char *bitcts_sanitize_again(const char *text, size_t max_in, char *out, size_t cap);
+
 /** 1 when `text` (len bytes) is well-formed UTF-8 with no control characters but tab. */
 int bitcts_sanitize_is_clean(const char *text, size_t len);
 

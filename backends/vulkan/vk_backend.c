@@ -209,6 +209,9 @@ static const char *BITCTS_PLUGIN_CALL vk_instance_info(void *instance, const cha
     if (strcmp(key, "validation_messages") == 0) {
         return inst->info_count;
     }
+    if (strcmp(key, "device_memory_mib") == 0) {
+        return inst->info_memory;
+    }
     return NULL;
 }
 

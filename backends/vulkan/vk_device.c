@@ -291,6 +291,15 @@ static int32_t vk_pick_queue(bitcts__vk_instance *inst, char *err, size_t cap)
         return BITCTS_ABI_E_NOT_SUPPORTED;
     }
     vkGetPhysicalDeviceMemoryProperties(inst->physical, &inst->memory);
+    VkDeviceSize largest = 0;
+    for (uint32_t i = 0; i < inst->memory.memoryHeapCount; ++i) {
+        const VkMemoryHeap *h = &inst->memory.memoryHeaps[i];
+        if ((h->flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) != 0 && h->size > largest) {
+            largest = h->size;
+        }
+    }
+    snprintf(inst->info_memory, sizeof inst->info_memory, "%llu",
+             (unsigned long long)(largest >> 20));
     return BITCTS_ABI_OK;
 }
 

@@ -163,6 +163,7 @@ typedef struct bitcts__vk_instance {
     char info_api[24];
     char info_features[256];
     char info_count[16];
+    char info_memory[24]; /* MiB of the largest device-local heap */
 } bitcts__vk_instance;
 
 /* ---- vk_device.c ---- */

@@ -1,45 +1,77 @@
 /* SPDX-License-Identifier: MIT */
-/* `bitcts bench`: the command line of the benchmark engine (harness/bench.c): options, the
+/* `bitcts bench`: the command line of the benchmark engine (harness/bench.h): options, the
  * table on the terminal, and the JSON file, written whole then renamed. */
+#include <signal.h> /* sigaction */
 #include <stdio.h>  /* printf */
-#include <stdlib.h> /* free */
+#include <stdlib.h> /* free, getenv, strtod */
 #include <string.h> /* strcmp, strtok_r */
-#include <unistd.h> /* sysconf */
+#include <unistd.h> /* access */
 
 #include "bench.h"
+#include "bitcts/bitcts_status.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "fs_util.h"
+#include "sanitize.h"
 
 #define BENCH_PYTHON "/usr/bin/python3"
 
 static const char bench_usage[] =
-    "usage: bitcts bench [--backend B] [--backend-option KEY=VALUE]... [--size-mib N] [--reps N]\n"
-    "                    [--threads LIST] [--variant NAME] [--ops LIST] [--layouts LIST]\n"
-    "                    [--nt MODE] [--no-numpy] [--json FILE] [--quick]\n"
+    "usage: bitcts bench [--backend B] [--backend-option KEY=VALUE]... [--size-mib N]\n"
+    "                    [--reps N] [--threads LIST] [--variant NAME] [--ops LIST]\n"
+    "                    [--layouts LIST] [--nt MODE] [--peers LIST] [--no-peers]\n"
+    "                    [--python PATH] [--peers-script FILE] [--check C] [--timeout S]\n"
+    "                    [--peer-timeout S] [--json FILE] [--quick]\n"
     "\n"
-    "Measures a backend (default: the built-in cpu) on 2-D tensors of N MiB per input (default\n"
-    "64) in the layouts packed, padded (rows padded by 64 bytes), transposed (A stored\n"
-    "column-major) and bcast (B one element), for every operator and element width (BIT_COUNT:\n"
-    "UINT8 and UINT32 outputs). GB/s counts useful bytes; the limit is the backend's own triad\n"
-    "(two array inputs) or copy (one), measured in the same run on the same buffers; NumPy\n"
-    "(" BENCH_PYTHON ") runs the same shapes single-threaded. Every output is checked against\n"
-    "the reference.\n"
-    "  --backend B     a built-in backend or a plugin library path (default cpu)\n"
-    "  --reps N        timed repetitions, median reported (default 11)\n"
-    "  --threads LIST  an instance per thread count, e.g. 1,2 (default 1 and the online\n"
-    "                  processors)\n"
-    "  --variant NAME  --backend-option variant=NAME\n"
-    "  --ops LIST      of and,or,xor,not,count,shl,shr (default all)\n"
-    "  --layouts LIST  of packed,padded,transposed,bcast (default all)\n"
-    "  --nt MODE       --backend-option nt=MODE (cpu: auto, always, never)\n"
-    "  --no-numpy      skip the NumPy column\n"
-    "  --json FILE     also write the results as JSON\n"
-    "  --quick         1 MiB tensors and 3 repetitions (a smoke test)\n";
+    "Measures a backend (default: the built-in cpu) on 2-D tensors in the layouts packed,\n"
+    "padded (rows padded by 64 bytes), transposed (A stored column-major) and bcast (B one\n"
+    "element), for every operator and element width (BIT_COUNT: UINT8 and UINT32 outputs).\n"
+    "GB/s counts useful bytes (inputs once, the output once), median of the repetitions, next\n"
+    "to the limit measured in the same run on the same device:\n"
+    "  a CPU backend (stream extension): its own copy and triad on the same buffers, re-measured\n"
+    "    next to every row, and memcpy; host clock; peers NumPy and PyTorch on the CPU\n"
+    "  a GPU backend (device-timing extension, e.g. vulkan): vkCmdCopyBuffer (copy) and a copy\n"
+    "    shader (kcopy) on the device at the start and the end; device timestamps; peers\n"
+    "    PyTorch (CUDA), CuPy and JAX timed with device events\n"
+    "Every output is checked; the backend runs in a child process under a watchdog, each peer\n"
+    "in a Python process. A missing peer is reported absent with the reason.\n"
+    "  --backend B       a built-in backend or a plugin library path (default cpu)\n"
+    "  --size-mib N      MiB per input (default: 64 on the host; on a GPU 1024, less when its\n"
+    "                    memory is under 16 GiB, 32 on a slow device such as lavapipe)\n"
+    "  --reps N          timed repetitions, median reported (default 11)\n"
+    "  --threads LIST    an instance per thread count, e.g. 1,2 (default for a CPU backend:\n"
+    "                    1 and the online processors)\n"
+    "  --variant NAME    --backend-option variant=NAME\n"
+    "  --ops LIST        of and,or,xor,not,count,shl,shr (default all)\n"
+    "  --layouts LIST    of packed,padded,transposed,bcast (default all)\n"
+    "  --nt MODE         --backend-option nt=MODE (cpu: auto, always, never)\n"
+    "  --peers LIST      of numpy,torch-cpu,torch-cuda,cupy,jax, or auto (default: the CPU\n"
+    "                    peers for a CPU backend, the GPU peers for a GPU backend) or none\n"
+    "  --no-peers        --peers none (--no-numpy is the same)\n"
+    "  --python PATH     the peers' interpreter (default $BITCTS_PYTHON, else " BENCH_PYTHON ",\n"
+    "                    else python3 on PATH)\n"
+    "  --peers-script F  run F instead of the embedded harness/bench_peers.py\n"
+    "  --check C         auto, reference or cpu: what checks the outputs (auto: the reference\n"
+    "                    up to 64 MiB and for the cpu backend, else the cpu backend)\n"
+    "  --timeout S       seconds one backend call may take (default 120)\n"
+    "  --peer-timeout S  seconds a peer may go without a result (default 120)\n"
+    "  --json FILE       also write every figure as JSON\n"
+    "  --quick           1 MiB tensors and 3 repetitions (a smoke test)\n"
+    "Exit code 0 when every output was right; 1 when one was not or the backend failed (a\n"
+    "crash, a hang, an exit, a process left running); 2 for bad input or a backend that does\n"
+    "not start; 130 when interrupted.\n";
 
 /* The short operator names of --ops, in bitcts_op_all's order. */
 static const char *const op_short[BITCTS_OP_COUNT] = {"and",   "or",  "xor", "not",
                                                       "count", "shl", "shr"};
+
+static volatile sig_atomic_t bench_interrupted;
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    bench_interrupted = 1;
+}
 
 static int parse_names(const char *option, const char *text, const char *const *names, int count,
                        unsigned *mask)
@@ -66,8 +98,7 @@ static int parse_names(const char *option, const char *text, const char *const *
 typedef struct bench_args {
     bitcts_bench_config cfg;
     const char *json;
-    int quick;
-    int size_given, reps_given;
+    int reps_given;
     char key_store[BITCTS_MAX_OPTIONS][64];
 } bench_args;
 
@@ -81,23 +112,40 @@ static int add_option(bench_args *a, const char *key, const char *value)
     return 0;
 }
 
-static int parse_value(bench_args *a, const char *name, const char *v)
+static int parse_seconds(const char *option, const char *v, double *out)
+{
+    char *end = NULL;
+    *out = strtod(v, &end);
+    if (*end != '\0' || !(*out > 0) || *out > 86400) {
+        return bitcts_cli_error("bench", "%s: '%s' is not a number of seconds", option, v);
+    }
+    return 0;
+}
+
+static int parse_peers(bench_args *a, const char *v)
+{
+    static const char *const peers[BITCTS_BENCH_PEERS] = {"numpy", "torch-cpu", "torch-cuda",
+                                                          "cupy", "jax"};
+    if (strcmp(v, "none") == 0) {
+        a->cfg.peers_mask = 0;
+        return 0;
+    }
+    if (strcmp(v, "auto") == 0) {
+        a->cfg.peers_mask = BITCTS_BENCH_PEERS_AUTO;
+        return 0;
+    }
+    return parse_names("--peers", v, peers, BITCTS_BENCH_PEERS, &a->cfg.peers_mask);
+}
+
+static int parse_count(bench_args *a, const char *name, const char *v)
 {
     uint64_t n = 0;
     bitcts_bench_config *c = &a->cfg;
-    if (strcmp(name, "--backend") == 0) {
-        c->backend_spec = v;
-    } else if (strcmp(name, "--backend-option") == 0) {
-        if (bitcts_backend_options_add(&c->options, a->key_store, v) != 0) {
-            return bitcts_cli_error("bench", "--backend-option needs KEY=VALUE (at most %d)",
-                                    BITCTS_MAX_OPTIONS);
-        }
-    } else if (strcmp(name, "--size-mib") == 0) {
+    if (strcmp(name, "--size-mib") == 0) {
         if (bitcts_cli_parse_u64(v, &n) != 0 || n < 1 || n > 65536) {
             return bitcts_cli_error("bench", "--size-mib: '%s' is not a size from 1 to 65536", v);
         }
         c->size_bytes = n << 20;
-        a->size_given = 1;
     } else if (strcmp(name, "--reps") == 0) {
         if (bitcts_cli_parse_u64(v, &n) != 0 || n < 1 || n > BITCTS_BENCH_MAX_REPS) {
             return bitcts_cli_error("bench", "--reps: '%s' is not a count from 1 to %d", v,
@@ -105,7 +153,7 @@ static int parse_value(bench_args *a, const char *name, const char *v)
         }
         c->reps = (uint32_t)n;
         a->reps_given = 1;
-    } else if (strcmp(name, "--threads") == 0) {
+    } else {
         c->thread_count = bitcts_cli_parse_u32_list(v, c->threads, BITCTS_BENCH_MAX_INSTANCES);
         for (int i = 0; i < c->thread_count; ++i) {
             c->thread_count = c->threads[i] < 1 || c->threads[i] > 256 ? -1 : c->thread_count;
@@ -113,6 +161,27 @@ static int parse_value(bench_args *a, const char *name, const char *v)
         if (c->thread_count < 1) {
             return bitcts_cli_error("bench", "--threads: '%s' is not a list of 1-256", v);
         }
+    }
+    return 0;
+}
+
+static int parse_value(bench_args *a, const char *name, const char *v)
+{
+    bitcts_bench_config *c = &a->cfg;
+    static const char *const layouts[BITCTS_BENCH_LAYOUTS] = {"packed", "padded", "transposed",
+                                                              "bcast"};
+    static const char *const checks[BITCTS_BENCH_CHECKS] = {"auto", "reference", "cpu"};
+    unsigned mask = 0;
+    if (strcmp(name, "--backend") == 0) {
+        c->backend_spec = v;
+    } else if (strcmp(name, "--backend-option") == 0) {
+        if (bitcts_backend_options_add(&c->options, a->key_store, v) != 0) {
+            return bitcts_cli_error("bench", "--backend-option needs KEY=VALUE (at most %d)",
+                                    BITCTS_MAX_OPTIONS);
+        }
+    } else if (strcmp(name, "--size-mib") == 0 || strcmp(name, "--reps") == 0 ||
+               strcmp(name, "--threads") == 0) {
+        return parse_count(a, name, v);
     } else if (strcmp(name, "--json") == 0) {
         a->json = v;
     } else if (strcmp(name, "--variant") == 0) {
@@ -121,26 +190,57 @@ static int parse_value(bench_args *a, const char *name, const char *v)
         return add_option(a, "nt", v);
     } else if (strcmp(name, "--ops") == 0) {
         return parse_names("--ops", v, op_short, (int)BITCTS_OP_COUNT, &c->ops_mask);
-    } else {
-        static const char *const layouts[BITCTS_BENCH_LAYOUTS] = {"packed", "padded", "transposed",
-                                                                  "bcast"};
+    } else if (strcmp(name, "--layouts") == 0) {
         return parse_names("--layouts", v, layouts, BITCTS_BENCH_LAYOUTS, &c->layouts_mask);
+    } else if (strcmp(name, "--peers") == 0) {
+        return parse_peers(a, v);
+    } else if (strcmp(name, "--python") == 0) {
+        c->python = v;
+    } else if (strcmp(name, "--peers-script") == 0) {
+        c->peers_script = v;
+    } else if (strcmp(name, "--check") == 0) {
+        const int rc = parse_names("--check", v, checks, BITCTS_BENCH_CHECKS, &mask);
+        c->check = mask == 2   ? BITCTS_BENCH_CHECK_REFERENCE
+                   : mask == 4 ? BITCTS_BENCH_CHECK_CPU
+                               : BITCTS_BENCH_CHECK_AUTO;
+        return rc != 0 || (mask & (mask - 1)) == 0
+                   ? rc
+                   : bitcts_cli_error("bench", "--check takes one name");
+    } else if (strcmp(name, "--timeout") == 0) {
+        return parse_seconds(name, v, &c->timeout_s);
+    } else {
+        return parse_seconds(name, v, &c->peer_timeout_s);
     }
     return 0;
+}
+
+/* The peers' interpreter: $BITCTS_PYTHON, else Debian's (which has python3-numpy), else the
+ * python3 found on PATH. */
+static const char *default_python(void)
+{
+    const char *env = getenv("BITCTS_PYTHON");
+    if (env != NULL && *env != '\0') {
+        return env;
+    }
+    return access(BENCH_PYTHON, X_OK) == 0 ? BENCH_PYTHON : "python3";
 }
 
 /* Returns -1 to go on, or an exit code. */
 static int parse_args(int argc, char **argv, bench_args *a)
 {
-    static const char *const valued[] = {"--backend", "--backend-option", "--size-mib", "--reps",
-                                         "--threads", "--json",           "--variant",  "--nt",
-                                         "--ops",     "--layouts"};
+    static const char *const valued[] = {
+        "--backend", "--backend-option", "--size-mib",     "--reps",
+        "--threads", "--json",           "--variant",      "--nt",
+        "--ops",     "--layouts",        "--peers",        "--python",
+        "--check",   "--timeout",        "--peer-timeout", "--peers-script"};
     bitcts_bench_config *c = &a->cfg;
     *c = (bitcts_bench_config){.backend_spec = "cpu",
-                               .size_bytes = 64u << 20,
                                .reps = 11,
-                               .numpy = 1,
-                               .python = BENCH_PYTHON,
+                               .peers_mask = BITCTS_BENCH_PEERS_AUTO,
+                               .python = default_python(),
+                               .check = BITCTS_BENCH_CHECK_AUTO,
+                               .timeout_s = 120,
+                               .peer_timeout_s = 120,
                                .ops_mask = (1u << BITCTS_OP_COUNT) - 1,
                                .layouts_mask = (1u << BITCTS_BENCH_LAYOUTS) - 1};
     for (int i = 1; i < argc; ++i) {
@@ -164,88 +264,215 @@ static int parse_args(int argc, char **argv, bench_args *a)
             fputs(bench_usage, stdout);
             return 0;
         } else if (strcmp(argv[i], "--quick") == 0) {
-            a->quick = 1;
-        } else if (strcmp(argv[i], "--no-numpy") == 0) {
-            c->numpy = 0;
+            c->quick = 1;
+        } else if (strcmp(argv[i], "--no-peers") == 0 || strcmp(argv[i], "--no-numpy") == 0) {
+            c->peers_mask = 0;
         } else {
             return bitcts_cli_error("bench", "unknown argument '%s' (see --help)", argv[i]);
         }
     }
-    c->size_bytes = a->quick && !a->size_given ? 1u << 20 : c->size_bytes;
-    c->reps = a->quick && !a->reps_given ? 3 : c->reps;
-    if (c->thread_count == 0) {
-        const long n = sysconf(_SC_NPROCESSORS_ONLN);
-        c->threads[c->thread_count++] = 1;
-        if (n > 1) {
-            c->threads[c->thread_count++] = n > 256 ? 256u : (uint32_t)n;
-        }
-    }
+    c->reps = c->quick && !a->reps_given ? 3 : c->reps;
     return -1;
+}
+
+/* ---- the terminal ---- */
+
+/* A string of the identity JSON (sanitised again: it came from the child), or "". */
+static const char *id_text(const json_t *backend, const char *object, const char *key, char *buf,
+                           size_t cap)
+{
+    const json_t *o = object != NULL ? json_object_get(backend, object) : backend;
+    return bitcts_sanitize_string(json_string_value(json_object_get(o, key)), 4096, buf, cap);
+}
+
+static void print_header(const bitcts_bench_config *c, const bitcts_bench_result *r)
+{
+    char t[6][300];
+    printf("bitcts bench: %s %s (%s), variant %s; ", id_text(r->backend, NULL, "name", t[0], 300),
+           id_text(r->backend, NULL, "version", t[1], 300),
+           id_text(r->backend, NULL, "vendor", t[2], 300),
+           id_text(r->backend, "info", "variant", t[3], 300));
+    if (id_text(r->backend, "device", "device", t[4], 300)[0] != '\0') {
+        printf("device %s, driver %s, API %s; ", t[4],
+               id_text(r->backend, "device", "driver", t[5], 300),
+               id_text(r->backend, "device", "api_version", t[0], 300));
+    }
+    printf("%s timing, %.0f MiB per input, %u reps, outputs checked by %s\n",
+           r->device_timing ? "device" : "host clock", (double)r->size_bytes / (1 << 20), c->reps,
+           r->check == BITCTS_BENCH_CHECK_CPU ? "the cpu backend" : "the reference");
 }
 
 static void print_limits(const bitcts_bench_config *c, const bitcts_bench_result *r)
 {
-    printf("\nlimits at start, GB/s (in+out), median of %u:", c->reps);
-    for (int i = 0; i < c->thread_count; ++i) {
-        if (r->copy_gbps[i] < 0) {
-            printf("  %u threads: the backend has no stream extension;", c->threads[i]);
-        } else {
-            printf("  %u thread%s: copy %.1f, triad %.1f;", c->threads[i],
-                   c->threads[i] > 1 ? "s" : "", r->copy_gbps[i], r->triad_gbps[i]);
+    if (r->device_timing) {
+        printf("\ndevice limits, GB/s (read + write), median of %u, start / end: "
+               "copy (the API's buffer copy) %.1f / %.1f, kcopy (a copy kernel) "
+               "%.1f / %.1f\n",
+               c->reps, r->copy_api_gbps[0], r->copy_api_gbps[1], r->copy_kernel_gbps[0],
+               r->copy_kernel_gbps[1]);
+    } else {
+        printf("\nlimits at start, GB/s (in+out), median of %u:", c->reps);
+        for (int i = 0; i < r->instances; ++i) {
+            if (r->copy_gbps[i] < 0) {
+                printf("  %u threads: the backend has no stream extension;", r->threads[i]);
+            } else {
+                printf("  %u thread%s: copy %.1f, triad %.1f;", r->threads[i],
+                       r->threads[i] != 1 ? "s" : "", r->copy_gbps[i], r->triad_gbps[i]);
+            }
+        }
+        printf("  memcpy (1 thread) %.1f\n", r->memcpy_gbps);
+    }
+    for (int p = 0; p < BITCTS_BENCH_PEERS; ++p) {
+        if (r->peers[p].asked && r->peers[p].copy_gbps > 0) {
+            printf("  %s copy of the same bytes: %.1f GB/s\n", bitcts_bench_peer_name(p),
+                   r->peers[p].copy_gbps);
         }
     }
-    printf("  memcpy (1 thread) %.1f\n\n", r->memcpy_gbps);
-    printf("limit: the backend's triad (A and B arrays) or copy (one array input), re-measured\n"
-           "next to each row with the same instance; numpy: single-threaded, same shapes and "
-           "layout\n\n");
+    printf("\n");
 }
 
-static void print_row(const bitcts_bench_row *row)
+static void print_cell(double v, double of, int percent)
 {
-    printf("%-6s %-7s %-7s %-10s %3u ", op_short[bitcts_op_index(row->op)],
-           bitcts_dtype_name(row->in_type), bitcts_dtype_name(row->out_type),
-           bitcts_bench_layout_name(row->layout), row->threads);
-    if (row->gbps > 0 && row->limit_gbps > 0) {
-        printf("%7.1f %6.1f %5.0f%% ", row->gbps, row->limit_gbps,
-               100.0 * row->gbps / row->limit_gbps);
-    } else if (row->gbps > 0) {
-        printf("%7.1f %6s %6s ", row->gbps, "-", "-");
+    if (v > 0 && of > 0) {
+        printf(percent ? " %5.0f%%" : " %6.2f", percent ? 100.0 * v / of : v / of);
     } else {
-        printf("%7s %6.1f %6s ", "-", row->limit_gbps, "-");
+        printf(" %6s", "-");
     }
-    if (row->numpy_gbps > 0 && row->gbps > 0) {
-        printf("%7.1f %6.2f  %s\n", row->numpy_gbps, row->gbps / row->numpy_gbps, row->check);
+}
+
+static void print_gbps(double v, int width)
+{
+    if (v > 0) {
+        printf(" %*.1f", width, v);
     } else {
-        printf("%7s %6s  %s\n", "n/a", "n/a", row->check);
+        printf(" %*s", width, "-");
+    }
+}
+
+static void print_row(const bitcts_bench_result *r, const bitcts_bench_row *row)
+{
+    printf("%-5s %-6s %-6s %-10s", op_short[bitcts_op_index(row->op)],
+           bitcts_dtype_name(row->in_type), bitcts_dtype_name(row->out_type),
+           bitcts_bench_layout_name(row->layout));
+    if (!r->device_timing) {
+        printf(" %3u", row->threads);
+    }
+    print_gbps(row->gbps, 8);
+    print_gbps(row->limit_gbps, 7);
+    print_cell(row->gbps, row->limit_gbps, 1);
+    if (r->device_timing) {
+        print_cell(row->gbps, row->limit2_gbps, 1);
+    }
+    for (int p = 0; p < BITCTS_BENCH_PEERS; ++p) {
+        if (r->peers[p].present) {
+            print_gbps(row->peer_gbps[p], 7);
+            print_cell(row->gbps, row->peer_gbps[p], 0);
+        }
+    }
+    printf("  %s\n", row->check);
+}
+
+static void print_table(const bitcts_bench_result *r)
+{
+    printf("%-5s %-6s %-6s %-10s", "op", "in", "out", "layout");
+    if (!r->device_timing) {
+        printf(" %3s", "thr");
+    }
+    printf(" %8s %7s %7s", "GB/s", r->device_timing ? "copy" : "limit",
+           r->device_timing ? "%copy" : "%lim");
+    if (r->device_timing) {
+        printf(" %7s", "%kcopy");
+    }
+    for (int p = 0; p < BITCTS_BENCH_PEERS; ++p) {
+        if (r->peers[p].present) {
+            printf(" %7s %6s", bitcts_bench_peer_title(p), "x");
+        }
+    }
+    printf("  check\n");
+    for (size_t i = 0; i < r->row_count; ++i) {
+        print_row(r, &r->rows[i]);
+    }
+}
+
+static void print_notes(const bitcts_bench_result *r)
+{
+    printf("\nlimit: %s; x: the backend's GB/s over the peer's (same shapes, layout, widths)\n",
+           r->device_timing ? "the device's API copy of the same size (kcopy: a copy kernel)"
+                            : "the backend's triad (A and B arrays) or copy (one array input), "
+                              "re-measured next to each row with the same instance");
+    for (int p = 0; p < BITCTS_BENCH_PEERS; ++p) {
+        const bitcts_bench_peer *peer = &r->peers[p];
+        if (peer->asked) {
+            printf("peer %s: %s%s%s%s%s%s\n", bitcts_bench_peer_name(p),
+                   peer->present ? "" : "absent: ", peer->version,
+                   peer->device[0] != '\0' ? " on " : "", peer->device,
+                   peer->note[0] != '\0' && peer->present ? "; " : "", peer->note);
+        }
+    }
+    int shown = 0;
+    for (size_t i = 0; i < r->row_count && shown < 8; ++i) {
+        const bitcts_bench_row *row = &r->rows[i];
+        if (row->note[0] != '\0' && strcmp(row->check, "ok") != 0) {
+            printf("%s %s %s %s: %s: %s\n", op_short[bitcts_op_index(row->op)],
+                   bitcts_dtype_name(row->in_type), bitcts_dtype_name(row->out_type),
+                   bitcts_bench_layout_name(row->layout), row->check, row->note);
+            ++shown;
+        }
+    }
+}
+
+/* Transposed rows against PyTorch's strided bitwise_not on the same transposed view. */
+static void print_transposed(const bitcts_bench_result *r)
+{
+    int header = 0;
+    for (size_t i = 0; i < r->row_count; ++i) {
+        const bitcts_bench_row *row = &r->rows[i];
+        const double torch_not = bitcts_bench_torch_strided_not(r, row);
+        if (torch_not <= 0 || row->gbps <= 0) {
+            continue;
+        }
+        if (!header) {
+            printf("\ntransposed rows vs PyTorch's strided bitwise_not on the same transposed "
+                   "view (GB/s, ratio):\n");
+            header = 1;
+        }
+        char threads[24] = "";
+        if (!r->device_timing) {
+            snprintf(threads, sizeof threads, " %3u thr", row->threads);
+        }
+        printf("  %-5s %-6s -> %-6s%s %8.1f vs %8.1f  x%.2f\n", op_short[bitcts_op_index(row->op)],
+               bitcts_dtype_name(row->in_type), bitcts_dtype_name(row->out_type), threads,
+               row->gbps, torch_not, row->gbps / torch_not);
+    }
+}
+
+static void print_small(const bitcts_bench_result *r)
+{
+    if (r->small_count == 0) {
+        return;
+    }
+    printf("\nsmall tensors, ns per call with the host's clock (the last instance; scalar: the "
+           "scalar variant on 1 thread):\n");
+    for (size_t i = 0; i < r->small_count; ++i) {
+        const bitcts_bench_small *s = &r->small[i];
+        printf("  %-5s %-6s -> %-6s %6u B: default %9.0f ns", op_short[bitcts_op_index(s->op)],
+               bitcts_dtype_name(s->in_type), bitcts_dtype_name(s->out_type), s->bytes,
+               s->default_ns);
+        if (s->scalar_ns >= 0) {
+            printf(", scalar %9.0f ns", s->scalar_ns);
+        }
+        printf("  %s\n", s->check);
     }
 }
 
 static void print_result(const bitcts_bench_config *c, const bitcts_bench_result *r)
 {
-    printf("bitcts bench: %s, variant %s (%s), features %s, %llu MiB per input, %u reps\n",
-           r->backend, r->variant, r->variants, r->features,
-           (unsigned long long)(c->size_bytes >> 20), c->reps);
+    print_header(c, r);
     print_limits(c, r);
-    printf("%-6s %-7s %-7s %-10s %3s %7s %6s %6s %7s %6s  %s\n", "op", "in", "out", "layout", "thr",
-           "GB/s", "limit", "%lim", "numpy", "x np", "check");
-    for (size_t i = 0; i < r->row_count; ++i) {
-        print_row(&r->rows[i]);
-    }
-    if (r->numpy_version[0] == '\0') {
-        printf("note: numpy column n/a: %s\n", r->numpy_note);
-    } else {
-        printf("note: numpy %s; n/a where numpy has no such operation (bitwise_count before "
-               "2.0, or a UINT32 count)\n",
-               r->numpy_version);
-    }
-    printf("\nsmall tensors in cache, ns per call (the last instance vs the scalar variant on "
-           "1 thread):\n");
-    for (size_t i = 0; i < r->small_count; ++i) {
-        const bitcts_bench_small *s = &r->small[i];
-        printf("  %-5s %-6s -> %-6s %6u B: default %8.0f ns, scalar %8.0f ns  %s\n",
-               op_short[bitcts_op_index(s->op)], bitcts_dtype_name(s->in_type),
-               bitcts_dtype_name(s->out_type), s->bytes, s->default_ns, s->scalar_ns, s->check);
-    }
+    print_table(r);
+    print_notes(r);
+    print_transposed(r);
+    print_small(r);
 }
 
 static int write_json(const bench_args *a, const bitcts_bench_result *r)
@@ -262,6 +489,22 @@ static int write_json(const bench_args *a, const bitcts_bench_result *r)
     return st == 0 ? 0 : bitcts_cli_error("bench", "%s", err);
 }
 
+static int run_bench(bench_args *a, bitcts_bench_result *r, char *err, size_t cap)
+{
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    bench_interrupted = 0;
+    a->cfg.interrupted = &bench_interrupted;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    const int st = bitcts_bench_run(&a->cfg, r, err, cap);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    return st;
+}
+
 int bitcts_cmd_bench(int argc, char **argv)
 {
     bench_args a;
@@ -271,15 +514,30 @@ int bitcts_cmd_bench(int argc, char **argv)
         return rc;
     }
     bitcts_bench_result r;
-    char err[1024] = "";
-    if (bitcts_bench_run(&a.cfg, &r, err, sizeof err) != 0) {
+    char err[2048] = "";
+    const int st = run_bench(&a, &r, err, sizeof err);
+    if (bench_interrupted) {
+        fprintf(stderr, "bitcts bench: interrupted; the child processes were killed\n");
         bitcts_bench_result_free(&r);
-        return bitcts_cli_error("bench", "%s", err);
+        return BITCTS_EXIT_INTERRUPTED;
     }
-    print_result(&a.cfg, &r);
-    rc = a.json != NULL ? write_json(&a, &r) : 0;
-    if (rc == 0 && r.failures > 0) {
+    if (st != BITCTS_OK && r.refused) {
+        bitcts_bench_result_free(&r);
+        return bitcts_cli_error("bench", "%s", err[0] ? err : bitcts_status_message(st));
+    }
+    if (st == BITCTS_OK) {
+        print_result(&a.cfg, &r);
+        rc = r.failures > 0 ? BITCTS_EXIT_FAILURES : BITCTS_EXIT_OK;
+    } else {
+        fprintf(stderr, "bitcts bench: FAILED: %s\n", err[0] ? err : bitcts_status_message(st));
+        if (r.error[0] == '\0') {
+            snprintf(r.error, sizeof r.error, "%s", err[0] ? err : bitcts_status_message(st));
+        }
         rc = BITCTS_EXIT_FAILURES;
+    }
+    if (a.json != NULL) {
+        const int jrc = write_json(&a, &r);
+        rc = rc == BITCTS_EXIT_OK ? jrc : rc;
     }
     bitcts_bench_result_free(&r);
     return rc;

@@ -1,0 +1,644 @@
+/* SPDX-License-Identifier: MIT */
+/* The bench's child: loads the backend, picks the geometry (the size per input, the timing,
+ * the instances, what checks), fills the buffers from the generators' RNG, measures the limits,
+ * then times every row and checks its output, and sends each figure to the parent as a line:
+ *   S <status> <text>        the plugin host or instance_create refused the backend
+ *   I <json>                 the backend's identity and device
+ *   G <size> <device timing> <check> <instances> <threads>...   the geometry
+ *   H <instance> <copy> <triad>, Y <memcpy>     host limits (GB/s; -1: none)
+ *   U <0|1> <api> <kernel>   device copy limits at the start (0) and the end (1)
+ *   N <row>                  a row begins
+ *   W <row> <gbps> <limit> <check> [<text>]     a row's figures
+ *   M <small> <default_ns> <scalar_ns> <check>  a small tensor's per-call cost
+ *   E <text>                 the harness failed (out of memory)
+ *   Z                        everything was sent
+ * The phase marks tell the parent which backend call a crash or a hang belongs to. */
+#include <math.h>   /* isfinite */
+#include <stdio.h>  /* snprintf */
+#include <stdlib.h> /* aligned_alloc, qsort */
+#include <string.h> /* memcmp, memset */
+#include <unistd.h> /* sysconf, _exit */
+
+#include "bench.h"
+#include "bitcts/bitcts_status.h"
+#include "clock.h"
+#include "ref_ops.h"
+#include "rng.h"
+#include "sanitize.h"
+#include "supervise.h"
+#include "worker.h"
+
+#define BENCH_SEED 0x62656E6368ull /* "bench" */
+#define BENCH_SMALL_REPS 15
+#define BENCH_SMALL_TARGET_S 2e-3 /* seconds one repetition of small calls aims at */
+#define BENCH_POISON 0xA5
+#define BENCH_MIB (1ull << 20)
+#define BENCH_REFERENCE_MAX (64 * BENCH_MIB) /* auto check: the reference up to this size */
+
+typedef struct bench {
+    const bitcts_bench_config *cfg;
+    const bitcts_backend_spec *spec;
+    bitcts_bench_result r; /* the geometry and the rows; figures go to the parent */
+    bitcts_backend backend;
+    const bitcts_abi_stream_ext *stream;        /* host limits, or NULL */
+    const bitcts_abi_device_timing_ext *timing; /* device timing, or NULL */
+    void *inst[BITCTS_BENCH_MAX_INSTANCES];
+    bitcts_backend judge; /* the cpu backend, when it checks */
+    void *judge_inst;
+    unsigned char *a, *b, *out, *ref;
+    size_t cap_in, cap_out;
+    uint32_t b_counts;
+    long ref_row; /* the row whose expected output ref holds, or -1 */
+    bitcts_rng rng;
+} bench;
+
+static int cmp_double(const void *x, const void *y)
+{
+    const double a = *(const double *)x;
+    const double b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static double median(double *v, uint32_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* ---- opening: load, instances, identity ---- */
+
+static int refuse(int st, const char *err)
+{
+    bitcts_supervise_sendf("S %d %s", st, err);
+    return -1;
+}
+
+/* An instance with threads=N (0: as configured) and, optionally, a variant. */
+static int make_instance(bench *x, uint32_t threads, const char *variant, void **inst, char *err,
+                         size_t cap)
+{
+    char text[16];
+    snprintf(text, sizeof text, "%u", threads);
+    bitcts_backend_options extra = {0};
+    if (threads > 0) {
+        extra.keys[extra.count] = "threads";
+        extra.values[extra.count++] = text;
+    }
+    if (variant != NULL) {
+        extra.keys[extra.count] = "variant";
+        extra.values[extra.count++] = variant;
+    }
+    bitcts_supervise_mark('I', -1);
+    const int st = bitcts_backend_instance_with(&x->backend, &extra, inst, err, cap);
+    bitcts_supervise_mark('C', -1);
+    return st;
+}
+
+static void read_extensions(bench *x)
+{
+    const bitcts_plugin_table *t = x->backend.table;
+    x->stream = t->get_extension != NULL ? t->get_extension(BITCTS_ABI_EXT_STREAM) : NULL;
+    if (x->stream != NULL && (x->stream->struct_size < sizeof *x->stream ||
+                              x->stream->copy == NULL || x->stream->triad == NULL)) {
+        x->stream = NULL; /* malformed: measured without limits rather than trusted */
+    }
+    x->timing = t->get_extension != NULL ? t->get_extension(BITCTS_ABI_EXT_DEVICE_TIMING) : NULL;
+    if (x->timing != NULL && (x->timing->struct_size < sizeof *x->timing ||
+                              x->timing->time_execute == NULL || x->timing->time_copy == NULL)) {
+        x->timing = NULL;
+    }
+}
+
+static void send_identity(bench *x)
+{
+    json_t *id = bitcts_backend_identity_json(&x->backend);
+    json_object_set_new(id, "device", bitcts_backend_device_json(&x->backend, x->inst[0]));
+    const char *variants = x->backend.table->instance_info != NULL
+                               ? x->backend.table->instance_info(x->inst[0], "variants")
+                               : NULL;
+    char clean[BITCTS_BACKEND_TEXT] = "";
+    bitcts_sanitize_string(variants, 4096, clean, sizeof clean);
+    json_object_set_new(json_object_get(id, "info"), "variants", json_string(clean));
+    char *text = id != NULL ? json_dumps(id, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+    json_decref(id);
+    if (text != NULL) {
+        const size_t len = strlen(text) + 3;
+        char *line = malloc(len);
+        if (line != NULL) {
+            snprintf(line, len, "I %s", text);
+            bitcts_supervise_send(line);
+            free(line);
+        }
+        free(text);
+    }
+}
+
+/* Instances: the configured thread counts; by default 1 and the online processors for a
+ * backend with the stream extension (a CPU backend), one instance as configured for others. */
+static int bench_open(bench *x)
+{
+    char err[1024];
+    bitcts_supervise_mark('L', -1);
+    int st = bitcts_backend_load(x->spec, &x->backend, err, sizeof err);
+    if (st != BITCTS_OK) {
+        return refuse(st, err);
+    }
+    bitcts_supervise_mark('Q', -1);
+    read_extensions(x);
+    const bitcts_bench_config *cfg = x->cfg;
+    x->r.instances = cfg->thread_count > 0 ? cfg->thread_count : 1;
+    for (int i = 0; i < cfg->thread_count; ++i) {
+        x->r.threads[i] = cfg->threads[i];
+    }
+    if (cfg->thread_count == 0 && x->stream != NULL) {
+        const long n = sysconf(_SC_NPROCESSORS_ONLN);
+        x->r.threads[0] = 1;
+        x->r.instances = n > 1 ? 2 : 1;
+        x->r.threads[1] = n > 256 ? 256u : (uint32_t)n;
+    }
+    for (int i = 0; i < x->r.instances; ++i) {
+        if ((st = make_instance(x, x->r.threads[i], NULL, &x->inst[i], err, sizeof err)) != 0) {
+            return refuse(st, err);
+        }
+    }
+    bitcts_supervise_mark('Q', -1);
+    if ((st = bitcts_backend_query(&x->backend, x->inst[0], err, sizeof err)) != BITCTS_OK) {
+        return refuse(st, err);
+    }
+    send_identity(x);
+    bitcts_supervise_mark('C', -1);
+    return 0;
+}
+
+/* ---- the geometry ---- */
+
+/* GB/s of `bytes` copied on the device (2 streams), the median of reps; -1 when the backend
+ * cannot. */
+static double device_copy(bench *x, uint64_t bytes, uint32_t method, uint32_t reps)
+{
+    uint64_t ns[BITCTS_BENCH_MAX_REPS + 1];
+    double t[BITCTS_BENCH_MAX_REPS];
+    bitcts_supervise_mark('M', BITCTS_SUPERVISE_CALL_TIME_COPY);
+    const int32_t st = x->timing->time_copy(x->inst[0], bytes, method, reps + 1, ns);
+    bitcts_supervise_mark('C', -1);
+    for (uint32_t k = 0; k < reps; ++k) {
+        t[k] = 1e-9 * (double)ns[k + 1];
+    }
+    const double m = st == BITCTS_ABI_OK ? median(t, reps) : 0;
+    return m > 0 ? 2.0 * (double)bytes / m / 1e9 : -1;
+}
+
+/* A size per input from the device: 1 GiB where the device holds 16 times that; less on a
+ * smaller device; 32 MiB on a slow one (a CPU driving the API, like lavapipe). */
+static uint64_t device_size(bench *x)
+{
+    const double probe = device_copy(x, 16 * BENCH_MIB, BITCTS_ABI_COPY_API, 3);
+    if (probe > 0 && probe < 200) {
+        return 32 * BENCH_MIB;
+    }
+    const char *text = x->backend.table->instance_info != NULL
+                           ? x->backend.table->instance_info(x->inst[0], "device_memory_mib")
+                           : NULL;
+    char *end = NULL;
+    const unsigned long long mib = text != NULL ? strtoull(text, &end, 10) : 0;
+    uint64_t size = 1024 * BENCH_MIB;
+    if (mib == 0) {
+        return 512 * BENCH_MIB;
+    }
+    while (size > 64 * BENCH_MIB && size / BENCH_MIB * 16 > mib) {
+        size /= 2;
+    }
+    return size;
+}
+
+static void choose_geometry(bench *x)
+{
+    const bitcts_bench_config *cfg = x->cfg;
+    x->r.device_timing = x->timing != NULL;
+    if (cfg->size_bytes > 0) {
+        x->r.size_bytes = cfg->size_bytes;
+    } else if (cfg->quick) {
+        x->r.size_bytes = BENCH_MIB;
+    } else {
+        x->r.size_bytes = x->timing != NULL ? device_size(x) : 64 * BENCH_MIB;
+    }
+    const int is_cpu = x->spec->builtin && strcmp(x->spec->name, "cpu") == 0;
+    x->r.check = cfg->check;
+    if (x->r.check == BITCTS_BENCH_CHECK_AUTO) {
+        x->r.check = is_cpu || x->r.size_bytes <= BENCH_REFERENCE_MAX ? BITCTS_BENCH_CHECK_REFERENCE
+                                                                      : BITCTS_BENCH_CHECK_CPU;
+    }
+    char line[512];
+    int used = snprintf(line, sizeof line, "G %llu %d %d %d", (unsigned long long)x->r.size_bytes,
+                        x->r.device_timing, x->r.check, x->r.instances);
+    for (int i = 0; i < x->r.instances && used < (int)sizeof line; ++i) {
+        used += snprintf(line + used, sizeof line - (size_t)used, " %u", x->r.threads[i]);
+    }
+    bitcts_supervise_send(line);
+}
+
+/* ---- buffers ---- */
+
+static void fill_random(bench *x, unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+        const uint64_t v = bitcts_rng_next(&x->rng);
+        memcpy(p + i, &v, 8);
+    }
+}
+
+/* B as shift counts below the width (counts_width > 0) or random bits (0). */
+static void fill_b(bench *x, uint32_t counts_width)
+{
+    if (x->b_counts == counts_width) {
+        return;
+    }
+    fill_random(x, x->b, x->cap_in);
+    for (size_t i = 0; counts_width > 0 && i + counts_width <= x->cap_in; i += counts_width) {
+        bitcts_ref_store(x->b + i, counts_width, x->b[i] % (8 * counts_width));
+    }
+    x->b_counts = counts_width;
+    x->ref_row = -1;
+}
+
+static int alloc_buffers(bench *x)
+{
+    x->cap_in = (size_t)x->r.size_bytes;
+    x->cap_out = (size_t)x->r.size_bytes;
+    for (size_t i = 0; i < x->r.row_count; ++i) {
+        const bitcts_op_desc *d = &x->r.descs[i];
+        for (uint32_t k = 0; k < d->input_count; ++k) {
+            const size_t bytes = (size_t)d->inputs[k].total_tensor_size_in_bytes;
+            x->cap_in = bytes > x->cap_in ? bytes : x->cap_in;
+        }
+        const size_t bytes = (size_t)d->output.total_tensor_size_in_bytes;
+        x->cap_out = bytes > x->cap_out ? bytes : x->cap_out;
+    }
+    x->cap_in = (x->cap_in + 4095) & ~(size_t)4095;
+    x->cap_out = (x->cap_out + 4095) & ~(size_t)4095;
+    x->a = aligned_alloc(4096, x->cap_in);
+    x->b = aligned_alloc(4096, x->cap_in);
+    x->out = aligned_alloc(4096, x->cap_out);
+    x->ref = aligned_alloc(4096, x->cap_out);
+    if (x->a == NULL || x->b == NULL || x->out == NULL || x->ref == NULL) {
+        bitcts_supervise_sendf("E cannot allocate %llu MiB of buffers",
+                               (unsigned long long)((2 * x->cap_in + 2 * x->cap_out) >> 20));
+        return -1;
+    }
+    bitcts_rng_init(&x->rng, BENCH_SEED, "bench");
+    fill_random(x, x->a, x->cap_in);
+    memset(x->out, BENCH_POISON, x->cap_out);
+    memset(x->ref, BENCH_POISON, x->cap_out);
+    x->b_counts = 1; /* forces the first fill */
+    fill_b(x, 0);
+    return 0;
+}
+
+/* The cpu backend as the judge of large outputs: loaded in this process with its defaults. */
+static int open_judge(bench *x)
+{
+    if (x->r.check != BITCTS_BENCH_CHECK_CPU) {
+        return 0;
+    }
+    char err[1024];
+    bitcts_backend_spec spec;
+    int st = bitcts_backend_resolve("cpu", NULL, &spec, err, sizeof err);
+    if (st == BITCTS_OK) {
+        st = bitcts_backend_load(&spec, &x->judge, err, sizeof err);
+    }
+    if (st == BITCTS_OK) {
+        st = bitcts_backend_instance(&x->judge, &x->judge_inst, err, sizeof err);
+    }
+    if (st != BITCTS_OK) {
+        bitcts_supervise_sendf("E the cpu backend cannot check the outputs: %s", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- limits ---- */
+
+/* GB/s of the stream copy (2 streams) or triad (3 streams) on the buffers with instance i, the
+ * median of reps after one warm-up; -1 when the backend has no stream extension. */
+static double host_limit(bench *x, int i, int triad)
+{
+    if (x->stream == NULL) {
+        return -1;
+    }
+    const uint64_t size = x->r.size_bytes;
+    const uint32_t reps = x->cfg->reps;
+    double t[BITCTS_BENCH_MAX_REPS];
+    int32_t rc = BITCTS_ABI_OK;
+    bitcts_supervise_mark('M', BITCTS_SUPERVISE_CALL_STREAM);
+    for (uint32_t k = 0; k <= reps && rc == BITCTS_ABI_OK; ++k) {
+        const double t0 = bitcts_clock_now();
+        rc = triad ? x->stream->triad(x->inst[i], x->out, x->a, x->b, size / 8)
+                   : x->stream->copy(x->inst[i], x->out, x->a, size);
+        if (k > 0) {
+            t[k - 1] = bitcts_clock_now() - t0;
+        }
+    }
+    bitcts_supervise_mark('C', -1);
+    return rc == BITCTS_ABI_OK ? (triad ? 3.0 : 2.0) * (double)size / median(t, reps) / 1e9 : -1;
+}
+
+static void measure_host_limits(bench *x)
+{
+    for (int i = 0; i < x->r.instances; ++i) {
+        const double copy = host_limit(x, i, 0);
+        const double triad = host_limit(x, i, 1);
+        bitcts_supervise_sendf("H %d %.6g %.6g", i, copy, triad);
+    }
+    double t[BITCTS_BENCH_MAX_REPS];
+    for (uint32_t k = 0; k < x->cfg->reps; ++k) {
+        const double t0 = bitcts_clock_now();
+        memcpy(x->out, x->a, (size_t)x->r.size_bytes);
+        t[k] = bitcts_clock_now() - t0;
+    }
+    bitcts_supervise_sendf("Y %.6g", 2.0 * (double)x->r.size_bytes / median(t, x->cfg->reps) / 1e9);
+}
+
+static void measure_device_limits(bench *x, int end)
+{
+    const double api = device_copy(x, x->r.size_bytes, BITCTS_ABI_COPY_API, x->cfg->reps);
+    const double kernel = device_copy(x, x->r.size_bytes, BITCTS_ABI_COPY_KERNEL, x->cfg->reps);
+    bitcts_supervise_sendf("U %d %.6g %.6g", end, api, kernel);
+}
+
+/* ---- rows ---- */
+
+/* The expected output of row n into ref, unless ref holds the same operation already (the
+ * rows of one shape on several instances). */
+static const char *expected(bench *x, size_t n)
+{
+    const bitcts_op_desc *d = &x->r.descs[n];
+    if (x->ref_row >= 0 && memcmp(&x->r.descs[x->ref_row], d, sizeof *d) == 0) {
+        return NULL;
+    }
+    x->ref_row = -1;
+    const void *inputs[2] = {x->a, x->b};
+    memset(x->ref, BENCH_POISON, (size_t)d->output.total_tensor_size_in_bytes);
+    if (x->r.check == BITCTS_BENCH_CHECK_REFERENCE) {
+        if (bitcts_ref_execute(d, inputs, x->ref, BITCTS_SHIFT_POLICY_SATURATE) != BITCTS_OK) {
+            return "REF-ERROR";
+        }
+    } else {
+        bitcts_abi_tensor tensors[3];
+        bitcts_abi_operator_desc od;
+        bitcts_worker_abi_desc(d, tensors, &od);
+        void *op = NULL;
+        const bitcts_plugin_table *t = x->judge.table;
+        bitcts_supervise_mark('M', BITCTS_SUPERVISE_CALL_REFERENCE_BACKEND);
+        int32_t st = t->operator_create(x->judge_inst, &od, &op);
+        if (st == BITCTS_ABI_OK) {
+            st = t->operator_execute(x->judge_inst, op, inputs, x->ref);
+            t->operator_destroy(x->judge_inst, op);
+        }
+        bitcts_supervise_mark('C', -1);
+        if (st != BITCTS_ABI_OK) {
+            return "REF-ERROR";
+        }
+    }
+    x->ref_row = (long)n;
+    return NULL;
+}
+
+/* The backend's status as a row's check: not supported at create is "n/a", else an error. */
+static const char *status_check(int32_t st, int at_create)
+{
+    return st == BITCTS_ABI_E_NOT_SUPPORTED && at_create ? "n/a" : "ERROR";
+}
+
+/* Median seconds of reps executions timed with the host's clock (each writes the same output). */
+static int32_t time_host(bench *x, void *inst, void *op, double *seconds)
+{
+    const bitcts_plugin_table *t = x->backend.table;
+    const void *inputs[2] = {x->a, x->b};
+    double times[BITCTS_BENCH_MAX_REPS];
+    int32_t rc = BITCTS_ABI_OK;
+    for (uint32_t k = 0; k < x->cfg->reps && rc == BITCTS_ABI_OK; ++k) {
+        bitcts_supervise_mark('M', BITCTS_SUPERVISE_CALL_OPERATOR_EXECUTE);
+        const double t0 = bitcts_clock_now();
+        rc = t->operator_execute(inst, op, inputs, x->out);
+        times[k] = bitcts_clock_now() - t0;
+    }
+    bitcts_supervise_mark('C', -1);
+    *seconds = rc == BITCTS_ABI_OK ? median(times, x->cfg->reps) : -1;
+    return rc;
+}
+
+/* Median device seconds of reps executions (one more runs first and is dropped). */
+static int32_t time_device(bench *x, void *inst, void *op, double *seconds)
+{
+    uint64_t ns[BITCTS_BENCH_MAX_REPS + 1];
+    double times[BITCTS_BENCH_MAX_REPS];
+    const void *inputs[2] = {x->a, x->b};
+    bitcts_supervise_mark('M', BITCTS_SUPERVISE_CALL_TIME_EXECUTE);
+    const int32_t rc = x->timing->time_execute(inst, op, inputs, x->out, x->cfg->reps + 1, ns);
+    bitcts_supervise_mark('C', -1);
+    for (uint32_t k = 0; k < x->cfg->reps; ++k) {
+        times[k] = 1e-9 * (double)ns[k + 1];
+    }
+    *seconds = rc == BITCTS_ABI_OK ? median(times, x->cfg->reps) : -1;
+    return rc;
+}
+
+static void send_row(size_t n, double gbps, double limit, const char *check, const char *text)
+{
+    bitcts_supervise_sendf("W %zu %.6g %.6g %s%s%s", n, gbps, limit, check,
+                           text[0] != '\0' ? " " : "", text);
+}
+
+static void run_row(bench *x, size_t n)
+{
+    const bitcts_bench_row *row = &x->r.rows[n];
+    const bitcts_op_desc *d = &x->r.descs[n];
+    const bitcts_plugin_table *t = x->backend.table;
+    void *inst = x->inst[n % (size_t)x->r.instances];
+    char why[BITCTS_BACKEND_TEXT] = "";
+    bitcts_supervise_sendf("N %zu", n);
+    fill_b(x, bitcts_op_is_shift(d->op) ? bitcts_dtype_size(row->in_type) : 0);
+    const char *check = expected(x, n);
+    double seconds = -1;
+    if (check == NULL) {
+        bitcts_abi_tensor tensors[3];
+        bitcts_abi_operator_desc od;
+        bitcts_worker_abi_desc(d, tensors, &od);
+        void *op = NULL;
+        bitcts_supervise_mark('M', BITCTS_SUPERVISE_CALL_OPERATOR_CREATE);
+        int32_t st = t->operator_create(inst, &od, &op);
+        const int at_create = st != BITCTS_ABI_OK;
+        const size_t out_bytes = (size_t)d->output.total_tensor_size_in_bytes;
+        memset(x->out, BENCH_POISON, out_bytes);
+        if (st == BITCTS_ABI_OK) {
+            st = x->timing != NULL ? time_device(x, inst, op, &seconds)
+                                   : time_host(x, inst, op, &seconds);
+        }
+        if (st != BITCTS_ABI_OK) {
+            check = status_check(st, at_create);
+            bitcts_backend_last_error(&x->backend, inst, why, sizeof why);
+        } else {
+            check = memcmp(x->out, x->ref, out_bytes) == 0 ? "ok" : "WRONG";
+        }
+        if (op != NULL) {
+            bitcts_supervise_mark('M', BITCTS_SUPERVISE_CALL_OPERATOR_DESTROY);
+            t->operator_destroy(inst, op);
+            bitcts_supervise_mark('C', -1);
+        }
+    }
+    const double gbps =
+        seconds > 0 && strcmp(check, "ok") == 0 ? row->useful_bytes / seconds / 1e9 : -1;
+    const double limit = x->timing != NULL ? -1
+                                           : host_limit(x, (int)(n % (size_t)x->r.instances),
+                                                        strcmp(row->limit, "triad") == 0);
+    send_row(n, gbps, limit, check, why);
+}
+
+/* ---- small tensors: the per-call cost ---- */
+
+static double small_ns(bench *x, void *inst, const bitcts_op_desc *d, const char **check)
+{
+    const bitcts_plugin_table *t = x->backend.table;
+    bitcts_abi_tensor tensors[3];
+    bitcts_abi_operator_desc od;
+    bitcts_worker_abi_desc(d, tensors, &od);
+    void *op = NULL;
+    bitcts_supervise_mark('M', BITCTS_SUPERVISE_CALL_OPERATOR_CREATE);
+    const int32_t st = t->operator_create(inst, &od, &op);
+    if (st != BITCTS_ABI_OK) {
+        bitcts_supervise_mark('C', -1);
+        *check = status_check(st, 1);
+        return -1;
+    }
+    const void *inputs[2] = {x->a, x->b};
+    const size_t bytes = (size_t)d->output.total_tensor_size_in_bytes;
+    memset(x->out, BENCH_POISON, bytes);
+    bitcts_supervise_mark('M', BITCTS_SUPERVISE_CALL_OPERATOR_EXECUTE);
+    double t0 = bitcts_clock_now();
+    const int32_t rc = t->operator_execute(inst, op, inputs, x->out);
+    const double one = bitcts_clock_now() - t0;
+    if (rc != BITCTS_ABI_OK) {
+        *check = "ERROR";
+    } else if (memcmp(x->out, x->ref, bytes) != 0) {
+        *check = "WRONG";
+    }
+    const double want = BENCH_SMALL_TARGET_S / (one > 1e-9 ? one : 1e-9);
+    const int calls = want < 1 ? 1 : want > 2000 ? 2000 : (int)want;
+    double times[BENCH_SMALL_REPS];
+    for (int k = 0; k < BENCH_SMALL_REPS; ++k) {
+        t0 = bitcts_clock_now();
+        for (int c = 0; c < calls; ++c) {
+            (void)t->operator_execute(inst, op, inputs, x->out);
+        }
+        times[k] = (bitcts_clock_now() - t0) / calls * 1e9;
+    }
+    bitcts_supervise_mark('M', BITCTS_SUPERVISE_CALL_OPERATOR_DESTROY);
+    t->operator_destroy(inst, op);
+    bitcts_supervise_mark('C', -1);
+    return median(times, BENCH_SMALL_REPS);
+}
+
+static void run_small(bench *x)
+{
+    const bitcts__bench_small_case *cases = bitcts__bench_small_cases;
+    void *scalar = NULL;
+    char err[512];
+    const char *variants = x->backend.table->instance_info != NULL
+                               ? x->backend.table->instance_info(x->inst[0], "variants")
+                               : NULL;
+    if (variants != NULL && strstr(variants, "scalar") != NULL) {
+        (void)make_instance(x, 1, "scalar", &scalar, err, sizeof err);
+    }
+    fill_b(x, 2);
+    for (int i = 0; i < BITCTS_BENCH_SMALL; ++i) {
+        if ((x->cfg->ops_mask & (1u << bitcts_op_index(cases[i].op))) == 0) {
+            continue;
+        }
+        bitcts_op_desc d;
+        memset(&d, 0, sizeof d);
+        d.op = cases[i].op;
+        d.input_count = bitcts_op_input_count(d.op);
+        const uint32_t n = cases[i].bytes / bitcts_dtype_size(cases[i].type);
+        bitcts_tensor_make_packed(cases[i].type, 1, &n, &d.inputs[0]);
+        bitcts_tensor_make_packed(cases[i].type, 1, &n, &d.inputs[1]);
+        bitcts_tensor_make_packed(cases[i].out_type, 1, &n, &d.output);
+        memset(x->ref, BENCH_POISON, (size_t)d.output.total_tensor_size_in_bytes);
+        const void *inputs[2] = {x->a, x->b};
+        (void)bitcts_ref_execute(&d, inputs, x->ref, BITCTS_SHIFT_POLICY_SATURATE);
+        x->ref_row = -1;
+        const char *check = "ok";
+        const double default_ns = small_ns(x, x->inst[x->r.instances - 1], &d, &check);
+        const double scalar_ns = scalar != NULL ? small_ns(x, scalar, &d, &check) : -1;
+        bitcts_supervise_sendf("M %d %.6g %.6g %s", i, default_ns, scalar_ns, check);
+    }
+    if (scalar != NULL) {
+        bitcts_supervise_mark('D', -1);
+        x->backend.table->instance_destroy(scalar);
+        bitcts_supervise_mark('C', -1);
+    }
+}
+
+/* ---- the child ---- */
+
+static void bench_close(bench *x)
+{
+    bitcts_supervise_mark('D', -1);
+    for (int i = 0; i < x->r.instances; ++i) {
+        if (x->inst[i] != NULL) {
+            x->backend.table->instance_destroy(x->inst[i]);
+        }
+    }
+    bitcts_backend_close(&x->backend);
+    if (x->judge_inst != NULL) {
+        x->judge.table->instance_destroy(x->judge_inst);
+    }
+    bitcts_backend_close(&x->judge);
+}
+
+static void bench_measure(bench *x)
+{
+    choose_geometry(x);
+    if (bitcts__bench_build_rows(x->cfg, &x->r) != BITCTS_OK) {
+        bitcts_supervise_send("E out of memory");
+        return;
+    }
+    if (alloc_buffers(x) != 0 || open_judge(x) != 0) {
+        return;
+    }
+    if (x->timing != NULL) {
+        measure_device_limits(x, 0);
+    } else {
+        measure_host_limits(x);
+    }
+    for (size_t n = 0; n < x->r.row_count; ++n) {
+        run_row(x, n);
+    }
+    if (x->timing != NULL) {
+        measure_device_limits(x, 1);
+    }
+    run_small(x);
+    bitcts_supervise_send("Z");
+}
+
+void bitcts__bench_child_main(void *arg, int chan, const char *nonce, bitcts_sandbox_status *status)
+{
+    const bitcts__bench_job *job = arg;
+    bitcts_supervise_child_start(chan, nonce, status);
+    bench x;
+    memset(&x, 0, sizeof x);
+    x.cfg = job->cfg;
+    x.spec = job->spec;
+    x.ref_row = -1;
+    if (bench_open(&x) == 0) {
+        bench_measure(&x);
+    }
+    if (x.backend.table != NULL) {
+        bench_close(&x);
+    }
+    free(x.a);
+    free(x.b);
+    free(x.out);
+    free(x.ref);
+    bitcts_supervise_mark('X', -1);
+    _exit(0);
+}

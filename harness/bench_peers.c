@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: MIT */
+/* The bench's peers: for each library asked, one Python process (harness/bench_peers.py,
+ * embedded in the executable at build time) runs the rows' shapes, one job per shape, and sends
+ * a JSON line per job on the sandbox channel. The process is supervised like a backend: a peer
+ * that sends nothing for peer_timeout_s is killed, one that is missing, crashes or refuses a job
+ * is reported as absent with the reason, never as a failure of the bench. */
+#include <math.h>     /* isfinite */
+#include <stdarg.h>   /* va_list */
+#include <stdio.h>    /* snprintf */
+#include <stdlib.h>   /* calloc, setenv */
+#include <string.h>   /* strcmp */
+#include <sys/wait.h> /* WIFEXITED */
+#include <unistd.h>   /* execvp, _exit */
+
+#include "bench.h"
+#include "bench_peers_py.h" /* bitcts__bench_peers_py: the script, generated */
+#include "sanitize.h"
+#include "supervise.h"
+
+#define PEER_COPY_COLS 1024u
+
+typedef struct peer_run {
+    const bitcts_bench_config *cfg;
+    bitcts_bench_result *r;
+    int peer;
+    size_t per_shape;
+    char **argv; /* the interpreter's arguments, NULL-terminated; the child adds its channel */
+    size_t argc;
+    size_t jobs_done;
+} peer_run;
+
+/* The short operator names the script knows, in bitcts_op_all's order. */
+static const char *const peer_ops[BITCTS_OP_COUNT] = {"and",   "or",  "xor", "not",
+                                                      "count", "shl", "shr"};
+
+/* Adds reason to the peer's note unless it is there already. */
+static void add_note(bitcts_bench_peer *p, const char *reason)
+{
+    char clean[300];
+    bitcts_sanitize_string(reason, 4096, clean, sizeof clean);
+    if (clean[0] == '\0' || strstr(p->note, clean) != NULL) {
+        return;
+    }
+    const size_t used = strlen(p->note);
+    snprintf(p->note + used, sizeof p->note - used, "%s%s", used > 0 ? "; " : "", clean);
+}
+
+static void copy_text(const json_t *o, const char *key, char *out, size_t cap)
+{
+    const char *v = json_string_value(json_object_get(o, key));
+    if (v != NULL) {
+        bitcts_sanitize_string(v, 4096, out, cap);
+    }
+}
+
+/* One JSON line of the script (docs in harness/bench_peers.py). */
+static int peer_line(void *user, char *line)
+{
+    peer_run *pr = user;
+    bitcts_bench_peer *p = &pr->r->peers[pr->peer];
+    json_t *o = json_loads(line, JSON_REJECT_DUPLICATES, NULL);
+    const json_t *id = json_object_get(o, "id");
+    const json_t *seconds = json_object_get(o, "seconds");
+    const char *absent = json_string_value(json_object_get(o, "absent"));
+    int rc = 0;
+    if (!json_is_object(o)) {
+        rc = -1;
+    } else if (json_object_get(o, "peer") != NULL) {
+        copy_text(o, "version", p->version, sizeof p->version);
+        copy_text(o, "device", p->device, sizeof p->device);
+        const char *note = json_string_value(json_object_get(o, "note"));
+        if (note != NULL) {
+            add_note(p, note);
+        }
+    } else if (id == NULL && absent != NULL) {
+        add_note(p, absent);
+    } else if (json_is_string(id) && strcmp(json_string_value(id), "copy") == 0) {
+        const double s = json_number_value(seconds);
+        p->copy_gbps = json_is_number(seconds) && s > 0 && isfinite(s)
+                           ? 2.0 * (double)pr->r->size_bytes / s / 1e9
+                           : -1;
+    } else if (json_is_string(id)) {
+        char *end = NULL;
+        const unsigned long long n = strtoull(json_string_value(id), &end, 10);
+        const double s = json_number_value(seconds);
+        if (*end != '\0' || n >= pr->r->row_count || n % pr->per_shape != 0) {
+            rc = -1;
+        } else if (json_is_number(seconds) && s > 0 && isfinite(s)) {
+            for (size_t k = 0; k < pr->per_shape && n + k < pr->r->row_count; ++k) {
+                bitcts_bench_row *row = &pr->r->rows[n + k];
+                row->peer_gbps[pr->peer] = row->useful_bytes / s / 1e9;
+            }
+            p->present = 1;
+        } else if (absent != NULL) {
+            add_note(p, absent);
+        }
+        ++pr->jobs_done;
+    } else {
+        rc = -1;
+    }
+    json_decref(o);
+    return rc;
+}
+
+static void peer_main(void *arg, int chan, const char *nonce, bitcts_sandbox_status *status)
+{
+    (void)status;
+    const peer_run *pr = arg;
+    char fd[16];
+    snprintf(fd, sizeof fd, "%d", chan);
+    char **argv = calloc(pr->argc + 5, sizeof *argv);
+    if (argv == NULL) {
+        _exit(126);
+    }
+    memcpy(argv, pr->argv, pr->argc * sizeof *argv);
+    argv[pr->argc] = "--fd";
+    argv[pr->argc + 1] = fd;
+    argv[pr->argc + 2] = "--prefix";
+    argv[pr->argc + 3] = (char *)nonce;
+    setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
+    setenv("XLA_PYTHON_CLIENT_PREALLOCATE", "false", 0);
+    execvp(argv[0], argv);
+    _exit(127);
+}
+
+/* Appends a formatted argument kept in store. */
+static int add_arg(peer_run *pr, char *store, size_t cap, size_t *used, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const int len = vsnprintf(store + *used, cap - *used, fmt, ap);
+    va_end(ap);
+    if (len < 0 || (size_t)len >= cap - *used) {
+        return -1;
+    }
+    pr->argv[pr->argc++] = store + *used;
+    *used += (size_t)len + 1;
+    return 0;
+}
+
+/* The interpreter's command line: the script, the peer, the repetitions, one job per shape
+ * ("id:op:w:ow:layout:rows:cols") and the copy of the bench's size. */
+static int build_argv(peer_run *pr, char *store, size_t cap)
+{
+    const bitcts_bench_config *cfg = pr->cfg;
+    const bitcts_bench_result *r = pr->r;
+    const size_t shapes = r->row_count / pr->per_shape;
+    pr->argv = calloc(shapes + 16, sizeof *pr->argv);
+    if (pr->argv == NULL) {
+        return -1;
+    }
+    size_t used = 0;
+    pr->argv[pr->argc++] = (char *)cfg->python;
+    if (cfg->peers_script != NULL) {
+        pr->argv[pr->argc++] = (char *)cfg->peers_script;
+    } else {
+        pr->argv[pr->argc++] = "-c";
+        pr->argv[pr->argc++] = (char *)bitcts__bench_peers_py;
+    }
+    pr->argv[pr->argc++] = "--peer";
+    pr->argv[pr->argc++] = (char *)bitcts_bench_peer_name(pr->peer);
+    pr->argv[pr->argc++] = "--reps";
+    int rc = add_arg(pr, store, cap, &used, "%u", cfg->reps);
+    for (size_t i = 0; rc == 0 && i < shapes; ++i) {
+        const bitcts_bench_row *row = &r->rows[i * pr->per_shape];
+        rc = add_arg(pr, store, cap, &used, "%zu:%s:%u:%u:%s:%u:%u", i * pr->per_shape,
+                     peer_ops[bitcts_op_index(row->op)], bitcts_dtype_size(row->in_type),
+                     bitcts_dtype_size(row->out_type), bitcts_bench_layout_name(row->layout),
+                     row->rows, row->cols);
+    }
+    if (rc == 0) {
+        rc = add_arg(pr, store, cap, &used, "copy:copy:1:1:packed:%llu:%u",
+                     (unsigned long long)(r->size_bytes / PEER_COPY_COLS), PEER_COPY_COLS);
+    }
+    return rc;
+}
+
+/* Why a peer that timed nothing is absent, from how its process ended. */
+static void explain_end(bitcts_bench_peer *p, const bitcts_supervise_result *sv, double timeout)
+{
+    char how[700];
+    if (sv->killed_for != 0 || (sv->exited && WIFSIGNALED(sv->status) && sv->interrupted)) {
+        snprintf(how, sizeof how, "no result within %.0f s; the Python process was killed",
+                 timeout);
+    } else if (sv->exited && WIFEXITED(sv->status) && WEXITSTATUS(sv->status) == 127) {
+        snprintf(how, sizeof how, "the Python interpreter could not be started");
+    } else if (sv->exited && (!WIFEXITED(sv->status) || WEXITSTATUS(sv->status) != 0)) {
+        char status[160];
+        bitcts_sandbox_describe(sv->status, status, sizeof status);
+        snprintf(how, sizeof how, "the Python process ended with %s%s%.300s", status,
+                 sv->output_bytes > 0 ? ": " : "", sv->output);
+    } else {
+        return;
+    }
+    add_note(p, how);
+}
+
+static void run_peer(const bitcts_bench_config *cfg, bitcts_bench_result *r, int peer)
+{
+    bitcts_bench_peer *p = &r->peers[peer];
+    memset(p, 0, sizeof *p);
+    p->asked = 1;
+    p->copy_gbps = -1;
+    peer_run pr = {.cfg = cfg, .r = r, .peer = peer};
+    pr.per_shape = r->instances > 0 ? (size_t)r->instances : 1;
+    const size_t store_cap = (r->row_count / pr.per_shape + 4) * 96;
+    char *store = calloc(store_cap, 1);
+    char err[256];
+    if (store == NULL || build_argv(&pr, store, store_cap) != 0) {
+        add_note(p, "out of memory");
+        free(store);
+        free(pr.argv);
+        return;
+    }
+    const double timeout = cfg->peer_timeout_s > 0 ? cfg->peer_timeout_s : 120;
+    const bitcts_supervise_config sv_cfg = {.timeout_s = timeout,
+                                            .harness_s = timeout,
+                                            .exit_s = timeout,
+                                            .lines_are_progress = 1,
+                                            .on_line = peer_line,
+                                            .user = &pr,
+                                            .interrupted = cfg->interrupted};
+    bitcts_supervise_result sv;
+    if (bitcts_supervise_run(&sv_cfg, peer_main, &pr, &sv, err, sizeof err) != 0) {
+        add_note(p, err);
+    } else if (!p->present || sv.killed_for != 0) {
+        explain_end(p, &sv, timeout);
+    }
+    if (p->note[0] == '\0' && !p->present) {
+        add_note(p, "it timed nothing");
+    }
+    free(store);
+    free(pr.argv);
+}
+
+void bitcts__bench_peers(const bitcts_bench_config *cfg, bitcts_bench_result *r)
+{
+    unsigned mask = cfg->peers_mask;
+    if (mask == BITCTS_BENCH_PEERS_AUTO) {
+        mask = 0;
+        for (int p = 0; p < BITCTS_BENCH_PEERS; ++p) {
+            mask |= (bitcts_bench_peer_is_device(p) == r->device_timing) ? 1u << p : 0;
+        }
+    }
+    for (int p = 0; p < BITCTS_BENCH_PEERS && r->row_count > 0; ++p) {
+        if ((mask & (1u << p)) != 0 && (cfg->interrupted == NULL || *cfg->interrupted == 0)) {
+            run_peer(cfg, r, p);
+        }
+    }
+}

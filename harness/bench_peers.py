@@ -1,0 +1,390 @@
+# SPDX-License-Identifier: MIT
+"""The peers of `bitcts bench`: other libraries timed on the same shapes, layouts and widths as
+the backend, in this process, one library per process.
+
+    python3 bench_peers.py --peer NAME --reps N [--fd FD --prefix TEXT] JOB...
+
+NAME is numpy, torch-cpu, torch-cuda, cupy or jax. A JOB is "id:op:w:ow:layout:rows:cols": op
+one of and, or, xor, not, count, shl, shr, copy; w and ow the input and output widths in bytes;
+layout packed, padded (rows padded by 64 bytes), transposed (A stored column-major) or bcast (B
+one element). Each result is one JSON object on a line (after TEXT and a space when --prefix is
+given), written to descriptor FD (default: standard output):
+    {"peer": ..., "version": ..., "device": ..., "note": ...}   first
+    {"id": ..., "seconds": ...}    the median of N timed runs after a warm-up
+    {"id": ..., "absent": ...}     the library cannot run this job, and why
+    {"absent": ...}                the library cannot run at all, and why
+Device peers are timed with device events (CUDA events; JAX: block_until_ready). bitcts embeds
+this file in its executable; `bitcts bench --peers-script FILE` runs another copy.
+"""
+
+import os
+import sys
+import time
+
+PAD = 64  # bytes of padding per row, as in bitcts's padded layout
+
+
+class Out:
+    def __init__(self, fd, prefix):
+        self.fd = fd
+        self.prefix = prefix + " " if prefix else ""
+
+    def send(self, obj):
+        import json
+
+        line = self.prefix + json.dumps(obj, separators=(",", ":")) + "\n"
+        data = line.encode("utf-8", "replace")
+        while data:
+            data = data[os.write(self.fd, data):]
+
+
+def median(values):
+    s = sorted(values)
+    n = len(s)
+    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+
+
+def parse_job(text):
+    ident, op, w, ow, layout, rows, cols = text.split(":")
+    return {"id": ident, "op": op, "w": int(w), "ow": int(ow), "layout": layout,
+            "rows": int(rows), "cols": int(cols)}
+
+
+def store_bytes(job):
+    """The largest number of bytes one operand of the job needs."""
+    w, r, c = job["w"], job["rows"], job["cols"]
+    return r * (c + PAD // w) * w if job["layout"] == "padded" else r * c * w
+
+
+def shapes(job):
+    """(A's storage shape, how A is viewed, B's storage shape or None for a scalar, out shape,
+    out view) for the job's layout; views are "slice", "T" or None."""
+    r, c, w, ow = job["rows"], job["cols"], job["w"], job["ow"]
+    lay = job["layout"]
+    if lay == "padded":
+        return (r, c + PAD // w), "slice", (r, c + PAD // w), (r, c + PAD // ow), "slice"
+    if lay == "transposed":
+        return (c, r), "T", (r, c), (r, c), None
+    if lay == "bcast":
+        return (r, c), None, None, (r, c), None
+    return (r, c), None, (r, c), (r, c), None
+
+
+UNARY = ("not", "count", "copy")
+TORCH_NO_POPCOUNT = "PyTorch has no popcount"
+B_OFFSET = 4099  # B is read from another place of the random pool than A
+
+
+def pool_bytes(jobs):
+    """Random bytes enough for any operand of the jobs, B's offset included."""
+    return max(store_bytes(j) for j in jobs) + B_OFFSET
+
+
+# ---- NumPy ----
+
+def run_numpy(jobs, reps, out):
+    import numpy as np
+
+    count = getattr(np, "bitwise_count", None)
+    no_count = "numpy %s has no bitwise_count (NumPy 2.0 has it)" % np.__version__
+    out.send({"peer": "numpy", "version": np.__version__, "device": "cpu, 1 thread",
+              "note": "" if count is not None else no_count})
+    types = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+    pool = np.random.default_rng(1).integers(0, 256, size=pool_bytes(jobs), dtype=np.uint8)
+    funcs = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+             "not": np.invert, "count": count, "shl": np.left_shift, "shr": np.right_shift}
+
+    def stored(shape, t, offset=0):
+        a = np.empty(shape, t)
+        a.reshape(-1).view(np.uint8)[:] = pool[offset:offset + a.nbytes]
+        return a
+
+    for job in jobs:
+        t, ot = types[job["w"]], types[job["ow"]]
+        sa, va, sb, so, vo = shapes(job)
+        c = job["cols"]
+        a = stored(sa, t)
+        a = a[:, :c] if va == "slice" else a.T if va == "T" else a
+        o = np.zeros(so, ot)
+        o = o[:, :c] if vo == "slice" else o
+        if job["op"] == "copy":
+            def run(a=a, o=o):
+                np.copyto(o, a)
+        elif funcs[job["op"]] is None:
+            out.send({"id": job["id"], "absent": no_count})
+            continue
+        elif job["op"] in UNARY:
+            def run(f=funcs[job["op"]], a=a, o=o):
+                f(a, out=o)
+        else:
+            b = np.array(3, t) if sb is None else stored(sb, t, B_OFFSET)
+            b = b[:, :c] if sb is not None and va == "slice" else b
+            if job["op"] in ("shl", "shr"):
+                np.bitwise_and(b, t(8 * job["w"] - 1), out=b)
+
+            def run(f=funcs[job["op"]], a=a, b=b, o=o):
+                f(a, b, out=o)
+        run()
+        times = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            run()
+            times.append(time.perf_counter() - t0)
+        out.send({"id": job["id"], "seconds": median(times)})
+
+
+# ---- PyTorch ----
+
+def run_torch(jobs, reps, out, cuda):
+    import torch
+
+    name = "torch-cuda" if cuda else "torch-cpu"
+    if cuda and not torch.cuda.is_available():
+        out.send({"absent": "torch %s: torch.cuda.is_available() is False" % torch.__version__})
+        return
+    dev = torch.device("cuda:0" if cuda else "cpu")
+    threads = torch.get_num_threads()
+    device = (torch.cuda.get_device_name(0) if cuda
+              else "cpu, %d thread%s" % (threads, "" if threads == 1 else "s"))
+    version = torch.__version__ + (" (CUDA %s)" % torch.version.cuda if cuda else "")
+    out.send({"peer": name, "version": version, "device": device,
+              "note": "uint16/32/64 run as int16/32/64 (same bits; PyTorch's bitwise kernels "
+                      "lack those unsigned types, its right shift is arithmetic); " + TORCH_NO_POPCOUNT})
+    types = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+    torch.manual_seed(1)
+    pool = torch.randint(0, 256, (pool_bytes(jobs),), dtype=torch.uint8, device=dev)
+    funcs = {"and": torch.bitwise_and, "or": torch.bitwise_or, "xor": torch.bitwise_xor,
+             "not": torch.bitwise_not, "shl": getattr(torch, "bitwise_left_shift", None),
+             "shr": getattr(torch, "bitwise_right_shift", None)}
+
+    def stored(shape, t, offset=0):
+        n = 1
+        for s in shape:
+            n *= s
+        size = n * torch.tensor([], dtype=t).element_size()
+        return pool[offset:offset + size].clone().view(t).reshape(shape)
+
+    def timed(run):
+        run()
+        if not cuda:
+            times = []
+            for _ in range(reps):
+                t0 = time.perf_counter()
+                run()
+                times.append(time.perf_counter() - t0)
+            return median(times)
+        torch.cuda.synchronize()
+        events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+                  for _ in range(reps)]
+        for start, end in events:
+            start.record()
+            run()
+            end.record()
+        torch.cuda.synchronize()
+        return median([start.elapsed_time(end) / 1e3 for start, end in events])
+
+    for job in jobs:
+        if job["op"] == "count":
+            out.send({"id": job["id"], "absent": TORCH_NO_POPCOUNT})
+            continue
+        if job["op"] != "copy" and funcs.get(job["op"]) is None:
+            out.send({"id": job["id"], "absent": "torch %s lacks this function" % torch.__version__})
+            continue
+        try:
+            t, ot = types[job["w"]], types[job["ow"]]
+            sa, va, sb, so, vo = shapes(job)
+            c = job["cols"]
+            a = stored(sa, t)
+            a = a[:, :c] if va == "slice" else a.t() if va == "T" else a
+            o = torch.zeros(so, dtype=ot, device=dev)
+            o = o[:, :c] if vo == "slice" else o
+            if job["op"] == "copy":
+                def run(a=a, o=o):
+                    o.copy_(a)
+            elif job["op"] in UNARY:
+                def run(f=funcs[job["op"]], a=a, o=o):
+                    f(a, out=o)
+            else:
+                b = torch.tensor(3, dtype=t, device=dev) if sb is None else stored(sb, t, B_OFFSET)
+                b = b[:, :c] if sb is not None and va == "slice" else b
+                if job["op"] in ("shl", "shr"):
+                    b.bitwise_and_(8 * job["w"] - 1)
+
+                def run(f=funcs[job["op"]], a=a, b=b, o=o):
+                    f(a, b, out=o)
+            out.send({"id": job["id"], "seconds": timed(run)})
+        except Exception as e:  # noqa: BLE001 - a job the library refuses is absent
+            out.send({"id": job["id"], "absent": "%s: %s" % (type(e).__name__, str(e)[:200])})
+        a = b = o = run = None
+        if cuda:
+            torch.cuda.empty_cache()
+
+
+# ---- CuPy ----
+
+def run_cupy(jobs, reps, out):
+    import cupy as cp
+
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    device = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
+    count = getattr(cp, "bitwise_count", None)
+    no_count = "cupy %s has no bitwise_count" % cp.__version__
+    out.send({"peer": "cupy", "version": cp.__version__, "device": device,
+              "note": "" if count is not None else no_count})
+    types = {1: cp.uint8, 2: cp.uint16, 4: cp.uint32, 8: cp.uint64}
+    try:
+        pool = cp.random.RandomState(1).randint(0, 256, size=pool_bytes(jobs), dtype=cp.uint8)
+    except TypeError:  # an older CuPy without dtype here
+        pool = (cp.arange(pool_bytes(jobs), dtype=cp.uint32) * 2654435761 >> 13).astype(cp.uint8)
+    funcs = {"and": cp.bitwise_and, "or": cp.bitwise_or, "xor": cp.bitwise_xor, "not": cp.invert,
+             "count": count, "shl": cp.left_shift, "shr": cp.right_shift}
+
+    def stored(shape, t, offset=0):
+        a = cp.empty(shape, t)
+        a.reshape(-1).view(cp.uint8)[:] = pool[offset:offset + a.nbytes]
+        return a
+
+    def timed(run):
+        run()
+        cp.cuda.Device(0).synchronize()
+        events = [(cp.cuda.Event(), cp.cuda.Event()) for _ in range(reps)]
+        for start, end in events:
+            start.record()
+            run()
+            end.record()
+        events[-1][1].synchronize()
+        return median([cp.cuda.get_elapsed_time(start, end) / 1e3 for start, end in events])
+
+    for job in jobs:
+        if job["op"] == "count" and count is None:
+            out.send({"id": job["id"], "absent": no_count})
+            continue
+        try:
+            t, ot = types[job["w"]], types[job["ow"]]
+            sa, va, sb, so, vo = shapes(job)
+            c = job["cols"]
+            a = stored(sa, t)
+            a = a[:, :c] if va == "slice" else a.T if va == "T" else a
+            o = cp.zeros(so, ot)
+            o = o[:, :c] if vo == "slice" else o
+            if job["op"] == "copy":
+                def run(a=a, o=o):
+                    cp.copyto(o, a)
+            elif job["op"] in UNARY:
+                def run(f=funcs[job["op"]], a=a, o=o):
+                    f(a, out=o)
+            else:
+                b = cp.array(3, t) if sb is None else stored(sb, t, B_OFFSET)
+                b = b[:, :c] if sb is not None and va == "slice" else b
+                if job["op"] in ("shl", "shr"):
+                    cp.bitwise_and(b, t(8 * job["w"] - 1), out=b)
+
+                def run(f=funcs[job["op"]], a=a, b=b, o=o):
+                    f(a, b, out=o)
+            out.send({"id": job["id"], "seconds": timed(run)})
+        except Exception as e:  # noqa: BLE001
+            out.send({"id": job["id"], "absent": "%s: %s" % (type(e).__name__, str(e)[:200])})
+        a = b = o = run = None
+        cp.get_default_memory_pool().free_all_blocks()
+
+
+# ---- JAX ----
+
+def run_jax(jobs, reps, out):
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+    import jax
+    import jax.numpy as jnp
+
+    jax.config.update("jax_enable_x64", True)
+    dev = jax.devices()[0]
+    if dev.platform != "gpu":
+        out.send({"absent": "jax %s has no GPU here (platform %s)" % (jax.__version__,
+                                                                    dev.platform)})
+        return
+    out.send({"peer": "jax", "version": jax.__version__, "device": dev.device_kind,
+              "note": "jit-compiled; outputs are dense (JAX arrays have no strides), so a padded "
+                      "row writes a packed output; shifts are shift_left/shift_right_logical"})
+    types = {1: jnp.uint8, 2: jnp.uint16, 4: jnp.uint32, 8: jnp.uint64}
+    lax = jax.lax
+    funcs = {"and": jnp.bitwise_and, "or": jnp.bitwise_or, "xor": jnp.bitwise_xor,
+             "not": lambda a: jnp.invert(a), "shl": lax.shift_left,
+             "shr": lax.shift_right_logical, "copy": lambda a: jnp.copy(a)}
+
+    def stored(shape, t, seed=1):
+        return jax.random.bits(jax.random.PRNGKey(seed), shape, t)
+
+    for job in jobs:
+        try:
+            t, ot = types[job["w"]], types[job["ow"]]
+            sa, va, sb, so, vo = shapes(job)
+            c = job["cols"]
+
+            def view(x, va=va, c=c):
+                return x[:, :c] if va == "slice" else x.T if va == "T" else x
+
+            a = stored(sa, t)
+            if job["op"] == "count":
+                fn = jax.jit(lambda a, ot=ot: lax.population_count(view(a)).astype(ot))
+                args = (a,)
+            elif job["op"] in UNARY:
+                fn = jax.jit(lambda a, f=funcs[job["op"]]: f(view(a)))
+                args = (a,)
+            else:
+                b = jnp.asarray(3, t) if sb is None else stored(sb, t, 2)
+                if job["op"] in ("shl", "shr"):
+                    b = b & t(8 * job["w"] - 1)
+                bv = (lambda x: x) if sb is None else view
+                fn = jax.jit(lambda a, b, f=funcs[job["op"]], bv=bv: f(view(a), bv(b)))
+                args = (a, b)
+            fn(*args).block_until_ready()
+            times = []
+            for _ in range(reps):
+                t0 = time.perf_counter()
+                fn(*args).block_until_ready()
+                times.append(time.perf_counter() - t0)
+            out.send({"id": job["id"], "seconds": median(times)})
+        except Exception as e:  # noqa: BLE001
+            out.send({"id": job["id"], "absent": "%s: %s" % (type(e).__name__, str(e)[:200])})
+        a = b = args = fn = None
+
+
+PEERS = {"numpy": run_numpy, "torch-cpu": lambda j, r, o: run_torch(j, r, o, False),
+         "torch-cuda": lambda j, r, o: run_torch(j, r, o, True), "cupy": run_cupy,
+         "jax": run_jax}
+
+
+def main(argv):
+    peer, reps, fd, prefix, jobs = None, 5, 1, "", []
+    i = 0
+    while i < len(argv):
+        if argv[i] in ("--peer", "--reps", "--fd", "--prefix") and i + 1 < len(argv):
+            value = argv[i + 1]
+            if argv[i] == "--peer":
+                peer = value
+            elif argv[i] == "--reps":
+                reps = max(1, int(value))
+            elif argv[i] == "--fd":
+                fd = int(value)
+            else:
+                prefix = value
+            i += 2
+        else:
+            jobs.append(parse_job(argv[i]))
+            i += 1
+    out = Out(fd, prefix)
+    if peer not in PEERS:
+        out.send({"absent": "unknown peer %r (known: %s)" % (peer, ", ".join(sorted(PEERS)))})
+        return 2
+    if not jobs:
+        return 0
+    try:
+        PEERS[peer](jobs, reps, out)
+    except ImportError as e:
+        out.send({"absent": "%s (Python %s)" % (e, sys.version.split()[0])})
+    except Exception as e:  # noqa: BLE001 - anything the library does is its absence
+        out.send({"absent": "%s: %s" % (type(e).__name__, str(e)[:300])})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

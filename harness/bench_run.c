@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: MIT */
+/* The bench's parent: resolves the backend without loading it, runs the child
+ * (harness/bench_measure.c) under the supervisor, rebuilds the rows from the geometry the child
+ * chose and takes each figure only after checking it (whole numbers, finite GB/s, known check
+ * words, indices in range); strings are sanitised again. Then the peers. */
+#include <math.h>   /* isfinite */
+#include <stdio.h>  /* snprintf */
+#include <stdlib.h> /* strtod */
+#include <string.h> /* strcmp */
+
+#include "bench.h"
+#include "bitcts/bitcts_status.h"
+#include "sanitize.h"
+#include "supervise.h"
+
+#define BENCH_HARNESS_MIN_S 600.0 /* the child's own work on a row: at least this long */
+
+typedef struct bench_parent {
+    const bitcts_bench_config *cfg;
+    bitcts_bench_result *r;
+    int geometry; /* G taken: the rows exist */
+    int done;     /* Z taken */
+    int refusal_status;
+    char refusal[1100];
+    char internal[600];
+    long current; /* the row that began last, or -1 */
+} bench_parent;
+
+/* The check words a row or a small case may carry, as static strings. */
+static const char *known_check(const char *word)
+{
+    static const char *const words[] = {"ok", "WRONG", "ERROR", "REF-ERROR", "n/a"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; ++i) {
+        if (strcmp(word, words[i]) == 0) {
+            return words[i];
+        }
+    }
+    return NULL;
+}
+
+/* The next space-separated word of *p, NUL-terminated in place; NULL at the end. */
+static char *word(char **p)
+{
+    char *w = *p;
+    if (*w == '\0') {
+        return NULL;
+    }
+    char *space = strchr(w, ' ');
+    if (space != NULL) {
+        *space = '\0';
+        *p = space + 1;
+    } else {
+        *p = w + strlen(w);
+    }
+    return w;
+}
+
+static int take_u64(char **p, uint64_t max, uint64_t *out)
+{
+    const char *w = word(p);
+    char *end = NULL;
+    if (w == NULL || *w < '0' || *w > '9') {
+        return -1;
+    }
+    *out = strtoull(w, &end, 10);
+    return *end == '\0' && *out <= max ? 0 : -1;
+}
+
+/* A figure: finite, and either -1 (none) or not negative. */
+static int take_figure(char **p, double *out)
+{
+    const char *w = word(p);
+    char *end = NULL;
+    if (w == NULL) {
+        return -1;
+    }
+    *out = strtod(w, &end);
+    return *end == '\0' && isfinite(*out) && (*out >= 0 || *out == -1) ? 0 : -1;
+}
+
+static int take_geometry(bench_parent *b, char *p)
+{
+    bitcts_bench_result *r = b->r;
+    uint64_t size = 0, device = 0, check = 0, instances = 0;
+    if (b->geometry || take_u64(&p, 1ull << 36, &size) != 0 || size < 4096 ||
+        take_u64(&p, 1, &device) != 0 || take_u64(&p, BITCTS_BENCH_CHECK_CPU, &check) != 0 ||
+        check == BITCTS_BENCH_CHECK_AUTO ||
+        take_u64(&p, BITCTS_BENCH_MAX_INSTANCES, &instances) != 0 || instances == 0) {
+        return -1;
+    }
+    for (uint64_t i = 0; i < instances; ++i) {
+        uint64_t threads = 0;
+        if (take_u64(&p, 256, &threads) != 0) {
+            return -1;
+        }
+        r->threads[i] = (uint32_t)threads;
+    }
+    r->size_bytes = size;
+    r->device_timing = (int)device;
+    r->check = (int)check;
+    r->instances = (int)instances;
+    if (bitcts__bench_build_rows(b->cfg, r) != BITCTS_OK) {
+        snprintf(b->internal, sizeof b->internal, "out of memory");
+        return 0;
+    }
+    b->geometry = 1;
+    return 0;
+}
+
+/* A W line: "<row> <gbps> <limit> <check> [<text>]". */
+static int take_row_line(bench_parent *b, char *p)
+{
+    uint64_t n = 0;
+    double gbps = 0, limit = 0;
+    if (!b->geometry || b->r->row_count == 0 || take_u64(&p, b->r->row_count - 1, &n) != 0 ||
+        take_figure(&p, &gbps) != 0 || take_figure(&p, &limit) != 0) {
+        return -1;
+    }
+    const char *w = word(&p);
+    const char *check = w != NULL ? known_check(w) : NULL;
+    if (check == NULL) {
+        return -1;
+    }
+    bitcts_bench_row *row = &b->r->rows[n];
+    row->check = check;
+    row->gbps = strcmp(check, "ok") == 0 ? gbps : -1;
+    row->limit_gbps = limit;
+    bitcts_sanitize_again(p, 4096, row->note, sizeof row->note);
+    b->r->failures += strcmp(check, "ok") != 0 && strcmp(check, "n/a") != 0;
+    return 0;
+}
+
+/* An M line: "<case> <default_ns> <scalar_ns> <check>". */
+static int take_small(bench_parent *b, char *p)
+{
+    uint64_t i = 0;
+    double default_ns = 0, scalar_ns = 0;
+    if (take_u64(&p, BITCTS_BENCH_SMALL - 1, &i) != 0 || take_figure(&p, &default_ns) != 0 ||
+        take_figure(&p, &scalar_ns) != 0 || b->r->small_count >= BITCTS_BENCH_SMALL) {
+        return -1;
+    }
+    const char *w = word(&p);
+    const char *check = w != NULL ? known_check(w) : NULL;
+    if (check == NULL) {
+        return -1;
+    }
+    const bitcts__bench_small_case *c = &bitcts__bench_small_cases[i];
+    b->r->small[b->r->small_count++] = (bitcts_bench_small){.op = c->op,
+                                                            .in_type = c->type,
+                                                            .out_type = c->out_type,
+                                                            .bytes = c->bytes,
+                                                            .default_ns = default_ns,
+                                                            .scalar_ns = scalar_ns,
+                                                            .check = check};
+    b->r->failures += strcmp(check, "ok") != 0 && strcmp(check, "n/a") != 0;
+    return 0;
+}
+
+static int take_limits(bench_parent *b, char kind, char *p)
+{
+    bitcts_bench_result *r = b->r;
+    uint64_t i = 0;
+    double x = 0, y = 0;
+    if (kind == 'Y') {
+        return take_figure(&p, &r->memcpy_gbps);
+    }
+    if (!b->geometry || take_u64(&p, kind == 'H' ? (uint64_t)r->instances - 1 : 1, &i) != 0 ||
+        take_figure(&p, &x) != 0 || take_figure(&p, &y) != 0) {
+        return -1;
+    }
+    if (kind == 'H') {
+        r->copy_gbps[i] = x;
+        r->triad_gbps[i] = y;
+    } else {
+        r->copy_api_gbps[i] = x;
+        r->copy_kernel_gbps[i] = y;
+    }
+    return 0;
+}
+
+static int take_status(bench_parent *b, char *p)
+{
+    char *end = NULL;
+    const long st = strtol(p, &end, 10);
+    if (end == p || st <= 0 || st > 999) {
+        return -1;
+    }
+    b->refusal_status = (int)st;
+    bitcts_sanitize_again(*end == ' ' ? end + 1 : end, 4096, b->refusal, sizeof b->refusal);
+    return 0;
+}
+
+static int on_line(void *user, char *line)
+{
+    bench_parent *b = user;
+    char *rest = line[0] != '\0' && line[1] == ' ' ? line + 2 : line + 1;
+    uint64_t n = 0;
+    if (line[0] != 'Z' && line[1] != ' ') {
+        return -1;
+    }
+    switch (line[0]) {
+    case 'S': return take_status(b, rest);
+    case 'I':
+        if (b->r->backend != NULL) {
+            return -1;
+        }
+        b->r->backend = json_loads(rest, JSON_REJECT_DUPLICATES, NULL);
+        return json_is_object(b->r->backend) ? 0 : -1;
+    case 'G': return take_geometry(b, rest);
+    case 'H':
+    case 'U':
+    case 'Y': return take_limits(b, line[0], rest);
+    case 'N':
+        if (!b->geometry || b->r->row_count == 0 || take_u64(&rest, b->r->row_count - 1, &n) != 0) {
+            return -1;
+        }
+        b->current = (long)n;
+        return 0;
+    case 'W': return take_row_line(b, rest);
+    case 'M': return take_small(b, rest);
+    case 'E': bitcts_sanitize_again(rest, 4096, b->internal, sizeof b->internal); return 0;
+    case 'Z': return line[1] == '\0' && !b->done ? (b->done = 1, 0) : -1;
+    default: return -1;
+    }
+}
+
+/* Device limits are the mean of the start and the end; every row gets them. */
+static void spread_device_limits(bitcts_bench_result *r)
+{
+    for (int k = 0; k < 2; ++k) {
+        const double *v = k == 0 ? r->copy_api_gbps : r->copy_kernel_gbps;
+        const double mean = v[0] > 0 && v[1] > 0 ? 0.5 * (v[0] + v[1]) : v[0] > 0 ? v[0] : v[1];
+        for (size_t i = 0; i < r->row_count; ++i) {
+            if (k == 0) {
+                r->rows[i].limit_gbps = mean > 0 ? mean : -1;
+                r->rows[i].limit = "copy";
+            } else {
+                r->rows[i].limit2_gbps = mean > 0 ? mean : -1;
+            }
+        }
+    }
+}
+
+static int settle(bench_parent *b, const bitcts_supervise_result *sv, char *err, size_t cap)
+{
+    bitcts_bench_result *r = b->r;
+    if (b->refusal_status != 0 && bitcts_supervise_clean(sv)) {
+        r->refused = 1;
+        snprintf(err, cap, "%s", b->refusal);
+        return b->refusal_status;
+    }
+    if (!bitcts_supervise_clean(sv)) {
+        bitcts_supervise_describe(sv, r->error, sizeof r->error);
+        const size_t used = strlen(r->error);
+        const char phase = sv->killed_for != 0 ? sv->killed_for : sv->phase;
+        if (b->current >= 0 && (phase == 'M' || phase == 'C') && used < sizeof r->error) {
+            const bitcts_bench_row *row = &r->rows[b->current];
+            snprintf(r->error + used, sizeof r->error - used, " (row %ld: %s %s->%s %s)",
+                     b->current, bitcts_op_name(row->op), bitcts_dtype_name(row->in_type),
+                     bitcts_dtype_name(row->out_type), bitcts_bench_layout_name(row->layout));
+        }
+        snprintf(err, cap, "%s", r->error);
+        return sv->interrupted ? BITCTS_E_INTERNAL : BITCTS_E_BACKEND_FAILED;
+    }
+    if (b->internal[0] != '\0') {
+        snprintf(err, cap, "%s", b->internal);
+        return BITCTS_E_OUT_OF_MEMORY;
+    }
+    if (!b->done || !b->geometry) {
+        snprintf(err, cap, "the bench's process ended without its results");
+        return BITCTS_E_INTERNAL;
+    }
+    return BITCTS_OK;
+}
+
+int bitcts_bench_run(const bitcts_bench_config *cfg, bitcts_bench_result *out, char *err,
+                     size_t cap)
+{
+    memset(out, 0, sizeof *out);
+    out->memcpy_gbps = -1;
+    for (int k = 0; k < 2; ++k) {
+        out->copy_api_gbps[k] = out->copy_kernel_gbps[k] = -1;
+    }
+    for (int i = 0; i < BITCTS_BENCH_MAX_INSTANCES; ++i) {
+        out->copy_gbps[i] = out->triad_gbps[i] = -1;
+    }
+    bitcts_backend_spec spec;
+    int st = bitcts_backend_resolve(cfg->backend_spec, &cfg->options, &spec, err, cap);
+    if (st != BITCTS_OK) {
+        out->refused = 1;
+        return st;
+    }
+    bench_parent b = {.cfg = cfg, .r = out, .current = -1};
+    const double timeout = cfg->timeout_s > 0 ? cfg->timeout_s : 120;
+    const bitcts_supervise_config sv_cfg = {
+        .timeout_s = timeout,
+        .harness_s = 10 * timeout > BENCH_HARNESS_MIN_S ? 10 * timeout : BENCH_HARNESS_MIN_S,
+        .exit_s = timeout,
+        .on_line = on_line,
+        .user = &b,
+        .interrupted = cfg->interrupted};
+    bitcts__bench_job job = {.cfg = cfg, .spec = &spec};
+    bitcts_supervise_result sv;
+    if (bitcts_supervise_run(&sv_cfg, bitcts__bench_child_main, &job, &sv, err, cap) != 0) {
+        return BITCTS_E_INTERNAL;
+    }
+    out->seconds = sv.seconds;
+    st = settle(&b, &sv, err, cap);
+    if (out->device_timing && b.geometry) {
+        spread_device_limits(out);
+    }
+    if (st == BITCTS_OK && cfg->peers_mask != 0) {
+        bitcts__bench_peers(cfg, out);
+    }
+    return st;
+}

@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: MIT */
+/* A supervised child: the parent's watchdog loop (poll the channel and the captured output,
+ * read the phase page, reap without waiting, kill at a deadline, then kill the child's group and
+ * sweep the orphans) and the child's helpers (phase marks, lines, the fatal-signal report, the
+ * check for processes a backend left running). */
+#define _DEFAULT_SOURCE /* sigaltstack, SA_ONSTACK, WNOWAIT */
+
+#include <dirent.h>   /* opendir */
+#include <errno.h>    /* errno */
+#include <fcntl.h>    /* open */
+#include <poll.h>     /* poll */
+#include <stdarg.h>   /* va_list */
+#include <stdio.h>    /* snprintf */
+#include <stdlib.h>   /* strtol */
+#include <string.h>   /* memset, strchr */
+#include <sys/wait.h> /* waitid, WIFSIGNALED */
+#include <time.h>     /* nanosleep */
+#include <unistd.h>   /* getpid */
+
+#include "clock.h"
+#include "sandbox.h"
+#include "sigsafe.h"
+#include "supervise.h"
+
+#define SUPERVISE_REAP_S 10.0 /* for a killed child to be reaped (it may sit in a driver call) */
+#define SUPERVISE_PHASES "LIQMCDX"
+
+#define SUPERVISE_CALL_NAME(name, text) text,
+static const char *const call_names[BITCTS_SUPERVISE_CALLS] = {
+    BITCTS_SUPERVISE_CALL_LIST(SUPERVISE_CALL_NAME)};
+#undef SUPERVISE_CALL_NAME
+
+const char *bitcts_supervise_phase_name(char phase, int64_t call)
+{
+    switch (phase) {
+    case 'L': return "loading the backend (dlopen, constructors, negotiation)";
+    case 'I': return "instance_create";
+    case 'Q': return "the capability and info queries";
+    case 'M': return call >= 0 && call < BITCTS_SUPERVISE_CALLS ? call_names[call] : "the backend";
+    case 'C': return "the harness's checking (after the backend had run in the process)";
+    case 'D': return "instance_destroy or plugin_shutdown";
+    case 'X': return "the process's exit (the backend's destructors)";
+    default: return "starting the process";
+    }
+}
+
+/* ---- the child's side ---- */
+
+static int child_chan = -1;
+static const char *child_nonce = "";
+static bitcts_sandbox_status *child_status;
+static char child_phase;
+static int64_t child_call;
+static int child_kept_sent;
+static char child_altstack[65536];
+
+static const char *signal_text(int sig)
+{
+    switch (sig) {
+    case SIGSEGV: return " (Segmentation fault)";
+    case SIGBUS: return " (Bus error)";
+    case SIGILL: return " (Illegal instruction)";
+    case SIGFPE: return " (Floating point exception)";
+    case SIGABRT: return " (Aborted)";
+    default: return "";
+    }
+}
+
+static void child_on_fatal(int sig, siginfo_t *info, void *context)
+{
+    (void)context;
+    char text[256];
+    bitcts_sigsafe_line l = {text, sizeof text, 0};
+    bitcts_sigsafe_text(&l, "F signal ");
+    bitcts_sigsafe_number(&l, (uint64_t)sig);
+    bitcts_sigsafe_text(&l, signal_text(sig));
+    if (info->si_code <= 0) { /* kill, raise, abort */
+        bitcts_sigsafe_text(&l, ", sent by a process (raise, abort or kill)");
+    } else if (sig == SIGSEGV || sig == SIGBUS) {
+        bitcts_sigsafe_text(&l, " at address ");
+        bitcts_sigsafe_hex(&l, (uint64_t)(uintptr_t)info->si_addr);
+    }
+    bitcts_sandbox_send(child_chan, child_nonce, text, l.len);
+    signal(sig, SIG_DFL); /* end with the signal itself */
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    sigprocmask(SIG_UNBLOCK, &one, NULL);
+    raise(sig);
+}
+
+void bitcts_supervise_child_start(int chan, const char *nonce, bitcts_sandbox_status *status)
+{
+    child_chan = chan;
+    child_nonce = nonce;
+    child_status = status;
+    child_phase = 0;
+    child_kept_sent = 0;
+    stack_t alt = {.ss_sp = child_altstack, .ss_size = sizeof child_altstack, .ss_flags = 0};
+    sigaltstack(&alt, NULL);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = child_on_fatal;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; ++i) {
+        sigaction(fatal[i], &sa, NULL);
+    }
+}
+
+/* Whether this process has a child process, running or ended and not yet waited for; one
+ * system call, and nothing is reaped. */
+static int child_has_children(void)
+{
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    return waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) == 0;
+}
+
+void bitcts_supervise_mark(char phase, int64_t call)
+{
+    const int backend_phase = child_phase != 0 && strchr("LIQMD", child_phase) != NULL;
+    if (backend_phase && (phase != child_phase || call != child_call) && !child_kept_sent &&
+        child_has_children()) {
+        bitcts_supervise_sendf("K %c %lld", child_phase, (long long)child_call);
+        child_kept_sent = 1;
+    }
+    child_phase = phase;
+    child_call = call;
+    bitcts_sandbox_mark(child_status, phase, call);
+}
+
+void bitcts_supervise_send(const char *text)
+{
+    bitcts_sandbox_send(child_chan, child_nonce, text, strlen(text));
+}
+
+void bitcts_supervise_sendf(const char *fmt, ...)
+{
+    char line[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    const int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n > 0) {
+        bitcts_sandbox_send(child_chan, child_nonce, line,
+                            (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+    }
+}
+
+/* ---- the parent's side ---- */
+
+typedef struct supervisor {
+    const bitcts_supervise_config *cfg;
+    bitcts_sandbox sb;
+    bitcts_supervise_result *r;
+    uint64_t seen_seq;
+    double phase_start;
+} supervisor;
+
+static void on_channel_line(void *user, char *line)
+{
+    supervisor *s = user;
+    if (s->cfg->lines_are_progress) {
+        s->phase_start = bitcts_clock_now();
+    }
+    if (line[0] == 'F' && line[1] == ' ') {
+        snprintf(s->r->fault, sizeof s->r->fault, "%s", line + 2);
+    } else if (line[0] == 'K' && line[1] == ' ' && line[2] != '\0' &&
+               strchr(SUPERVISE_PHASES, line[2]) != NULL && s->r->kept_phase == 0) {
+        s->r->kept_phase = line[2];
+        s->r->kept_call = line[3] == ' ' ? strtoll(line + 4, NULL, 10) : -1;
+    } else if (s->cfg->on_line == NULL || s->cfg->on_line(s->cfg->user, line) != 0) {
+        ++s->r->garbage;
+    }
+}
+
+/* The phase page: the phase, its call, and since when (the child's reading of the clock both
+ * processes share). */
+static void observe(supervisor *s)
+{
+    const bitcts_sandbox_status *page = s->sb.shared;
+    if (page == NULL || page->seq == s->seen_seq) {
+        return;
+    }
+    s->seen_seq = page->seq;
+    const char phase = page->phase;
+    if (phase != '\0' && strchr(SUPERVISE_PHASES, phase) != NULL) {
+        s->r->phase = phase;
+        s->r->call = page->index;
+        s->phase_start = 1e-9 * (double)page->since_ns;
+    }
+}
+
+static double deadline_of(const supervisor *s)
+{
+    switch (s->r->phase) {
+    case 'C':
+    case 0: return s->cfg->harness_s;
+    case 'X': return s->cfg->exit_s;
+    default: return s->cfg->timeout_s;
+    }
+}
+
+/* The state letter of a process in /proc (R, S, D, T, t, Z), or '?'. */
+static char process_state(pid_t pid, pid_t *pgrp)
+{
+    char path[64];
+    char text[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return '?';
+    }
+    const ssize_t got = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (got <= 0) {
+        return '?';
+    }
+    text[got] = '\0';
+    const char *paren = strrchr(text, ')'); /* the name may hold spaces and parentheses */
+    char state = '?';
+    int ppid = 0;
+    int group = 0;
+    if (paren == NULL || sscanf(paren + 1, " %c %d %d", &state, &ppid, &group) != 3) {
+        return '?';
+    }
+    if (pgrp != NULL) {
+        *pgrp = (pid_t)group;
+    }
+    return state;
+}
+
+/* Live (not zombie) processes in process group `group`. */
+static size_t group_members(pid_t group)
+{
+    DIR *dir = opendir("/proc");
+    if (dir == NULL) {
+        return 0;
+    }
+    size_t n = 0;
+    for (struct dirent *e; (e = readdir(dir)) != NULL;) {
+        char *end = NULL;
+        const long pid = strtol(e->d_name, &end, 10);
+        pid_t pgrp = 0;
+        if (pid > 0 && *end == '\0' && process_state((pid_t)pid, &pgrp) != 'Z' && pgrp == group) {
+            ++n;
+        }
+    }
+    closedir(dir);
+    return n;
+}
+
+static void wait_for_child(supervisor *s, double max_s)
+{
+    struct pollfd fds[2];
+    nfds_t n = 0;
+    if (s->sb.chan >= 0) {
+        fds[n++] = (struct pollfd){.fd = s->sb.chan, .events = POLLIN};
+    }
+    if (s->sb.capture >= 0) {
+        fds[n++] = (struct pollfd){.fd = s->sb.capture, .events = POLLIN};
+    }
+    const double wait = max_s < 0.1 ? (max_s > 0 ? max_s : 0) : 0.1;
+    if (poll(fds, n, (int)(wait * 1000) + 1) < 0 && errno != EINTR) {
+        const struct timespec pause = {0, 10000000};
+        nanosleep(&pause, NULL);
+    }
+}
+
+static void kill_child(supervisor *s, double *killed_at)
+{
+    if (*killed_at == 0) {
+        bitcts_sandbox_kill(&s->sb);
+        *killed_at = bitcts_clock_now();
+    }
+}
+
+/* The loop: until the child is reaped (or, once killed, SUPERVISE_REAP_S have passed). */
+static void watch(supervisor *s)
+{
+    bitcts_sandbox *all[1] = {&s->sb};
+    double killed_at = 0;
+    for (;;) {
+        observe(s);
+        bitcts_sandbox_pump(&s->sb, on_channel_line, s);
+        bitcts_sandbox_reap(all, 1);
+        if (s->sb.exited) {
+            observe(s); /* the child is gone: its page and what it wrote are final */
+            bitcts_sandbox_pump(&s->sb, on_channel_line, s);
+            s->r->exited = 1;
+            s->r->status = s->sb.status;
+            return;
+        }
+        const double now = bitcts_clock_now();
+        if (killed_at > 0 && now - killed_at > SUPERVISE_REAP_S) {
+            return; /* unkillable for now (a driver call); it dies with this process */
+        }
+        if (killed_at == 0 && s->cfg->interrupted != NULL && *s->cfg->interrupted != 0) {
+            s->r->interrupted = 1;
+            kill_child(s, &killed_at);
+        }
+        const double left = s->phase_start + deadline_of(s) - now;
+        if (killed_at == 0 && left < 0) {
+            s->r->killed_for = s->r->phase != 0 ? s->r->phase : 'L';
+            s->r->deadline_s = deadline_of(s);
+            s->r->state = process_state(s->sb.pid, NULL);
+            kill_child(s, &killed_at);
+        }
+        wait_for_child(s, killed_at > 0 ? 0.01 : left);
+    }
+}
+
+int bitcts_supervise_run(const bitcts_supervise_config *cfg, bitcts_sandbox_main_fn fn, void *arg,
+                         bitcts_supervise_result *out, char *err, size_t cap)
+{
+    memset(out, 0, sizeof *out);
+    out->call = -1;
+    supervisor s;
+    memset(&s, 0, sizeof s);
+    s.cfg = cfg;
+    s.r = out;
+    bitcts_sandbox_init();
+    const double t0 = bitcts_clock_now();
+    if (bitcts_sandbox_spawn(&s.sb, fn, arg, err, cap) != 0) {
+        return -1;
+    }
+    s.phase_start = t0;
+    watch(&s);
+    /* What the child left: members of its group, then orphans that left the group. */
+    const pid_t group = s.sb.pid;
+    out->leftovers = group_members(group);
+    bitcts_sandbox_kill(&s.sb);
+    bitcts_sandbox *none[1] = {NULL};
+    const struct timespec pause = {0, 2000000};
+    for (int i = 0; i < 500 && group_members(group) > 0; ++i) { /* gone before the sweep looks */
+        bitcts_sandbox_reap(none, 1);
+        nanosleep(&pause, NULL);
+    }
+    out->leftovers += bitcts_sandbox_sweep(none, 1, 2.0);
+    nanosleep(&pause, NULL);
+    bitcts_sandbox_reap(none, 1); /* the killed leftovers, reparented here */
+    out->output_bytes = bitcts_sandbox_take_output(&s.sb, -1, out->output, sizeof out->output);
+    out->garbage += s.sb.garbage; /* lines without the nonce */
+    if (!out->exited) {
+        s.sb.exited = 1; /* closed unreaped: it goes with the group kill above */
+    }
+    bitcts_sandbox_close(&s.sb);
+    out->seconds = bitcts_clock_now() - t0;
+    return 0;
+}
+
+int bitcts_supervise_clean(const bitcts_supervise_result *r)
+{
+    return r->exited && r->killed_for == 0 && !r->interrupted && r->phase == 'X' &&
+           WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0 && r->garbage == 0 &&
+           r->kept_phase == 0 && r->leftovers == 0;
+}
+
+static const char *state_words(char state)
+{
+    switch (state) {
+    case 'R': return "running (a busy loop?)";
+    case 'S': return "sleeping";
+    case 'D': return "in uninterruptible sleep (a driver call?)";
+    default: return "in state ?";
+    }
+}
+
+/* The main event: killed, signalled, exited early; "" when none. */
+static void describe_end(const bitcts_supervise_result *r, char *out, size_t cap)
+{
+    const char *where =
+        bitcts_supervise_phase_name(r->killed_for ? r->killed_for : r->phase, r->call);
+    char how[160];
+    out[0] = '\0';
+    if (r->interrupted) {
+        snprintf(out, cap, "interrupted in %s; the backend's process was killed", where);
+    } else if (r->killed_for != 0 && (r->state == 'T' || r->state == 't')) {
+        snprintf(out, cap,
+                 "the backend stopped its process (SIGSTOP or a tracer) in %s: no progress "
+                 "within %.3g s; killed",
+                 where, r->deadline_s);
+    } else if (r->killed_for == 'C') {
+        snprintf(out, cap, "no progress within %.3g s in %s; killed", r->deadline_s, where);
+    } else if (r->killed_for != 0) {
+        snprintf(out, cap,
+                 "the backend hung in %s: no progress within %.3g s, the process %s; "
+                 "killed",
+                 where, r->deadline_s, state_words(r->state));
+    } else if (!r->exited) {
+        snprintf(out, cap, "the backend's process could not be reaped in %s", where);
+    } else if (WIFSIGNALED(r->status)) {
+        bitcts_sandbox_describe(r->status, how, sizeof how);
+        snprintf(out, cap, "the backend crashed in %s: %s", where,
+                 r->fault[0] != '\0' ? r->fault : how);
+    } else if (r->phase != 'X' || WEXITSTATUS(r->status) != 0) {
+        bitcts_sandbox_describe(r->status, how, sizeof how);
+        snprintf(out, cap, "the backend ended the process in %s: %s", where, how);
+    }
+}
+
+void bitcts_supervise_describe(const bitcts_supervise_result *r, char *out, size_t cap)
+{
+    describe_end(r, out, cap);
+    size_t used = strlen(out);
+    if (r->kept_phase != 0 || r->leftovers > 0) {
+        char after[96] = "";
+        if (r->kept_phase != 0) {
+            snprintf(after, sizeof after, " (one was running after %s)",
+                     bitcts_supervise_phase_name(r->kept_phase, r->kept_call));
+        }
+        used += (size_t)snprintf(out + used, used < cap ? cap - used : 0,
+                                 "%sthe backend left %zu process%s of its own running%s; killed",
+                                 used > 0 ? "; " : "", r->leftovers > 0 ? r->leftovers : 1,
+                                 r->leftovers > 1 ? "es" : "", after);
+    }
+    if (r->garbage > 0 && used < cap) {
+        used += (size_t)snprintf(out + used, cap - used,
+                                 "%sthe backend wrote %llu line%s on the harness's result channel "
+                                 "(a descriptor it does not own)",
+                                 used > 0 ? "; " : "", (unsigned long long)r->garbage,
+                                 r->garbage > 1 ? "s" : "");
+    }
+    if (used > 0 && used < cap && r->output_bytes > 0) {
+        snprintf(out + used, cap - used, "; its output (%llu bytes) begins: %.160s",
+                 (unsigned long long)r->output_bytes, r->output);
+    }
+}

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/* One backend in one sandboxed child under a watchdog: how `bitcts sweep` and `bitcts bench`
+ * call a backend (`bitcts run` has its own pool of workers, harness/runner.c). The parent never
+ * loads the backend: it spawns the child (harness/sandbox.h), reads its phase from the shared
+ * status page, gives every phase a deadline, hands the child's channel lines to the command,
+ * and when the child is gone kills whatever it left behind and says in one line what went
+ * wrong. The child side marks phases, sends lines, reports fatal signals, and notices a
+ * backend that left a process of its own running.
+ * Phases (the status page's letter; `call` names the backend function within M):
+ *   L  loading the backend (dlopen, constructors, negotiation)
+ *   I  instance_create
+ *   Q  the capability and info queries
+ *   M  the backend's operators and timing functions (the call says which)
+ *   C  the harness's own work (generating, the reference, checking) after the backend ran
+ *   D  instance_destroy and plugin_shutdown
+ *   X  done; the process exits
+ * Thread-safety: one supervised child per process at a time; the child side is for the child's
+ * one thread (the fatal-signal handler is process-wide). */
+#ifndef BITCTS_HARNESS_SUPERVISE_H
+#define BITCTS_HARNESS_SUPERVISE_H
+
+#include <signal.h> /* sig_atomic_t */
+#include <stddef.h> /* size_t */
+#include <stdint.h> /* int64_t, uint64_t */
+
+#include "sandbox.h" /* bitcts_sandbox_main_fn, bitcts_sandbox_status */
+
+/* The backend functions a child calls in phase M, as the status page's index. */
+#define BITCTS_SUPERVISE_CALL_LIST(X)                                                              \
+    X(NONE, "the backend")                                                                         \
+    X(OPERATOR_CREATE, "operator_create")                                                          \
+    X(OPERATOR_EXECUTE, "operator_execute")                                                        \
+    X(OPERATOR_DESTROY, "operator_destroy")                                                        \
+    X(TIME_EXECUTE, "time_execute (device timing)")                                                \
+    X(TIME_COPY, "time_copy (device timing)")                                                      \
+    X(STREAM, "the stream extension's copy or triad")                                              \
+    X(REFERENCE_BACKEND, "the cpu backend computing the expected output")
+
+#define BITCTS_SUPERVISE_CALL_ENUM(name, text) BITCTS_SUPERVISE_CALL_##name,
+enum { BITCTS_SUPERVISE_CALL_LIST(BITCTS_SUPERVISE_CALL_ENUM) BITCTS_SUPERVISE_CALLS };
+#undef BITCTS_SUPERVISE_CALL_ENUM
+
+#define BITCTS_SUPERVISE_OUTPUT_CAP (4 * BITCTS_SANDBOX_CAPTURE_MAX + 8) /* sanitised excerpt */
+
+/** How the parent watches. Deadlines are seconds without a new phase mark. */
+typedef struct bitcts_supervise_config {
+    double timeout_s;       /* the backend's phases: L I Q M D */
+    double harness_s;       /* C, and the time before the first mark */
+    double exit_s;          /* X */
+    int lines_are_progress; /* a child that marks no phase (an interpreter): every line it
+                             * sends restarts its deadline */
+    /** A channel line of the command's (not F or K, which the supervisor takes): 0, or -1 when
+     * the line is not one the command knows (counted as garbage). */
+    int (*on_line)(void *user, char *line);
+    void *user;
+    volatile sig_atomic_t *interrupted; /* set (by a signal handler) to stop; or NULL */
+} bitcts_supervise_config;
+
+/** How the child ended, and what it left. */
+typedef struct bitcts_supervise_result {
+    int exited; /* reaped; status is its wait status */
+    int status;
+    char phase;        /* the last phase marked (0: none) */
+    int64_t call;      /* BITCTS_SUPERVISE_CALL_* of that phase, or -1 */
+    char killed_for;   /* the phase whose deadline passed (0: none) */
+    double deadline_s; /* that deadline */
+    char state;        /* the child's state in /proc when it was killed (T: stopped, R, S, D) */
+    int interrupted;   /* killed because cfg->interrupted was set */
+    uint64_t garbage;  /* channel lines without the nonce, or that on_line refused */
+    char kept_phase;   /* a phase after which the child had a process of its own running */
+    int64_t kept_call; /* and its call */
+    size_t leftovers;  /* processes found after the child ended, all killed */
+    char fault[600];   /* the fatal-signal line, or "" */
+    char output[BITCTS_SUPERVISE_OUTPUT_CAP]; /* the child's stdout and stderr (an excerpt) */
+    uint64_t output_bytes;
+    double seconds;
+} bitcts_supervise_result;
+
+/* ---- the parent's side ---- */
+
+/** Runs fn(arg, ...) in a sandboxed child until it ends or is killed (deadline, interruption),
+ * then kills its process group and every orphan it left.
+ * @return 0, or -1 with err when the child could not be started. */
+int bitcts_supervise_run(const bitcts_supervise_config *cfg, bitcts_sandbox_main_fn fn, void *arg,
+                         bitcts_supervise_result *out, char *err, size_t cap);
+
+/** 1 when the child reached X, exited with status 0, was not killed, wrote nothing on the
+ * channel that was not the harness's and left no process behind. */
+int bitcts_supervise_clean(const bitcts_supervise_result *r);
+
+/** What went wrong, in one line naming what the backend (or the process) did and in which
+ * phase: "the backend crashed in operator_execute: signal 6 (Aborted)". "" when clean. */
+void bitcts_supervise_describe(const bitcts_supervise_result *r, char *out, size_t cap);
+
+/** A phase letter and call in words: "instance_create", "operator_execute". */
+const char *bitcts_supervise_phase_name(char phase, int64_t call);
+
+/* ---- the child's side ---- */
+
+/** Keeps the channel and the status page and installs the fatal-signal handler (SIGSEGV, SIGBUS,
+ * SIGILL, SIGFPE, SIGABRT: an F line, then the signal's default action). Call first. */
+void bitcts_supervise_child_start(int chan, const char *nonce, bitcts_sandbox_status *status);
+
+/** Marks a phase (and, in M, the call). When the phase left was the backend's and the process
+ * now has a child process, sends "K <phase>" once. */
+void bitcts_supervise_mark(char phase, int64_t call);
+
+/** Sends one line (without its newline; a newline inside is the caller's bug). */
+void bitcts_supervise_send(const char *text);
+
+/** Sends a formatted line of at most 4 KiB. */
+void bitcts_supervise_sendf(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+#endif

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The isolation of `bitcts sweep` and `bitcts bench`: a plugin (tests/plugins/misbehave_plugin.c)
+# that exits, crashes, hangs, stops itself, leaves a process running or writes on the harness's
+# channel must give one line on stderr naming what it did and in which phase, exit code 1, a
+# whole JSON file with the error, within a bounded time, and leave no process behind; a polite
+# SIGTERM ends a hung run with 130 and nothing left either.
+# usage: isolation.sh BITCTS PLUGIN_DIR WORKDIR
+set -u
+bitcts=$1
+plugins=$2
+work=$3
+rm -rf "$work"
+mkdir -p "$work"
+marker="bitcts-isolation-$$-$RANDOM"
+fail=0
+
+# Processes that carry this run's marker in their environment (only bitcts and what it started
+# get it), after a grace period for the killed to be reaped.
+leftovers() {
+    local found=""
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
+        found=$(grep -ls "BITCTS_TEST_MARKER=$marker" /proc/[0-9]*/environ 2>/dev/null | tr '\n' ' ')
+        [ -z "$found" ] && return 0
+        sleep 0.2
+    done
+    echo "$found"
+}
+
+# check COMMAND PLUGIN WANT_RC PATTERN: runs the command on the plugin, checks exit code, the
+# one-line error (extended regex), the wall time, the JSON file and the leftovers.
+check() {
+    local cmd=$1 mb=$2 want=$3 pattern=$4
+    local plugin="$plugins/libbitcts_misbehave_$mb.so"
+    local json="$work/$cmd-$mb.json"
+    local args
+    if [ "$cmd" = sweep ]; then
+        args=(sweep --backend "$plugin" --op bit_not --type uint8)
+    else
+        args=(bench --backend "$plugin" --ops not --layouts packed --quick --reps 1 --no-peers)
+    fi
+    local start end rc
+    start=$(date +%s.%N)
+    env BITCTS_TEST_MARKER="$marker" timeout -k 5 60 "$bitcts" "${args[@]}" --timeout 1 \
+        --json "$json" >"$work/$cmd-$mb.out" 2>"$work/$cmd-$mb.err" && rc=0 || rc=$?
+    end=$(date +%s.%N)
+    local wall
+    wall=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.2f", e - s }')
+    local err
+    err=$(cat "$work/$cmd-$mb.err")
+    local problems=""
+    [ "$rc" = "$want" ] || problems+=" exit code $rc, not $want;"
+    if [ "$want" != 0 ]; then
+        [ "$(wc -l <"$work/$cmd-$mb.err")" = 1 ] || problems+=" stderr is not one line;"
+        grep -Eq -- "$pattern" <<<"$err" || problems+=" stderr does not match /$pattern/;"
+    fi
+    awk -v w="$wall" 'BEGIN { exit !(w < 15) }' || problems+=" took $wall s;"
+    if ! python3 -c "import json, sys; d = json.load(open(sys.argv[1])); \
+sys.exit(0 if (d['error'] is None) == (sys.argv[2] == '0') else 1)" "$json" "$want" 2>/dev/null; then
+        problems+=" no whole JSON with the right error field;"
+    fi
+    local left
+    left=$(leftovers)
+    [ -z "$left" ] || problems+=" processes left: $left;"
+    if [ -n "$problems" ]; then
+        echo "FAIL $cmd $mb:$problems"
+        echo "  stderr: $err"
+        fail=1
+    else
+        echo "ok   $cmd $mb (${wall} s): ${err:-exit 0}"
+    fi
+}
+
+for cmd in sweep bench; do
+    check "$cmd" none 0 ""
+    check "$cmd" exit_load 1 "ended the process in loading the backend.*exit status 0"
+    check "$cmd" exit_create 1 "ended the process in instance_create: exit status 0"
+    check "$cmd" segv_caps 1 "crashed in the capability and info queries: signal 11"
+    check "$cmd" abort_execute 1 "crashed in operator_execute: signal 6 \\(Aborted\\)"
+    check "$cmd" exit_execute 1 "ended the process in operator_execute: exit status 0"
+    check "$cmd" sigstop_execute 1 "stopped its process .* in operator_execute: no progress within 1 s; killed"
+    check "$cmd" loop_execute 1 "hung in operator_execute: no progress within 1 s, the process running"
+    check "$cmd" fork_sleeper 1 "left 1 process of its own running \\(one was running after operator_execute\\); killed"
+    check "$cmd" garbage 1 "wrote [0-9]+ lines on the harness's result channel"
+    check "$cmd" hang_destroy 1 "hung in instance_destroy or plugin_shutdown: no progress within 1 s"
+done
+
+# Wrong bits from a process that behaves: the sweep names the element (output byte 200 of each
+# chunk; --every 64 runs 4 chunks of the 2^32 sweeps), the bench calls the row WRONG; exit code 1
+# either way.
+wrong="$plugins/libbitcts_misbehave_wrong_byte.so"
+for args in "bit_not uint8 1 200" "bit_not uint32 4 50" "bit_xor uint16 4 100" "bit_xor uint8 1 200"; do
+    set -- $args
+    out=$("$bitcts" sweep --backend "$wrong" --op "$1" --type "$2" --every 64 2>&1) && rc=0 || rc=$?
+    if [ "$rc" = 1 ] && grep -q " $3 mismatches (first at element $4)" <<<"$out"; then
+        echo "ok   sweep wrong_byte $1 $2: $3 mismatches, the first at element $4"
+    else
+        echo "FAIL sweep wrong_byte $1 $2 (exit $rc): $out"
+        fail=1
+    fi
+done
+out=$("$bitcts" bench --backend "$wrong" --ops not --layouts packed --quick --reps 1 --no-peers 2>&1) \
+    && rc=0 || rc=$?
+if [ "$rc" = 1 ] && grep -q "WRONG" <<<"$out"; then
+    echo "ok   bench wrong_byte: WRONG rows, exit 1"
+else
+    echo "FAIL bench wrong_byte (exit $rc): $out"
+    fail=1
+fi
+set -- 
+
+# SIGTERM to a run whose backend hangs: 130, and the backend's process is gone.
+env BITCTS_TEST_MARKER="$marker" "$bitcts" sweep --backend "$plugins/libbitcts_misbehave_loop_execute.so" \
+    --op bit_not --type uint8 --timeout 60 >"$work/term.out" 2>"$work/term.err" &
+pid=$!
+sleep 1
+kill -TERM "$pid"
+wait "$pid" && rc=0 || rc=$?
+left=$(leftovers)
+if [ "$rc" != 130 ] || [ -n "$left" ]; then
+    echo "FAIL sweep SIGTERM: exit code $rc (want 130), left: ${left:-nothing}; $(cat "$work/term.err")"
+    fail=1
+else
+    echo "ok   sweep SIGTERM: $(cat "$work/term.err")"
+fi
+exit $fail
