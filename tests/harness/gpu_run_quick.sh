@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tools/gpu-run.sh --quick on whatever Vulkan device is here (lavapipe in CI): every step
+# passes, and gpu-summary.md holds the device, the tiers' verdict counts, the three sweeps with
+# zero mismatches and both benches' tables. A step made to fail (a missing executable for the
+# peers' Python is not one: a bad --skip name is) is recorded and the exit code says so.
+# Exit 77 when no Vulkan device is present.
+# usage: gpu_run_quick.sh BITCTS SOURCE_DIR WORKDIR
+set -euo pipefail
+bitcts=$1
+src=$2
+work=$3
+rm -rf "$work"
+mkdir -p "$work"
+if ! "$bitcts" sweep --backend vulkan --op bit_not --type uint8 >"$work/probe.log" 2>&1; then
+    if grep -q "status 200" "$work/probe.log"; then
+        echo "skipped: $(cat "$work/probe.log")"
+        exit 77
+    fi
+    cat "$work/probe.log"
+    exit 1
+fi
+fail() {
+    echo "FAIL: $*"
+    exit 1
+}
+BITCTS_GPU_RUN_BUDGET=400 bash "$src/tools/gpu-run.sh" --quick --bitcts "$bitcts" "$work/out" \
+    >"$work/run.log" 2>&1 && rc=0 || rc=$?
+[ "$rc" = 0 ] || { cat "$work/run.log"; fail "gpu-run.sh --quick exited $rc"; }
+cat "$work/run.log"
+summary=$work/out/gpu-summary.md
+[ -s "$summary" ] || fail "no gpu-summary.md"
+for want in "| Device |" "## Conformance" "| smoke | 448 |" "| exhaustive | 23 |" \
+    "## Exhaustive sweeps" "bit_not uint32->uint32" "bit_count uint32->uint8" \
+    "bit_xor uint16->uint16" "## bench-vulkan (device timing" "## bench-cpu (host timing" \
+    "| packed |" "| transposed |"; do
+    grep -qF -- "$want" "$summary" || fail "gpu-summary.md lacks '$want'"
+done
+# Every sweep row says 0 mismatches; no step failed; no problem listed.
+if grep -E '^\| bit_' "$summary" | awk -F'|' '$4 + 0 != 0 { bad = 1 } END { exit !bad }'; then
+    fail "a sweep reports mismatches"
+fi
+! grep -q "## Problems" "$summary" || fail "the summary lists problems: $(sed -n '/## Problems/,$p' "$summary")"
+! grep -qE '\| (failed|timed out)' "$summary" || fail "a step failed"
+
+# A run whose backend cannot start (a Vulkan loader pointed at no driver): every step recorded
+# as failed, a summary still written, exit 1.
+rc=0
+VK_DRIVER_FILES=/nonexistent/icd.json VK_ICD_FILENAMES=/nonexistent/icd.json \
+    BITCTS_GPU_RUN_BUDGET=60 bash "$src/tools/gpu-run.sh" --quick --skip bench-vulkan,bench-cpu \
+    --bitcts "$bitcts" "$work/bad" >"$work/bad.log" 2>&1 || rc=$?
+cat "$work/bad.log"
+[ "$rc" = 1 ] || fail "a run whose every step fails exited $rc, not 1"
+grep -q "failed" "$work/bad/steps.tsv" || fail "steps.tsv does not record the failures"
+[ -s "$work/bad/gpu-summary.md" ] || fail "no summary for a failed run"
+echo "gpu-run.sh --quick: summary checked; a failing run recorded and exit 1"

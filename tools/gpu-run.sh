@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The whole GPU run of bitcts in one command, on any Linux machine with a Vulkan driver: the
+# device as bitcts sees it, `bitcts run --backend vulkan` over the default, large and
+# exhaustive tiers (a report folder each), the exhaustive sweeps (NOT and BIT_COUNT over every
+# UINT32, XOR over every pair of UINT16), `bitcts bench --backend vulkan` with its GPU peers and
+# `bitcts bench --backend cpu` with its CPU peers; then OUTDIR/gpu-summary.md (device, driver,
+# API, counts per tier, sweep times, bench ratios) beside the raw JSON and the logs.
+# Every step has a time budget (and the whole run one); a step that fails or runs out of time is
+# recorded and the rest still runs. Exit code 0 only when every step passed.
+#
+# usage: tools/gpu-run.sh [--quick] [--skip STEP,...] [--bitcts PATH] [--python PATH] OUTDIR
+#   --quick        a reduced run for CI on lavapipe: the smoke tier for the default one,
+#                  sweeps of every 64th chunk, bench --quick
+#   --skip STEPS   steps not to run, by name (identity, run-<tier>, sweep-*, bench-vulkan,
+#                  bench-cpu), comma-separated; recorded as skipped
+#   --bitcts PATH  the bitcts executable (default $BITCTS, else build/bitcts, else bitcts on PATH)
+#   --python PATH  the peers' interpreter (default $BITCTS_PYTHON, else the first python3 that
+#                  imports the peers' libraries)
+# Environment: BITCTS, BITCTS_PYTHON, BITCTS_GPU_RUN_BUDGET (seconds for the whole run, default
+# 540), and whatever the Vulkan loader needs (LD_LIBRARY_PATH, VK_DRIVER_FILES).
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+quick=0
+skip=""
+bitcts=${BITCTS:-}
+python=${BITCTS_PYTHON:-}
+out=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --quick) quick=1 ;;
+    --skip) skip=",$2,"; shift ;;
+    --bitcts) bitcts=$2; shift ;;
+    --python) python=$2; shift ;;
+    -h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "gpu-run: unknown option $1" >&2; exit 2 ;;
+    *) out=$1 ;;
+    esac
+    shift
+done
+[ -n "$out" ] || { echo "usage: tools/gpu-run.sh [--quick] [--bitcts PATH] OUTDIR" >&2; exit 2; }
+if [ -z "$bitcts" ]; then
+    if [ -x "$here/../build/bitcts" ]; then
+        bitcts="$here/../build/bitcts"
+    else
+        bitcts=$(command -v bitcts || true)
+    fi
+fi
+[ -n "$bitcts" ] && [ -x "$bitcts" ] || { echo "gpu-run: no bitcts executable (set BITCTS or --bitcts)" >&2; exit 2; }
+bitcts=$(cd "$(dirname "$bitcts")" && pwd)/$(basename "$bitcts")
+mkdir -p "$out/logs" || exit 2
+out=$(cd "$out" && pwd)
+jobs=$(nproc 2>/dev/null || echo 2)
+budget=${BITCTS_GPU_RUN_BUDGET:-540}
+started=$(date +%s)
+steps="$out/steps.tsv"
+printf 'step\tstatus\tseconds\tcommand\n' >"$steps"
+failed=0
+
+# step NAME BUDGET_S COMMAND...: runs the command with its output in logs/NAME.log, within the
+# smaller of its budget and what is left of the whole run's; records it in steps.tsv.
+step() {
+    local name=$1 limit=$2
+    shift 2
+    local left=$((budget - ($(date +%s) - started)))
+    local cmd="$*"
+    if [[ "$skip" == *",$name,"* ]]; then
+        printf '%s\tskipped (--skip)\t0\t%s\n' "$name" "$cmd" >>"$steps"
+        printf '%-22s skipped (--skip)\n' "$name"
+        return 0
+    fi
+    if [ "$left" -lt 10 ]; then
+        printf '%s\tskipped (out of time)\t0\t%s\n' "$name" "$cmd" >>"$steps"
+        printf '%-22s skipped: the run is out of time\n' "$name"
+        failed=1
+        return 1
+    fi
+    [ "$limit" -gt "$left" ] && limit=$left
+    local t0 t1 rc status
+    t0=$(date +%s.%N)
+    timeout --kill-after=15 "$limit" "$@" >"$out/logs/$name.log" 2>&1 && rc=0 || rc=$?
+    t1=$(date +%s.%N)
+    local secs
+    secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+    case $rc in
+    0) status=passed ;;
+    124 | 137) status="timed out after ${limit} s" ;;
+    130) status="interrupted (out of its ${limit} s)" ;;
+    1) status="failed (exit 1)" ;;
+    *) status="failed (exit $rc)" ;;
+    esac
+    printf '%s\t%s\t%s\t%s\n' "$name" "$status" "$secs" "$cmd" >>"$steps"
+    printf '%-22s %-34s %7s s   %s\n' "$name" "$status" "$secs" "$(tail -n 1 "$out/logs/$name.log" | cut -c1-100)"
+    [ "$rc" = 0 ] || failed=1
+    return "$rc"
+}
+
+# The first interpreter that imports every module named, or "".
+pick_python() {
+    local candidates=()
+    [ -n "$python" ] && candidates+=("$python")
+    candidates+=(python3 /usr/bin/python3 python3.12 python3.11 python)
+    for py in "${candidates[@]}"; do
+        command -v "$py" >/dev/null 2>&1 || continue
+        if timeout 120 "$py" -c "import $1" >/dev/null 2>&1; then
+            echo "$py"
+            return 0
+        fi
+    done
+    [ -n "$python" ] && echo "$python"
+}
+
+echo "gpu-run: $("$bitcts" --version) ($bitcts), output in $out, budget ${budget} s, $jobs jobs"
+if [ "$quick" = 1 ]; then
+    tiers=(smoke large exhaustive)
+    every=(--every 64)
+    bench=(--quick)
+    bench_cpu=(--quick)
+else
+    tiers=(default large exhaustive)
+    every=()
+    # 256 MiB per input: far beyond any GPU's last-level cache, and the whole bench with its
+    # peers fits in its budget on an H100 (1 GiB, the bench's default there, does not).
+    bench=(--size-mib "${BITCTS_GPU_BENCH_MIB:-256}" --reps 7)
+    bench_cpu=()
+fi
+
+# 1. The device, as bitcts's own report identity (no vulkaninfo needed).
+if step identity 60 "$bitcts" sweep --backend vulkan --op bit_not --type uint8 --json "$out/identity.json"; then
+    python3 - "$out/identity.json" <<'PY' 2>/dev/null || grep -E '"(device|driver|api_version)"' "$out/identity.json"
+import json, sys
+d = json.load(open(sys.argv[1]))["backend"]["device"]
+print("device:  %s\ndriver:  %s\nAPI:     %s\nmemory:  %s MiB device-local" % (
+    d.get("device"), d.get("driver"), d.get("api_version"), d.get("device_memory_mib")))
+PY
+else
+    cat "$out/logs/identity.log"
+fi
+
+# 2. The conformance tiers, each its own report folder.
+for tier in "${tiers[@]}"; do
+    rm -rf "$out/run-$tier"
+    step "run-$tier" 120 "$bitcts" run --backend vulkan --tier "$tier" --jobs "$jobs" \
+        --report "$out/run-$tier" --quiet
+done
+
+# 3. The exhaustive sweeps, device time apart from transfers and checking.
+step sweep-not-uint32 60 "$bitcts" sweep --backend vulkan --op bit_not --type uint32 "${every[@]}" \
+    --json "$out/sweep-not-uint32.json"
+step sweep-count-uint32 60 "$bitcts" sweep --backend vulkan --op bit_count --type uint32 \
+    --out-type uint8 "${every[@]}" --json "$out/sweep-count-uint32.json"
+step sweep-xor-uint16 60 "$bitcts" sweep --backend vulkan --op bit_xor --type uint16 "${every[@]}" \
+    --json "$out/sweep-xor-uint16.json"
+
+# 4. The benchmarks with their peers.
+gpu_python=$(pick_python "torch" || true)
+[ -n "$gpu_python" ] || gpu_python=$(pick_python "numpy" || true)
+cpu_python=$(pick_python "numpy" || true)
+echo "gpu-run: peers' Python: GPU ${gpu_python:-none found}, CPU ${cpu_python:-none found}"
+step bench-vulkan 300 "$bitcts" bench --backend vulkan "${bench[@]}" ${gpu_python:+--python "$gpu_python"} \
+    --json "$out/bench-vulkan.json"
+step bench-cpu 150 "$bitcts" bench --backend cpu ${bench_cpu[@]+"${bench_cpu[@]}"} ${cpu_python:+--python "$cpu_python"} \
+    --json "$out/bench-cpu.json"
+
+# 5. The summary beside the raw JSON.
+summary_python=$(pick_python "json" || true)
+if [ -n "$summary_python" ] && "$summary_python" "$here/gpu_summary.py" "$out" "$("$bitcts" --version)" \
+    "$([ "$quick" = 1 ] && echo quick || echo full)" >"$out/logs/summary.log" 2>&1; then
+    echo "gpu-run: summary in $out/gpu-summary.md"
+else
+    { echo "# bitcts GPU run"; echo; echo '```'; cat "$steps"; echo '```'; } >"$out/gpu-summary.md"
+    echo "gpu-run: no Python for the summary ($(tail -n 1 "$out/logs/summary.log" 2>/dev/null)); steps only in $out/gpu-summary.md"
+    failed=1
+fi
+total=$(($(date +%s) - started))
+if [ "$failed" = 0 ]; then
+    echo "gpu-run: every step passed in ${total} s"
+else
+    echo "gpu-run: some steps failed (see $out/steps.tsv and $out/logs/), ${total} s"
+fi
+exit "$failed"

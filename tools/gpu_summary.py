@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Writes OUTDIR/gpu-summary.md from what tools/gpu-run.sh left in OUTDIR: the device, each
+step's status and time, the verdict counts of each tier, the sweeps and the benchmarks (GB/s,
+the ratio to the device's copy limits measured in the same run, and the peers' GB/s).
+
+usage: gpu_summary.py OUTDIR VERSION_LINE MODE"""
+import json
+import os
+import statistics
+import sys
+
+
+def load(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f), None
+    except (OSError, ValueError) as e:
+        return None, "%s: %s" % (os.path.basename(path), e)
+
+
+def fmt(x, digits=1):
+    return "-" if x is None else ("%.*f" % (digits, x))
+
+
+def main():
+    if len(sys.argv) != 4:
+        print(__doc__, file=sys.stderr)
+        return 2
+    out, version, mode = sys.argv[1:]
+    lines = ["# bitcts GPU run", "", "%s, %s run." % (version, mode), ""]
+    problems = []
+
+    ident, err = load(os.path.join(out, "identity.json"))
+    if ident is not None:
+        dev = ident.get("backend", {}).get("device", {})
+        lines += ["| | |", "|---|---|"]
+        for key, label in (("device", "Device"), ("driver", "Driver"), ("api_version", "Vulkan API"),
+                           ("device_memory_mib", "Device-local memory (MiB)")):
+            lines.append("| %s | %s |" % (label, dev.get(key, "-")))
+        lines.append("")
+    else:
+        problems.append(err)
+
+    lines += ["## Steps", "", "| step | status | seconds |", "|---|---|---:|"]
+    try:
+        with open(os.path.join(out, "steps.tsv"), encoding="utf-8") as f:
+            for row in list(f)[1:]:
+                cells = row.rstrip("\n").split("\t")
+                if len(cells) >= 3:
+                    lines.append("| %s | %s | %s |" % tuple(cells[:3]))
+    except OSError as e:
+        problems.append("steps.tsv: %s" % e)
+    lines.append("")
+
+    runs = sorted(d for d in os.listdir(out) if d.startswith("run-"))
+    if runs:
+        lines += ["## Conformance", "", "| tier | cases | verdicts | seconds |", "|---|---:|---|---:|"]
+        for d in runs:
+            rep, err = load(os.path.join(out, d, "report.json"))
+            if rep is None:
+                problems.append(err)
+                continue
+            summ = rep.get("summary", {})
+            verdicts = ", ".join("%s %d" % kv for kv in sorted(summ.get("by_verdict", {}).items()))
+            lines.append("| %s | %d | %s | %s |" % (d[4:], summ.get("total", 0), verdicts,
+                                                  fmt(rep.get("duration_s"))))
+        lines.append("")
+
+    sweeps = sorted(f for f in os.listdir(out) if f.startswith("sweep-") and f.endswith(".json"))
+    if sweeps:
+        lines += ["## Exhaustive sweeps", "",
+                  "| sweep | elements checked | mismatches | seconds | device s | Gelem/s on device |",
+                  "|---|---:|---:|---:|---:|---:|"]
+        for f in sweeps:
+            s, err = load(os.path.join(out, f))
+            if s is None:
+                problems.append(err)
+                continue
+            dev_s = s.get("device_seconds")
+            rate = s["checked"] / dev_s / 1e9 if dev_s else None
+            lines.append("| %s %s->%s | %d of %d | %d | %s | %s | %s |" % (
+                s.get("op"), s.get("type"), s.get("out_type"), s.get("checked", 0),
+                s.get("total", 0), s.get("mismatches", 0), fmt(s.get("seconds")),
+                fmt(dev_s, 3), fmt(rate, 2)))
+        lines.append("")
+
+    for name in ("bench-vulkan", "bench-cpu"):
+        b, err = load(os.path.join(out, name + ".json"))
+        if b is None:
+            problems.append(err)
+            continue
+        lines += ["## %s (%s timing, %d B per input, %s reps)" % (
+            name, b.get("timing"), b.get("size_bytes", 0), b.get("reps")), ""]
+        limits = b.get("limits") or {}
+        for k, v in sorted(limits.items()):
+            if isinstance(v, list) and all(x is None or isinstance(x, (int, float)) for x in v):
+                lines.append("- limit %s: %s (start / end)" % (k, " / ".join(fmt(x) for x in v)))
+            elif isinstance(v, (int, float)):
+                lines.append("- limit %s: %s" % (k, fmt(v)))
+            elif isinstance(v, list):
+                for inst in (i for i in v if isinstance(i, dict)):
+                    lines.append("- limit %s: %s" % (k, ", ".join(
+                        "%s %s" % (ik, fmt(iv) if isinstance(iv, float) else iv)
+                        for ik, iv in inst.items())))
+        for p in b.get("peers") or []:
+            lines.append("- peer %s: %s%s" % (
+                p.get("name"), "%s on %s" % (p.get("version"), p.get("device"))
+                if p.get("present") else "absent (%s)" % p.get("note"),
+                ", copy %s GB/s" % fmt(p.get("copy_gbps")) if p.get("copy_gbps") else ""))
+        lines.append("")
+        rows = b.get("results") or []
+        by_layout = {}
+        for r in rows:
+            by_layout.setdefault(r.get("layout"), []).append(r)
+        peer_names = [p.get("name") for p in b.get("peers") or [] if p.get("present")]
+        head = "| layout | rows | median GB/s | median GB/s / limit | worst | checks |"
+        rule = "|---|---:|---:|---:|---:|---|"
+        for p in peer_names:
+            head += " median %s GB/s | median bitcts / %s |" % (p, p)
+            rule += "---:|---:|"
+        lines += [head, rule]
+        for layout, rs in by_layout.items():
+            ratios = [r["ratio_limit"] for r in rs if r.get("ratio_limit") is not None]
+            gbps = [r["gbps"] for r in rs if r.get("gbps") is not None]
+            checks = sorted({r.get("check") for r in rs})
+            row = "| %s | %d | %s | %s | %s | %s |" % (
+                layout, len(rs), fmt(statistics.median(gbps)) if gbps else "-",
+                fmt(statistics.median(ratios), 2) if ratios else "-",
+                fmt(min(ratios), 2) if ratios else "-", ", ".join(str(c) for c in checks))
+            for p in peer_names:
+                pg = [r["peers"][p]["gbps"] for r in rs
+                      if r.get("peers", {}).get(p, {}).get("gbps") is not None]
+                pr = [r["gbps"] / r["peers"][p]["gbps"] for r in rs
+                      if r.get("gbps") and r.get("peers", {}).get(p, {}).get("gbps")]
+                row += " %s | %s |" % (fmt(statistics.median(pg)) if pg else "-",
+                                       fmt(statistics.median(pr), 2) if pr else "-")
+            lines.append(row)
+        lines.append("")
+
+    if problems:
+        lines += ["## Problems", ""] + ["- %s" % p for p in problems] + [""]
+    tmp = os.path.join(out, "gpu-summary.md.tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+    os.replace(tmp, os.path.join(out, "gpu-summary.md"))
+    return 0  # the problems are on the page; gpu-run.sh's steps say what failed
+
+
+if __name__ == "__main__":
+    sys.exit(main())
