@@ -2,7 +2,8 @@
 /* Shrinking (harness/shrink.h, docs/explore.md). A candidate is made from the current case by
  * one change: a dimension dropped or a size reduced (a slice at the origin: the strides, and so
  * every kept element's offset and bytes, stay as they were), a tensor laid out packed, the
- * output no longer in place, spare bytes or the alignment promise removed, an input's values
+ * padding of one tensor halved (its dims keep the order of their strides), the output no
+ * longer in place, spare bytes or the alignment promise removed, an input's values
  * set to zero or halved. Candidates that break a rule are not run. The first candidate, in
  * this order, that fails with the same signature becomes the current case, and the search
  * starts over from it. */
@@ -227,6 +228,68 @@ static int packed(const bitcts_case_data *c, uint32_t mask, bitcts_case_data *ou
     return 0;
 }
 
+/* Tensor t's padding halved: its dims keep the order of their strides (broadcast dims stay 0),
+ * each stride moves halfway to the smallest that keeps the elements apart. Not for a tensor
+ * the output aliases. */
+static int tightened(const bitcts_case_data *c, uint32_t t, bitcts_case_data *out)
+{
+    const uint32_t n_in = c->desc.input_count;
+    if (c->alias_input >= 0 && (t == n_in || t == (uint32_t)c->alias_input)) {
+        return -1;
+    }
+    const bitcts_tensor_desc *o = t < n_in ? &c->desc.inputs[t] : &c->desc.output;
+    if (!o->has_strides) {
+        return -1;
+    }
+    bitcts_op_desc desc = c->desc;
+    bitcts_tensor_desc *n = t < n_in ? &desc.inputs[t] : &desc.output;
+    uint32_t order[BITCTS_MAX_DIMS], count = 0;
+    for (uint32_t d = 0; d < o->dimension_count; ++d) {
+        if (o->strides[d] == 0) {
+            continue;
+        }
+        uint32_t k = count++; /* insertion by stride, stable */
+        for (; k > 0 && o->strides[order[k - 1]] > o->strides[d]; --k) {
+            order[k] = order[k - 1];
+        }
+        order[k] = d;
+    }
+    uint64_t old_end = 1, new_end = 1; /* elements spanned by the dims placed so far */
+    int changed = 0;
+    for (uint32_t k = 0; k < count; ++k) {
+        const uint32_t d = order[k];
+        const uint64_t s = o->strides[d];
+        const uint64_t ns = new_end + (s > old_end ? (s - old_end) / 2 : 0);
+        if (ns > UINT32_MAX) {
+            return -1;
+        }
+        changed |= ns != s;
+        n->strides[d] = (uint32_t)ns;
+        old_end = s * o->sizes[d] > old_end ? s * o->sizes[d] : old_end;
+        new_end = ns * o->sizes[d] > new_end ? ns * o->sizes[d] : new_end;
+    }
+    if (!changed || min_size(n) != 0) {
+        return -1;
+    }
+    uint8_t *buf = calloc(1, (size_t)n->total_tensor_size_in_bytes + 1);
+    if (buf == NULL) {
+        return -1;
+    }
+    relayout(o, t < n_in ? c->inputs[t] : c->output, n, buf);
+    if (with_desc(c, &desc, out) != 0) { /* the other buffers copied as they are */
+        free(buf);
+        return -1;
+    }
+    if (t < n_in) {
+        free(out->inputs[t]);
+        out->inputs[t] = buf;
+    } else {
+        free(out->owned_output);
+        out->owned_output = out->output = buf;
+    }
+    return 0;
+}
+
 /* The output no longer in place: its own buffer, holding what the aliased input held. */
 static int unaliased(const bitcts_case_data *c, bitcts_case_data *out)
 {
@@ -350,6 +413,10 @@ static int candidate(const bitcts_case_data *c, unsigned index, bitcts_case_data
         return any && packed(c, mask, out) == 0;
     }
     i -= n_in + 2;
+    if (i < n_in + 1) { /* padding halved, one tensor at a time */
+        return tightened(c, i, out) == 0;
+    }
+    i -= n_in + 1;
     if (i == 0) {
         return unaliased(c, out) == 0;
     }
@@ -583,10 +650,14 @@ static void put_list(text *t, const char *flag, const uint32_t *v, uint32_t n)
 static void put_tensor(text *t, const char *name, const bitcts_tensor_desc *d, const uint8_t *buf)
 {
     const uint32_t esize = bitcts_dtype_size(d->data_type);
-    uint64_t bytes = 0;
-    bitcts_tensor_calc_buffer_size(d, &bytes);
+    uint64_t count = 1; /* the elements from the first to the last one the tensor reaches */
+    uint64_t packed = 1;
+    for (uint32_t k = d->dimension_count; k-- > 0;) {
+        count += (uint64_t)(d->sizes[k] - 1) * (d->has_strides ? d->strides[k] : packed);
+        packed *= d->sizes[k];
+    }
     put(t, " --%s ", name);
-    for (uint64_t e = 0; e * esize + esize <= bytes; ++e) {
+    for (uint64_t e = 0; e < count; ++e) {
         uint64_t v = 0;
         for (uint32_t k = 0; k < esize; ++k) {
             v |= (uint64_t)buf[e * esize + k] << (8 * k);

@@ -57,10 +57,12 @@ static int write_expected(export_ctx *x, const bitcts_case_key *key, const bitct
     return st;
 }
 
-static int export_case(export_ctx *x, uint64_t seed, const bitcts_case_key *key, json_t *cases)
+static int export_case(export_ctx *x, uint64_t seed, const bitcts_plan *plan, size_t index,
+                       json_t *cases)
 {
+    const bitcts_case_key *key = &plan->cases[index];
     bitcts_case_data d;
-    int st = bitcts_case_build(seed, key, &d);
+    int st = bitcts_plan_case_data(plan, index, seed, &d);
     if (st != BITCTS_OK) {
         snprintf(x->err, x->cap, "case %s: cannot build (%s)", key->id, bitcts_status_message(st));
         return st;
@@ -127,8 +129,8 @@ int bitcts_vectors_export(const bitcts_plan *plan, const bitcts_export_options *
     export_ctx x = {.sink = sink, .stats = stats, .err = err, .cap = cap};
     json_t *cases = json_array();
     for (size_t i = 0; st == BITCTS_OK && i < plan->count; ++i) {
-        if (bitcts_selection_matches(&opt->selection, &plan->cases[i])) {
-            st = export_case(&x, opt->seed, &plan->cases[i], cases);
+        if (opt->every_case || bitcts_selection_matches(&opt->selection, &plan->cases[i])) {
+            st = export_case(&x, opt->seed, plan, i, cases);
         }
     }
     char seed[19], fl[8] = "";

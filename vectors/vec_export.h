@@ -28,6 +28,8 @@ typedef struct bitcts_export_options {
     uint64_t seed;
     bitcts_selection selection;
     const char *tier_text; /* as given, for the manifest */
+    int every_case;        /* 1: every case of the plan, whatever the selection (an explicit
+                            * plan: explored or shrunk cases, whose data the plan may hold) */
 } bitcts_export_options;
 
 typedef struct bitcts_export_stats {

@@ -18,6 +18,7 @@ static const subcommand subcommands[] = {
     {"eval", bitcts_cmd_eval, "reference result for literal inputs"},
     {"vectors", bitcts_cmd_vectors, "export cases as language-neutral vectors"},
     {"run", bitcts_cmd_run, "run a backend over a selection and report the verdicts"},
+    {"explore", bitcts_cmd_explore, "run random cases beyond the plan and shrink what fails"},
     {"sweep", bitcts_cmd_sweep,
      "exhaustive 2^32 sweeps of a backend, checked against the reference"},
     {"bench", bitcts_cmd_bench, "CPU backend speed against measured memory limits and NumPy"},

@@ -17,6 +17,7 @@ static const char run_usage[] =
     "                  [--feature-level FL] [--jobs N] [--shard I/N] [--baseline FILE]\n"
     "                  [--timeout S] [--report DIR] [--seed S] [--resume] [--quiet]\n"
     "                  [--threads N] [--isolate batch|case] [--repeat N] [--force]\n"
+    "                  [--shrink] [--shrink-seconds N] [--shrink-max N]\n"
     "\n"
     "Runs each selected case: generates it, computes the expected output with the reference,\n"
     "runs the backend in a worker process and compares bit for bit. Verdicts: pass, warn, fail,\n"
@@ -36,6 +37,10 @@ static const char run_usage[] =
     "  --isolate batch|case  a worker process per batch of cases (default) or per case\n"
     "  --repeat N          run each case N times (1-64), alternately in fresh and reused\n"
     "                      workers; a case whose outcomes differ is a flake\n"
+    "  --shrink            then shrink each failure to a smaller case that fails the same\n"
+    "                      way: DIR/shrunk/<id>/ (vectors, repro.txt), one bitcts eval line\n"
+    "  --shrink-seconds N  time for all the shrinking (default 120)\n"
+    "  --shrink-max N      shrink at most N failures, one of each kind first (default 10)\n"
     "  --quiet             no progress line\n";
 
 /* The progress line on a terminal: a bar, counts, rate and the time left. */
@@ -125,26 +130,27 @@ static int parse_shard(const char *v, bitcts_run_config *cfg)
     return 0;
 }
 
-static int parse_run_option(int argc, char **argv, int *i, bitcts_run_config *cfg, int *handled)
+int bitcts_cli_run_option(const char *cmd, int argc, char **argv, int *i, bitcts_run_config *cfg,
+                          int *handled)
 {
     const char *v = NULL;
     int r;
     *handled = 1;
     if ((r = bitcts_cli_option(argc, argv, i, "--backend", &v)) != 0) {
         if (r < 0 || !*v) {
-            return bitcts_cli_error("run", "--backend needs a backend name or plugin path");
+            return bitcts_cli_error(cmd, "--backend needs a backend name or plugin path");
         }
         cfg->backend_spec = v;
     } else if ((r = bitcts_cli_option(argc, argv, i, "--backend-option", &v)) != 0) {
         if (r < 0 || bitcts_backend_options_add(&cfg->options, cfg->option_key_store, v) != 0) {
-            return bitcts_cli_error("run", "--backend-option needs KEY=VALUE (at most %d)",
+            return bitcts_cli_error(cmd, "--backend-option needs KEY=VALUE (at most %d)",
                                     BITCTS_MAX_OPTIONS);
         }
     } else if ((r = bitcts_cli_option(argc, argv, i, "--threads", &v)) != 0) {
         uint64_t n = 0;
         if (r < 0 || bitcts_cli_parse_u64(v, &n) || n < 1 || n > 256 ||
             cfg->options.count >= BITCTS_MAX_OPTIONS) {
-            return bitcts_cli_error("run", "--threads: '%s' is not a number from 1 to 256",
+            return bitcts_cli_error(cmd, "--threads: '%s' is not a number from 1 to 256",
                                     r < 0 ? "" : v);
         }
         cfg->options.keys[cfg->options.count] = "threads";
@@ -152,45 +158,45 @@ static int parse_run_option(int argc, char **argv, int *i, bitcts_run_config *cf
     } else if ((r = bitcts_cli_option(argc, argv, i, "--jobs", &v)) != 0) {
         uint64_t n = 0;
         if (r < 0 || bitcts_cli_parse_u64(v, &n) || n < 1 || n > 256) {
-            return bitcts_cli_error("run", "--jobs: '%s' is not a number from 1 to 256",
+            return bitcts_cli_error(cmd, "--jobs: '%s' is not a number from 1 to 256",
                                     r < 0 ? "" : v);
         }
         cfg->jobs = (int)n;
     } else if ((r = bitcts_cli_option(argc, argv, i, "--shard", &v)) != 0) {
         if (r < 0 || parse_shard(v, cfg)) {
-            return bitcts_cli_error("run", "--shard: '%s' is not I/N with 1 <= I <= N",
+            return bitcts_cli_error(cmd, "--shard: '%s' is not I/N with 1 <= I <= N",
                                     r < 0 ? "" : v);
         }
     } else if ((r = bitcts_cli_option(argc, argv, i, "--baseline", &v)) != 0) {
         if (r < 0) {
-            return bitcts_cli_error("run", "--baseline needs a file");
+            return bitcts_cli_error(cmd, "--baseline needs a file");
         }
         cfg->baseline_path = v;
     } else if ((r = bitcts_cli_option(argc, argv, i, "--timeout", &v)) != 0) {
         char *end = NULL;
         cfg->timeout_s = r > 0 ? strtod(v, &end) : 0;
         if (r < 0 || *end || !(cfg->timeout_s > 0) || cfg->timeout_s > 86400) {
-            return bitcts_cli_error("run", "--timeout: '%s' is not a number of seconds",
+            return bitcts_cli_error(cmd, "--timeout: '%s' is not a number of seconds",
                                     r < 0 ? "" : v);
         }
     } else if ((r = bitcts_cli_option(argc, argv, i, "--report", &v)) != 0) {
         if (r < 0 || !*v || strlen(v) > 3000) {
-            return bitcts_cli_error("run", "--report needs a directory");
+            return bitcts_cli_error(cmd, "--report needs a directory");
         }
         cfg->report_dir = v;
     } else if ((r = bitcts_cli_option(argc, argv, i, "--seed", &v)) != 0) {
         if (r < 0 || bitcts_cli_parse_u64(v, &cfg->seed)) {
-            return bitcts_cli_error("run", "--seed: '%s' is not a 64-bit number", r < 0 ? "" : v);
+            return bitcts_cli_error(cmd, "--seed: '%s' is not a 64-bit number", r < 0 ? "" : v);
         }
     } else if ((r = bitcts_cli_option(argc, argv, i, "--isolate", &v)) != 0) {
         if (r < 0 || (strcmp(v, "batch") != 0 && strcmp(v, "case") != 0)) {
-            return bitcts_cli_error("run", "--isolate: '%s' is not batch or case", r < 0 ? "" : v);
+            return bitcts_cli_error(cmd, "--isolate: '%s' is not batch or case", r < 0 ? "" : v);
         }
         cfg->isolate_case = strcmp(v, "case") == 0;
     } else if ((r = bitcts_cli_option(argc, argv, i, "--repeat", &v)) != 0) {
         uint64_t n = 0;
         if (r < 0 || bitcts_cli_parse_u64(v, &n) || n < 1 || n > 64) {
-            return bitcts_cli_error("run", "--repeat: '%s' is not a number from 1 to 64",
+            return bitcts_cli_error(cmd, "--repeat: '%s' is not a number from 1 to 64",
                                     r < 0 ? "" : v);
         }
         cfg->repeat = (uint32_t)n;
@@ -204,8 +210,7 @@ static int parse_run_option(int argc, char **argv, int *i, bitcts_run_config *cf
     return 0;
 }
 
-/* The command line as the report records it. */
-static json_t *command_line_json(int argc, char **argv)
+json_t *bitcts_cli_command_line(int argc, char **argv)
 {
     json_t *list = json_array();
     for (int i = 0; list != NULL && i < argc; ++i) {
@@ -228,7 +233,35 @@ int bitcts_cmd_run(int argc, char **argv)
         cfg.jobs = 1;
     }
     int quiet = 0;
+    int shrink = 0;
+    uint64_t shrink_seconds = 120, shrink_max = 10;
     for (int i = 1; i < argc; ++i) {
+        const char *v = NULL;
+        int r;
+        if (strcmp(argv[i], "--shrink") == 0) {
+            shrink = 1;
+            continue;
+        }
+        if ((r = bitcts_cli_option(argc, argv, &i, "--shrink-seconds", &v)) != 0) {
+            if (r < 0 || bitcts_cli_parse_u64(v, &shrink_seconds) || shrink_seconds < 1 ||
+                shrink_seconds > 86400) {
+                return bitcts_cli_error("run",
+                                        "--shrink-seconds: '%s' is not a number from 1 "
+                                        "to 86400",
+                                        r < 0 ? "" : v);
+            }
+            continue;
+        }
+        if ((r = bitcts_cli_option(argc, argv, &i, "--shrink-max", &v)) != 0) {
+            if (r < 0 || bitcts_cli_parse_u64(v, &shrink_max) || shrink_max < 1 ||
+                shrink_max > 100000) {
+                return bitcts_cli_error("run",
+                                        "--shrink-max: '%s' is not a number from 1 to "
+                                        "100000",
+                                        r < 0 ? "" : v);
+            }
+            continue;
+        }
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(run_usage, stdout);
             return 0;
@@ -241,7 +274,7 @@ int bitcts_cmd_run(int argc, char **argv)
         int rc =
             bitcts_parse_selection("run", argc, argv, &i, &cfg.selection, &cfg.tier_text, &handled);
         if (!rc && !handled) {
-            rc = parse_run_option(argc, argv, &i, &cfg, &handled);
+            rc = bitcts_cli_run_option("run", argc, argv, &i, &cfg, &handled);
         }
         if (rc) {
             return rc;
@@ -254,7 +287,7 @@ int bitcts_cmd_run(int argc, char **argv)
     if (cfg.backend_spec == NULL) {
         return bitcts_cli_error("run", "--backend is required (a built-in name or a plugin path)");
     }
-    json_t *command_line = command_line_json(argc, argv);
+    json_t *command_line = bitcts_cli_command_line(argc, argv);
     if (command_line == NULL) {
         return bitcts_cli_error("run", "out of memory");
     }
@@ -270,18 +303,26 @@ int bitcts_cmd_run(int argc, char **argv)
     const int st = bitcts_run(&cfg, &result);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    json_decref(command_line);
     if (st == BITCTS_OK && result.interrupted) {
         print_resume_hint(argc, argv, &result);
         bitcts_run_result_free(&result);
+        json_decref(command_line);
         return BITCTS_EXIT_INTERRUPTED;
     }
     if (st != BITCTS_OK) {
         bitcts_run_result_free(&result);
+        json_decref(command_line);
         return bitcts_cli_error("run", "%s", result.error);
     }
     print_summary(&cfg, &result);
+    if (shrink && result.failed) {
+        char out_dir[3200];
+        snprintf(out_dir, sizeof out_dir, "%s/shrunk", cfg.report_dir);
+        bitcts_cli_shrink("run", &cfg, result.report, out_dir, (size_t)shrink_max,
+                          (double)shrink_seconds);
+    }
     const int exit_code = result.failed ? BITCTS_EXIT_FAILURES : BITCTS_EXIT_OK;
     bitcts_run_result_free(&result);
+    json_decref(command_line);
     return exit_code;
 }

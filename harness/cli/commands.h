@@ -5,7 +5,11 @@
 #ifndef BITCTS_HARNESS_CLI_COMMANDS_H
 #define BITCTS_HARNESS_CLI_COMMANDS_H
 
+#include <jansson.h> /* json_t */
+
 #include "case_plan.h" /* bitcts_selection */
+
+struct bitcts_run_config; /* runner.h */
 
 int bitcts_cmd_list(int argc, char **argv);
 int bitcts_cmd_eval(int argc, char **argv);
@@ -16,6 +20,20 @@ int bitcts_cmd_run(int argc, char **argv);
 int bitcts_cmd_sweep(int argc, char **argv);
 int bitcts_cmd_bench(int argc, char **argv);
 int bitcts_cmd_report(int argc, char **argv);
+int bitcts_cmd_explore(int argc, char **argv);
+
+/** The options `run` and `explore` share (--backend, --backend-option, --threads, --jobs,
+ * --shard, --baseline, --timeout, --report, --seed, --isolate, --repeat, --resume, --force) at
+ * argv[*i]; sets *handled when it took one. Returns 0 or an exit code (2) after printing the
+ * error, prefixed with cmd. */
+int bitcts_cli_run_option(const char *cmd, int argc, char **argv, int *i,
+                          struct bitcts_run_config *cfg, int *handled);
+/** Shrinks the failures of `report` (a run of cfg) into out_dir/<id>/, printing each as it
+ * ends. @return 0, or -1 when shrinking or one of the cases failed (printed). */
+int bitcts_cli_shrink(const char *cmd, const struct bitcts_run_config *cfg, const json_t *report,
+                      const char *out_dir, size_t max_cases, double budget_s);
+/** The command line as a report records it (a JSON array of argv); NULL when out of memory. */
+json_t *bitcts_cli_command_line(int argc, char **argv);
 
 /** Parses --filter, --tier, --feature-level at argv[*i]; sets *handled when it took one.
  * Returns 0 or an exit code (2) after printing the error. */

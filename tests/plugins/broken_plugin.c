@@ -31,12 +31,13 @@
 #define BUG_accepts_invalid 15    /* operator_create accepts invalid descriptions */
 #define BUG_pad_write 16          /* flips every output byte that no element covers */
 #define BUG_writes_nothing 17     /* execute returns success without writing (and costs nothing) */
+#define BUG_permuted_padded 18    /* a tensor both permuted and padded: its padding is dropped */
 #define BROKEN_ID_(name) BUG_##name
 #define BROKEN_ID(name) BROKEN_ID_(name)
 #define BROKEN_STR_(name) #name
 #define BROKEN_STR(name) BROKEN_STR_(name)
 #define BUG BROKEN_ID(BITCTS_BUG)
-#if !defined(BITCTS_BUG) || BUG < 1 || BUG > 17
+#if !defined(BITCTS_BUG) || BUG < 1 || BUG > 18
 #error "define BITCTS_BUG as one of the BUG_<name> names above"
 #endif
 /* BUG-DEFINITIONS-END */
@@ -400,6 +401,44 @@ static int32_t example_check_pair(example_instance *inst, uint32_t operator_type
     return BITCTS_ABI_OK;
 }
 
+#if BUG == BUG_permuted_padded
+/* A shape the case plan lacks: strides out of order (a permutation) and larger than packed in
+ * their own order (padding), no broadcast. Such a tensor's strides become packed ones in the
+ * same order: the padding is dropped. */
+static void broken_drop_padding(const bitcts_abi_tensor *t, uint64_t *strides)
+{
+    const uint32_t r = t->dimension_count;
+    int permuted = 0;
+    uint64_t reach = 0, elements = 1;
+    for (uint32_t d = 0; d < r; ++d) {
+        if (strides[d] == 0 && t->sizes[d] > 1) {
+            return;
+        }
+        for (uint32_t e = d + 1; e < r; ++e) {
+            permuted |= t->sizes[d] > 1 && t->sizes[e] > 1 && strides[d] < strides[e];
+        }
+        reach += (uint64_t)(t->sizes[d] - 1) * strides[d];
+        elements *= t->sizes[d];
+    }
+    if (!permuted || reach + 1 <= elements) {
+        return;
+    }
+    uint32_t done = 0; /* dims given their packed stride, innermost (smallest stride) first */
+    uint64_t packed = 1;
+    for (uint32_t k = 0; k < r; ++k) {
+        uint32_t pick = r;
+        for (uint32_t d = 0; d < r; ++d) {
+            if (!(done >> d & 1u) && (pick == r || strides[d] < strides[pick])) {
+                pick = d;
+            }
+        }
+        done |= 1u << pick;
+        strides[pick] = packed;
+        packed *= t->sizes[pick];
+    }
+}
+
+#endif
 /* Validates a whole description and, when it is valid, fills the operator. */
 static int32_t example_check_desc(example_instance *inst, const bitcts_abi_operator_desc *desc,
                                   example_operator *op)
@@ -448,6 +487,9 @@ static int32_t example_check_desc(example_instance *inst, const bitcts_abi_opera
             }
             packed *= tensors[t]->sizes[d];
         }
+#endif
+#if BUG == BUG_permuted_padded
+        broken_drop_padding(tensors[t], op->stride_bytes[t]);
 #endif
 #if BUG == BUG_count_input_width
         if (is_output && desc->operator_type == BITCTS_OP_BIT_COUNT) {

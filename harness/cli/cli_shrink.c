@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/* Shrinking a report's failures for `run --shrink` and `explore`: progress and repro lines. */
+#include <stdio.h> /* printf */
+
+#include "bitcts/bitcts_status.h"
+#include "cli_util.h"
+#include "commands.h"
+#include "runner.h"
+#include "shrink_failures.h"
+
+static void on_shrunk(void *user, const bitcts_shrunk *s, size_t done, size_t total)
+{
+    (void)user;
+    if (s->status != BITCTS_OK) {
+        printf("  [%zu/%zu] %s (%s): not shrunk: %s\n", done, total, s->id, s->signature, s->error);
+        return;
+    }
+    printf("  [%zu/%zu] %s (%s): %llu elements, rank %u -> %llu elements, rank %u "
+           "(%u steps, %u candidates, %.1f s%s)\n"
+           "      %s\n      %s\n      vectors: %s/\n",
+           done, total, s->id, s->signature, (unsigned long long)s->elements_before, s->rank_before,
+           (unsigned long long)s->elements_after, s->rank_after, s->steps, s->candidates,
+           s->seconds, s->exhausted ? "" : ", out of time", s->run_command, s->eval_command,
+           s->folder);
+    fflush(stdout);
+}
+
+int bitcts_cli_shrink(const char *cmd, const bitcts_run_config *cfg, const json_t *report,
+                      const char *out_dir, size_t max_cases, double budget_s)
+{
+    const bitcts_shrink_failures_options o = {.run = cfg,
+                                              .out_dir = out_dir,
+                                              .max_cases = max_cases,
+                                              .budget_s = budget_s,
+                                              .on_shrunk = on_shrunk};
+    printf("\nshrinking failures (at most %zu cases, %.0f s):\n", max_cases, budget_s);
+    fflush(stdout);
+    bitcts_shrunk *list = NULL;
+    size_t count = 0;
+    char err[4400] = "";
+    const int st = bitcts_shrink_failures(&o, report, &list, &count, err, sizeof err);
+    int bad = 0;
+    for (size_t i = 0; i < count; ++i) {
+        bad |= list[i].status != BITCTS_OK;
+    }
+    bitcts_shrunk_free(list, count);
+    if (st != BITCTS_OK) {
+        bitcts_cli_error(cmd, "shrinking: %s", err[0] ? err : bitcts_status_message(st));
+        return -1;
+    }
+    if (count == 0) {
+        printf("  nothing to shrink (no failure has a signature: docs/explore.md)\n");
+    }
+    return bad ? -1 : 0;
+}

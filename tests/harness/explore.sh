@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# bitcts explore and run --shrink (docs/explore.md):
+#  * a plugin whose bug needs a shape the plan lacks (broken_permuted_padded: a tensor both
+#    permuted and padded) passes the whole default tier, and explore finds it in its first 200
+#    cases; every failure it shrinks ends at <= 8 elements and rank <= 2, as vectors (the
+#    original and the shrunk case) with a repro whose `bitcts eval` line runs and whose
+#    `bitcts run --filter explore.N` line fails the same way again;
+#  * explored cases are the same bytes on every run (same ids, same output digests) and the
+#    correct CPU backend passes them (no false alarm);
+#  * run --shrink reduces the failures of broken plugins of other kinds (strides, broadcast,
+#    odd counts, a crash at rank 8) to a few elements;
+#  * a careless command line gets exit 2 and a message naming the problem.
+# usage: explore.sh BITCTS WORKDIR name=plugin...
+set -euo pipefail
+bitcts=$1
+work=$2
+shift 2
+declare -A plugin
+for a in "$@"; do plugin[${a%%=*}]=${a#*=}; done
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work"
+fail() {
+    echo "FAIL: $*"
+    exit 1
+}
+pp=${plugin[broken_permuted_padded]}
+
+# 1. The plan does not see the bug.
+"$bitcts" run --backend "$pp" --tier default --jobs 2 --report plan --quiet >plan.log 2>&1 ||
+    fail "broken_permuted_padded fails the default tier: $(tail -n 3 plan.log)"
+echo "broken_permuted_padded passes the default tier ($(grep -o '[0-9]* cases in [0-9.]* s' plan.log))"
+
+# 2. explore does, and shrinks what it finds.
+rc=0
+"$bitcts" explore --backend "$pp" --cases 200 --jobs 2 --report ex --quiet --shrink-max 4 \
+    --shrink-seconds 60 >ex.log 2>&1 || rc=$?
+[ "$rc" = 1 ] || { cat ex.log; fail "explore over broken_permuted_padded exited $rc, not 1"; }
+python3 - <<'PY' || fail "explore's report or shrunk cases are wrong"
+import json, os, subprocess, sys
+rep = json.load(open("ex/report.json"))
+ids = [c["id"] for c in rep["cases"]]
+assert ids == ["explore.%d" % i for i in range(200)], "ids are not explore.0 .. explore.199"
+failing = [c for c in rep["cases"] if c["verdict"] == "fail"]
+assert failing, "no failure found"
+print("explore: %d of 200 cases fail, the first %s" % (len(failing), failing[0]["id"]))
+shrunk = sorted(os.listdir("ex/shrunk"))
+assert len(shrunk) == 4, "want 4 shrunk cases, got %s" % shrunk
+for d in shrunk:
+    info = json.load(open(os.path.join("ex/shrunk", d, "shrink.json")))
+    man = json.load(open(os.path.join("ex/shrunk", d, "manifest.json")))
+    assert [c["id"] for c in man["cases"]] == [d, d + ".shrunk"], man["cases"]
+    assert info["signature"] == "fail:mismatch", info
+    assert info["elements_after"] <= 8 and info["rank_after"] <= 2, info
+    assert info["result"]["verdict"] == "fail", info["result"]
+    print("  %s: %d elements, rank %d -> %d elements, rank %d" % (
+        d, info["elements_before"], info["rank_before"], info["elements_after"], info["rank_after"]))
+PY
+first=$(ls ex/shrunk | head -n 1)
+eval_line=$(sed -n 's/^bitcts eval /eval /p' "ex/shrunk/$first/repro.txt")
+[ -n "$eval_line" ] || fail "no eval line in repro.txt"
+# shellcheck disable=SC2086
+"$bitcts" $eval_line --format hex >eval.out 2>&1 || fail "the repro's eval line fails: $(cat eval.out)"
+echo "eval of the shrunk $first: $(cat eval.out)"
+rc=0
+"$bitcts" run --backend "$pp" --filter "$first" --report again --quiet >again.log 2>&1 || rc=$?
+[ "$rc" = 1 ] || fail "bitcts run --filter $first exited $rc, not 1 (the failure did not reproduce)"
+python3 -c "
+import json; c = json.load(open('again/report.json'))['cases']
+assert [x['id'] for x in c] == ['$first'] and c[0]['verdict'] == 'fail', c" ||
+    fail "run --filter $first did not fail the same case"
+
+# 3. Same bytes every time; the correct backend passes.
+"$bitcts" explore --backend cpu --cases 300 --first 1000 --jobs 2 --report cpu1 --quiet >cpu1.log 2>&1 ||
+    fail "explore on the CPU backend: a false alarm: $(grep -E 'fail|crash|timeout' cpu1.log | head -n 5)"
+"$bitcts" explore --backend cpu --cases 300 --first 1000 --jobs 1 --report cpu2 --quiet >cpu2.log 2>&1 ||
+    fail "explore on the CPU backend (jobs 1) failed"
+python3 - <<'PY' || fail "two explores of the same cases differ"
+import json
+a, b = (json.load(open(p + "/report.json"))["cases"] for p in ("cpu1", "cpu2"))
+ka = [(c["id"], c["verdict"], c["output_xxh3_128"]) for c in a]
+kb = [(c["id"], c["verdict"], c["output_xxh3_128"]) for c in b]
+assert ka == kb, "first difference: %s" % next((x, y) for x, y in zip(ka, kb) if x != y)
+assert len(ka) == 300
+print("explore.1000 .. explore.1299: identical ids, verdicts and digests with --jobs 2 and 1")
+PY
+"$bitcts" explore --backend cpu --seconds 10 --jobs 2 --report cpu3 --quiet >cpu3.log 2>&1 ||
+    fail "10 s of explore on the CPU backend: a false alarm: $(tail -n 5 cpu3.log)"
+echo "10 s of explore on the CPU backend: $(grep -o '[0-9]* cases in [0-9.]* s' cpu3.log), no failure"
+
+# 4. run --shrink on broken plugins of other kinds.
+for spec in "broken_ignores_strides:*.r3.padded_inner.*:2" "broken_zero_stride:*.r3.broadcast*:2" \
+    "broken_skip_last_odd:bit_xor.*.r2.*:3" "broken_crash_rank8:bit_not.uint8.r8.*:1"; do
+    IFS=: read -r name filter most <<<"$spec"
+    rc=0
+    "$bitcts" run --backend "${plugin[$name]}" --tier all --filter "$filter" --jobs 2 --report "rs-$name" \
+        --quiet --shrink --shrink-max 2 --shrink-seconds 40 >"rs-$name.log" 2>&1 || rc=$?
+    [ "$rc" = 1 ] || { tail -n 20 "rs-$name.log"; fail "$name: run --shrink exited $rc, not 1"; }
+    python3 - "rs-$name/shrunk" "$most" "$name" <<'PY' || fail "$name: not shrunk far enough"
+import json, os, sys
+root, most, name = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+dirs = sorted(os.listdir(root))
+assert dirs, "nothing shrunk"
+for d in dirs:
+    info = json.load(open(os.path.join(root, d, "shrink.json")))
+    assert info["elements_after"] <= most, "%s: %d elements left" % (d, info["elements_after"])
+    print("%s: %s (%s): %d elements, rank %d -> %d, rank %d" % (name, d, info["signature"],
+          info["elements_before"], info["rank_before"], info["elements_after"], info["rank_after"]))
+PY
+done
+
+# 5. A careless command line.
+careless() { # careless WANT_TEXT ARGS...
+    local want=$1
+    shift
+    local out rc=0
+    out=$("$bitcts" explore "$@" 2>&1) || rc=$?
+    [ "$rc" = 2 ] || fail "explore $*: exit $rc, not 2"
+    grep -q -- "$want" <<<"$out" || fail "explore $*: '$out' does not say '$want'"
+}
+careless "one of --seconds N and --cases N" --backend cpu
+careless "one of --seconds N and --cases N" --backend cpu --seconds 5 --cases 5
+careless "--backend is required" --cases 5
+careless "run's, not explore's" --backend cpu --cases 5 --filter 'bit_and.*'
+careless "--cases" --backend cpu --cases 0
+careless "--seconds" --backend cpu --seconds x
+mkdir -p foreign && echo mine >foreign/notes.txt
+careless "not a bitcts report" --backend cpu --cases 5 --report foreign
+[ "$(cat foreign/notes.txt)" = mine ] || fail "explore touched a foreign folder"
+echo "explore: every check passed"
