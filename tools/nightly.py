@@ -32,6 +32,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True
 import nightly_site  # noqa: E402  (the pages)
 
 HISTORY_SCHEMA = "bitcts-nightly-history"
