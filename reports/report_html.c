@@ -31,7 +31,7 @@ static const char html_style[] =
     "code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;"
     "font-size:12.5px}\n"
     "pre{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:6px 10px;"
-    "white-space:pre-wrap;overflow-wrap:normal;word-break:normal;overflow-x:auto;margin:6px 0}\n"
+    "white-space:pre;overflow-x:auto;margin:6px 0}\n"
     "details.group{border:1px solid #d0d7de;border-left:6px solid #cf222e;border-radius:6px;"
     "margin:8px 0;padding:4px 12px}\n"
     "details.group.warn{border-left-color:#bf8700}"
@@ -40,7 +40,8 @@ static const char html_style[] =
     ".g-count{font-size:15px;font-weight:700;margin-right:6px}.sig{font-family:ui-monospace,"
     "SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}\n"
     "table.cases{width:100%}table.cases td{font-size:12.5px}\n"
-    "td.repro code{white-space:nowrap;color:#57606a}td.repro{max-width:32em;overflow-x:auto}\n"
+    "td.repro code{white-space:nowrap;color:#57606a}"
+    "td.repro div{max-width:24em;overflow-x:auto}\n"
     ".facet{margin:4px 0}.facet b{display:inline-block;min-width:5em}\n"
     "button.chip{font:inherit;font-size:12.5px;border:1px solid #d0d7de;border-radius:10px;"
     "background:#f6f8fa;margin:1px 2px;padding:0 7px;cursor:pointer}\n"
@@ -372,9 +373,9 @@ static void html_case_row(sbuf *b, const json_t *c, const bitcts__report_facets 
     }
     sb_printf(b, "<td class=\"n\">%s</td><td>", time);
     sb_esc(b, bitcts_report_str(c, "detail"), 0);
-    sb_puts(b, "</td><td class=\"repro\"><code>");
+    sb_puts(b, "</td><td class=\"repro\"><div><code>");
     sb_esc(b, bitcts_report_str(c, "repro"), 0);
-    sb_puts(b, "</code></td></tr>\n");
+    sb_puts(b, "</code></div></td></tr>\n");
 }
 
 static void html_group(sbuf *b, const bitcts__report_view *v, const bitcts__report_group *grp,
@@ -418,11 +419,11 @@ static void html_failures(sbuf *b, const bitcts__report_view *v)
         return;
     }
     sb_printf(b,
-              "<p class=\"note\" id=\"groups-note\">%zu cases in %zu groups (one verdict, "
+              "<p class=\"note\" id=\"groups-note\">%zu cases in %zu group%s (one verdict, "
               "operator and message, numbers aside), largest first. Every case is listed in its "
               "group and found by the search; the first %u of each group show their bits. "
               "Click a value to search for it.</p>\n",
-              g->n, g->n_groups, BITCTS_REPORT_HTML_GROUP_CARDS);
+              g->n, g->n_groups, g->n_groups == 1 ? "" : "s", BITCTS_REPORT_HTML_GROUP_CARDS);
     html_facets(b, g);
     sb_puts(b, "<div id=\"controls\">Search: <input id=\"f-text\" placeholder=\"words in the id, "
                "type, rank, pattern, detail\" oninput=\"bitctsFilter()\"> <select "
@@ -513,8 +514,8 @@ void bitcts__report_render_html(sbuf *b, const bitcts__report_view *v)
               v->clean ? "PASSED" : "FAILED");
     sb_printf(b,
               "<p id=\"overview\">%zu cases, %zu listed below as failures or warnings, in %zu "
-              "groups.</p>\n",
-              v->t->n, v->listed, v->groups->n_groups);
+              "group%s.</p>\n",
+              v->t->n, v->listed, v->groups->n_groups, v->groups->n_groups == 1 ? "" : "s");
     html_identity(b, v);
     html_verdict_table(b, v);
     html_failures(b, v);

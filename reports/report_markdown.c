@@ -100,11 +100,11 @@ static void md_groups(sbuf *b, const bitcts__report_view *v)
     const size_t shown =
         g->n_groups < BITCTS_REPORT_MD_MAX_GROUPS ? g->n_groups : BITCTS_REPORT_MD_MAX_GROUPS;
     sb_printf(b,
-              "%zu cases in %zu groups (one verdict, operator and message, numbers aside), "
+              "%zu cases in %zu group%s (one verdict, operator and message, numbers aside), "
               "largest first; report.html lists and searches every case.\n\n"
               "| cases | verdict | operator | message | types | ranks | patterns |\n"
               "|---:|---|---|---|---|---|---|\n",
-              g->n, g->n_groups);
+              g->n, g->n_groups, g->n_groups == 1 ? "" : "s");
     for (size_t i = 0; i < shown; ++i) {
         const bitcts__report_group *grp = &g->groups[i];
         sb_printf(b, "| %zu | %s | ", grp->count, bitcts_verdict_name(grp->verdict));

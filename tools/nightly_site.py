@@ -165,14 +165,15 @@ header{background:#24292f;color:#fff;padding:14px 24px}header h1{margin:0;font-s
 header a{color:#9ecbff}main{padding:8px 24px 40px;max-width:1500px}
 h2{font-size:18px;border-bottom:1px solid #d0d7de;padding-bottom:4px;margin-top:28px}
 .status{display:inline-block;padding:2px 12px;border-radius:12px;font-size:15px;margin-left:12px}
-.green{background:#1a7f37}.red{background:#cf222e}.problems{background:#9a6700}
+.green,.pass{background:#1a7f37}.red,.fail,.timeout,.crash,.missing,.internal_error,
+.unexpected_pass{background:#cf222e}.problems,.flake,.warn{background:#9a6700}
 table{border-collapse:collapse;margin:8px 0 12px}
 th,td{border:1px solid #d0d7de;padding:3px 9px;text-align:left;vertical-align:top}
 th{background:#f6f8fa}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 td.ok{background:#dafbe1}td.bad{background:#ffebe9}td.flaky{background:#fff8c5}
 td.none{color:#afb8c1}code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;
 font-size:12.5px}pre{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;
-padding:6px 10px;white-space:pre-wrap;word-break:normal;overflow-x:auto}
+padding:6px 10px;white-space:pre;overflow-x:auto}
 .problem{background:#fff8c5;border:1px solid #d4a72c;border-radius:6px;padding:8px 14px;margin:10px 0}
 .note{color:#57606a}dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px}
 dl.meta dt{font-weight:600;color:#57606a}dl.meta dd{margin:0;word-break:break-all}
@@ -442,6 +443,13 @@ def night_status(night):
 
 # ---- case pages ----
 
+def hex_to_bin(text):
+    """"0x0f" -> "00001111"; "" for anything else."""
+    if not isinstance(text, str) or not re.fullmatch(r"0[xX][0-9a-fA-F]+", text):
+        return ""
+    return "".join(format(int(d, 16), "04b") for d in text[2:])
+
+
 def case_page(night, backend, c, prov):
     f = c.get("failure") or {}
     first = f.get("first") or {}
@@ -456,8 +464,11 @@ def case_page(night, backend, c, prov):
         body.append(f'<p>{f.get("mismatches")} of {f.get("elements")} elements differ; the first '
                     f'at index {first.get("index")}, coordinates {esc(first.get("coords"))}:</p>')
         body.append("<table><tr><th></th><th>hex</th><th>binary</th></tr>")
-        for i, v in enumerate(first.get("inputs", [])):
-            body.append(f"<tr><th>input {i}</th><td><code>{esc(v)}</code></td><td></td></tr>")
+        inputs = first.get("inputs", [])
+        for i, v in enumerate(inputs):
+            label = "input" if len(inputs) == 1 else "input " + "ABCD"[i % 4]
+            body.append(f"<tr><th>{label}</th><td><code>{esc(v)}</code></td><td><code>"
+                        f"{esc(hex_to_bin(v))}</code></td></tr>")
         for k in ("expected", "actual"):
             body.append(f"<tr><th>{k}</th><td><code>{esc(first.get(k, ''))}</code></td>"
                         f"<td><code>{esc(first.get(k + '_bin', ''))}</code></td></tr>")
