@@ -26,10 +26,14 @@ typedef enum bitcts_report_format {
     BITCTS_REPORT_FORMAT_TEXT = 4      /* the terminal summary (no file) */
 } bitcts_report_format;
 
-/* Caps on what the human views list; report.json always holds every case. */
-#define BITCTS_REPORT_HTML_MAX_FAILURES 500u
-#define BITCTS_REPORT_MD_MAX_FAILURES 50u
-#define BITCTS_REPORT_TEXT_MAX_FAILURES 20u
+/* What the human views show of their failure groups (same verdict, operator and message; see
+ * report_group.h). report.html lists every listed case, in its group, searchable; it shows the
+ * full evidence (bit tables) of the first few cases of each group. summary.md and the terminal
+ * list each group with its count and first case, up to a number of groups, and say how many
+ * groups they left out. report.json always holds every case. */
+#define BITCTS_REPORT_HTML_GROUP_CARDS 2u
+#define BITCTS_REPORT_MD_MAX_GROUPS 50u
+#define BITCTS_REPORT_TEXT_MAX_GROUPS 12u
 #define BITCTS_REPORT_TEXT_SLOWEST 5u
 
 /* ---- rendering ---- */

@@ -31,7 +31,20 @@ static const char html_style[] =
     "code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;"
     "font-size:12.5px}\n"
     "pre{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:6px 10px;"
-    "white-space:pre-wrap;word-break:break-all;margin:6px 0}\n"
+    "white-space:pre;overflow-x:auto;margin:6px 0}\n"
+    "details.group{border:1px solid #d0d7de;border-left:6px solid #cf222e;border-radius:6px;"
+    "margin:8px 0;padding:4px 12px}\n"
+    "details.group.warn{border-left-color:#bf8700}"
+    "details.group.expected_fail{border-left-color:#8c959f}\n"
+    "details.group>summary{cursor:pointer;padding:3px 0}\n"
+    ".g-count{font-size:15px;font-weight:700;margin-right:6px}.sig{font-family:ui-monospace,"
+    "SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}\n"
+    "table.cases{width:100%}table.cases td{font-size:12.5px}\n"
+    "td.repro code{white-space:nowrap;color:#57606a}"
+    "td.repro div{max-width:24em;overflow-x:auto}\n"
+    ".facet{margin:4px 0}.facet b{display:inline-block;min-width:5em}\n"
+    "button.chip{font:inherit;font-size:12.5px;border:1px solid #d0d7de;border-radius:10px;"
+    "background:#f6f8fa;margin:1px 2px;padding:0 7px;cursor:pointer}\n"
     ".case{border:1px solid #d0d7de;border-left:6px solid #cf222e;border-radius:6px;"
     "padding:6px 14px;margin:12px 0}\n"
     ".case.warn{border-left-color:#bf8700}.case.expected_fail{border-left-color:#8c959f}\n"
@@ -40,16 +53,31 @@ static const char html_style[] =
     "font-size:12px;font-weight:600;border:1px solid #d0d7de}\n"
     "mark{background:#ffb8b0;color:inherit}\n"
     ".note{color:#57606a}\n"
-    "#controls{margin:8px 0}#controls input,#controls select{font:inherit;padding:2px 6px}\n";
+    "#controls{margin:8px 0;position:sticky;top:0;background:#fff;padding:6px 0;z-index:1}"
+    "#controls input{min-width:28em}#controls input,#controls select{font:inherit;"
+    "padding:2px 6px}\n";
 
+/* Search over every listed case: each word must occur in the case's row (id, type, rank,
+ * pattern, detail, repro); groups without a match hide, groups with one open. "#q=WORDS" in
+ * the address fills the box. */
 static const char html_script[] =
     "<script>\n"
-    "function bitctsFilter(){var t=document.getElementById('f-text').value.toLowerCase(),"
-    "v=document.getElementById('f-verdict').value,n=0;"
-    "document.querySelectorAll('#failures .case').forEach(function(e){"
-    "var ok=(!v||e.dataset.verdict===v)&&(!t||e.dataset.id.toLowerCase().indexOf(t)>=0);"
-    "e.style.display=ok?'':'none';n+=ok?1:0;});"
-    "document.getElementById('f-count').textContent=n+' shown';}\n"
+    "function bitctsFilter(){var q=document.getElementById('f-text'),"
+    "w=q.value.toLowerCase().split(/\\s+/).filter(Boolean),"
+    "v=document.getElementById('f-verdict').value,all=0,n=0,on=w.length>0||v!=='';"
+    "document.querySelectorAll('#failures details.group').forEach(function(g){var k=0;"
+    "g.querySelectorAll('tr.case-row').forEach(function(r){var t=r.textContent.toLowerCase(),"
+    "ok=(!v||r.dataset.verdict===v)&&w.every(function(x){return t.indexOf(x)>=0;});"
+    "r.style.display=ok?'':'none';k+=ok?1:0;++all;});"
+    "g.style.display=k?'':'none';g.querySelector('.g-match').textContent=on?' ('+k+' match)':'';"
+    "g.querySelectorAll('.case').forEach(function(e){e.style.display=on?'none':'';});"
+    "if(on&&k){g.open=true;}n+=k;});"
+    "document.getElementById('f-count').textContent=n+' of '+all+' shown';}\n"
+    "function bitctsSearch(t){document.getElementById('f-text').value=t;bitctsFilter();}\n"
+    "function bitctsOpen(o){document.querySelectorAll('#failures details.group')"
+    ".forEach(function(g){g.open=o;});}\n"
+    "window.addEventListener('DOMContentLoaded',function(){var h=location.hash;"
+    "if(h.indexOf('#q=')===0){bitctsSearch(decodeURIComponent(h.slice(3)));}});\n"
     "</script>\n";
 
 static void html_meta_row(sbuf *b, const char *label, const char *value, int mono)
@@ -82,6 +110,9 @@ static void html_identity(sbuf *b, const bitcts__report_view *v)
     const json_t *value;
     json_object_foreach((json_t *)json_object_get(be, "info"), key, value)
     {
+        if (json_string_value(value) == NULL || *json_string_value(value) == '\0') {
+            continue; /* nothing to show */
+        }
         sb_puts(b, "<dt>Backend info: ");
         sb_esc(b, key, 0);
         sb_puts(b, "</dt><dd>");
@@ -131,7 +162,7 @@ static void html_verdict_table(sbuf *b, const bitcts__report_view *v)
             sb_printf(b, "<th class=\"n\">%s</th>", bitcts_verdict_name(k));
         }
     }
-    sb_puts(b, "<th class=\"n\">total</th><th class=\"n\">time (s)</th></tr>\n");
+    sb_puts(b, "<th class=\"n\">total</th><th class=\"n\">time</th></tr>\n");
     double total_ms = 0;
     for (size_t i = 0; i < v->t->n_ops; ++i) {
         const bitcts_report_op_tally *row = &v->t->ops[i];
@@ -143,8 +174,9 @@ static void html_verdict_table(sbuf *b, const bitcts__report_view *v)
                 html_count_cell(b, row->verdicts[k], k);
             }
         }
-        sb_printf(b, "<td class=\"n\">%zu</td><td class=\"n\">%.2f</td></tr>\n", row->count,
-                  row->ms / 1000.0);
+        char time[48];
+        bitcts__report_duration(time, sizeof time, row->ms);
+        sb_printf(b, "<td class=\"n\">%zu</td><td class=\"n\">%s</td></tr>\n", row->count, time);
         total_ms += row->ms;
     }
     sb_puts(b, "<tr class=\"total\"><td>total</td>");
@@ -153,8 +185,9 @@ static void html_verdict_table(sbuf *b, const bitcts__report_view *v)
             html_count_cell(b, v->t->totals[k], k);
         }
     }
-    sb_printf(b, "<td class=\"n\">%zu</td><td class=\"n\">%.2f</td></tr>\n</table>\n", v->t->n,
-              total_ms / 1000.0);
+    char time[48];
+    bitcts__report_duration(time, sizeof time, total_ms);
+    sb_printf(b, "<td class=\"n\">%zu</td><td class=\"n\">%s</td></tr>\n</table>\n", v->t->n, time);
 }
 
 /* Binary digits of `bits`, with the digits that differ from `other` marked. */
@@ -281,38 +314,135 @@ static void html_case(sbuf *b, const json_t *c)
     sb_puts(b, "</code></pre>\n</div>\n");
 }
 
+/* The values of each facet over every listed case, as buttons that search for them. */
+static void html_facets(sbuf *b, const bitcts__report_groups *g)
+{
+    sb_puts(b, "<div id=\"facets\">\n");
+    for (int f = 0; f < BITCTS_REPORT_FACETS; ++f) {
+        if (g->n_values[f] == 0 || (g->n_values[f] == 1 && *g->values[f][0] == '\0')) {
+            continue; /* no case has this facet */
+        }
+        sb_printf(b, "<div class=\"facet\" id=\"facet-%s\"><b>%s</b>", bitcts__report_facet_name(f),
+                  bitcts__report_facet_name(f));
+        for (size_t i = 0; i < g->n_values[f]; ++i) {
+            const char *value = *g->values[f][i] ? g->values[f][i] : "(none)";
+            sb_puts(b, "<button class=\"chip\" data-q=\"");
+            sb_esc(b, value, 1);
+            sb_puts(b, "\" onclick=\"bitctsSearch(this.dataset.q)\">");
+            sb_esc(b, value, 0);
+            sb_printf(b, " <span class=\"note\">%zu</span></button>", g->counts[f][i]);
+        }
+        sb_puts(b, "</div>\n");
+    }
+    sb_puts(b, "</div>\n");
+}
+
+/* One line of a group's summary: how its cases spread over a facet. */
+static void html_spread(sbuf *b, const bitcts__report_group *grp, int f)
+{
+    const bitcts__report_spread *s = &grp->spread[f];
+    if (s->distinct == 0 || *s->top == '\0') {
+        return;
+    }
+    if (s->distinct == 1) {
+        sb_printf(b, " \xC2\xB7 %s ", bitcts__report_facet_name(f));
+        sb_esc(b, s->top, 0);
+        return;
+    }
+    sb_printf(b, " \xC2\xB7 %zu %ss (most: ", s->distinct, bitcts__report_facet_name(f));
+    sb_esc(b, s->top, 0);
+    sb_printf(b, " \xC3\x97%zu)", s->top_count);
+}
+
+/* One row per case: every listed case is in the page, found by the search. */
+static void html_case_row(sbuf *b, const json_t *c, const bitcts__report_facets *fc)
+{
+    const char *verdict = bitcts_report_str(c, "verdict");
+    const char *id = bitcts_report_str(c, "id");
+    char time[48];
+    bitcts__report_duration(time, sizeof time, bitcts_report_num(c, "duration_ms"));
+    sb_printf(b, "<tr class=\"case-row\" data-verdict=\"%s\" id=\"row-", verdict);
+    sb_esc(b, id, 1);
+    sb_puts(b, "\"><td><code>");
+    sb_esc(b, id, 0);
+    sb_puts(b, "</code></td>");
+    for (int f = BITCTS_REPORT_FACET_TYPE; f < BITCTS_REPORT_FACETS; ++f) {
+        sb_puts(b, "<td>");
+        sb_esc(b, fc->value[f], 0);
+        sb_puts(b, "</td>");
+    }
+    sb_printf(b, "<td class=\"n\">%s</td><td>", time);
+    sb_esc(b, bitcts_report_str(c, "detail"), 0);
+    sb_puts(b, "</td><td class=\"repro\"><div><code>");
+    sb_esc(b, bitcts_report_str(c, "repro"), 0);
+    sb_puts(b, "</code></div></td></tr>\n");
+}
+
+static void html_group(sbuf *b, const bitcts__report_view *v, const bitcts__report_group *grp,
+                       size_t index)
+{
+    const char *verdict = bitcts_verdict_name(grp->verdict);
+    char time[48];
+    bitcts__report_duration(time, sizeof time, grp->ms);
+    sb_printf(b,
+              "<details class=\"group %s\" id=\"group-%zu\" data-verdict=\"%s\"%s>\n<summary>"
+              "<span class=\"badge v-%s\">%s</span><span class=\"g-count\">%zu</span><code>",
+              verdict, index + 1, verdict, index == 0 ? " open" : "", verdict, verdict, grp->count);
+    sb_esc(b, *grp->op ? grp->op : "(no operator)", 0);
+    sb_puts(b, "</code> <span class=\"sig\">");
+    sb_esc(b, *grp->signature ? grp->signature : "(no detail)", 0);
+    sb_puts(b, "</span><span class=\"g-match note\"></span><br><span class=\"note\">");
+    sb_printf(b, "%zu case%s", grp->count, grp->count == 1 ? "" : "s");
+    for (int f = BITCTS_REPORT_FACET_TYPE; f < BITCTS_REPORT_FACETS; ++f) {
+        html_spread(b, grp, f);
+    }
+    sb_printf(b, " \xC2\xB7 %s</span></summary>\n", time);
+    for (size_t j = 0; j < grp->count && j < BITCTS_REPORT_HTML_GROUP_CARDS; ++j) {
+        html_case(b, json_array_get(v->cases, v->groups->order[grp->start + j]));
+    }
+    sb_puts(b, "<table class=\"cases\"><thead><tr><th>case</th><th>type</th><th>rank</th>"
+               "<th>pattern</th><th class=\"n\">time</th><th>detail</th><th>repro</th></tr>"
+               "</thead><tbody>\n");
+    for (size_t j = 0; j < grp->count; ++j) {
+        html_case_row(b, json_array_get(v->cases, v->groups->order[grp->start + j]),
+                      &v->groups->facets[grp->start + j]);
+    }
+    sb_puts(b, "</tbody></table>\n</details>\n");
+}
+
 static void html_failures(sbuf *b, const bitcts__report_view *v)
 {
+    const bitcts__report_groups *g = v->groups;
     sb_printf(b, "<h2 id=\"failures-title\">Failures and warnings (%zu)</h2>\n", v->listed);
     if (!v->listed) {
         sb_puts(b, "<p>None: every case passed, was recorded or is not supported.</p>\n");
         return;
     }
-    sb_puts(b, "<div id=\"controls\">Filter: <input id=\"f-text\" placeholder=\"case id contains\" "
-               "oninput=\"bitctsFilter()\"> <select id=\"f-verdict\" onchange=\"bitctsFilter()\">"
-               "<option value=\"\">all verdicts</option>");
+    sb_printf(b,
+              "<p class=\"note\" id=\"groups-note\">%zu cases in %zu group%s (one verdict, "
+              "operator and message, numbers aside), largest first. Every case is listed in its "
+              "group and found by the search; the first %u of each group show their bits. "
+              "Click a value to search for it.</p>\n",
+              g->n, g->n_groups, g->n_groups == 1 ? "" : "s", BITCTS_REPORT_HTML_GROUP_CARDS);
+    html_facets(b, g);
+    sb_puts(b, "<div id=\"controls\">Search: <input id=\"f-text\" placeholder=\"words in the id, "
+               "type, rank, pattern, detail\" oninput=\"bitctsFilter()\"> <select "
+               "id=\"f-verdict\" onchange=\"bitctsFilter()\"><option value=\"\">all "
+               "verdicts</option>");
     for (int k = 0; k < BITCTS_VERDICT_COUNT; ++k) {
         if (bitcts__report_is_listed(k) && v->t->totals[k]) {
             sb_printf(b, "<option>%s</option>", bitcts_verdict_name(k));
         }
     }
-    sb_puts(b,
-            "</select> <span id=\"f-count\" class=\"note\"></span></div>\n<div id=\"failures\">\n");
-    size_t shown = 0;
-    for (size_t i = 0; i < v->t->n && shown < BITCTS_REPORT_HTML_MAX_FAILURES; ++i) {
-        const json_t *c = json_array_get(v->cases, i);
-        if (bitcts__report_is_listed(bitcts_report_case_verdict(c))) {
-            html_case(b, c);
-            ++shown;
-        }
+    sb_printf(b,
+              "</select> <button onclick=\"bitctsOpen(true)\">expand all</button> <button "
+              "onclick=\"bitctsOpen(false)\">collapse all</button> <span id=\"f-count\" "
+              "class=\"note\">%zu of %zu shown</span></div>\n<div id=\"failures\">\n",
+              g->n, g->n);
+    for (size_t i = 0; i < g->n_groups; ++i) {
+        html_group(b, v, &g->groups[i], i);
     }
     sb_puts(b, "</div>\n");
-    if (shown < v->listed) {
-        sb_printf(b,
-                  "<p class=\"note\">%zu more not shown (the first %u are listed); "
-                  "report.json and junit.xml hold every case.</p>\n",
-                  v->listed - shown, BITCTS_REPORT_HTML_MAX_FAILURES);
-    }
 }
 
 static void html_recorded(sbuf *b, const bitcts__report_view *v)
@@ -326,6 +456,9 @@ static void html_recorded(sbuf *b, const bitcts__report_view *v)
               "classified, not asserted.</p>\n<table>\n<tr><th>operator</th>",
               v->t->totals[BITCTS_VERDICT_RECORDED]);
     for (size_t p = 0; p < BITCTS_REPORT_POLICY_COUNT; ++p) {
+        if (v->t->policies[p] == 0) {
+            continue; /* no empty columns */
+        }
         sb_printf(b, "<th class=\"n\">%s</th>",
                   *bitcts_report_policy_name((int)p) ? bitcts_report_policy_name((int)p)
                                                      : "(none)");
@@ -339,6 +472,9 @@ static void html_recorded(sbuf *b, const bitcts__report_view *v)
         sb_esc(b, v->t->ops[i].name, 0);
         sb_puts(b, "</code></td>");
         for (size_t p = 0; p < BITCTS_REPORT_POLICY_COUNT; ++p) {
+            if (v->t->policies[p] == 0) {
+                continue;
+            }
             sb_printf(b, "<td class=\"n\">%zu</td>", v->t->ops[i].policies[p]);
         }
         sb_puts(b, "</tr>\n");
@@ -376,8 +512,10 @@ void bitcts__report_render_html(sbuf *b, const bitcts__report_view *v)
               "conformance report<span class=\"status %s\">%s</span></h1></header>\n<main>\n",
               html_style, html_script, v->clean ? "passed" : "failed",
               v->clean ? "PASSED" : "FAILED");
-    sb_printf(b, "<p id=\"overview\">%zu cases, %zu listed below as failures or warnings.</p>\n",
-              v->t->n, v->listed);
+    sb_printf(b,
+              "<p id=\"overview\">%zu cases, %zu listed below as failures or warnings, in %zu "
+              "group%s.</p>\n",
+              v->t->n, v->listed, v->groups->n_groups, v->groups->n_groups == 1 ? "" : "s");
     html_identity(b, v);
     html_verdict_table(b, v);
     html_failures(b, v);

@@ -51,7 +51,7 @@ static void md_case(sbuf *b, const json_t *c)
         sb_puts(b, ": ");
         sb_md(b, bitcts_report_str(c, "detail"));
     }
-    if (json_is_object(first)) {
+    if (json_is_object(first) && *bitcts_report_str(c, "detail") == '\0') {
         char text[256];
         snprintf(text, sizeof text,
                  "%lld of %lld elements differ; first at index %lld: expected %s, actual %s",
@@ -73,6 +73,58 @@ static void md_case(sbuf *b, const json_t *c)
     sb_puts(b, "  \n  ");
     sb_md_code(b, bitcts_report_str(c, "repro"));
     sb_puts(b, "\n");
+}
+
+/* How a group's cases spread over a facet, for a table cell. */
+static void md_spread(sbuf *b, const bitcts__report_group *grp, int f)
+{
+    const bitcts__report_spread *s = &grp->spread[f];
+    if (s->distinct <= 1) {
+        sb_md_cell(b, s->top != NULL ? s->top : "");
+        return;
+    }
+    char text[BITCTS_REPORT_FACET_LEN + 48];
+    snprintf(text, sizeof text, "%zu (most %s \xC3\x97%zu)", s->distinct, s->top, s->top_count);
+    sb_md_cell(b, text);
+}
+
+/* The groups as a table, then the first case of each with its repro command. */
+static void md_groups(sbuf *b, const bitcts__report_view *v)
+{
+    const bitcts__report_groups *g = v->groups;
+    sb_printf(b, "\n## Failures and warnings (%zu)\n\n", v->listed);
+    if (!v->listed) {
+        sb_puts(b, "None.\n");
+        return;
+    }
+    const size_t shown =
+        g->n_groups < BITCTS_REPORT_MD_MAX_GROUPS ? g->n_groups : BITCTS_REPORT_MD_MAX_GROUPS;
+    sb_printf(b,
+              "%zu cases in %zu group%s (one verdict, operator and message, numbers aside), "
+              "largest first; report.html lists and searches every case.\n\n"
+              "| cases | verdict | operator | message | types | ranks | patterns |\n"
+              "|---:|---|---|---|---|---|---|\n",
+              g->n, g->n_groups, g->n_groups == 1 ? "" : "s");
+    for (size_t i = 0; i < shown; ++i) {
+        const bitcts__report_group *grp = &g->groups[i];
+        sb_printf(b, "| %zu | %s | ", grp->count, bitcts_verdict_name(grp->verdict));
+        sb_md_cell(b, grp->op);
+        sb_puts(b, " | ");
+        sb_md_cell(b, grp->signature);
+        for (int f = BITCTS_REPORT_FACET_TYPE; f < BITCTS_REPORT_FACETS; ++f) {
+            sb_puts(b, " | ");
+            md_spread(b, grp, f);
+        }
+        sb_puts(b, " |\n");
+    }
+    if (shown < g->n_groups) {
+        sb_printf(b, "\n%zu more groups (%zu groups in all): see report.html.\n",
+                  g->n_groups - shown, g->n_groups);
+    }
+    sb_puts(b, "\n### The first case of each group\n\n");
+    for (size_t i = 0; i < shown; ++i) {
+        md_case(b, json_array_get(v->cases, g->order[g->groups[i].start]));
+    }
 }
 
 void bitcts__report_render_markdown(sbuf *b, const bitcts__report_view *v)
@@ -102,20 +154,7 @@ void bitcts__report_render_markdown(sbuf *b, const bitcts__report_view *v)
     bitcts__report_command_line(b, r, sb_md_code);
     sb_puts(b, "\n\n");
     md_verdict_table(b, v);
-    sb_printf(b, "\n## Failures and warnings (%zu)\n\n", v->listed);
-    size_t shown = 0;
-    for (size_t i = 0; i < v->t->n && shown < BITCTS_REPORT_MD_MAX_FAILURES; ++i) {
-        const json_t *c = json_array_get(v->cases, i);
-        if (bitcts__report_is_listed(bitcts_report_case_verdict(c))) {
-            md_case(b, c);
-            ++shown;
-        }
-    }
-    if (!v->listed) {
-        sb_puts(b, "None.\n");
-    } else if (shown < v->listed) {
-        sb_printf(b, "\n%zu more not shown; see report.html or report.json.\n", v->listed - shown);
-    }
+    md_groups(b, v);
     const json_t *slowest = json_object_get(r, "slowest");
     if (json_array_size(slowest)) {
         sb_puts(b, "\n## Slowest cases\n\n| case | ms |\n|---|---:|\n");

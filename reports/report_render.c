@@ -26,7 +26,33 @@ bitcts_status bitcts__report_view_build(bitcts__report_view *v, const json_t *re
         v->listed += bitcts__report_is_listed(k) ? v->t->totals[k] : 0;
     }
     v->clean = bitcts_report_is_clean(report);
-    return BITCTS_OK;
+    const bitcts_status gst =
+        bitcts__report_groups_create(v->cases, bitcts__report_is_listed, &v->groups);
+    if (gst != BITCTS_OK) {
+        bitcts_report_tally_destroy(v->t);
+        v->t = NULL;
+    }
+    return gst;
+}
+
+void bitcts__report_view_release(bitcts__report_view *v)
+{
+    bitcts_report_tally_destroy(v->t);
+    bitcts__report_groups_destroy(v->groups);
+    v->t = NULL;
+    v->groups = NULL;
+}
+
+void bitcts__report_duration(char *out, size_t cap, double ms)
+{
+    if (ms < 1000.0) {
+        snprintf(out, cap, "%.*f ms", ms < 10.0 ? 2 : 1, ms);
+    } else if (ms < 120000.0) {
+        snprintf(out, cap, "%.2f s", ms / 1000.0);
+    } else {
+        const long long minutes = (long long)(ms / 60000.0);
+        snprintf(out, cap, "%lld min %.0f s", minutes, (ms - 60000.0 * (double)minutes) / 1000.0);
+    }
 }
 
 /* "0x00ff" -> "0000000011111111"; other text is left out. */
@@ -176,7 +202,7 @@ bitcts_status bitcts_report_render(const json_t *report, bitcts_report_format fo
     } else {
         bitcts__report_render_text(&b, &v);
     }
-    bitcts_report_tally_destroy(v.t);
+    bitcts__report_view_release(&v);
     if (!b.failed && b.data == NULL) {
         sb_add(&b, "", 0); /* an empty view is "", not a failure */
     }

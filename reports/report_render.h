@@ -5,8 +5,9 @@
 #ifndef BITCTS_REPORTS_REPORT_RENDER_H
 #define BITCTS_REPORTS_REPORT_RENDER_H
 
-#include "report.h"      /* bitcts_report_tally, the model */
-#include "report_sbuf.h" /* sbuf and the escapers */
+#include "report.h"       /* bitcts_report_tally, the model */
+#include "report_group.h" /* the failures grouped */
+#include "report_sbuf.h"  /* sbuf and the escapers */
 
 /** A validated report as the renderers see it. */
 typedef struct bitcts__report_view {
@@ -15,10 +16,15 @@ typedef struct bitcts__report_view {
     bitcts_report_tally *t;
     size_t listed; /* cases the failure sections list */
     int clean;
+    bitcts__report_groups *groups; /* the listed cases, grouped */
 } bitcts__report_view;
 
-/** Tallies the report. @return BITCTS_OK or BITCTS_E_OUT_OF_MEMORY (see tally_create). */
+/** Tallies the report and groups its listed cases.
+ * @return BITCTS_OK or BITCTS_E_OUT_OF_MEMORY (see tally_create). */
 bitcts_status bitcts__report_view_build(bitcts__report_view *v, const json_t *report);
+void bitcts__report_view_release(bitcts__report_view *v);
+/** "12.3 ms", "4.56 s", "3 min 2 s": a duration for people. */
+void bitcts__report_duration(char *out, size_t cap, double ms);
 /** 1 for the verdicts the failure sections list (all but pass, recorded, not_supported). */
 int bitcts__report_is_listed(int verdict);
 /** "0x00ff" -> "0000000011111111" into out; "" for anything else. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The terminal view of a report: the verdict table by operator, the failing cases with their
- * repro commands (the first BITCTS_REPORT_TEXT_MAX_FAILURES), and the slowest cases from the
+ * failing cases in groups (one verdict, operator and message) with the first case of each and its
+ * repro command (the largest BITCTS_REPORT_TEXT_MAX_GROUPS groups), and the slowest cases from the
  * report's own "slowest" list, so that every view ranks them alike. Text from the report is
  * shown with control characters replaced, so that nothing in a report can drive a terminal. */
 #include "report_render.h"
@@ -51,32 +52,42 @@ static void text_verdict_table(sbuf *b, const bitcts__report_view *v)
 
 static void text_failures(sbuf *b, const bitcts__report_view *v)
 {
+    const bitcts__report_groups *g = v->groups;
     size_t failing = 0;
-    for (int k = 0; k < BITCTS_VERDICT_COUNT; ++k) {
-        failing += bitcts_verdict_is_failure(k) ? v->t->totals[k] : 0;
+    size_t groups = 0;
+    for (size_t i = 0; i < g->n_groups; ++i) {
+        if (bitcts_verdict_is_failure(g->groups[i].verdict)) {
+            failing += g->groups[i].count;
+            ++groups;
+        }
     }
     if (failing == 0) {
         return;
     }
-    sb_printf(b, "\nfailures (%zu):\n", failing);
+    sb_printf(b, "\nfailures (%zu) in %zu group%s (one verdict, operator and message):\n", failing,
+              groups, groups == 1 ? "" : "s");
     size_t shown = 0;
-    for (size_t i = 0; i < v->t->n && shown < BITCTS_REPORT_TEXT_MAX_FAILURES; ++i) {
-        const json_t *c = json_array_get(v->cases, i);
-        const int verdict = bitcts_report_case_verdict(c);
-        if (!bitcts_verdict_is_failure(verdict)) {
+    for (size_t i = 0; i < g->n_groups && shown < BITCTS_REPORT_TEXT_MAX_GROUPS; ++i) {
+        const bitcts__report_group *grp = &g->groups[i];
+        if (!bitcts_verdict_is_failure(grp->verdict)) {
             continue;
         }
         ++shown;
-        sb_puts(b, "  ");
+        const json_t *c = json_array_get(v->cases, g->order[grp->start]);
+        sb_printf(b, "  %6zu x %s ", grp->count, bitcts_verdict_name(grp->verdict));
+        sb_plain(b, grp->op);
+        sb_puts(b, ": ");
+        sb_plain(b, grp->signature);
+        sb_puts(b, "\n         first: ");
         sb_plain(b, bitcts_report_str(c, "id"));
-        sb_printf(b, ": %s: ", bitcts_verdict_name(verdict));
+        sb_puts(b, ": ");
         sb_plain(b, bitcts_report_str(c, "detail"));
-        sb_puts(b, "\n    ");
+        sb_puts(b, "\n         ");
         sb_plain(b, bitcts_report_str(c, "repro"));
         sb_puts(b, "\n");
     }
-    if (shown < failing) {
-        sb_printf(b, "  ... and %zu more (see the report)\n", failing - shown);
+    if (shown < groups) {
+        sb_printf(b, "  ... and %zu more groups (report.html lists every case)\n", groups - shown);
     }
 }
 

@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "fs_util.h"
 #include "report_files.h"
+#include "report_group.h"
 
 #define SEED "0x0062697463747331"
 #define ODD_ID "bit_xor.uint8.r1.odd<&\"'>.0"
@@ -646,6 +647,98 @@ static void test_malformed(const char *tmp, const json_t *report)
     CHECK(none == NULL);
 }
 
+/* ---- grouping at scale ---- */
+
+static void test_group_parts(void)
+{
+    char sig[BITCTS_REPORT_SIGNATURE_LEN];
+    bitcts__report_signature("17 of 4096 elements differ; first at index 5: expected 0x00ff, got "
+                             "0xFF00 after 1.5 s",
+                             sig, sizeof sig);
+    CHECK_EQ_STR(sig, "# of # elements differ; first at index #: expected #, got # after # s");
+    bitcts__report_facets f;
+    json_t *c = json_pack("{s:s, s:s}", "id", "bit_count.int64.uint8.r3.padded_inner.1", "operator",
+                          "bit_count");
+    bitcts__report_case_facets(c, &f);
+    CHECK_EQ_STR(f.value[BITCTS_REPORT_FACET_OP], "bit_count");
+    CHECK_EQ_STR(f.value[BITCTS_REPORT_FACET_TYPE], "int64>uint8");
+    CHECK_EQ_STR(f.value[BITCTS_REPORT_FACET_RANK], "r3");
+    CHECK_EQ_STR(f.value[BITCTS_REPORT_FACET_PATTERN], "padded_inner");
+    json_decref(c);
+    c = json_pack("{s:s, s:s}", "id", "vendor-set/case 7", "operator", "");
+    bitcts__report_case_facets(c, &f);
+    CHECK_EQ_STR(f.value[BITCTS_REPORT_FACET_OP], "");
+    CHECK_EQ_STR(f.value[BITCTS_REPORT_FACET_RANK], "");
+    json_decref(c);
+}
+
+/* 10,000 failures in a few patterns: every one in the HTML (its row), the groups largest
+ * first in every view, durations shown, no cap. */
+#define N_SCALE 10000
+static void test_groups_at_scale(const char *tmp)
+{
+    static const char *const types[] = {"uint8", "uint16", "int32", "uint64"};
+    json_t *cases = json_array();
+    for (size_t i = 0; i < N_SCALE; ++i) {
+        char id[96];
+        char detail[96];
+        const char *op = ops[i % 3];
+        snprintf(id, sizeof id, "%s.%s.r%zu.packed.%zu", op, types[i % 4], 1 + i % 5, i);
+        snprintf(detail, sizeof detail,
+                 i % 10 == 9 ? "signal 11 after %zu calls"
+                             : "%zu of 64 elements differ; first at index 0: expected 0x0, got 0x1",
+                 i % 60 + 1);
+        json_array_append_new(
+            cases, make_case(i, id, i % 10 == 9 ? "crash" : "fail", 1.25, detail, "", NULL));
+    }
+    json_array_append_new(cases,
+                          make_case(N_SCALE, "bit_not.uint8.r1.a.0", "pass", 0.5, "", "", NULL));
+    json_t *report = make_report(cases, SEED, "", 30.0);
+    char dir[4200];
+    char err[BITCTS_REPORT_ERROR_CAP];
+    snprintf(dir, sizeof dir, "%s/scale", tmp);
+    CHECK_EQ_U64(bitcts_report_files_write(report, dir, err, sizeof err), BITCTS_OK);
+    bitcts__report_groups *g = NULL;
+    CHECK_EQ_U64(bitcts__report_groups_create(json_object_get(report, "cases"),
+                                              bitcts_verdict_is_failure, &g),
+                 BITCTS_OK);
+    if (g != NULL) {
+        CHECK_EQ_U64(g->n, N_SCALE);
+        CHECK_EQ_U64(g->n_groups, 6); /* 3 operators x (fail, crash) */
+        CHECK_EQ_U64(g->groups[0].count, 3000);
+        CHECK_EQ_U64(g->groups[5].count, 333);
+        CHECK_EQ_STR(g->groups[5].signature, "signal # after # calls");
+        CHECK_EQ_U64(g->groups[0].spread[BITCTS_REPORT_FACET_RANK].distinct, 5);
+        CHECK_EQ_U64(g->n_values[BITCTS_REPORT_FACET_TYPE], 4);
+    }
+    bitcts__report_groups_destroy(g);
+    char *html = read_text(dir, "report.html");
+    CHECK(html != NULL);
+    if (html != NULL) {
+        CHECK_EQ_U64(count_of(html, "<tr class=\"case-row\""), N_SCALE);
+        CHECK_EQ_U64(count_of(html, "<details class=\"group "), 6);
+        CHECK(strstr(html, "10000 of 10000 shown") != NULL);
+        CHECK(strstr(html, "more not shown") == NULL);
+        CHECK(strstr(html, "<code>bit_and.uint64.r5.packed.9999</code>") != NULL);
+        CHECK(strstr(html, "<td class=\"n\">10001</td><td class=\"n\">12.50 s</td>") !=
+              NULL); /* 10,000 x 1.25 ms */
+        CHECK(strstr(html, "<dt>Backend info: features</dt>") != NULL);
+        free(html);
+    }
+    char *md = read_text(dir, "summary.md");
+    CHECK(md != NULL && strstr(md, "10000 cases in 6 groups") != NULL);
+    CHECK(md != NULL && strstr(md, "| 3000 | fail | `bit_and` | `# of 64 elements") == NULL);
+    CHECK(md != NULL && strstr(md, "| 3000 | fail | `bit_and` | `# of # elements differ") != NULL);
+    CHECK(md != NULL && count_of(md, "\n- `") == 6);
+    free(md);
+    char *text = NULL;
+    CHECK_EQ_U64(bitcts_report_render(report, BITCTS_REPORT_FORMAT_TEXT, &text, NULL), BITCTS_OK);
+    CHECK(text != NULL && strstr(text, "failures (10000) in 6 groups") != NULL);
+    CHECK(text != NULL && strstr(text, "3000 x fail bit_and: # of # elements differ") != NULL);
+    free(text);
+    json_decref(report);
+}
+
 int main(int argc, char **argv)
 {
     char tmp[4096];
@@ -670,6 +763,8 @@ int main(int argc, char **argv)
     test_diff(tmp, report);
     test_merge(tmp, report);
     test_malformed(tmp, report);
+    test_group_parts();
+    test_groups_at_scale(tmp);
     if (argc > 1) { /* the sample for the browser check */
         CHECK_EQ_U64(bitcts_report_files_write(report, argv[1], err, sizeof err), BITCTS_OK);
         if (err[0]) {

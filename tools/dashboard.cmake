@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: MIT
+# A CDash dashboard run: configure, build and test bitcts, then submit when asked.
+#   ctest -S tools/dashboard.cmake [-DMODEL=Nightly|Experimental|Continuous]
+#         [-DBUILD_DIR=build-dashboard] [-DLABELS=conformance] [-DJOBS=2] [-DSUBMIT=ON]
+# MODEL: the dashboard track (default Nightly). LABELS: a ctest -L regex (default: every test).
+# SUBMIT: ON sends the results to CTEST_SUBMIT_URL (CTestConfig.cmake, or BITCTS_CDASH_URL);
+# OFF (the default) leaves them in BUILD_DIR/Testing for a look, with no network needed.
+cmake_minimum_required(VERSION 3.16)
+get_filename_component(CTEST_SOURCE_DIRECTORY "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
+if(NOT DEFINED BUILD_DIR)
+  set(BUILD_DIR "${CTEST_SOURCE_DIRECTORY}/build-dashboard")
+endif()
+get_filename_component(CTEST_BINARY_DIRECTORY "${BUILD_DIR}" ABSOLUTE)
+if(NOT DEFINED MODEL)
+  set(MODEL Nightly)
+endif()
+if(NOT DEFINED JOBS)
+  set(JOBS 2)
+endif()
+site_name(CTEST_SITE)
+if(NOT DEFINED CTEST_BUILD_NAME)
+  set(CTEST_BUILD_NAME "${CMAKE_SYSTEM_NAME}-${CMAKE_SYSTEM_PROCESSOR}-RelWithDebInfo")
+endif()
+set(CTEST_CMAKE_GENERATOR "Ninja")
+set(CTEST_BUILD_FLAGS "-j${JOBS}")
+set(CTEST_CONFIGURATION_TYPE RelWithDebInfo)
+
+ctest_start(${MODEL})
+ctest_configure(OPTIONS "-DCMAKE_BUILD_TYPE=RelWithDebInfo" RETURN_VALUE configure_rc)
+if(NOT configure_rc EQUAL 0)
+  message(FATAL_ERROR "dashboard: configure failed (${configure_rc})")
+endif()
+ctest_build(RETURN_VALUE build_rc NUMBER_ERRORS build_errors)
+set(test_args PARALLEL_LEVEL ${JOBS} RETURN_VALUE test_rc)
+if(DEFINED LABELS)
+  list(APPEND test_args INCLUDE_LABEL "${LABELS}")
+endif()
+ctest_test(${test_args})
+if(SUBMIT)
+  ctest_submit(RETURN_VALUE submit_rc)
+  if(NOT submit_rc EQUAL 0)
+    message(WARNING "dashboard: submission failed (${submit_rc})")
+  endif()
+endif()
+if(NOT build_rc EQUAL 0 OR build_errors GREATER 0 OR NOT test_rc EQUAL 0)
+  message(FATAL_ERROR "dashboard: build ${build_rc} (${build_errors} errors), tests ${test_rc}")
+endif()
