@@ -43,12 +43,14 @@ def main():
         problems.append(err)
 
     lines += ["## Steps", "", "| step | status | seconds |", "|---|---|---:|"]
+    status = {}
     try:
         with open(os.path.join(out, "steps.tsv"), encoding="utf-8") as f:
             for row in list(f)[1:]:
                 cells = row.rstrip("\n").split("\t")
                 if len(cells) >= 3:
                     lines.append("| %s | %s | %s |" % tuple(cells[:3]))
+                    status[cells[0]] = cells[1]
     except OSError as e:
         problems.append("steps.tsv: %s" % e)
     lines.append("")
@@ -86,6 +88,8 @@ def main():
         lines.append("")
 
     for name in ("bench-vulkan", "bench-cpu"):
+        if status.get(name, "skipped").startswith("skipped"):
+            continue  # not run: the steps table says so
         b, err = load(os.path.join(out, name + ".json"))
         if b is None:
             problems.append(err)
@@ -114,8 +118,10 @@ def main():
         for r in rows:
             by_layout.setdefault(r.get("layout"), []).append(r)
         peer_names = [p.get("name") for p in b.get("peers") or [] if p.get("present")]
-        head = "| layout | rows | median GB/s | median GB/s / limit | worst | checks |"
-        rule = "|---|---:|---:|---:|---:|---|"
+        kcopy = any(r.get("ratio_copy_kernel") is not None for r in rows)
+        head = "| layout | rows | median GB/s | median GB/s / limit | worst |%s checks |" % (
+            " median GB/s / kcopy |" if kcopy else "")
+        rule = "|---|---:|---:|---:|---:|%s---|" % ("---:|" if kcopy else "")
         for p in peer_names:
             head += " median %s GB/s | median bitcts / %s |" % (p, p)
             rule += "---:|---:|"
@@ -124,10 +130,13 @@ def main():
             ratios = [r["ratio_limit"] for r in rs if r.get("ratio_limit") is not None]
             gbps = [r["gbps"] for r in rs if r.get("gbps") is not None]
             checks = sorted({r.get("check") for r in rs})
-            row = "| %s | %d | %s | %s | %s | %s |" % (
+            kr = [r["ratio_copy_kernel"] for r in rs if r.get("ratio_copy_kernel") is not None]
+            row = "| %s | %d | %s | %s | %s |%s %s |" % (
                 layout, len(rs), fmt(statistics.median(gbps)) if gbps else "-",
                 fmt(statistics.median(ratios), 2) if ratios else "-",
-                fmt(min(ratios), 2) if ratios else "-", ", ".join(str(c) for c in checks))
+                fmt(min(ratios), 2) if ratios else "-",
+                (" %s |" % (fmt(statistics.median(kr), 2) if kr else "-")) if kcopy else "",
+                ", ".join(str(c) for c in checks))
             for p in peer_names:
                 pg = [r["peers"][p]["gbps"] for r in rs
                       if r.get("peers", {}).get(p, {}).get("gbps") is not None]
