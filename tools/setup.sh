@@ -2,13 +2,22 @@
 # SPDX-License-Identifier: MIT
 # Installs what bitcts needs from Debian's packages (run as root, or with sudo available).
 # Installs nothing when everything is already there. --with-browser adds Chromium, which the
-# tests use to render the HTML report headless.
+# tests use to render the HTML report headless. --with-lanes adds what the sanitizer lanes of
+# tools/test.sh and the fuzzers of tools/fuzz.sh use: valgrind, clang with its sanitizer and
+# libFuzzer runtimes (libclang-rt-dev) and llvm-symbolizer (llvm); GCC's ASan, UBSan and TSan
+# runtimes come with build-essential.
 set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config git libxxhash-dev libjansson-dev
           libvulkan-dev libvulkan-volk-dev glslc mesa-vulkan-drivers vulkan-validationlayers python3
           python3-numpy
           libxml2-utils clang-format clang-tidy clang-tools)
-[ "${1:-}" = "--with-browser" ] && packages+=(chromium)
+for arg in "$@"; do
+    case "$arg" in
+    --with-browser) packages+=(chromium) ;;
+    --with-lanes) packages+=(valgrind clang libclang-rt-dev llvm) ;;
+    *) echo "usage: tools/setup.sh [--with-browser] [--with-lanes]" >&2; exit 2 ;;
+    esac
+done
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

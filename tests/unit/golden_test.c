@@ -105,8 +105,9 @@ static void test_round_trip(const bitcts_golden *built, const mem_file *f)
 /* One digest digit changed: one input change, named. */
 static void test_one_change(const bitcts_golden *built, const mem_file *f)
 {
-    char *copy = malloc(f->size);
+    char *copy = malloc(f->size + 1); /* NUL-terminated for strstr */
     memcpy(copy, f->data, f->size);
+    copy[f->size] = '\0';
     char *digest = strstr(copy, "\"inputs\":{\"A\":\"");
     CHECK(digest != NULL);
     if (digest == NULL) {
