@@ -16,6 +16,9 @@ int bitcts_cmd_run(int argc, char **argv);
 int bitcts_cmd_sweep(int argc, char **argv);
 int bitcts_cmd_bench(int argc, char **argv);
 int bitcts_cmd_report(int argc, char **argv);
+/** `report matrix`: argv[0] is "matrix". */
+int bitcts_cmd_report_matrix(int argc, char **argv);
+int bitcts_cmd_check(int argc, char **argv);
 
 /** Parses --filter, --tier, --feature-level at argv[*i]; sets *handled when it took one.
  * Returns 0 or an exit code (2) after printing the error. */
