@@ -204,6 +204,8 @@ def main(runner_class, argv=None):
     p.add_argument("--results", help="result folder to write (default EXPORT/results)")
     p.add_argument("--filter", default="*", help="only the case ids matching this glob")
     p.add_argument("--device", default=None, help="the framework's device (cpu, cuda, ...)")
+    p.add_argument("--time-limit", type=float, default=0,
+                   help="seconds; cases not started by then are not_supported (0: none)")
     args = p.parse_args(argv)
     with open(os.path.join(args.export, "manifest.json"), encoding="utf-8") as f:
         manifest = json.load(f)
@@ -225,6 +227,11 @@ def main(runner_class, argv=None):
         if not fnmatch.fnmatchcase(entry["id"], args.filter):
             continue
         case = Case(entry)
+        if args.time_limit > 0 and time.perf_counter() - t0 > args.time_limit:
+            writer.other(case, "not_supported", "not run: the adapter's time limit of %g s "
+                         "was reached" % args.time_limit)
+            counts["not_run"] = counts.get("not_run", 0) + 1
+            continue
         status = run_case(runner, startup_error, args.export, case, writer)
         counts[status] = counts.get(status, 0) + 1
     writer.close()

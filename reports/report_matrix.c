@@ -304,6 +304,86 @@ static void render_columns_md(sbuf *b, const json_t *columns)
     }
 }
 
+/* The distinct not-supported reasons of column k, each with the rows whose first reason it is.
+ * @return the number of reasons listed. */
+static size_t render_reasons(sbuf *b, const json_t *rows, size_t k, const char *label)
+{
+    size_t listed = 0;
+    size_t i, j;
+    json_t *row, *other;
+    json_array_foreach(rows, i, row)
+    {
+        const char *reason =
+            bitcts_report_str(json_array_get(json_object_get(row, "cells"), k), "reason");
+        int seen = reason[0] == '\0';
+        for (j = 0; j < i && !seen; ++j) {
+            other = json_array_get(rows, j);
+            seen = strcmp(bitcts_report_str(json_array_get(json_object_get(other, "cells"), k),
+                                            "reason"),
+                          reason) == 0;
+        }
+        if (seen) {
+            continue;
+        }
+        ++listed;
+        sb_puts(b, "* ");
+        sb_md(b, label);
+        sb_puts(b, ": ");
+        sb_md(b, reason);
+        sb_puts(b, " (");
+        int first = 1;
+        for (j = i; j < json_array_size(rows); ++j) {
+            other = json_array_get(rows, j);
+            if (strcmp(
+                    bitcts_report_str(json_array_get(json_object_get(other, "cells"), k), "reason"),
+                    reason) == 0) {
+                sb_puts(b, first ? "" : ", ");
+                sb_md(b, bitcts_report_str(other, "operator"));
+                sb_puts(b, " ");
+                sb_md(b, bitcts_report_str(other, "type"));
+                first = 0;
+            }
+        }
+        sb_puts(b, ")\n");
+    }
+    return listed;
+}
+
+/* Every failing cell with its first deviation. */
+static void render_failures_md(sbuf *b, const json_t *columns, const json_t *rows)
+{
+    size_t k, i;
+    json_t *row, *cell;
+    sb_puts(b, "\n## Failures: the first deviation of each failing cell\n\n");
+    size_t listed = 0;
+    json_array_foreach(rows, i, row)
+    {
+        json_array_foreach(json_object_get(row, "cells"), k, cell)
+        {
+            if (strcmp(bitcts_report_str(cell, "state"), "fail") != 0) {
+                continue;
+            }
+            ++listed;
+            sb_puts(b, "* **");
+            sb_md(b, bitcts_report_str(json_array_get(columns, k), "label"));
+            sb_puts(b, " / ");
+            sb_md(b, bitcts_report_str(row, "operator"));
+            sb_puts(b, " / ");
+            sb_md(b, bitcts_report_str(row, "type"));
+            sb_printf(b, "**: %lld of %lld cases fail; ",
+                      (long long)json_integer_value(json_object_get(cell, "failing")),
+                      (long long)json_integer_value(json_object_get(cell, "cases")));
+            first_deviation(b, json_object_get(cell, "first"), 0);
+            sb_puts(b, "\n");
+        }
+    }
+    if (listed == 0) {
+        sb_puts(b, "None.\n");
+    }
+}
+
+static void render_notes_md(sbuf *b, const json_t *m);
+
 static void render_markdown(sbuf *b, const json_t *m)
 {
     const json_t *columns = json_object_get(m, "columns");
@@ -342,56 +422,22 @@ static void render_markdown(sbuf *b, const json_t *m)
         }
         sb_puts(b, "\n");
     }
-    sb_puts(b, "\n## Failures: the first deviation of each failing cell\n\n");
+    render_failures_md(b, columns, rows);
+    render_notes_md(b, m);
+}
+
+/* The not-supported reasons and the negative cases. */
+static void render_notes_md(sbuf *b, const json_t *m)
+{
+    const json_t *columns = json_object_get(m, "columns");
+    const json_t *rows = json_object_get(m, "rows");
+    size_t k;
+    json_t *col;
+    sb_puts(b, "\n## Not supported: the reasons given, with the cells they cover\n\n");
     size_t listed = 0;
-    json_array_foreach(rows, i, row)
-    {
-        json_array_foreach(json_object_get(row, "cells"), k, cell)
-        {
-            if (strcmp(bitcts_report_str(cell, "state"), "fail") != 0) {
-                continue;
-            }
-            ++listed;
-            sb_puts(b, "* **");
-            sb_md(b, bitcts_report_str(json_array_get(columns, k), "label"));
-            sb_puts(b, " / ");
-            sb_md(b, bitcts_report_str(row, "operator"));
-            sb_puts(b, " / ");
-            sb_md(b, bitcts_report_str(row, "type"));
-            sb_printf(b, "**: %lld of %lld cases fail; ",
-                      (long long)json_integer_value(json_object_get(cell, "failing")),
-                      (long long)json_integer_value(json_object_get(cell, "cases")));
-            first_deviation(b, json_object_get(cell, "first"), 0);
-            sb_puts(b, "\n");
-        }
-    }
-    if (listed == 0) {
-        sb_puts(b, "None.\n");
-    }
-    sb_puts(b, "\n## Not supported: the first reason of each cell\n\n");
-    listed = 0;
     json_array_foreach(columns, k, col)
     {
-        const char *last = NULL;
-        json_array_foreach(rows, i, row)
-        {
-            cell = json_array_get(json_object_get(row, "cells"), k);
-            const char *reason = bitcts_report_str(cell, "reason");
-            if (reason[0] == '\0' || (last != NULL && strcmp(last, reason) == 0)) {
-                continue;
-            }
-            last = reason;
-            ++listed;
-            sb_puts(b, "* ");
-            sb_md(b, bitcts_report_str(col, "label"));
-            sb_puts(b, " / ");
-            sb_md(b, bitcts_report_str(row, "operator"));
-            sb_puts(b, " / ");
-            sb_md(b, bitcts_report_str(row, "type"));
-            sb_puts(b, " (and the rows below it with the same reason): ");
-            sb_md(b, reason);
-            sb_puts(b, "\n");
-        }
+        listed += render_reasons(b, rows, k, bitcts_report_str(col, "label"));
     }
     if (listed == 0) {
         sb_puts(b, "None.\n");
@@ -413,6 +459,32 @@ static void render_markdown(sbuf *b, const json_t *m)
         }
         sb_puts(b, any ? "\n" : " none\n");
     }
+}
+
+/* Every failing cell with its first deviation, as an HTML list. */
+static void render_failures_html(sbuf *b, const json_t *columns, const json_t *rows)
+{
+    size_t k, i;
+    json_t *row, *cell;
+    sb_puts(b, "<h2>Failures: the first deviation of each failing cell</h2>\n<ul>\n");
+    json_array_foreach(rows, i, row)
+    {
+        json_array_foreach(json_object_get(row, "cells"), k, cell)
+        {
+            if (strcmp(bitcts_report_str(cell, "state"), "fail") == 0) {
+                sb_puts(b, "<li><b>");
+                sb_esc_text(b, bitcts_report_str(json_array_get(columns, k), "label"));
+                sb_puts(b, " / ");
+                sb_esc_text(b, bitcts_report_str(row, "operator"));
+                sb_puts(b, " / ");
+                sb_esc_text(b, bitcts_report_str(row, "type"));
+                sb_puts(b, "</b>: ");
+                first_deviation(b, json_object_get(cell, "first"), 1);
+                sb_puts(b, "</li>\n");
+            }
+        }
+    }
+    sb_puts(b, "</ul>\n");
 }
 
 static void render_html(sbuf *b, const json_t *m)
@@ -462,25 +534,9 @@ static void render_html(sbuf *b, const json_t *m)
         }
         sb_puts(b, "</tr>\n");
     }
-    sb_puts(b, "</table>\n<h2>Failures: the first deviation of each failing cell</h2>\n<ul>\n");
-    json_array_foreach(json_object_get(m, "rows"), i, row)
-    {
-        json_array_foreach(json_object_get(row, "cells"), k, cell)
-        {
-            if (strcmp(bitcts_report_str(cell, "state"), "fail") == 0) {
-                sb_puts(b, "<li><b>");
-                sb_esc_text(b, bitcts_report_str(json_array_get(columns, k), "label"));
-                sb_puts(b, " / ");
-                sb_esc_text(b, bitcts_report_str(row, "operator"));
-                sb_puts(b, " / ");
-                sb_esc_text(b, bitcts_report_str(row, "type"));
-                sb_puts(b, "</b>: ");
-                first_deviation(b, json_object_get(cell, "first"), 1);
-                sb_puts(b, "</li>\n");
-            }
-        }
-    }
-    sb_puts(b, "</ul>\n</body></html>\n");
+    sb_puts(b, "</table>\n");
+    render_failures_html(b, columns, json_object_get(m, "rows"));
+    sb_puts(b, "</body></html>\n");
 }
 
 bitcts_status bitcts_report_matrix_render(const json_t *matrix, bitcts_report_format format,

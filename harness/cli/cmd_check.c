@@ -4,14 +4,17 @@
 #include <stdio.h>  /* printf */
 #include <stdlib.h> /* free */
 #include <string.h> /* strcmp */
+#include <unistd.h> /* access */
 
 #include "check_run.h"
 #include "cli_util.h"
 #include "commands.h"
+#include "fs_util.h"
 #include "report.h"
 
 static const char check_usage[] =
-    "usage: bitcts check DIR [--results RDIR] [--filter GLOB] [--report OUT] [--quiet]\n"
+    "usage: bitcts check DIR [--results RDIR] [--filter GLOB]... [--report OUT] [--force]\n"
+    "                       [--quiet]\n"
     "\n"
     "Judges the results a program wrote for the export DIR ('bitcts vectors export --out DIR'):\n"
     "RDIR/results.json and the output files it names (format: docs/vector-format.md,\n"
@@ -21,7 +24,8 @@ static const char check_usage[] =
     "  --results RDIR  the result set (default DIR/results)\n"
     "  --filter GLOB   check only the cases whose id matches (repeatable: any of them)\n"
     "  --report OUT    report folder (default bitcts-report): report.json, junit.xml,\n"
-    "                  report.html, summary.md\n"
+    "                  report.html, summary.md; a folder holding other files is refused\n"
+    "                  unless --force\n"
     "Exit code: 0 nothing failed, 1 some case failed, 2 bad input (a manifest or results.json\n"
     "that cannot be read; or a result entry or file that is bad: one line each, the case\n"
     "fails, the other cases are still checked and the report is written).\n";
@@ -30,6 +34,24 @@ static void print_problem(void *user, const char *line)
 {
     (void)user;
     fprintf(stderr, "bitcts check: error: %s\n", line);
+}
+
+/* As bitcts run: a --report folder must be missing, empty, or a report folder already. */
+static int report_folder_ok(const char *dir)
+{
+    char path[4200];
+    const int state = bitcts_fs_dir_state(dir);
+    if (state < 0) {
+        return bitcts_cli_error("check", "--report %s exists and is not a folder", dir);
+    }
+    snprintf(path, sizeof path, "%s/report.json", dir);
+    if (state == 1 && !bitcts_fs_dir_is_empty(dir) && access(path, F_OK) != 0) {
+        return bitcts_cli_error("check",
+                                "--report %s holds files bitcts did not write; give another "
+                                "folder, or --force to write into it",
+                                dir);
+    }
+    return 0;
 }
 
 static json_t *command_line_json(int argc, char **argv)
@@ -44,7 +66,7 @@ static json_t *command_line_json(int argc, char **argv)
 int bitcts_cmd_check(int argc, char **argv)
 {
     bitcts_check_config cfg = {.report_dir = "bitcts-report", .problem = print_problem};
-    int quiet = 0;
+    int quiet = 0, force = 0;
     const char *filters[64];
     size_t n_filters = 0;
     for (int i = 1; i < argc; ++i) {
@@ -55,6 +77,8 @@ int bitcts_cmd_check(int argc, char **argv)
             return 0;
         } else if (strcmp(argv[i], "--quiet") == 0) {
             quiet = 1;
+        } else if (strcmp(argv[i], "--force") == 0) {
+            force = 1;
         } else if ((r = bitcts_cli_option(argc, argv, &i, "--results", &v)) != 0) {
             if (r < 0 || !*v || strlen(v) > 3000) {
                 return bitcts_cli_error("check", "--results needs a directory");
@@ -84,6 +108,10 @@ int bitcts_cmd_check(int argc, char **argv)
     }
     if (cfg.export_dir == NULL) {
         return bitcts_cli_error("check", "DIR (an export with results) is required");
+    }
+    const int claimed = force ? 0 : report_folder_ok(cfg.report_dir);
+    if (claimed != 0) {
+        return claimed;
     }
     cfg.filters = filters;
     cfg.filter_count = n_filters;
