@@ -165,6 +165,9 @@ static json_t *column_json(const json_t *r, const char *label)
     const json_t *info = json_object_get(backend, "info");
     char name[300];
     const char *device = bitcts_report_str(info, "device");
+    if (device[0] == '\0') { /* a report of bitcts run: the CPU backend's variant, if any */
+        device = bitcts_report_str(info, "variant");
+    }
     if (label != NULL && label[0] != '\0') {
         snprintf(name, sizeof name, "%s", label);
     } else if (device[0] != '\0') {

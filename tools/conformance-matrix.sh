@@ -11,8 +11,8 @@
 #   --bitcts PATH   the bitcts executable (default: build/bitcts, then bitcts on PATH)
 #   --python PATH   the Python with the frameworks (default: python3)
 #   --tier T        the tier to export (default: default)
-#   --only LIST     run only these columns (numpy, torch-cpu, torch-cuda, cupy, jax, onnxruntime-cpu,
-#                   onnxruntime-cuda)
+#   --only LIST     run only these columns (bitcts-cpu, numpy, torch-cpu, torch-cuda, cupy, jax,
+#                   onnxruntime-cpu, onnxruntime-cuda)
 #   --timeout S     time limit of each adapter (default 60): cases not started by then are
 #                   not_supported ("not run"), so a slow framework cannot hold up the matrix
 set -u -o pipefail
@@ -75,6 +75,18 @@ columns=(
 )
 skipped=()
 reports=()
+# bitcts's own CPU backend through `bitcts run`, the column to read the others against.
+if [ -z "$only" ] || [[ ",$only," == *",bitcts-cpu,"* ]]; then
+    log "running bitcts-cpu (bitcts run --backend cpu)"
+    "$bitcts" run --backend cpu --tier "$tier" --report "$out/reports/bitcts-cpu" --quiet --force \
+        >/dev/null
+    rc=$?
+    if [ $rc -le 1 ] && [ -f "$out/reports/bitcts-cpu/report.json" ]; then
+        reports+=("bitcts-cpu=$out/reports/bitcts-cpu")
+    else
+        skipped+=("bitcts-cpu: bitcts run exited with status $rc")
+    fi
+fi
 for entry in "${columns[@]}"; do
     IFS='|' read -r label module adapter device probe <<<"$entry"
     if [ -n "$only" ] && [[ ",$only," != *",$label,"* ]]; then
@@ -149,7 +161,8 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //')
     echo "$("$bitcts" --version | sed 's/^bitcts //'), the \`$tier\` tier ($(grep -o '"case_count": [0-9]*' "$out/export/manifest.json" | grep -o '[0-9]*') cases),"
     echo "Python $pyver, GPU: $device; CPU: ${cpu:-unknown}. Each framework computed every case"
     echo "of the export through its adapter (adapters/), and \`bitcts check\` judged the results"
-    echo "with the judge of \`bitcts run\` (docs/check.md). Total time $(( $(date +%s) - start )) s."
+    echo "with the judge of \`bitcts run\` (docs/check.md); \`bitcts-cpu\` is bitcts's own CPU"
+    echo "backend under \`bitcts run\`. Total time $(( $(date +%s) - start )) s."
     echo
     if [ ${#skipped[@]} -gt 0 ]; then
         echo "Not run, or run with a remark:"
