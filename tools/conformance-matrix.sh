@@ -174,6 +174,9 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //')
     echo
     echo "## Known deviations"
     echo
+    echo "What the cells above show where these frameworks are involved (whether a deviation"
+    echo "appears depends on the versions in the framework table):"
+    echo
     echo "* PyTorch shifts a uint8 as the 32-bit value it promotes it to, then truncates: counts 8"
     echo "  to 31 give 0, larger counts act modulo 32, not modulo 8 (policy \`other\` where both occur)."
     echo "* NumPy 2's \`bitwise_count\` of a signed integer counts the bits of its absolute value,"
