@@ -44,7 +44,7 @@ class Runner:
         if op not in self.fns:
             jnp, lax = self.jnp, self.jax.lax
             table = {"bitwise_and": jnp.bitwise_and, "bitwise_or": jnp.bitwise_or,
-                     "bitwise_xor": jnp.bitwise_xor, "bitwise_not": jnp.bitwise_not,
+                     "bitwise_xor": jnp.bitwise_xor, "bitwise_not": jnp.invert,
                      "population_count": lax.population_count, "shift_left": lax.shift_left,
                      "shift_right_logical": lax.shift_right_logical}
             self.fns[op] = self.jax.jit(table[LAX[op]])
