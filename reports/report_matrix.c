@@ -225,18 +225,26 @@ bitcts_status bitcts_report_matrix(const json_t *const *reports, const char *con
 
 /* ---- rendering ---- */
 
+/* How first_deviation writes: Markdown, HTML text, or plain text (for an attribute, which the
+ * caller escapes). */
+enum { DEVIATION_MD, DEVIATION_HTML, DEVIATION_PLAIN };
+
 /* The first deviation of a failing cell in words: case, element, inputs, expected vs got. */
-static void first_deviation(sbuf *b, const json_t *first, int html)
+static void first_deviation(sbuf *b, const json_t *first, int mode)
 {
-    void (*esc)(sbuf *, const char *) = html ? sb_esc_text : sb_md;
+    void (*esc)(sbuf *, const char *) = mode == DEVIATION_HTML ? sb_esc_text
+                                        : mode == DEVIATION_MD ? sb_md
+                                                               : sb_puts;
     const json_t *m = json_object_get(first, "mismatch");
     sb_puts(b, "first: ");
-    if (html) {
+    if (mode == DEVIATION_HTML) {
         sb_puts(b, "<code>");
         sb_esc_text(b, bitcts_report_str(first, "id"));
         sb_puts(b, "</code>");
-    } else {
+    } else if (mode == DEVIATION_MD) {
         sb_md_code(b, bitcts_report_str(first, "id"));
+    } else {
+        sb_puts(b, bitcts_report_str(first, "id"));
     }
     if (!json_is_object(m)) {
         sb_puts(b, " (");
@@ -376,7 +384,7 @@ static void render_failures_md(sbuf *b, const json_t *columns, const json_t *row
             sb_printf(b, "**: %lld of %lld cases fail; ",
                       (long long)json_integer_value(json_object_get(cell, "failing")),
                       (long long)json_integer_value(json_object_get(cell, "cases")));
-            first_deviation(b, json_object_get(cell, "first"), 0);
+            first_deviation(b, json_object_get(cell, "first"), DEVIATION_MD);
             sb_puts(b, "\n");
         }
     }
@@ -482,7 +490,7 @@ static void render_failures_html(sbuf *b, const json_t *columns, const json_t *r
                 sb_puts(b, " / ");
                 sb_esc_text(b, bitcts_report_str(row, "type"));
                 sb_puts(b, "</b>: ");
-                first_deviation(b, json_object_get(cell, "first"), 1);
+                first_deviation(b, json_object_get(cell, "first"), DEVIATION_HTML);
                 sb_puts(b, "</li>\n");
             }
         }
@@ -525,7 +533,7 @@ static void render_html(sbuf *b, const json_t *m)
             sb_puts(b, "\" title=\"");
             if (!json_is_null(json_object_get(cell, "first"))) {
                 sbuf why = {0};
-                first_deviation(&why, json_object_get(cell, "first"), 0);
+                first_deviation(&why, json_object_get(cell, "first"), DEVIATION_PLAIN);
                 sb_esc(b, why.data != NULL ? why.data : "", 1);
                 free(why.data);
             } else {
