@@ -3,12 +3,15 @@
  * module's model, and writing a report folder (report.json and its views), each file
  * atomically (a temporary name, then rename). The reports module itself only takes and returns
  * bytes. Thread-safety: reentrant. */
-#include <stdio.h>  /* snprintf */
-#include <stdlib.h> /* free */
-#include <string.h> /* strlen */
+#include <stdio.h>       /* snprintf */
+#include <stdlib.h>      /* free */
+#include <string.h>      /* strlen */
+#include <sys/utsname.h> /* uname */
+#include <unistd.h>      /* gethostname, sysconf */
 
 #include "fs_util.h"
 #include "report_files.h"
+#include "sanitize.h"
 
 bitcts_status bitcts_report_files_load(const char *path, json_t **out, char *err, size_t cap)
 {
@@ -107,4 +110,18 @@ int bitcts_report_files_write(const json_t *report, const char *dir, char *err, 
         st = write_format(report, dir, "report.json", BITCTS_REPORT_FORMAT_JSON, err, cap);
     }
     return st != BITCTS_OK ? st : write_views(report, dir, err, cap);
+}
+
+json_t *bitcts_report_files_host_json(void)
+{
+    struct utsname u;
+    char name[256] = "";
+    gethostname(name, sizeof name - 1);
+    const int ok = uname(&u) == 0;
+    char os[200], clean[256], machine[80];
+    snprintf(os, sizeof os, "%s %s", ok ? u.sysname : "?", ok ? u.release : "");
+    bitcts_sanitize_string(name, sizeof name, clean, sizeof clean);
+    bitcts_sanitize_string(ok ? u.machine : "?", sizeof u.machine, machine, sizeof machine);
+    return json_pack("{s:s, s:s, s:s, s:I}", "hostname", clean, "os", os, "machine", machine,
+                     "cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN));
 }

@@ -28,4 +28,8 @@ BITCTS_NODISCARD int bitcts_report_files_write(const json_t *report, const char 
 BITCTS_NODISCARD int bitcts_report_files_write_views(const json_t *report, const char *dir,
                                                      char *err, size_t cap);
 
+/** The "host" section of a report: {"hostname", "os", "machine", "cpus"} of this machine,
+ * sanitised. New reference; NULL when out of memory. */
+json_t *bitcts_report_files_host_json(void);
+
 #endif

@@ -3,14 +3,13 @@
  * begin, end), --resume from it, and the report of docs/report-schema.md, where the runs of a
  * --repeat are combined (a case that disagrees with itself is a flake) and the baseline is
  * applied. */
-#include <errno.h>       /* errno */
-#include <fcntl.h>       /* open */
-#include <stdio.h>       /* snprintf */
-#include <stdlib.h>      /* free */
-#include <string.h>      /* strcmp */
-#include <sys/utsname.h> /* uname */
-#include <time.h>        /* strftime */
-#include <unistd.h>      /* gethostname, ftruncate */
+#include <errno.h>  /* errno */
+#include <fcntl.h>  /* open */
+#include <stdio.h>  /* snprintf */
+#include <stdlib.h> /* free */
+#include <string.h> /* strcmp */
+#include <time.h>   /* strftime */
+#include <unistd.h> /* access, close */
 
 #include "bitcts/bitcts_status.h"
 #include "bitcts/bitcts_verdict.h"
@@ -301,32 +300,18 @@ static json_t *final_result(run_state *s, size_t idx)
     return obj;
 }
 
-static json_t *host_json(void)
-{
-    struct utsname u;
-    char name[256] = "";
-    gethostname(name, sizeof name - 1);
-    const int ok = uname(&u) == 0;
-    char os[200], clean[256], machine[80];
-    snprintf(os, sizeof os, "%s %s", ok ? u.sysname : "?", ok ? u.release : "");
-    bitcts_sanitize_string(name, sizeof name, clean, sizeof clean);
-    bitcts_sanitize_string(ok ? u.machine : "?", sizeof u.machine, machine, sizeof machine);
-    return json_pack("{s:s, s:s, s:s, s:I}", "hostname", clean, "os", os, "machine", machine,
-                     "cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN));
-}
-
 int bitcts__run_write_report(run_state *s, char *err, size_t cap)
 {
     char seed[19], finished[32];
     bitcts_format_u64(s->cfg->seed, seed);
     const time_t wall = time(NULL);
     strftime(finished, sizeof finished, "%Y-%m-%dT%H:%M:%SZ", gmtime(&wall));
-    json_t *identity = json_pack("{s:s, s:I, s:s, s:O, s:s, s:o, s:O, s:o}", "suite_version",
-                                 BITCTS_VERSION_STRING, "generator_version",
-                                 (json_int_t)BITCTS_GENERATOR_VERSION, "seed", seed, "command_line",
-                                 s->cfg->command_line != NULL ? s->cfg->command_line : json_array(),
-                                 "started", s->started_iso, "selection", selection_json(s),
-                                 "backend", s->backend_json, "host", host_json());
+    json_t *identity = json_pack(
+        "{s:s, s:I, s:s, s:O, s:s, s:o, s:O, s:o}", "suite_version", BITCTS_VERSION_STRING,
+        "generator_version", (json_int_t)BITCTS_GENERATOR_VERSION, "seed", seed, "command_line",
+        s->cfg->command_line != NULL ? s->cfg->command_line : json_array(), "started",
+        s->started_iso, "selection", selection_json(s), "backend", s->backend_json, "host",
+        bitcts_report_files_host_json());
     bitcts_report_builder *b = NULL;
     int st = identity != NULL ? bitcts_report_builder_create(identity, &b) : BITCTS_E_OUT_OF_MEMORY;
     json_decref(identity);

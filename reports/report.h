@@ -110,6 +110,29 @@ BITCTS_NODISCARD bitcts_status bitcts_report_merge(const json_t *const *shards,
                                                    const char *const *names, size_t count,
                                                    json_t **out, char *err, size_t cap);
 
+/* ---- the conformance matrix ---- */
+
+/** Folds several validated reports (one per framework or backend, docs/check.md) into a
+ * matrix: one row per operator and type ("bit_count" rows: "<in>-><out>"), one column per
+ * report, each cell {"state": "pass" | "fail" | "not_supported" | "recorded" | "none",
+ * "text", "counts": {verdict: n}, "policies": [...], "cases", "failing", "reason" (the first
+ * not_supported detail), "first": null | {"id", "verdict", "detail", "mismatch",
+ * "mismatches", "elements"} (the first failing case)}; negative cases are counted per column
+ * in "negative". Rows in order of first appearance.
+ * @param labels [in] column names, or NULL (then "<backend name> (<info.device>)").
+ * @param out [out] new reference.
+ * @return BITCTS_OK; BITCTS_E_INVALID_ARGUMENT (no reports); BITCTS_E_OUT_OF_MEMORY. */
+BITCTS_NODISCARD bitcts_status bitcts_report_matrix(const json_t *const *reports,
+                                                    const char *const *labels, size_t count,
+                                                    json_t **out);
+/** Renders a matrix as Markdown (BITCTS_REPORT_FORMAT_MARKDOWN: the framework table, the
+ * matrix, each failing cell's first deviation, the not-supported reasons, the negative cases)
+ * or HTML (BITCTS_REPORT_FORMAT_HTML). @return BITCTS_OK; BITCTS_E_INVALID_ARGUMENT (another
+ * format); BITCTS_E_OUT_OF_MEMORY. */
+BITCTS_NODISCARD bitcts_status bitcts_report_matrix_render(const json_t *matrix,
+                                                           bitcts_report_format format, char **out,
+                                                           size_t *size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -110,6 +110,18 @@ void bitcts__report_signature(const char *detail, char *out, size_t cap)
             out[n++] = *p++;
         }
     }
+    /* Cut short inside a UTF-8 sequence: drop its first bytes too (the views must stay UTF-8). */
+    size_t lead = n;
+    while (lead > 0 && ((unsigned char)out[lead - 1] & 0xC0) == 0x80) {
+        --lead;
+    }
+    if (lead > 0 && ((unsigned char)out[lead - 1] & 0x80) != 0) {
+        const unsigned char c = (unsigned char)out[lead - 1];
+        const size_t want = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+        if (n - (lead - 1) < want) {
+            n = lead - 1;
+        }
+    }
     out[n] = '\0';
 }
 

@@ -149,6 +149,20 @@ while IFS= read -r file; do
     esac
 done < <(list_files '*.c' '*.h')
 
+# adapters/ (docs/check.md): Python programs that speak the documented formats (the export, the
+# result files) and nothing else: no C, and no import of bitcts's tools or tests.
+while IFS= read -r file; do
+    case "$file" in
+    adapters/*.py)
+        while IFS=: read -r n mod; do
+            fail "$file:$n: imports $mod: adapters use only the documented formats (bitcts_export.py)"
+        done < <(grep -nE '^\s*(import|from)\s+(tools|tests|harness|vectors|reports|generators)\b' "$file" |
+            sed -E 's/^([0-9]+):\s*(import|from)\s+([A-Za-z_.]+).*/\1:\3/')
+        ;;
+    adapters/*) fail "$file: adapters/ holds Python only (no C: the adapters never link bitcts)" ;;
+    esac
+done < <(list_files 'adapters/*')
+
 if [ "$violations" -gt 0 ]; then
     echo "check-deps: $violations forbidden edges (rules: docs/layout.md)"
     exit 1

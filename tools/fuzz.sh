@@ -4,15 +4,16 @@
 # Usage: tools/fuzz.sh [--merge] SECONDS [TARGET...]
 #   Configures build-fuzz with clang and BITCTS_ENABLE_FUZZING=ON (ASan + UBSan), builds the
 #   targets, then runs each one (all by default: baseline report run_log plugin_negotiation
-#   eval) for SECONDS, one after the other, starting from tests/fuzz/corpus/TARGET. New inputs
-#   go to build-fuzz/corpus/TARGET, never into the committed corpus; --merge then adds those
-#   that reach new coverage to tests/fuzz/corpus/TARGET (libFuzzer -merge=1).
+#   eval manifest results) for SECONDS, one after the other, starting from
+#   tests/fuzz/corpus/TARGET. New inputs go to build-fuzz/corpus/TARGET, never into the
+#   committed corpus; --merge then adds those that reach new coverage to
+#   tests/fuzz/corpus/TARGET (libFuzzer -merge=1).
 #   Prints, per target: executions, coverage (cov and ft of libFuzzer's final line), corpus
 #   size and any crash, leak or timeout file (build-fuzz/artifacts/TARGET/). Exit 1 when any
 #   target crashed, leaked or timed out; 2 for bad usage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-all_targets=(baseline report run_log plugin_negotiation eval)
+all_targets=(baseline report run_log plugin_negotiation eval manifest results)
 merge=0
 if [ "${1:-}" = "--merge" ]; then
     merge=1
@@ -52,7 +53,7 @@ for t in "${targets[@]}"; do
     touch "$stamp"
     dict=()
     case "$t" in
-    report | run_log) dict=(-dict=tests/fuzz/json.dict) ;;
+    report | run_log | manifest | results) dict=(-dict=tests/fuzz/json.dict) ;;
     *) [ -f "tests/fuzz/$t.dict" ] && dict=("-dict=tests/fuzz/$t.dict") ;;
     esac
     echo "fuzz: $t for $seconds s (log: $log)"

@@ -22,6 +22,7 @@ static const subcommand subcommands[] = {
     {"sweep", bitcts_cmd_sweep,
      "exhaustive 2^32 sweeps of a backend, checked against the reference"},
     {"bench", bitcts_cmd_bench, "CPU backend speed against measured memory limits and NumPy"},
+    {"check", bitcts_cmd_check, "judge results another program computed from an export"},
     {"report", bitcts_cmd_report, "compare, merge or re-render run reports"},
 };
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* `bitcts report diff|merge|render`: the command line over the reports module. The only file
- * of the module that prints; errors are one line (bitcts_cli_error) with exit code 2. */
+/* `bitcts report diff|merge|render` (matrix: cmd_report_matrix.c): the command line over the
+ * reports module. The only file of the module that prints; errors are one line (bitcts_cli_error)
+ * with exit code 2. */
 #include <stdio.h>  /* printf */
 #include <stdlib.h> /* calloc */
 #include <string.h> /* strcmp */
@@ -18,6 +19,7 @@ static const char report_usage[] =
     "  diff A B [--json FILE]       compare two runs: regressions, fixes, digest changes\n"
     "  merge --out DIR A B [C...]   join the shard reports of one run into one report\n"
     "  render DIR                   re-write junit.xml, report.html, summary.md from report.json\n"
+    "  matrix --out FILE.md R...    operator x type x framework over several reports\n"
     "\n"
     "'bitcts report <action> --help' describes an action.\n";
 
@@ -315,5 +317,8 @@ int bitcts_cmd_report(int argc, char **argv)
     if (strcmp(argv[1], "render") == 0) {
         return cmd_render(argc - 1, argv + 1);
     }
-    return bitcts_cli_error("report", "unknown action '%s' (diff, merge, render)", argv[1]);
+    if (strcmp(argv[1], "matrix") == 0) {
+        return bitcts_cmd_report_matrix(argc - 1, argv + 1);
+    }
+    return bitcts_cli_error("report", "unknown action '%s' (diff, merge, render, matrix)", argv[1]);
 }

@@ -34,6 +34,9 @@ int bitcts_cli_shrink(const char *cmd, const struct bitcts_run_config *cfg, cons
                       const char *out_dir, size_t max_cases, double budget_s);
 /** The command line as a report records it (a JSON array of argv); NULL when out of memory. */
 json_t *bitcts_cli_command_line(int argc, char **argv);
+/** `report matrix`: argv[0] is "matrix". */
+int bitcts_cmd_report_matrix(int argc, char **argv);
+int bitcts_cmd_check(int argc, char **argv);
 
 /** Parses --filter, --tier, --feature-level at argv[*i]; sets *handled when it took one.
  * Returns 0 or an exit code (2) after printing the error. */

@@ -71,6 +71,36 @@ import json; c = json.load(open('again/report.json'))['cases']
 assert [x['id'] for x in c] == ['$first'] and c[0]['verdict'] == 'fail', c" ||
     fail "run --filter $first did not fail the same case"
 
+# The shrunk vectors are an export `bitcts check` takes: NumPy's results for both cases pass;
+# one flipped bit in the shrunk case's result (its CRC updated) is a mismatch, exit 1.
+if /usr/bin/python3 -c "import numpy" 2>/dev/null; then
+    src=$(cd "$(dirname "$0")/../.." && pwd)
+    /usr/bin/python3 "$src/adapters/run_numpy.py" "ex/shrunk/$first" >numpy.log 2>&1 ||
+        fail "the NumPy adapter on the shrunk vectors: $(tail -n 3 numpy.log)"
+    "$bitcts" check "ex/shrunk/$first" --report check-ok >check-ok.log 2>&1 ||
+        fail "bitcts check of NumPy's results for the shrunk vectors: $(tail -n 5 check-ok.log)"
+    /usr/bin/python3 - "ex/shrunk/$first/results" "$first.shrunk" <<'PY'
+import json, sys, zlib
+root, sid = sys.argv[1], sys.argv[2]
+r = json.load(open(root + "/results.json"))
+e = next(c for c in r["cases"] if c["id"] == sid)
+data = bytearray(open(root + "/" + e["path"], "rb").read())
+data[e["offset"]] ^= 0x01
+open(root + "/" + e["path"], "wb").write(data)
+e["crc32"] = "%08x" % zlib.crc32(bytes(data[e["offset"]:e["offset"] + e["bytes"]]))
+json.dump(r, open(root + "/results.json", "w"))
+PY
+    rc=0
+    "$bitcts" check "ex/shrunk/$first" --report check-bad >check-bad.log 2>&1 || rc=$?
+    [ "$rc" = 1 ] || fail "check of a flipped bit in $first.shrunk exited $rc, not 1"
+    python3 -c "
+import json; c = {x['id']: x for x in json.load(open('check-bad/report.json'))['cases']}
+assert c['$first']['verdict'] == 'pass', c['$first']
+assert c['$first.shrunk']['verdict'] == 'fail' and 'differ' in c['$first.shrunk']['detail'], c" ||
+        fail "check did not blame the flipped bit on $first.shrunk"
+    echo "check: NumPy's results for $first and $first.shrunk pass; a flipped bit fails the shrunk case"
+fi
+
 # 3. Same bytes every time; the correct backend passes.
 "$bitcts" explore --backend cpu --cases 300 --first 1000 --jobs 2 --report cpu1 --quiet >cpu1.log 2>&1 ||
     fail "explore on the CPU backend: a false alarm: $(grep -E 'fail|crash|timeout' cpu1.log | head -n 5)"

@@ -1,0 +1,448 @@
+/* SPDX-License-Identifier: MIT */
+/* The readers of an export's manifest.json and of a producer's results.json
+ * (vectors/vec_results.h). Every field is checked for its kind and range before it is believed;
+ * a malformed case entry is kept with its problem, so that one bad entry costs one case. */
+#include <stdarg.h> /* va_list */
+#include <stdio.h>  /* vsnprintf */
+#include <stdlib.h> /* calloc, qsort, bsearch */
+#include <string.h> /* strcmp */
+
+#include "bitcts/bitcts_status.h"
+#include "vec_results.h"
+
+static int fail(char *err, size_t cap, int status, const char *what, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+static int fail(char *err, size_t cap, int status, const char *what, const char *fmt, ...)
+{
+    char text[220];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    if (err != NULL && cap > 0) {
+        snprintf(err, cap, "%s: %s", what, text);
+    }
+    return status;
+}
+
+/* 1 when s (n bytes) is printable ASCII or UTF-8 without control characters. */
+static int is_clean_text(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) {
+        const unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c == 0x7f) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static const char *str_member(const json_t *obj, const char *key, size_t max)
+{
+    const json_t *v = json_object_get(obj, key);
+    if (!json_is_string(v) || json_string_length(v) > max ||
+        !is_clean_text(json_string_value(v), json_string_length(v))) {
+        return NULL;
+    }
+    return json_string_value(v);
+}
+
+/* "MAJOR.MINOR" with small numbers. */
+static int parse_version(const char *text, uint32_t *major, uint32_t *minor)
+{
+    unsigned a = 0, b = 0;
+    int used = 0;
+    if (text == NULL || text[0] < '0' || text[0] > '9' ||
+        sscanf(text, "%3u.%3u%n", &a, &b, &used) != 2 || text[used] != '\0') {
+        return -1;
+    }
+    *major = a;
+    *minor = b;
+    return 0;
+}
+
+/* "0x" and 16 hex digits. */
+static int parse_seed(const char *text, uint64_t *out)
+{
+    if (text == NULL || strlen(text) != 18 || text[0] != '0' || text[1] != 'x') {
+        return -1;
+    }
+    uint64_t v = 0;
+    for (int i = 2; i < 18; ++i) {
+        const char c = text[i];
+        const int d = c >= '0' && c <= '9'   ? c - '0'
+                      : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                      : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                             : -1;
+        if (d < 0) {
+            return -1;
+        }
+        v = v << 4 | (uint64_t)d;
+    }
+    *out = v;
+    return 0;
+}
+
+static int is_uint(const json_t *v, json_int_t max)
+{
+    return json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) <= max;
+}
+
+static json_t *load(const void *data, size_t size, const char *what, char *err, size_t cap, int *st)
+{
+    json_error_t je;
+    json_t *root = json_loadb(data, size, JSON_REJECT_DUPLICATES, &je);
+    if (root == NULL) {
+        *st = fail(err, cap, BITCTS_E_PARSE, what, "not JSON (line %d: %.80s)", je.line, je.text);
+        return NULL;
+    }
+    if (!json_is_object(root)) {
+        json_decref(root);
+        *st = fail(err, cap, BITCTS_E_PARSE, what, "not a JSON object");
+        return NULL;
+    }
+    *st = BITCTS_OK;
+    return root;
+}
+
+/* The members every file shares: format, format_version (major checked), and the suite seed
+ * and generator version, found in `where`. */
+static int check_header(const json_t *root, const char *format, uint32_t major_want,
+                        const json_t *where, const char *what, uint32_t *major, uint32_t *minor,
+                        uint64_t *seed, uint32_t *generator, char *err, size_t cap)
+{
+    const char *f = str_member(root, "format", 64);
+    if (f == NULL || strcmp(f, format) != 0) {
+        return fail(err, cap, BITCTS_E_FORMAT_VERSION, what, "\"format\" is not \"%s\"", format);
+    }
+    if (parse_version(str_member(root, "format_version", 16), major, minor) != 0) {
+        return fail(err, cap, BITCTS_E_PARSE, what, "\"format_version\" is not MAJOR.MINOR");
+    }
+    if (*major != major_want) {
+        return fail(err, cap, BITCTS_E_FORMAT_VERSION, what,
+                    "format_version %u.%u is not supported (this bitcts reads %u.x)", *major,
+                    *minor, major_want);
+    }
+    if (!json_is_object(where) || parse_seed(str_member(where, "seed", 32), seed) != 0) {
+        return fail(err, cap, BITCTS_E_PARSE, what, "\"seed\" is not 0x and 16 hex digits");
+    }
+    const json_t *g = json_object_get(where, "generator_version");
+    if (!is_uint(g, 0xFFFFFFFF)) {
+        return fail(err, cap, BITCTS_E_PARSE, what, "\"generator_version\" is not a number");
+    }
+    *generator = (uint32_t)json_integer_value(g);
+    return BITCTS_OK;
+}
+
+/* ---- manifest.json ---- */
+
+void bitcts_export_manifest_free(bitcts_export_manifest *m)
+{
+    if (m != NULL) {
+        free(m->ids);
+        json_decref(m->root);
+        memset(m, 0, sizeof *m);
+    }
+}
+
+int bitcts_export_manifest_parse(const void *data, size_t size, bitcts_export_manifest *m,
+                                 char *err, size_t cap)
+{
+    static const char what[] = "manifest.json";
+    memset(m, 0, sizeof *m);
+    int st = BITCTS_OK;
+    m->root = load(data, size, what, err, cap, &st);
+    if (m->root == NULL) {
+        return st;
+    }
+    st = check_header(m->root, "bitcts-vectors", 1, m->root, what, &m->format_major,
+                      &m->format_minor, &m->seed, &m->generator_version, err, cap);
+    if (st == BITCTS_OK) {
+        m->tier = str_member(m->root, "tier", 200);
+        m->filter = str_member(m->root, "filter", BITCTS_RESULTS_MAX_TEXT);
+        m->feature_level = str_member(m->root, "max_feature_level", 16);
+        if (m->tier == NULL || m->filter == NULL || m->feature_level == NULL) {
+            st = fail(err, cap, BITCTS_E_PARSE, what,
+                      "\"tier\", \"filter\" or \"max_feature_level\" is not a string");
+        }
+    }
+    const json_t *cases = json_object_get(m->root, "cases");
+    if (st == BITCTS_OK &&
+        (!json_is_array(cases) || json_array_size(cases) > BITCTS_RESULTS_MAX_CASES)) {
+        st = fail(err, cap, BITCTS_E_PARSE, what, "\"cases\" is not an array");
+    }
+    if (st == BITCTS_OK) {
+        m->count = json_array_size(cases);
+        m->ids = calloc(m->count + 1, sizeof *m->ids);
+        st = m->ids == NULL ? BITCTS_E_OUT_OF_MEMORY : BITCTS_OK;
+    }
+    for (size_t i = 0; st == BITCTS_OK && i < m->count; ++i) {
+        const char *id = str_member(json_array_get(cases, i), "id", BITCTS_RESULTS_MAX_ID);
+        if (id == NULL || id[0] == '\0') {
+            st = fail(err, cap, BITCTS_E_PARSE, what,
+                      "cases[%zu] has no \"id\" of 1 to 95 printable characters", i);
+        }
+        m->ids[i] = id;
+    }
+    if (st != BITCTS_OK) {
+        bitcts_export_manifest_free(m);
+    }
+    return st;
+}
+
+/* ---- results.json ---- */
+
+static const char *const status_names[] = {"done",     "not_supported", "rejected",
+                                           "accepted", "error",         "bad"};
+
+const char *bitcts_result_status_name(int status)
+{
+    return status >= 0 && status <= BITCTS_RESULT_BAD ? status_names[status] : "unknown";
+}
+
+/* A relative path inside the results folder: no leading '/', no empty, "." or ".." component,
+ * no backslash, nothing but printable ASCII. */
+static int is_safe_path(const char *p)
+{
+    if (p == NULL || p[0] == '\0' || p[0] == '/') {
+        return 0;
+    }
+    for (const char *c = p; *c != '\0'; ++c) {
+        if (*c == '\\' || (unsigned char)*c < 0x21 || (unsigned char)*c > 0x7e) {
+            return 0;
+        }
+    }
+    const char *comp = p;
+    for (;;) {
+        const char *end = strchr(comp, '/');
+        const size_t n = end != NULL ? (size_t)(end - comp) : strlen(comp);
+        if (n == 0 || (n == 1 && comp[0] == '.') || (n == 2 && comp[0] == '.' && comp[1] == '.')) {
+            return 0;
+        }
+        if (end == NULL) {
+            return 1;
+        }
+        comp = end + 1;
+    }
+}
+
+static int parse_crc(const char *text, uint32_t *out)
+{
+    if (text == NULL || strlen(text) != 8) {
+        return -1;
+    }
+    uint32_t v = 0;
+    for (int i = 0; i < 8; ++i) {
+        const char c = text[i];
+        const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (d < 0) {
+            return -1;
+        }
+        v = v << 4 | (uint32_t)d;
+    }
+    *out = v;
+    return 0;
+}
+
+static int entry_bad(bitcts_result_entry *e, const char *text)
+{
+    e->status = BITCTS_RESULT_BAD;
+    snprintf(e->problem, sizeof e->problem, "%s", text);
+    return 0;
+}
+
+/* Fills e from the case entry c; a malformed entry becomes BAD. */
+static void parse_entry(const json_t *c, bitcts_result_entry *e)
+{
+    e->duration_ms = -1;
+    e->reason = "";
+    const char *status = str_member(c, "status", 32);
+    int s = -1;
+    for (int k = 0; status != NULL && k < BITCTS_RESULT_BAD; ++k) {
+        s = strcmp(status, status_names[k]) == 0 ? k : s;
+    }
+    if (s < 0) {
+        entry_bad(e, "\"status\" is not done, not_supported, rejected, accepted or error");
+        return;
+    }
+    e->status = s;
+    const json_t *reason = json_object_get(c, "reason");
+    if (reason != NULL) {
+        e->reason = str_member(c, "reason", BITCTS_RESULTS_MAX_TEXT);
+        if (e->reason == NULL) {
+            entry_bad(e, "\"reason\" is not a string of at most 4096 printable characters");
+            e->reason = "";
+            return;
+        }
+    }
+    const json_t *ms = json_object_get(c, "duration_ms");
+    if (ms != NULL) {
+        if (!json_is_number(ms) || !(json_number_value(ms) >= 0) || json_number_value(ms) > 1e12) {
+            entry_bad(e, "\"duration_ms\" is not a number of milliseconds");
+            return;
+        }
+        e->duration_ms = json_number_value(ms);
+    }
+    if (s != BITCTS_RESULT_DONE) {
+        return;
+    }
+    const char *layout = str_member(c, "layout", 16);
+    if (layout == NULL || (strcmp(layout, "buffer") != 0 && strcmp(layout, "elements") != 0)) {
+        entry_bad(e, "\"layout\" is not buffer or elements");
+        return;
+    }
+    e->layout = strcmp(layout, "buffer") == 0 ? BITCTS_RESULT_BUFFER : BITCTS_RESULT_ELEMENTS;
+    e->path = str_member(c, "path", BITCTS_RESULTS_MAX_TEXT);
+    if (!is_safe_path(e->path)) {
+        e->path = NULL;
+        entry_bad(e, "\"path\" is not a relative path inside the results folder");
+        return;
+    }
+    const json_t *offset = json_object_get(c, "offset");
+    const json_t *bytes = json_object_get(c, "bytes");
+    if ((offset != NULL && !is_uint(offset, INT64_MAX)) || !is_uint(bytes, INT64_MAX)) {
+        entry_bad(e, "\"offset\" or \"bytes\" is not a byte count");
+        return;
+    }
+    e->offset = offset != NULL ? (uint64_t)json_integer_value(offset) : 0;
+    e->bytes = (uint64_t)json_integer_value(bytes);
+    if (e->offset > (uint64_t)INT64_MAX - e->bytes) {
+        entry_bad(e, "\"offset\" + \"bytes\" overflows");
+        return;
+    }
+    if (parse_crc(str_member(c, "crc32", 16), &e->crc32) != 0) {
+        entry_bad(e, "\"crc32\" is not 8 lower-case hex digits");
+    }
+}
+
+static int by_id(const void *a, const void *b)
+{
+    return strcmp(((const bitcts_result_entry *)a)->id, ((const bitcts_result_entry *)b)->id);
+}
+
+void bitcts_result_set_free(bitcts_result_set *set)
+{
+    if (set != NULL) {
+        free(set->entries);
+        json_decref(set->root);
+        memset(set, 0, sizeof *set);
+    }
+}
+
+static int check_producer(bitcts_result_set *set, char *err, size_t cap)
+{
+    static const char what[] = "results.json";
+    const json_t *p = json_object_get(set->root, "producer");
+    set->producer_name = str_member(p, "name", 200);
+    set->producer_version = str_member(p, "version", 200);
+    if (!json_is_object(p) || set->producer_name == NULL || set->producer_name[0] == '\0' ||
+        set->producer_version == NULL) {
+        return fail(err, cap, BITCTS_E_PARSE, what,
+                    "\"producer\" is not an object with a \"name\" and a \"version\"");
+    }
+    const json_t *info = json_object_get(p, "info");
+    if (info == NULL) {
+        return BITCTS_OK;
+    }
+    if (!json_is_object(info) || json_object_size(info) > 64) {
+        return fail(err, cap, BITCTS_E_PARSE, what,
+                    "\"producer.info\" is not an object of at most 64 strings");
+    }
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)info, key, v)
+    {
+        if (strlen(key) > 64 || str_member(info, key, BITCTS_RESULTS_MAX_TEXT) == NULL) {
+            return fail(err, cap, BITCTS_E_PARSE, what,
+                        "\"producer.info\" member is not a short name with a printable string");
+        }
+    }
+    set->producer_info = info;
+    return BITCTS_OK;
+}
+
+int bitcts_results_parse(const void *data, size_t size, bitcts_result_set *set, char *err,
+                         size_t cap)
+{
+    static const char what[] = "results.json";
+    memset(set, 0, sizeof *set);
+    int st = BITCTS_OK;
+    set->root = load(data, size, what, err, cap, &st);
+    if (set->root == NULL) {
+        return st;
+    }
+    st = check_header(set->root, BITCTS_RESULTS_FORMAT, BITCTS_RESULTS_FORMAT_MAJOR,
+                      json_object_get(set->root, "vectors"), what, &set->format_major,
+                      &set->format_minor, &set->seed, &set->generator_version, err, cap);
+    if (st == BITCTS_OK) {
+        st = check_producer(set, err, cap);
+    }
+    const json_t *cases = json_object_get(set->root, "cases");
+    if (st == BITCTS_OK &&
+        (!json_is_array(cases) || json_array_size(cases) > BITCTS_RESULTS_MAX_CASES)) {
+        st = fail(err, cap, BITCTS_E_PARSE, what, "\"cases\" is not an array");
+    }
+    if (st == BITCTS_OK) {
+        set->entries = calloc(json_array_size(cases) + 1, sizeof *set->entries);
+        st = set->entries == NULL ? BITCTS_E_OUT_OF_MEMORY : BITCTS_OK;
+    }
+    for (size_t i = 0; st == BITCTS_OK && i < json_array_size(cases); ++i) {
+        const json_t *c = json_array_get(cases, i);
+        const char *id = str_member(c, "id", BITCTS_RESULTS_MAX_ID);
+        if (id == NULL || id[0] == '\0') {
+            if (set->unattributed++ == 0) {
+                snprintf(set->first_unattributed, sizeof set->first_unattributed,
+                         "cases[%zu] has no \"id\" of 1 to 95 printable characters", i);
+            }
+            continue;
+        }
+        bitcts_result_entry *e = &set->entries[set->count++];
+        e->id = id;
+        parse_entry(c, e);
+    }
+    if (st != BITCTS_OK) {
+        bitcts_result_set_free(set);
+        return st;
+    }
+    qsort(set->entries, set->count, sizeof *set->entries, by_id);
+    for (size_t i = 1; i < set->count; ++i) { /* a case given twice: both entries are bad */
+        if (strcmp(set->entries[i].id, set->entries[i - 1].id) == 0) {
+            entry_bad(&set->entries[i - 1], "the case is listed more than once");
+            entry_bad(&set->entries[i], "the case is listed more than once");
+        }
+    }
+    return BITCTS_OK;
+}
+
+const bitcts_result_entry *bitcts_results_find(const bitcts_result_set *set, const char *id)
+{
+    if (set->count == 0) {
+        return NULL;
+    }
+    bitcts_result_entry key;
+    memset(&key, 0, sizeof key);
+    key.id = id;
+    return bsearch(&key, set->entries, set->count, sizeof *set->entries, by_id);
+}
+
+uint32_t bitcts_crc32(uint32_t crc, const void *data, size_t size)
+{
+    /* Four bits at a time: a 16-entry table, constant, no state. */
+    static const uint32_t nibble[16] = {
+        0x00000000u, 0x1DB71064u, 0x3B6E20C8u, 0x26D930ACu, 0x76DC4190u, 0x6B6B51F4u,
+        0x4DB26158u, 0x5005713Cu, 0xEDB88320u, 0xF00F9344u, 0xD6D6A3E8u, 0xCB61B38Cu,
+        0x9B64C2B0u, 0x86D3D2D4u, 0xA00AE278u, 0xBDBDF21Cu,
+    };
+    const uint8_t *p = data;
+    crc = ~crc;
+    for (size_t i = 0; i < size; ++i) {
+        crc ^= p[i];
+        crc = nibble[crc & 0xF] ^ (crc >> 4);
+        crc = nibble[crc & 0xF] ^ (crc >> 4);
+    }
+    return ~crc;
+}
