@@ -20,6 +20,11 @@ static const uint32_t boundary_sizes[] = {15,  16,  17,  31,  32,  33,  63,  64,
 static const uint32_t big_sizes[] = {1023, 1024, 1025, 2047, 2048,  2049,  4095, 4096,
                                      4097, 8191, 8192, 8193, 65535, 65536, 65537};
 
+/* No buffer above this: padding in many dims multiplies a buffer's size (sizes of 2 padded by 9
+ * in 8 dims: 5.5^8 times the elements), so a draw past it is drawn again. The largest packed
+ * case, 2^24 elements of 8 bytes, is half of it. */
+#define EXPLORE_MAX_BUFFER ((uint64_t)256 << 20)
+
 #define PICK(rng, table) (table)[bitcts_rng_below((rng), sizeof(table) / sizeof((table)[0]))]
 
 /* One drawn case, before its buffers. */
@@ -58,8 +63,8 @@ static void draw_sizes(bitcts_rng *rng, uint32_t rank, uint32_t esize, uint32_t 
     for (;;) { /* halve the largest dimension until the budget holds */
         uint64_t total = 1;
         uint32_t largest = 0;
-        for (uint32_t k = 0; k < rank; ++k) {
-            total *= sizes[k];
+        for (uint32_t k = 0; k < rank; ++k) { /* capped: 8 sizes of 65537 overflow 64 bits */
+            total = total > budget ? budget + 1 : total * sizes[k];
             largest = sizes[k] > sizes[largest] ? k : largest;
         }
         if (total <= budget || sizes[largest] == 1) {
@@ -152,7 +157,8 @@ static int draw_layouts(bitcts_rng *rng, explore_draw *x)
         desc->guaranteed_base_offset_alignment = align;
         const uint64_t esize = bitcts_dtype_size(desc->data_type);
         if (finish(desc,
-                   spare ? esize * bitcts_rng_below(rng, 65) + bitcts_rng_below(rng, 4) : 0) != 0) {
+                   spare ? esize * bitcts_rng_below(rng, 65) + bitcts_rng_below(rng, 4) : 0) != 0 ||
+            desc->total_tensor_size_in_bytes > EXPLORE_MAX_BUFFER) {
             return -1;
         }
     }

@@ -193,6 +193,12 @@ static void html_verdict_table(sbuf *b, const bitcts__report_view *v)
 /* Binary digits of `bits`, with the digits that differ from `other` marked. */
 static void html_bits(sbuf *b, const char *bits, const char *other)
 {
+    /* Marks per character only for a string of bits: anything else (a report from elsewhere)
+     * is shown whole, escaped, so a multi-byte character is never cut into marks. */
+    if (strspn(bits, "01 ") != strlen(bits) || strspn(other, "01 ") != strlen(other)) {
+        sb_esc(b, bits, 0);
+        return;
+    }
     const int same_len = strlen(bits) == strlen(other);
     for (size_t i = 0; bits[i]; ++i) {
         const int differs = same_len && bits[i] != other[i];
