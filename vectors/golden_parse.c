@@ -262,6 +262,11 @@ int bitcts_golden_parse(const void *data, size_t size, bitcts_golden **out, char
     if (root == NULL) {
         snprintf(err, cap, "golden manifest: not JSON: %s (line %d, column %d)", je.text, je.line,
                  je.column);
+        for (char *c = err; cap > 0 && *c != '\0'; ++c) { /* one line: jansson quotes input */
+            if ((unsigned char)*c < 0x20 || (unsigned char)*c == 0x7F) {
+                *c = '?';
+            }
+        }
         return BITCTS_E_PARSE;
     }
     int st = json_is_object(root) ? check_header(&p, root) : bad(&p, "not a JSON object");

@@ -25,6 +25,11 @@ static int fail(char *err, size_t cap, int status, const char *what, const char 
     va_end(ap);
     if (err != NULL && cap > 0) {
         snprintf(err, cap, "%s: %s", what, text);
+        for (char *c = err; *c != '\0'; ++c) { /* one line: the parser quotes what it read */
+            if ((unsigned char)*c < 0x20 || (unsigned char)*c == 0x7F) {
+                *c = '?';
+            }
+        }
     }
     return status;
 }
