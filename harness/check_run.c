@@ -211,20 +211,11 @@ static const json_t *manifest_entry(const check_state *s, const char *id)
     const json_t *cases = json_object_get(s->manifest.root, "cases");
     for (size_t i = 0; i < json_array_size(cases); ++i) {
         const json_t *c = json_array_get(cases, i);
-        if (strcmp(json_string_value(json_object_get(c, "id")) != NULL
-                       ? json_string_value(json_object_get(c, "id"))
-                       : "",
-                   id) == 0) {
+        if (strcmp(bitcts_report_str(c, "id"), id) == 0) {
             return c;
         }
     }
     return NULL;
-}
-
-static const char *str_field(const json_t *o, const char *k)
-{
-    const char *v = json_string_value(json_object_get(o, k));
-    return v != NULL ? v : "";
 }
 
 /* The key of a case the plan does not hold: an explored case from its index, or a case whose
@@ -236,20 +227,20 @@ static int key_outside_plan(check_state *s, const char *id, bitcts_case_key *key
         return bitcts_explore_key(s->manifest.seed, (uint64_t)ex, key) == BITCTS_OK ? 0 : -1;
     }
     const json_t *e = manifest_entry(s, id);
-    if (e == NULL || strcmp(str_field(e, "pattern"), "explore") != 0 ||
+    if (e == NULL || strcmp(bitcts_report_str(e, "pattern"), "explore") != 0 ||
         !json_is_array(json_object_get(e, "tensors")) || strlen(id) >= sizeof key->id) {
         return -1;
     }
     memset(key, 0, sizeof *key);
     snprintf(key->id, sizeof key->id, "%s", id);
     key->op = (uint32_t)json_integer_value(json_object_get(e, "operator_type"));
-    key->in_type = bitcts_dtype_parse(str_field(e, "input_type"));
-    key->out_type = bitcts_dtype_parse(str_field(e, "output_type"));
+    key->in_type = bitcts_dtype_parse(bitcts_report_str(e, "input_type"));
+    key->out_type = bitcts_dtype_parse(bitcts_report_str(e, "output_type"));
     key->rank = (uint32_t)json_integer_value(json_object_get(e, "rank"));
     key->pattern = BITCTS_PAT_EXPLORE;
     key->index = CHECK_FIXED_INDEX;
     for (uint32_t v = 0; v <= BITCTS_VALUES_ENUMERATED; ++v) {
-        if (strcmp(bitcts_values_name(v), str_field(e, "values")) == 0) {
+        if (strcmp(bitcts_values_name(v), bitcts_report_str(e, "values")) == 0) {
             key->values = v;
         }
     }
@@ -262,10 +253,10 @@ static int key_outside_plan(check_state *s, const char *id, bitcts_case_key *key
 static uint8_t *export_file(const check_state *s, const json_t *rec, uint64_t bytes)
 {
     char path[4400], err[256];
-    snprintf(path, sizeof path, "%s/%s", s->cfg->export_dir, str_field(rec, "path"));
+    snprintf(path, sizeof path, "%s/%s", s->cfg->export_dir, bitcts_report_str(rec, "path"));
     char *data = NULL;
     size_t size = 0;
-    if (strstr(str_field(rec, "path"), "..") != NULL ||
+    if (strstr(bitcts_report_str(rec, "path"), "..") != NULL ||
         bitcts_fs_read(path, (size_t)bytes + 1, &data, &size, err, sizeof err) != BITCTS_OK ||
         size != bytes) {
         free(data);

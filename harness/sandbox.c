@@ -3,7 +3,7 @@
  * channel and the capture pipe, and on the parent's side non-blocking reads, reaping and
  * killing. Orphans are found through /proc (PPid) and killed; that needs the subreaper bit,
  * set by bitcts_sandbox_init. */
-#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE, syscall */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE, syscall, sigaltstack, SA_ONSTACK */
 
 #include <dirent.h>   /* opendir */
 #include <errno.h>    /* errno */
@@ -543,6 +543,23 @@ void bitcts_sandbox_describe(int status, char *out, size_t cap)
         snprintf(out, cap, "signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
     } else {
         snprintf(out, cap, "exit status %d", WEXITSTATUS(status));
+    }
+}
+
+static char fatal_altstack[65536];
+
+void bitcts_sandbox_catch_fatal(void (*handler)(int sig, siginfo_t *info, void *context))
+{
+    stack_t alt = {.ss_sp = fatal_altstack, .ss_size = sizeof fatal_altstack, .ss_flags = 0};
+    sigaltstack(&alt, NULL);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = handler;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; ++i) {
+        sigaction(fatal[i], &sa, NULL);
     }
 }
 

@@ -10,6 +10,7 @@
 #ifndef BITCTS_HARNESS_SANDBOX_H
 #define BITCTS_HARNESS_SANDBOX_H
 
+#include <signal.h>    /* siginfo_t */
 #include <stddef.h>    /* size_t */
 #include <stdint.h>    /* uint64_t */
 #include <sys/types.h> /* pid_t */
@@ -107,6 +108,10 @@ void bitcts_sandbox_close(bitcts_sandbox *sb);
 void bitcts_sandbox_describe(int status, char *out, size_t cap);
 
 /* ---- the child's side ---- */
+
+/** Sends SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT to `handler` (SA_SIGINFO, reset after one
+ * delivery) on an alternate stack, so that a stack overflow is reported too. One per process. */
+void bitcts_sandbox_catch_fatal(void (*handler)(int sig, siginfo_t *info, void *context));
 
 /** Publishes the child's phase (async-signal-safe: stores only, and the clock). */
 void bitcts_sandbox_mark(bitcts_sandbox_status *status, char phase, int64_t index);

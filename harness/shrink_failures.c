@@ -165,7 +165,7 @@ static void shrink_one(const bitcts_shrink_failures_options *o, const json_t *c,
         s->run_command = run_command(o->run, s->id);
         s->status = s->run_command != NULL ? bitcts_shrink_eval_command(&r.data, &s->eval_command)
                                            : BITCTS_E_OUT_OF_MEMORY;
-        s->seconds = bitcts_clock_now() - t0;
+        s->seconds = bitcts_clock_now() - t0; /* shrink.json records the shrink's own time */
         if (s->status == BITCTS_OK) {
             s->status = write_folder(o, &key, &data, &r, s);
         }

@@ -3,7 +3,7 @@
  * read the phase page, reap without waiting, kill at a deadline, then kill the child's group and
  * sweep the orphans) and the child's helpers (phase marks, lines, the fatal-signal report, the
  * check for processes a backend left running). */
-#define _DEFAULT_SOURCE /* sigaltstack, SA_ONSTACK, WNOWAIT */
+#define _DEFAULT_SOURCE /* WNOWAIT */
 
 #include <dirent.h>   /* opendir */
 #include <errno.h>    /* errno */
@@ -52,7 +52,6 @@ static bitcts_sandbox_status *child_status;
 static char child_phase;
 static int64_t child_call;
 static int child_kept_sent;
-static char child_altstack[65536];
 
 static const char *signal_text(int sig)
 {
@@ -96,17 +95,7 @@ void bitcts_supervise_child_start(int chan, const char *nonce, bitcts_sandbox_st
     child_status = status;
     child_phase = 0;
     child_kept_sent = 0;
-    stack_t alt = {.ss_sp = child_altstack, .ss_size = sizeof child_altstack, .ss_flags = 0};
-    sigaltstack(&alt, NULL);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = child_on_fatal;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
-    sigemptyset(&sa.sa_mask);
-    const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
-    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; ++i) {
-        sigaction(fatal[i], &sa, NULL);
-    }
+    bitcts_sandbox_catch_fatal(child_on_fatal);
 }
 
 /* Whether this process has a child process, running or ended and not yet waited for; one

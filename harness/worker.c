@@ -4,7 +4,6 @@
  * guarded buffers twice (complementary guard bytes), compare. Fatal signals are reported with
  * the faulting address named; damage the backend leaves in the process (resource limits, the
  * channel, the fault handlers) ends the worker after the case that caused it. */
-#define _DEFAULT_SOURCE /* sigaltstack, SA_ONSTACK */
 
 #include <signal.h>       /* sigaction */
 #include <stdio.h>        /* snprintf */
@@ -30,7 +29,6 @@ static int worker_chan = -1;
 static const char *worker_nonce = "";
 static bitcts_sandbox_status *worker_status;
 static volatile long worker_case = -1;
-static char worker_altstack[65536];
 static uintptr_t worker_stack_top;   /* an address near the top of the main stack */
 static uintptr_t worker_stack_limit; /* RLIMIT_STACK, or 64 MiB when unlimited */
 
@@ -94,21 +92,6 @@ static void on_fatal(int sig, siginfo_t *info, void *context)
     sigaddset(&one, sig);
     sigprocmask(SIG_UNBLOCK, &one, NULL);
     raise(sig);
-}
-
-static void install_handlers(void)
-{
-    stack_t alt = {.ss_sp = worker_altstack, .ss_size = sizeof worker_altstack, .ss_flags = 0};
-    sigaltstack(&alt, NULL);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_fatal;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
-    sigemptyset(&sa.sa_mask);
-    const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
-    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; ++i) {
-        sigaction(fatal[i], &sa, NULL);
-    }
 }
 
 static void snapshot(process_state *s)
@@ -517,7 +500,7 @@ void bitcts_worker_main(void *arg, int chan, const char *nonce, bitcts_sandbox_s
     worker_chan = chan;
     worker_nonce = nonce;
     worker_status = status;
-    install_handlers();
+    bitcts_sandbox_catch_fatal(on_fatal);
     worker w;
     memset(&w, 0, sizeof w);
     w.job = arg;
