@@ -13,6 +13,7 @@ costs that case (status "error" with the exception text), never the run.
 import argparse
 import fnmatch
 import json
+import multiprocessing
 import os
 import platform
 import sys
@@ -206,6 +207,10 @@ def main(runner_class, argv=None):
     p.add_argument("--device", default=None, help="the framework's device (cpu, cuda, ...)")
     p.add_argument("--time-limit", type=float, default=0,
                    help="seconds; cases not started by then are not_supported (0: none)")
+    p.add_argument("--warm-up-jobs", type=int, default=0,
+                   help="first compute every case in this many processes and throw the results "
+                        "away, so that a framework that compiles each kernel on first use (CuPy) "
+                        "fills its on-disk kernel cache in parallel (0: no warm-up)")
     args = p.parse_args(argv)
     with open(os.path.join(args.export, "manifest.json"), encoding="utf-8") as f:
         manifest = json.load(f)
@@ -223,6 +228,8 @@ def main(runner_class, argv=None):
                 "info": dict(python_info(), **(runner.info() if runner else {}))}
     writer = ResultWriter(results_dir, manifest, producer)
     t0, counts = time.perf_counter(), {}
+    if runner is not None and args.warm_up_jobs > 1:
+        warm_up(runner_class, args, manifest["cases"])
     for entry in manifest["cases"]:
         if not fnmatch.fnmatchcase(entry["id"], args.filter):
             continue
@@ -238,6 +245,47 @@ def main(runner_class, argv=None):
     print("%s: %s in %.1f s -> %s" % (producer["name"], ", ".join(
         "%d %s" % (n, s) for s, n in sorted(counts.items())), time.perf_counter() - t0,
         results_dir), file=sys.stderr)
+
+
+def warm_up(runner_class, args, entries):
+    """Computes the selected cases in args.warm_up_jobs fresh processes, results thrown away.
+    Cases go to processes by (operator, types, rank), the kernels a framework specialises on,
+    so each kernel is compiled by one process; the real run that follows is serial and finds
+    the kernels in the framework's cache. Failures here are ignored: the real run meets them."""
+    shards = [[] for _ in range(args.warm_up_jobs)]
+    for e in entries:
+        if e.get("expect") == "reject" or not fnmatch.fnmatchcase(e["id"], args.filter):
+            continue
+        key = "%s|%s|%s|%d" % (e["operator"], e["input_type"], e["output_type"],
+                               len(e["tensors"][0]["Sizes"]))
+        shards[zlib.crc32(key.encode()) % len(shards)].append(e)
+    deadline = args.time_limit if args.time_limit > 0 else 0
+    t = time.perf_counter()
+    ctx = multiprocessing.get_context("spawn")  # no CUDA state inherited through fork
+    with ctx.Pool(len(shards)) as pool:
+        done = sum(pool.starmap(warm_shard, [(runner_class, args.export, args.device, s,
+                                              deadline) for s in shards if s]))
+    print("%s: warm-up of %d cases in %d processes: %.1f s" % (
+        runner_class.name, done, args.warm_up_jobs, time.perf_counter() - t), file=sys.stderr)
+
+
+def warm_shard(runner_class, export_dir, device, entries, deadline):
+    t0 = time.perf_counter()
+    try:
+        runner = runner_class(device)
+    except Exception:
+        return 0
+    done = 0
+    for e in entries:
+        if deadline and time.perf_counter() - t0 > deadline:
+            break
+        try:
+            case = Case(e)
+            runner.compute(case, CaseIO(export_dir, case))
+            done += 1
+        except Exception:
+            pass
+    return done
 
 
 def run_case(runner, startup_error, export_dir, case, writer):

@@ -38,5 +38,26 @@ PYTHONPATH="$here/fakes" PYTHONDONTWRITEBYTECODE=1 "$python" "$adapters/run_cupy
 "$bitcts" check "$work/export" --results "$work/limited" --report "$work/limited-report" --quiet ||
     status=1
 grep -q "time limit" "$work/limited-report/report.json" || { echo "FAIL: time limit"; status=1; }
+# The warm-up (--warm-up-jobs): the same bytes as a run without it, and it did compute.
+PYTHONPATH="$here/fakes" PYTHONDONTWRITEBYTECODE=1 "$python" "$adapters/run_cupy.py" \
+    "$work/export" --results "$work/warm" --warm-up-jobs 2 2>"$work/warm.log" || status=1
+cmp -s "$work/cupy/data.bin" "$work/warm/data.bin" || { echo "FAIL: warm-up changed the results"; status=1; }
+grep -Eq 'warm-up of [1-9][0-9]* cases in 2 processes' "$work/warm.log" ||
+    { echo "FAIL: the warm-up computed nothing"; cat "$work/warm.log"; status=1; }
+# The matrix script: two columns, then one of them again with --keep; both in the matrix.
+matrix="$adapters/../tools/conformance-matrix.sh"
+PYTHONPATH="$here/fakes" PYTHONDONTWRITEBYTECODE=1 bash "$matrix" "$work/matrix" \
+    --bitcts "$bitcts" --python "$python" --tier smoke --only numpy,cupy 2>"$work/matrix.log" ||
+    { echo "FAIL: conformance-matrix.sh"; cat "$work/matrix.log"; status=1; }
+PYTHONPATH="$here/fakes" PYTHONDONTWRITEBYTECODE=1 bash "$matrix" "$work/matrix" \
+    --bitcts "$bitcts" --python "$python" --tier smoke --only cupy,jax-absent --keep \
+    2>"$work/matrix.log" || { echo "FAIL: conformance-matrix.sh --keep"; cat "$work/matrix.log"; status=1; }
+page="$work/matrix/conformance-matrix.md"
+grep -q '^| operator | type | `numpy` | `cupy` |$' "$page" || { echo "FAIL: --keep lost a column"; status=1; }
+grep -q 'Columns kept from an earlier run in the same folder (`--keep`): numpy;' "$page" ||
+    { echo "FAIL: --keep not named"; status=1; }
+grep -q 'warm-up of' "$work/matrix.log" || { echo "FAIL: no CuPy warm-up in the script"; status=1; }
+bash "$matrix" "$work/matrix" --bitcts "$bitcts" --python "$python" --keep 2>/dev/null
+[ $? -eq 2 ] || { echo "FAIL: --keep without --only accepted"; status=1; }
 [ $status -eq 0 ] && echo "adapters_smoke: all passed"
 exit $status
