@@ -171,6 +171,12 @@ int bitcts__bench_build_rows(const bitcts_bench_config *cfg, bitcts_bench_result
     return BITCTS_OK;
 }
 
+int bitcts_bench_drifted(const bitcts_bench_result *r)
+{
+    return r->kcopy_min_gbps > 0 && r->kcopy_max_gbps > 0 &&
+           r->kcopy_min_gbps < 0.9 * r->kcopy_max_gbps;
+}
+
 void bitcts_bench_result_free(bitcts_bench_result *r)
 {
     if (r != NULL) {
@@ -251,10 +257,12 @@ static json_t *row_json(const bitcts_bench_result *r, const bitcts_bench_row *ro
 static json_t *limits_json(const bitcts_bench_result *r)
 {
     if (r->device_timing) {
-        return json_pack("{s:[o, o], s:[o, o]}", "copy_api_gbps",
+        return json_pack("{s:[o, o], s:[o, o], s:o, s:o, s:b}", "copy_api_gbps",
                          number_or_null(r->copy_api_gbps[0]), number_or_null(r->copy_api_gbps[1]),
                          "copy_kernel_gbps", number_or_null(r->copy_kernel_gbps[0]),
-                         number_or_null(r->copy_kernel_gbps[1]));
+                         number_or_null(r->copy_kernel_gbps[1]), "copy_kernel_min_gbps",
+                         number_or_null(r->kcopy_min_gbps), "copy_kernel_max_gbps",
+                         number_or_null(r->kcopy_max_gbps), "drift", bitcts_bench_drifted(r));
     }
     json_t *instances = json_array();
     for (int i = 0; i < r->instances; ++i) {

@@ -146,13 +146,20 @@ typedef struct bitcts_bench_result {
     double memcpy_gbps;                            /* libc memcpy, one thread; < 0: not run */
     double copy_api_gbps[2]; /* device limits at the start and the end; < 0: none */
     double copy_kernel_gbps[2];
-    json_t *backend; /* identity (report.json's "backend" and "device"); owned, or NULL */
+    double kcopy_min_gbps; /* the copy kernel's lowest and highest over the run (the start, */
+    double kcopy_max_gbps; /* the end and next to every row); < 0: none */
+    json_t *backend;       /* identity (report.json's "backend" and "device"); owned, or NULL */
     bitcts_bench_peer peers[BITCTS_BENCH_PEERS];
     size_t failures;  /* rows and small cases that are not "ok" or "n/a" */
     int refused;      /* the plugin host or instance_create refused the backend: bad input */
     char error[1600]; /* what the backend's process did when it failed, or "" */
     double seconds;
 } bitcts_bench_result;
+
+/** Whether the device's copy kernel varied by more than 10% over the run (kcopy_min/max): rows
+ * are then read against the copy kernel timed next to each (a row's copy_kernel_gbps), and
+ * peers, timed at other moments, are not comparable row by row. */
+int bitcts_bench_drifted(const bitcts_bench_result *r);
 
 /** Runs the benchmark: the backend in a supervised child, then the peers.
  * @return BITCTS_OK (whatever the checks say: see failures); the plugin host's or the backend's

@@ -8,7 +8,8 @@
  *   H <instance> <copy> <triad>, Y <memcpy>     host limits (GB/s; -1: none)
  *   U <0|1> <api> <kernel>   device copy limits at the start (0) and the end (1)
  *   N <row>                  a row begins
- *   W <row> <gbps> <limit> <check> [<text>]     a row's figures
+ *   W <row> <gbps> <limit> <check> [<text>]     a row's figures (limit: the host limit, or
+ *                            with device timing the copy kernel timed right after the row)
  *   M <small> <default_ns> <scalar_ns> <check>  a small tensor's per-call cost
  *   E <text>                 the harness failed (out of memory)
  *   Z                        everything was sent
@@ -488,9 +489,12 @@ static void run_row(bench *x, size_t n)
     }
     const double gbps =
         seconds > 0 && strcmp(check, "ok") == 0 ? row->useful_bytes / seconds / 1e9 : -1;
-    const double limit = x->timing != NULL ? -1
-                                           : host_limit(x, (int)(n % (size_t)x->r.instances),
-                                                        strcmp(row->limit, "triad") == 0);
+    /* With device timing, the copy kernel right after the row: the device's state (its clocks)
+     * when the row ran, so a drift during the run does not pass for the backend's speed. */
+    const double limit =
+        x->timing != NULL
+            ? device_copy(x, x->r.size_bytes, BITCTS_ABI_COPY_KERNEL, x->cfg->reps)
+            : host_limit(x, (int)(n % (size_t)x->r.instances), strcmp(row->limit, "triad") == 0);
     send_row(n, gbps, limit, check, why);
 }
 

@@ -333,7 +333,8 @@ def run_jax(jobs, reps, out):
                 b = jnp.asarray(3, t) if sb is None else stored(sb, t, 2)
                 if job["op"] in ("shl", "shr"):
                     b = b & t(8 * job["w"] - 1)
-                bv = (lambda x: x) if sb is None else view
+                # B is stored as it is read: sliced when padded, never transposed.
+                bv = (lambda x: x) if sb is None or va == "T" else view
                 fn = jax.jit(lambda a, b, f=funcs[job["op"]], bv=bv: f(view(a), bv(b)))
                 args = (a, b)
             fn(*args).block_until_ready()

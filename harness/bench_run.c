@@ -224,21 +224,35 @@ static int on_line(void *user, char *line)
     }
 }
 
-/* Device limits are the mean of the start and the end; every row gets them. */
+/* Device limits: the API copy, the mean of the start and the end; the copy kernel, the one
+ * timed right after each row (the W line's limit), else that mean. Records the spread of the
+ * copy kernel over the run (drift: the device's clocks or a neighbour changed its speed). */
+static double start_end_mean(const double v[2])
+{
+    const double mean = v[0] > 0 && v[1] > 0 ? 0.5 * (v[0] + v[1]) : v[0] > 0 ? v[0] : v[1];
+    return mean > 0 ? mean : -1;
+}
+
 static void spread_device_limits(bitcts_bench_result *r)
 {
-    for (int k = 0; k < 2; ++k) {
-        const double *v = k == 0 ? r->copy_api_gbps : r->copy_kernel_gbps;
-        const double mean = v[0] > 0 && v[1] > 0 ? 0.5 * (v[0] + v[1]) : v[0] > 0 ? v[0] : v[1];
-        for (size_t i = 0; i < r->row_count; ++i) {
-            if (k == 0) {
-                r->rows[i].limit_gbps = mean > 0 ? mean : -1;
-                r->rows[i].limit = "copy";
-            } else {
-                r->rows[i].limit2_gbps = mean > 0 ? mean : -1;
-            }
+    const double api = start_end_mean(r->copy_api_gbps);
+    const double kernel = start_end_mean(r->copy_kernel_gbps);
+    double lo = -1;
+    double hi = -1;
+    for (size_t i = 0; i < r->row_count + 2; ++i) {
+        double x = i < 2 ? r->copy_kernel_gbps[i] : -1;
+        if (i >= 2) {
+            bitcts_bench_row *row = &r->rows[i - 2];
+            row->limit2_gbps = row->limit_gbps > 0 ? row->limit_gbps : kernel;
+            row->limit_gbps = api;
+            row->limit = "copy";
+            x = row->limit2_gbps;
         }
+        lo = x > 0 && (lo < 0 || x < lo) ? x : lo;
+        hi = x > hi ? x : hi;
     }
+    r->kcopy_min_gbps = lo;
+    r->kcopy_max_gbps = hi;
 }
 
 static int settle(bench_parent *b, const bitcts_supervise_result *sv, char *err, size_t cap)
@@ -281,6 +295,7 @@ int bitcts_bench_run(const bitcts_bench_config *cfg, bitcts_bench_result *out, c
     for (int k = 0; k < 2; ++k) {
         out->copy_api_gbps[k] = out->copy_kernel_gbps[k] = -1;
     }
+    out->kcopy_min_gbps = out->kcopy_max_gbps = -1;
     for (int i = 0; i < BITCTS_BENCH_MAX_INSTANCES; ++i) {
         out->copy_gbps[i] = out->triad_gbps[i] = -1;
     }

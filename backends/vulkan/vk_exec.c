@@ -21,8 +21,12 @@ typedef struct vk_packed_push {
 
 typedef struct vk_strided_push {
     VkDeviceAddress out, a, b, dims, control;
-    uint32_t count, inner, outer_rank;
+    uint32_t count;
+    uint32_t inner, inner_magic, inner_shifts; /* the innermost dimension */
     uint32_t stride_out, stride_a, stride_b;
+    uint32_t outer, outer_magic, outer_shifts; /* the next one (size 1 at rank 1) */
+    uint32_t outer_out, outer_a, outer_b;
+    uint32_t more_dims; /* entries of 8 words in dims */
 } vk_strided_push;
 
 typedef struct vk_tile_push {
@@ -35,7 +39,7 @@ typedef struct vk_tile_push {
 } vk_tile_push;
 
 _Static_assert(sizeof(vk_packed_push) == 32, "packed push constants");
-_Static_assert(sizeof(vk_strided_push) == 64, "strided push constants");
+_Static_assert(sizeof(vk_strided_push) == 96, "strided push constants");
 _Static_assert(sizeof(vk_tile_push) == 80, "tile push constants");
 
 static int32_t vk_need_storage(bitcts__vk_instance *inst, uint32_t width)
@@ -97,6 +101,7 @@ static uint32_t vk_dispatch_strided(bitcts__vk_instance *inst, const bitcts__vk_
 {
     const bitcts__vk_plan *p = &op->plan;
     const uint32_t inner = p->rank - 1;
+    const int binary = p->input_count == 2;
     vk_strided_push pc = {
         .out = addr[0],
         .a = addr[1],
@@ -105,14 +110,26 @@ static uint32_t vk_dispatch_strided(bitcts__vk_instance *inst, const bitcts__vk_
         .control = inst->control.address,
         .count = p->count,
         .inner = p->sizes[inner],
-        .outer_rank = op->params_words / 4,
         .stride_out = p->strides[BITCTS__VK_OUT][inner],
         .stride_a = p->strides[BITCTS__VK_A][inner],
-        .stride_b = p->input_count == 2 ? p->strides[BITCTS__VK_B][inner] : 0u,
+        .stride_b = binary ? p->strides[BITCTS__VK_B][inner] : 0u,
+        .outer = 1,
+        .more_dims = op->params_words / 8,
     };
+    bitcts__vk_divisor(pc.inner, &pc.inner_magic, &pc.inner_shifts);
+    if (p->rank >= 2) {
+        const uint32_t d = p->rank - 2;
+        pc.outer = p->sizes[d];
+        pc.outer_out = p->strides[BITCTS__VK_OUT][d];
+        pc.outer_a = p->strides[BITCTS__VK_A][d];
+        pc.outer_b = binary ? p->strides[BITCTS__VK_B][d] : 0u;
+    }
+    bitcts__vk_divisor(pc.outer, &pc.outer_magic, &pc.outer_shifts);
     inst->vk.vkCmdPushConstants(inst->cmd, inst->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc,
                                 &pc);
-    return vk_groups(inst, ((uint64_t)p->count + VK_GROUP_SIZE - 1) / VK_GROUP_SIZE);
+    /* vk_strided.comp's elements per invocation and pass (UNROLL). */
+    const uint64_t per_group = (uint64_t)VK_GROUP_SIZE * inst->opt.unroll;
+    return vk_groups(inst, ((uint64_t)p->count + per_group - 1) / per_group);
 }
 
 /* Rank 2 (rows, columns) or 3 (batch, rows, columns). */

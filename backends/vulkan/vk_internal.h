@@ -42,6 +42,7 @@ typedef struct bitcts__vk_options {
     uint32_t disable;     /* BITCTS__VK_DISABLE_* */
     uint32_t path;        /* BITCTS__VK_PATH_* */
     uint32_t staging_mib; /* largest staging buffer; larger transfers go in pieces */
+    uint32_t unroll;      /* the strided shader's elements per invocation and pass: 1-8 */
     char loader[256];     /* the Vulkan loader library to open */
 } bitcts__vk_options;
 
@@ -94,8 +95,14 @@ typedef struct bitcts__vk_desc {
 int32_t bitcts__vk_plan_build(const bitcts__vk_desc *desc, uint32_t force_strided,
                               bitcts__vk_plan *plan, char *err, size_t cap);
 
-/** The strided shader's outer dimensions (size, output, A and B strides), innermost first;
- * returns how many uint32 it wrote (4 per dimension). */
+/** The constants of the strided shader's division by d (d >= 1), Granlund and Montgomery's
+ * round-up method: q = (hi + ((n - hi) >> pre)) >> post with hi the high word of n * magic;
+ * shifts = post | pre << 8. */
+void bitcts__vk_divisor(uint32_t d, uint32_t *magic, uint32_t *shifts);
+
+/** The strided shader's dimensions beyond the innermost two (the push constants hold those),
+ * innermost first, 8 uint32 each: size, output, A and B strides, the size's magic and shifts,
+ * two zeros. Returns how many uint32 it wrote. */
 uint32_t bitcts__vk_plan_outer_dims(const bitcts__vk_plan *plan, uint32_t *out);
 
 /* ---- device memory ---- */
@@ -247,7 +254,7 @@ typedef struct bitcts__vk_operator {
     bitcts__vk_plan plan;
     VkPipeline pipeline;
     uint32_t params_words; /* strided: uint32 words of outer dimensions */
-    uint32_t params[4 * BITCTS_MAX_DIMS];
+    uint32_t params[8 * BITCTS_MAX_DIMS];
 } bitcts__vk_operator;
 
 /** Chooses the pipeline of a planned operator (feature checks, fault=hang). */

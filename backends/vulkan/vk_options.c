@@ -102,6 +102,11 @@ static int32_t vk_parse_one(const char *key, const char *value, bitcts__vk_optio
             snprintf(err, cap, "option path=%s: expected auto or strided", value);
             return BITCTS_ABI_E_INVALID_ARGUMENT;
         }
+    } else if (strcmp(key, "strided_unroll") == 0) {
+        if (vk_parse_uint(value, 1, 8, &o->unroll) != 0) {
+            snprintf(err, cap, "option strided_unroll=%s: expected 1-8", value);
+            return BITCTS_ABI_E_INVALID_ARGUMENT;
+        }
     } else if (strcmp(key, "loader") == 0) {
         if (value[0] == '\0' || strlen(value) >= sizeof o->loader) {
             snprintf(err, cap, "option loader: expected a library name of 1-%zu bytes",
@@ -116,7 +121,7 @@ static int32_t vk_parse_one(const char *key, const char *value, bitcts__vk_optio
     } else {
         snprintf(err, cap,
                  "unknown option '%s' (known: device, timeout_ms, validation, fault, disable, "
-                 "path, staging_mib, loader)",
+                 "path, strided_unroll, staging_mib, loader)",
                  key);
         return BITCTS_ABI_E_INVALID_ARGUMENT;
     }
@@ -130,6 +135,7 @@ int32_t bitcts__vk_options_parse(const bitcts_abi_create_info *info, bitcts__vk_
     o->device = BITCTS__VK_DEVICE_AUTO;
     o->timeout_ms = VK_DEFAULT_TIMEOUT_MS;
     o->staging_mib = VK_DEFAULT_STAGING_MIB;
+    o->unroll = 1;
     snprintf(o->loader, sizeof o->loader, "%s", "libvulkan.so.1");
     if (info == NULL) {
         return BITCTS_ABI_OK;

@@ -169,14 +169,30 @@ int32_t bitcts__vk_plan_build(const bitcts__vk_desc *desc, uint32_t force_stride
     return BITCTS_ABI_OK;
 }
 
+void bitcts__vk_divisor(uint32_t d, uint32_t *magic, uint32_t *shifts)
+{
+    uint32_t l = 0; /* ceil(log2(d)) */
+    while (l < 32 && ((uint64_t)1 << l) < d) {
+        ++l;
+    }
+    *magic = (uint32_t)(((((uint64_t)1 << l) - d) << 32) / d + 1);
+    const uint32_t pre = l < 1 ? l : 1;
+    const uint32_t post = l > 0 ? l - 1 : 0;
+    *shifts = post | pre << 8;
+}
+
 uint32_t bitcts__vk_plan_outer_dims(const bitcts__vk_plan *p, uint32_t *out)
 {
     uint32_t n = 0;
-    for (uint32_t d = p->rank - 1; d > 0; --d) {
+    for (uint32_t d = p->rank >= 2 ? p->rank - 2 : 0; d > 0; --d) {
         out[n++] = p->sizes[d - 1];
         out[n++] = p->strides[BITCTS__VK_OUT][d - 1];
         out[n++] = p->strides[BITCTS__VK_A][d - 1];
         out[n++] = p->input_count == 2 ? p->strides[BITCTS__VK_B][d - 1] : 0u;
+        bitcts__vk_divisor(p->sizes[d - 1], &out[n], &out[n + 1]);
+        out[n + 2] = 0;
+        out[n + 3] = 0;
+        n += 4;
     }
     return n;
 }

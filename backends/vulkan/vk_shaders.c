@@ -85,12 +85,14 @@ int32_t bitcts__vk_pipeline_get(bitcts__vk_instance *inst, uint32_t kind, uint32
     if (rc != BITCTS_ABI_OK) {
         return rc;
     }
-    const uint32_t constants[2] = {shader_op, fault_hang ? 1u : 0u};
-    const VkSpecializationMapEntry entries[2] = {
+    /* OP, FAULT_HANG and UNROLL (the strided shader's; the others have no constant 2). */
+    const uint32_t constants[3] = {shader_op, fault_hang ? 1u : 0u, inst->opt.unroll};
+    const VkSpecializationMapEntry entries[3] = {
         {0, 0, sizeof(uint32_t)},
         {1, sizeof(uint32_t), sizeof(uint32_t)},
+        {2, 2 * sizeof(uint32_t), sizeof(uint32_t)},
     };
-    const VkSpecializationInfo spec = {2, entries, sizeof constants, constants};
+    const VkSpecializationInfo spec = {3, entries, sizeof constants, constants};
     const VkComputePipelineCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage =

@@ -310,6 +310,14 @@ static void print_limits(const bitcts_bench_config *c, const bitcts_bench_result
                "%.1f / %.1f\n",
                c->reps, r->copy_api_gbps[0], r->copy_api_gbps[1], r->copy_kernel_gbps[0],
                r->copy_kernel_gbps[1]);
+        printf("kcopy is also timed right after every row (the row's kcopy ratio uses it): "
+               "%.1f to %.1f over the run\n",
+               r->kcopy_min_gbps, r->kcopy_max_gbps);
+        if (bitcts_bench_drifted(r)) {
+            printf("WARNING: the device's copy bandwidth drifted by more than 10%% during the run "
+                   "(its clocks or another user): read rows against their own kcopy; the peers "
+                   "ran at other moments\n");
+        }
     } else {
         printf("\nlimits at start, GB/s (in+out), median of %u:", c->reps);
         for (int i = 0; i < r->instances; ++i) {

@@ -4,7 +4,8 @@
 # passes, and gpu-summary.md holds the device, the tiers' verdict counts, the three sweeps with
 # zero mismatches and both benches' tables. A step made to fail (a missing executable for the
 # peers' Python is not one: a bad --skip name is) is recorded and the exit code says so.
-# Exit 77 when no Vulkan device is present.
+# Then tools/gpu-tune.sh with two variants at 1 MiB: a table row per shape and variant, the
+# limits per run. Exit 77 when no Vulkan device is present.
 # usage: gpu_run_quick.sh BITCTS SOURCE_DIR WORKDIR
 set -euo pipefail
 bitcts=$1
@@ -53,4 +54,14 @@ cat "$work/bad.log"
 [ "$rc" = 1 ] || fail "a run whose every step fails exited $rc, not 1"
 grep -q "failed" "$work/bad/steps.tsv" || fail "steps.tsv does not record the failures"
 [ -s "$work/bad/gpu-summary.md" ] || fail "no summary for a failed run"
-echo "gpu-run.sh --quick: summary checked; a failing run recorded and exit 1"
+
+# tools/gpu-tune.sh, reduced: every padded and transposed row with both variants' figures.
+bash "$src/tools/gpu-tune.sh" --bitcts "$bitcts" --size-mib 1 --variants u1,u3 "$work/tune" \
+    >"$work/tune.log" 2>&1 && fail "gpu-tune.sh accepted the unknown variant u3"
+grep -q "unknown variant u3" "$work/tune.log" || fail "gpu-tune.sh did not name the bad variant"
+bash "$src/tools/gpu-tune.sh" --bitcts "$bitcts" --size-mib 1 --variants u1,u8 "$work/tune" \
+    >"$work/tune.log" 2>&1 || { cat "$work/tune.log"; fail "gpu-tune.sh exited non-zero"; }
+rows=$(grep -cE '^\| bit_[a-z_]+ \| uint[0-9]+ \| uint[0-9]+ \| (padded|transposed) \| [0-9.]+ \([0-9.]+\) \| [0-9.]+ \([0-9.]+\) \| u[18] \|$' "$work/tune/tune.md")
+[ "$rows" = 64 ] || { cat "$work/tune/tune.md"; fail "gpu-tune.sh: $rows complete rows, not 64"; }
+grep -q "^- u8: kcopy [0-9.]* to [0-9.]* GB/s" "$work/tune/tune.md" || fail "gpu-tune.sh: no limits"
+echo "gpu-run.sh --quick: summary checked; a failing run recorded and exit 1; gpu-tune.sh checked"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The Vulkan backend through the harness: the default and large tiers (or, with --validation,
+# The Vulkan backend through the harness: the default and large tiers, and the default tier
+# again through the general (strided) shader alone, path=strided (or, with --validation,
 # the smoke tier under VK_LAYER_KHRONOS_validation), each of which must exit 0 with every
 # out-of-range shift recorded as saturated (the backend's policy). Prints wall time and
 # cases/s per tier. Exit 77 when the backend has no loader, no device or (with --validation)
@@ -15,7 +16,7 @@ rm -rf "$work"
 mkdir -p "$work"
 
 options=()
-tiers=(default large)
+tiers=(default large default:strided)
 if [ "$mode" = "--validation" ]; then
     options=(--backend-option validation=1)
     tiers=(smoke)
@@ -35,9 +36,15 @@ if [ "$rc" -ne 0 ]; then
 fi
 
 status=0
-for tier in "${tiers[@]}"; do
+for entry in "${tiers[@]}"; do
+    tier=${entry%%:*}
+    extra=()
+    if [ "$entry" != "$tier" ]; then
+        extra=(--backend-option "path=${entry#*:}")
+        tier=$tier-${entry#*:}
+    fi
     start=$(date +%s.%N)
-    "$bitcts" run --backend "$plugin" "${options[@]}" --tier "$tier" --report "$work/$tier" \
+    "$bitcts" run --backend "$plugin" "${options[@]}" ${extra[@]+"${extra[@]}"} --tier "${entry%%:*}" --report "$work/$tier" \
         --quiet >"$work/$tier.log" 2>&1 && rc=0 || rc=$?
     end=$(date +%s.%N)
     cat "$work/$tier.log"

@@ -4,7 +4,8 @@
  * strided), broadcast, in place, padding and oversized buffers, a tensor beyond 128 MiB (past
  * lavapipe's maxStorageBufferRange) with and without pieced staging, descriptor validation,
  * options, missing features, fault injection (hang, oom, lost, validation), instance facts and
- * the device-timing extension. Exit 0 pass, 1 fail, 77 when no Vulkan device is present. */
+ * the device-timing extension; and, without a device, the strided shader's division constants.
+ * Exit 0 pass, 1 fail, 77 when no Vulkan device is present. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "bitcts/bitcts_plugin.h"
 #include "check.h"
 #include "vk_backend.h"
+#include "vk_internal.h"
 
 static const bitcts_plugin_table *table;
 static char host_log[1024];
@@ -534,6 +536,9 @@ static void test_options(void)
     CHECK(contains(host_log, "device=200"));
     const char *bad_timeout[2] = {"timeout_ms", "0"};
     CHECK_EQ_U64(instance_with(bad_timeout, 1, &inst), BITCTS_ABI_E_INVALID_ARGUMENT);
+    const char *bad_unroll[2] = {"strided_unroll", "9"};
+    CHECK_EQ_U64(instance_with(bad_unroll, 1, &inst), BITCTS_ABI_E_INVALID_ARGUMENT);
+    CHECK(contains(host_log, "strided_unroll=9"));
     const char *bad_fault[2] = {"fault", "fire"};
     CHECK_EQ_U64(instance_with(bad_fault, 1, &inst), BITCTS_ABI_E_INVALID_ARGUMENT);
     const char *lonely[2] = {"fault", "validation"};
@@ -718,8 +723,52 @@ static void test_timing(void *inst)
     table->operator_destroy(inst, op);
 }
 
+/* The strided shader's n / d (vk_strided.comp's vk_div, the same arithmetic) with the host's
+ * constants, for divisors and numerators at the edges (1, powers of two and their
+ * neighbours, 2^32 - 1) and pseudo-random ones: exact for every pair. */
+static uint32_t shader_div(uint32_t n, uint32_t magic, uint32_t shifts)
+{
+    const uint32_t hi = (uint32_t)(((uint64_t)n * magic) >> 32);
+    return (hi + ((n - hi) >> (shifts >> 8))) >> (shifts & 0xFFu);
+}
+
+static void test_divisor(void)
+{
+    uint32_t edges[100];
+    uint32_t n_edges = 0;
+    edges[n_edges++] = 1;
+    edges[n_edges++] = 3;
+    for (uint32_t k = 1; k < 32; ++k) {
+        edges[n_edges++] = (1u << k) - 1;
+        edges[n_edges++] = 1u << k;
+        edges[n_edges++] = (1u << k) + 1;
+    }
+    edges[n_edges++] = UINT32_MAX;
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    uint64_t wrong = 0;
+    for (uint32_t i = 0; i < n_edges + 20000; ++i) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        uint32_t d = i < n_edges ? edges[i] : (uint32_t)(x >> (32 + (x & 31)));
+        d = d == 0 ? 1 : d;
+        uint32_t magic = 0;
+        uint32_t shifts = 0;
+        bitcts__vk_divisor(d, &magic, &shifts);
+        for (uint32_t j = 0; j < n_edges + 64; ++j) {
+            const uint32_t n = j < n_edges ? edges[j] : (uint32_t)(x * (j + 1) >> 32);
+            const uint32_t near[3] = {n, d * (n / d), d * (n / d) - 1};
+            for (int k = 0; k < 3; ++k) {
+                wrong += shader_div(near[k], magic, shifts) != near[k] / d;
+            }
+        }
+    }
+    CHECK_EQ_U64(wrong, 0);
+}
+
 int main(void)
 {
+    test_divisor();
     bitcts_plugin_negotiation n = {.struct_size = sizeof n,
                                    .host_min_version = BITCTS_ABI_VERSION_1_0,
                                    .host_max_version = BITCTS_ABI_VERSION_1_0,
@@ -755,6 +804,17 @@ int main(void)
         test_documented_examples(inst);
         test_shifts(inst);
         test_float_specials(inst);
+        test_broadcast(inst);
+        test_transposed(inst);
+        test_in_place_and_padding(inst);
+        table->instance_destroy(inst);
+    }
+    /* The general shader with 3 elements per invocation and pass: passes that end inside
+     * an invocation's elements. */
+    const char *unrolled[4] = {"path", "strided", "strided_unroll", "3"};
+    CHECK_EQ_U64(instance_with(unrolled, 2, &inst), BITCTS_ABI_OK);
+    if (inst != NULL) {
+        test_shifts(inst);
         test_broadcast(inst);
         test_transposed(inst);
         test_in_place_and_padding(inst);

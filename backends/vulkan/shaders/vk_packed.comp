@@ -172,6 +172,24 @@ uvec4 vk_chunk_words(uint chunk, bool a_scalar, bool b_scalar, uvec4 pa, uvec4 p
 #endif
 }
 
+#if IN_W == 1 && OUT_W == 1
+// Four byte lanes shifted at once, each by its own count: bits 0-2 of the count pick shifts by
+// 1, 2 and 4 (masked to stay in the lane); a count of 8 or more (any of bits 3-7) gives 0.
+uint vk_shift_bytes(uint a, uint s)
+{
+    const bool left = OP == VK_OP_SHL;
+    uint m = (s & 0x01010101u) * 0xFFu;
+    a = (a & ~m) | ((left ? (a << 1) & 0xFEFEFEFEu : (a >> 1) & 0x7F7F7F7Fu) & m);
+    m = ((s >> 1) & 0x01010101u) * 0xFFu;
+    a = (a & ~m) | ((left ? (a << 2) & 0xFCFCFCFCu : (a >> 2) & 0x3F3F3F3Fu) & m);
+    m = ((s >> 2) & 0x01010101u) * 0xFFu;
+    a = (a & ~m) | ((left ? (a << 4) & 0xF0F0F0F0u : (a >> 4) & 0x0F0F0F0Fu) & m);
+    // Bit 7 of each lane of ((s & 0x78) + 0x78) | s: set when the count is 8 or more.
+    const uint big = (((s & 0x78787878u) + 0x78787878u) | s) & 0x80808080u;
+    return a & ~((big >> 7) * 0xFFu);
+}
+#endif
+
 bool vk_whole_words()
 {
     return IN_W == OUT_W && (OP == VK_OP_AND || OP == VK_OP_OR || OP == VK_OP_XOR ||
@@ -201,6 +219,13 @@ void main()
             const uvec4 a = a_scalar ? pa : pc.a_ref.v[c];
             r = uvec4(vk_popcount_bytes(a.x), vk_popcount_bytes(a.y), vk_popcount_bytes(a.z),
                       vk_popcount_bytes(a.w));
+#endif
+        } else if ((OP == VK_OP_SHL || OP == VK_OP_SHR) && IN_W == 1 && OUT_W == 1) {
+#if IN_W == 1 && OUT_W == 1
+            const uvec4 a = a_scalar ? pa : pc.a_ref.v[c];
+            const uvec4 b = b_scalar ? pb : pc.b_ref.v[c];
+            r = uvec4(vk_shift_bytes(a.x, b.x), vk_shift_bytes(a.y, b.y),
+                      vk_shift_bytes(a.z, b.z), vk_shift_bytes(a.w, b.w));
 #endif
         } else if (vk_whole_words()) {
             r = vk_chunk_words(c, a_scalar, b_scalar, pa, pb);

@@ -3,7 +3,10 @@
 // columns C), the output has unit stride along C and at least one input has unit stride along
 // R instead. A workgroup takes 32x32 tiles: a transposed input is read along R (coalesced)
 // into shared memory and read back along C, so both its reads and the output's writes are
-// coalesced; other inputs are read directly. Tiles are shared out in a grid-stride loop.
+// coalesced; other inputs are read directly, into registers before the barrier, so that every
+// load of a tile is issued before its first store (loads do not queue behind stores they might
+// alias; in place, an element is read and written by the same invocation). Tiles are shared
+// out in a grid-stride loop.
 #version 460
 #extension GL_GOOGLE_include_directive : require
 
@@ -59,7 +62,10 @@ void main()
         const uint in_batch = t - batch * tiles_per_batch;
         const uint r0 = (in_batch / pc.tiles_c) * TILE;
         const uint c0 = (in_batch % pc.tiles_c) * TILE;
-        // Transposed inputs: consecutive invocations read consecutive rows.
+        // Transposed inputs: consecutive invocations read consecutive rows. Direct inputs:
+        // the elements this invocation writes below, consecutive columns.
+        VIN da[TILE / ROWS_PER_PASS];
+        VIN db[TILE / ROWS_PER_PASS];
         for (uint j = 0u; j < TILE; j += ROWS_PER_PASS) {
             const uint r = r0 + tx;
             const uint c = c0 + ty + j;
@@ -71,6 +77,21 @@ void main()
                     tile_b[ty + j][tx] = VK_LOAD(pc.b_ref, batch * pc.b_batch + r + c * pc.b_col);
                 }
             }
+            const uint n = j / ROWS_PER_PASS;
+            const uint orow = r0 + ty + j;
+            const uint ocol = c0 + tx;
+            da[n] = VIN_ZERO;
+            db[n] = VIN_ZERO;
+            if (orow < pc.rows && ocol < pc.cols) {
+                if (!a_t) {
+                    da[n] = VK_LOAD(pc.a_ref,
+                                    batch * pc.a_batch + orow * pc.a_row + ocol * pc.a_col);
+                }
+                if (vk_is_binary() && !b_t) {
+                    db[n] = VK_LOAD(pc.b_ref,
+                                    batch * pc.b_batch + orow * pc.b_row + ocol * pc.b_col);
+                }
+            }
         }
         barrier();
         // Output: consecutive invocations write consecutive columns.
@@ -78,15 +99,9 @@ void main()
             const uint r = r0 + ty + j;
             const uint c = c0 + tx;
             if (r < pc.rows && c < pc.cols) {
-                const VIN a = a_t ? tile_a[tx][ty + j]
-                                  : VK_LOAD(pc.a_ref, batch * pc.a_batch + r * pc.a_row +
-                                                          c * pc.a_col);
-                VIN b = VIN_ZERO;
-                if (vk_is_binary()) {
-                    b = b_t ? tile_b[tx][ty + j]
-                            : VK_LOAD(pc.b_ref,
-                                      batch * pc.b_batch + r * pc.b_row + c * pc.b_col);
-                }
+                const uint n = j / ROWS_PER_PASS;
+                const VIN a = a_t ? tile_a[tx][ty + j] : da[n];
+                const VIN b = b_t ? tile_b[tx][ty + j] : db[n];
                 VK_STORE(pc.out_ref, batch * pc.out_batch + r * pc.out_row + c,
                          vk_apply(a, b));
             }
