@@ -44,6 +44,21 @@ fi
 ! grep -q "## Problems" "$summary" || fail "the summary lists problems: $(sed -n '/## Problems/,$p' "$summary")"
 ! grep -qE '\| (failed|timed out)' "$summary" || fail "a step failed"
 
+# The device bench times the copy kernel next to every row: each row has its own, within the
+# run's recorded range, and the drift flag agrees with that range.
+python3 - "$work/out/bench-vulkan.json" <<'PY' || fail "bench-vulkan.json: per-row copy kernel"
+import json, sys
+d = json.load(open(sys.argv[1]))
+lim, rows = d["limits"], d["results"]
+lo, hi = lim["copy_kernel_min_gbps"], lim["copy_kernel_max_gbps"]
+k = [r["copy_kernel_gbps"] for r in rows]
+assert rows and all(isinstance(x, (int, float)) and x > 0 for x in k), k[:5]
+assert lo <= min(k) and max(k) <= hi, (lo, hi, min(k), max(k))
+assert lim["drift"] == (lo < 0.9 * hi), lim
+print("bench-vulkan.json: %d rows with their own copy kernel, %.3g to %.3g GB/s, drift %s"
+      % (len(rows), lo, hi, lim["drift"]))
+PY
+
 # A run whose backend cannot start (a Vulkan loader pointed at no driver): every step recorded
 # as failed, a summary still written, exit 1.
 rc=0
