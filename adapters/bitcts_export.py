@@ -259,17 +259,17 @@ def warm_up(runner_class, args, entries):
         key = "%s|%s|%s|%d" % (e["operator"], e["input_type"], e["output_type"],
                                len(e["tensors"][0]["Sizes"]))
         shards[zlib.crc32(key.encode()) % len(shards)].append(e)
-    deadline = args.time_limit if args.time_limit > 0 else 0
     t = time.perf_counter()
     ctx = multiprocessing.get_context("spawn")  # no CUDA state inherited through fork
     with ctx.Pool(len(shards)) as pool:
         done = sum(pool.starmap(warm_shard, [(runner_class, args.export, args.device, s,
-                                              deadline) for s in shards if s]))
+                                              args.time_limit) for s in shards if s]))
     print("%s: warm-up of %d cases in %d processes: %.1f s" % (
         runner_class.name, done, args.warm_up_jobs, time.perf_counter() - t), file=sys.stderr)
 
 
 def warm_shard(runner_class, export_dir, device, entries, deadline):
+    """One warm-up process: computes its entries until `deadline` seconds (0: none) pass."""
     t0 = time.perf_counter()
     try:
         runner = runner_class(device)

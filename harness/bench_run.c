@@ -233,26 +233,29 @@ static double start_end_mean(const double v[2])
     return mean > 0 ? mean : -1;
 }
 
+/* Widens [*lo, *hi] to hold x (values <= 0 are "none"). */
+static void widen(double *lo, double *hi, double x)
+{
+    if (x > 0) {
+        *lo = *lo < 0 || x < *lo ? x : *lo;
+        *hi = x > *hi ? x : *hi;
+    }
+}
+
 static void spread_device_limits(bitcts_bench_result *r)
 {
     const double api = start_end_mean(r->copy_api_gbps);
     const double kernel = start_end_mean(r->copy_kernel_gbps);
-    double lo = -1;
-    double hi = -1;
-    for (size_t i = 0; i < r->row_count + 2; ++i) {
-        double x = i < 2 ? r->copy_kernel_gbps[i] : -1;
-        if (i >= 2) {
-            bitcts_bench_row *row = &r->rows[i - 2];
-            row->limit2_gbps = row->limit_gbps > 0 ? row->limit_gbps : kernel;
-            row->limit_gbps = api;
-            row->limit = "copy";
-            x = row->limit2_gbps;
-        }
-        lo = x > 0 && (lo < 0 || x < lo) ? x : lo;
-        hi = x > hi ? x : hi;
+    r->kcopy_min_gbps = r->kcopy_max_gbps = -1;
+    widen(&r->kcopy_min_gbps, &r->kcopy_max_gbps, r->copy_kernel_gbps[0]);
+    widen(&r->kcopy_min_gbps, &r->kcopy_max_gbps, r->copy_kernel_gbps[1]);
+    for (size_t i = 0; i < r->row_count; ++i) {
+        bitcts_bench_row *row = &r->rows[i];
+        row->limit2_gbps = row->limit_gbps > 0 ? row->limit_gbps : kernel;
+        row->limit_gbps = api;
+        row->limit = "copy";
+        widen(&r->kcopy_min_gbps, &r->kcopy_max_gbps, row->limit2_gbps);
     }
-    r->kcopy_min_gbps = lo;
-    r->kcopy_max_gbps = hi;
 }
 
 static int settle(bench_parent *b, const bitcts_supervise_result *sv, char *err, size_t cap)

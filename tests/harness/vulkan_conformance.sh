@@ -37,23 +37,24 @@ fi
 
 status=0
 for entry in "${tiers[@]}"; do
-    tier=${entry%%:*}
+    tier=${entry%%:*} # "default:strided": the default tier with path=strided
+    name=$tier
     extra=()
     if [ "$entry" != "$tier" ]; then
         extra=(--backend-option "path=${entry#*:}")
-        tier=$tier-${entry#*:}
+        name=$tier-${entry#*:}
     fi
     start=$(date +%s.%N)
-    "$bitcts" run --backend "$plugin" "${options[@]}" ${extra[@]+"${extra[@]}"} --tier "${entry%%:*}" --report "$work/$tier" \
-        --quiet >"$work/$tier.log" 2>&1 && rc=0 || rc=$?
+    "$bitcts" run --backend "$plugin" "${options[@]}" ${extra[@]+"${extra[@]}"} --tier "$tier" --report "$work/$name" \
+        --quiet >"$work/$name.log" 2>&1 && rc=0 || rc=$?
     end=$(date +%s.%N)
-    cat "$work/$tier.log"
+    cat "$work/$name.log"
     if [ "$rc" -ne 0 ]; then
-        echo "FAIL: tier $tier exited $rc" >&2
+        echo "FAIL: tier $name exited $rc" >&2
         status=1
         continue
     fi
-    python3 - "$work/$tier/report.json" "$tier" "$start" "$end" <<'PY' || status=1
+    python3 - "$work/$name/report.json" "$name" "$start" "$end" <<'PY' || status=1
 import json, sys
 report = json.load(open(sys.argv[1]))
 cases = report["cases"]

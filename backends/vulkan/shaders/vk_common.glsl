@@ -19,6 +19,13 @@
 
 layout(constant_id = 0) const uint OP = VK_OP_COPY;
 
+// Whether the operator reads a second input (B).
+bool vk_is_binary()
+{
+    return OP == VK_OP_AND || OP == VK_OP_OR || OP == VK_OP_XOR || OP == VK_OP_SHL ||
+           OP == VK_OP_SHR;
+}
+
 #if IN_W == 8
 #define VIN uvec2
 #define VIN_ZERO uvec2(0u)

@@ -41,12 +41,6 @@ layout(push_constant) uniform VkPackedPush
 }
 pc;
 
-bool vk_is_binary()
-{
-    return OP == VK_OP_AND || OP == VK_OP_OR || OP == VK_OP_XOR || OP == VK_OP_SHL ||
-           OP == VK_OP_SHR;
-}
-
 // The first input words of an operand (for a broadcast scalar: its only element).
 uvec4 vk_head(VK_IN_VEC ref)
 {

@@ -67,12 +67,6 @@ void vk_spin_until_cancelled()
     }
 }
 
-bool vk_is_binary()
-{
-    return OP == VK_OP_AND || OP == VK_OP_OR || OP == VK_OP_XOR || OP == VK_OP_SHL ||
-           OP == VK_OP_SHR;
-}
-
 // n / d, for the d whose constants these are.
 uint vk_div(uint n, uint magic, uint shifts)
 {

@@ -44,12 +44,6 @@ pc;
 shared VIN tile_a[TILE][TILE + 1u];
 shared VIN tile_b[TILE][TILE + 1u];
 
-bool vk_is_binary()
-{
-    return OP == VK_OP_AND || OP == VK_OP_OR || OP == VK_OP_XOR || OP == VK_OP_SHL ||
-           OP == VK_OP_SHR;
-}
-
 void main()
 {
     const uint tx = gl_LocalInvocationID.x % TILE;
