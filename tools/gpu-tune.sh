@@ -1,30 +1,31 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Tuning the Vulkan backend's strided shapes on a GPU: `bitcts bench --backend vulkan` over the
-# padded and transposed layouts (no peers) once per variant: the automatic choice of shader
-# with strided_unroll 1, 2, 4 and 8, and path=strided (the general shader also for the
-# transposes the tile shader takes). Each row is read against the copy kernel timed right
+# Tuning the Vulkan backend's options on a GPU: `bitcts bench --backend vulkan` (no peers) once
+# per variant. Variants: u1, u2, u4, u8 (strided_unroll) and strided (path=strided, the
+# general shader also for what the rows and tile shaders take) over the padded and transposed
+# layouts; t256, t512, t1024 (tile_threads) over the transposed layout; p1, p2, p4
+# (packed_unroll) over the packed layout. Each row is read against the copy kernel timed right
 # after it in the same run, so the variants compare even if the device's clocks drift between
-# runs. Writes OUTDIR/<variant>.json and .log and prints OUTDIR/tune.md: per row, GB/s and the
-# ratio to that kcopy for each variant, the best marked.
+# runs. Writes OUTDIR/<variant>.json and .log and prints OUTDIR/tune.md: per layout group, per
+# row, GB/s and the ratio to that kcopy for each variant, the best marked.
 #
 # usage: tools/gpu-tune.sh [--bitcts PATH] [--size-mib N] [--variants LIST] OUTDIR
 #   --bitcts PATH     the bitcts executable (default $BITCTS, else build/bitcts)
 #   --size-mib N      MiB per input (default 256)
-#   --variants LIST   of u1,u2,u4,u8,strided (default all), comma-separated
+#   --variants LIST   comma-separated (default u1,u2,u4,u8,strided,t256,t512,t1024,p1,p2,p4)
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 bitcts=${BITCTS:-$here/../build/bitcts}
 size=256
-variants="u1,u2,u4,u8,strided"
+variants="u1,u2,u4,u8,strided,t256,t512,t1024,p1,p2,p4"
 out=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --bitcts) bitcts=$2; shift ;;
     --size-mib) size=$2; shift ;;
     --variants) variants=$2; shift ;;
-    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "gpu-tune: unknown option $1" >&2; exit 2 ;;
     *) out=$1 ;;
     esac
@@ -37,14 +38,17 @@ status=0
 names=()
 IFS=',' read -r -a wanted <<<"$variants"
 for v in "${wanted[@]}"; do
+    layouts=padded,transposed
     case "$v" in
     u[1248]) opts=(--backend-option "strided_unroll=${v#u}") ;;
     strided) opts=(--backend-option path=strided) ;;
-    *) echo "gpu-tune: unknown variant $v (u1, u2, u4, u8, strided)" >&2; exit 2 ;;
+    t256 | t512 | t1024) opts=(--backend-option "tile_threads=${v#t}"); layouts=transposed ;;
+    p[124]) opts=(--backend-option "packed_unroll=${v#p}"); layouts=packed ;;
+    *) echo "gpu-tune: unknown variant $v (u1, u2, u4, u8, strided, t256, t512, t1024, p1, p2, p4)" >&2; exit 2 ;;
     esac
     echo "gpu-tune: $v" >&2
     if "$bitcts" bench --backend vulkan "${opts[@]}" --size-mib "$size" --reps 7 \
-        --layouts padded,transposed --no-peers --json "$out/$v.json" >"$out/$v.log" 2>&1; then
+        --layouts "$layouts" --no-peers --json "$out/$v.json" >"$out/$v.log" 2>&1; then
         names+=("$v")
     else
         echo "gpu-tune: $v failed (see $out/$v.log)" >&2
@@ -56,30 +60,36 @@ python3 - "$out" "${names[@]}" >"$out/tune.md" <<'EOF' || status=1
 import json, os, sys
 out, names = sys.argv[1], sys.argv[2:]
 runs = {n: json.load(open(os.path.join(out, n + ".json"), encoding="utf-8")) for n in names}
-first = runs[names[0]]
-print("# Strided shapes by variant (GB/s, and / the copy kernel timed right after the row)\n")
+print("# Variants (GB/s, and / the copy kernel timed right after the row)\n")
 for n in names:
     lim = runs[n].get("limits", {})
     print("- %s: kcopy %s to %s GB/s over the run%s" % (
         n, lim.get("copy_kernel_min_gbps"), lim.get("copy_kernel_max_gbps"),
         " (drifted)" if lim.get("drift") else ""))
-print()
-print("| op | in | out | layout | " + " | ".join(names) + " | best |")
-print("|---|---|---|---|" + "---:|" * len(names) + "---|")
-for i, row in enumerate(first["results"]):
-    cells, best, best_ratio = [], "-", -1.0
-    for n in names:
-        r = runs[n]["results"][i]
-        g, k = r.get("gbps"), r.get("copy_kernel_gbps")
-        if g is None or not k:
-            cells.append("-")
-            continue
-        ratio = g / k
-        cells.append("%.4g (%.2f)" % (g, ratio))
-        if ratio > best_ratio:
-            best, best_ratio = n, ratio
-    print("| %s | %s | %s | %s | %s | %s |" % (row["op"], row["in_type"], row["out_type"],
-                                              row["layout"], " | ".join(cells), best))
+# Rows by (op, types, layout); one table per set of variants that measured the same rows.
+def key(r):
+    return (r["op"], r["in_type"], r["out_type"], r["layout"])
+groups = {}
+for n in names:
+    sig = tuple(key(r) for r in runs[n]["results"])
+    groups.setdefault(sig, []).append(n)
+for sig, group in groups.items():
+    print()
+    print("| op | in | out | layout | " + " | ".join(group) + " | best |")
+    print("|---|---|---|---|" + "---:|" * len(group) + "---|")
+    for i, k in enumerate(sig):
+        cells, best, best_ratio = [], "-", -1.0
+        for n in group:
+            r = runs[n]["results"][i]
+            g, kc = r.get("gbps"), r.get("copy_kernel_gbps")
+            if g is None or not kc:
+                cells.append("-")
+                continue
+            ratio = g / kc
+            cells.append("%.4g (%.2f)" % (g, ratio))
+            if ratio > best_ratio:
+                best, best_ratio = n, ratio
+        print("| %s | %s | %s | %s | %s | %s |" % (k + (" | ".join(cells), best)))
 EOF
 cat "$out/tune.md"
 exit $status

@@ -182,7 +182,7 @@ static void BITCTS_PLUGIN_CALL vk_operator_destroy(void *instance, void *op)
 
 static const char *vk_kind_name(uint32_t path)
 {
-    return path == BITCTS__VK_PATH_STRIDED ? "strided" : "packed+tile+strided";
+    return path == BITCTS__VK_PATH_STRIDED ? "strided" : "packed+rows+tile+tilew+strided";
 }
 
 static const char *BITCTS_PLUGIN_CALL vk_instance_info(void *instance, const char *key)

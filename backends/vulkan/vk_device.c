@@ -269,8 +269,13 @@ static void vk_read_properties(bitcts__vk_instance *inst)
              p12.driverName, p12.driverInfo, p.properties.driverVersion);
     inst->max_allocation = p11.maxMemoryAllocationSize;
     inst->timestamp_period = p.properties.limits.timestampPeriod;
-    const uint32_t groups = p.properties.limits.maxComputeWorkGroupCount[0];
+    const VkPhysicalDeviceLimits *lim = &p.properties.limits;
+    const uint32_t groups = lim->maxComputeWorkGroupCount[0];
     inst->max_groups = groups < VK_MAX_GROUPS ? groups : VK_MAX_GROUPS;
+    inst->max_shared = lim->maxComputeSharedMemorySize;
+    inst->max_threads = lim->maxComputeWorkGroupInvocations < lim->maxComputeWorkGroupSize[0]
+                            ? lim->maxComputeWorkGroupInvocations
+                            : lim->maxComputeWorkGroupSize[0];
 }
 
 /* A compute queue family; the memory properties vk_memory.c chooses types from. */

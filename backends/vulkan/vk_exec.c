@@ -17,6 +17,8 @@ typedef struct vk_packed_push {
     VkDeviceAddress out, a, b;
     uint32_t chunks;
     uint32_t flags;
+    uint32_t row_chunks, row_magic, row_shifts; /* the rows kind only */
+    uint32_t out_row, a_row, b_row;             /* row strides in chunks */
 } vk_packed_push;
 
 typedef struct vk_strided_push {
@@ -38,7 +40,7 @@ typedef struct vk_tile_push {
     uint32_t flags;
 } vk_tile_push;
 
-_Static_assert(sizeof(vk_packed_push) == 32, "packed push constants");
+_Static_assert(sizeof(vk_packed_push) == 56, "packed push constants");
 _Static_assert(sizeof(vk_strided_push) == 96, "strided push constants");
 _Static_assert(sizeof(vk_tile_push) == 80, "tile push constants");
 
@@ -59,6 +61,18 @@ static int32_t vk_need_storage(bitcts__vk_instance *inst, uint32_t width)
     return BITCTS_ABI_E_NOT_SUPPORTED;
 }
 
+/* Shared memory a tile-kind plan needs: the tile of A and, when B is transposed, B's (else
+ * one row), as vk_tile.comp and vk_tilew.comp declare them. */
+static uint64_t vk_tile_shared(const bitcts__vk_plan *p, int b_tiled)
+{
+    if (p->kind == BITCTS__VK_KIND_TILEW) {
+        const uint64_t side = 32u * (4u / p->width[BITCTS__VK_OUT]);
+        return (side + (b_tiled ? side : 1u)) * 32u * 4u;
+    }
+    const uint64_t elem = p->width[BITCTS__VK_A] == 8 ? 8u : 4u;
+    return (32u + (b_tiled ? 32u : 1u)) * 33u * elem;
+}
+
 int32_t bitcts__vk_operator_prepare(bitcts__vk_instance *inst, bitcts__vk_operator *op)
 {
     bitcts__vk_plan *p = &op->plan;
@@ -66,7 +80,17 @@ int32_t bitcts__vk_operator_prepare(bitcts__vk_instance *inst, bitcts__vk_operat
     if (hang) {
         p->kind = BITCTS__VK_KIND_STRIDED;
     }
-    if (p->kind != BITCTS__VK_KIND_PACKED) {
+    uint32_t flavor = hang ? BITCTS__VK_FLAVOR_HANG : 0u;
+    if (p->kind == BITCTS__VK_KIND_TILE || p->kind == BITCTS__VK_KIND_TILEW) {
+        const int b_tiled = p->input_count == 2 && (p->flags & 2u) != 0;
+        if (vk_tile_shared(p, b_tiled) > inst->max_shared) {
+            p->kind = BITCTS__VK_KIND_STRIDED; /* a device with less shared memory */
+        } else if (b_tiled) {
+            flavor |= BITCTS__VK_FLAVOR_B_TILED;
+        }
+    }
+    /* Only the element-by-element shaders (tile, strided) load and store 8/16-bit values. */
+    if (p->kind == BITCTS__VK_KIND_TILE || p->kind == BITCTS__VK_KIND_STRIDED) {
         for (uint32_t k = 0; k <= p->input_count; ++k) {
             const int32_t rc = vk_need_storage(inst, p->width[k]);
             if (rc != BITCTS_ABI_OK) {
@@ -77,7 +101,7 @@ int32_t bitcts__vk_operator_prepare(bitcts__vk_instance *inst, bitcts__vk_operat
     op->params_words =
         p->kind == BITCTS__VK_KIND_STRIDED ? bitcts__vk_plan_outer_dims(p, op->params) : 0u;
     return bitcts__vk_pipeline_get(inst, p->kind, p->width[BITCTS__VK_A], p->width[BITCTS__VK_OUT],
-                                   p->shader_op, hang, &op->pipeline);
+                                   p->shader_op, flavor, &op->pipeline);
 }
 
 static uint32_t vk_groups(const bitcts__vk_instance *inst, uint64_t items_per_group_256)
@@ -89,11 +113,30 @@ static uint32_t vk_groups(const bitcts__vk_instance *inst, uint64_t items_per_gr
 static uint32_t vk_dispatch_packed(bitcts__vk_instance *inst, const bitcts__vk_plan *p,
                                    const VkDeviceAddress addr[3])
 {
-    const uint64_t bytes = (uint64_t)p->count * p->width[BITCTS__VK_OUT];
-    vk_packed_push pc = {addr[0], addr[1], addr[2], (uint32_t)((bytes + 15) / 16), p->flags};
+    const uint32_t ow = p->width[BITCTS__VK_OUT];
+    const uint64_t bytes = (uint64_t)p->count * ow;
+    vk_packed_push pc = {
+        .out = addr[0],
+        .a = addr[1],
+        .b = addr[2],
+        .chunks = (uint32_t)((bytes + 15) / 16),
+        .flags = p->flags,
+    };
+    if (p->kind == BITCTS__VK_KIND_ROWS) { /* vk_plan.c's vk_rows_fit made these exact */
+        const uint64_t in_chunk = 16 / ow * p->width[BITCTS__VK_A];
+        pc.row_chunks = (uint32_t)((uint64_t)p->sizes[1] * ow / 16);
+        bitcts__vk_divisor(pc.row_chunks, &pc.row_magic, &pc.row_shifts);
+        pc.out_row = (uint32_t)((uint64_t)p->strides[BITCTS__VK_OUT][0] * ow / 16);
+        pc.a_row =
+            (uint32_t)((uint64_t)p->strides[BITCTS__VK_A][0] * p->width[BITCTS__VK_A] / in_chunk);
+        pc.b_row = p->input_count == 2 ? (uint32_t)((uint64_t)p->strides[BITCTS__VK_B][0] *
+                                                    p->width[BITCTS__VK_B] / in_chunk)
+                                       : 0u;
+    }
     inst->vk.vkCmdPushConstants(inst->cmd, inst->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc,
                                 &pc);
-    return vk_groups(inst, (pc.chunks + VK_GROUP_SIZE - 1) / VK_GROUP_SIZE);
+    const uint64_t per_group = (uint64_t)VK_GROUP_SIZE * inst->opt.packed_unroll;
+    return vk_groups(inst, (pc.chunks + per_group - 1) / per_group);
 }
 
 static uint32_t vk_dispatch_strided(bitcts__vk_instance *inst, const bitcts__vk_operator *op,
@@ -132,10 +175,13 @@ static uint32_t vk_dispatch_strided(bitcts__vk_instance *inst, const bitcts__vk_
     return vk_groups(inst, ((uint64_t)p->count + per_group - 1) / per_group);
 }
 
-/* Rank 2 (rows, columns) or 3 (batch, rows, columns). */
+/* Rank 2 (rows, columns) or 3 (batch, rows, columns); tiles of 32 x 32 elements, or for the
+ * word-wide shader 32 x 32 words (vk_tilew.comp's TE). */
 static uint32_t vk_dispatch_tile(bitcts__vk_instance *inst, const bitcts__vk_plan *p,
                                  const VkDeviceAddress addr[3])
 {
+    const uint32_t side =
+        p->kind == BITCTS__VK_KIND_TILEW ? VK_TILE * (4 / p->width[BITCTS__VK_OUT]) : VK_TILE;
     const uint32_t c = p->rank - 1;
     const uint32_t r = p->rank - 2;
     const int batched = p->rank == 3;
@@ -146,7 +192,7 @@ static uint32_t vk_dispatch_tile(bitcts__vk_instance *inst, const bitcts__vk_pla
         .b = addr[2],
         .rows = p->sizes[r],
         .cols = p->sizes[c],
-        .tiles_c = (p->sizes[c] + VK_TILE - 1) / VK_TILE,
+        .tiles_c = (p->sizes[c] + side - 1) / side,
         .out_row = p->strides[BITCTS__VK_OUT][r],
         .out_batch = batched ? p->strides[BITCTS__VK_OUT][0] : 0u,
         .a_row = p->strides[BITCTS__VK_A][r],
@@ -157,8 +203,8 @@ static uint32_t vk_dispatch_tile(bitcts__vk_instance *inst, const bitcts__vk_pla
         .b_batch = batched ? p->strides[b_in][0] : 0u,
         .flags = p->flags,
     };
-    const uint64_t tiles = (uint64_t)(batched ? p->sizes[0] : 1u) *
-                           ((p->sizes[r] + VK_TILE - 1) / VK_TILE) * pc.tiles_c;
+    const uint64_t tiles =
+        (uint64_t)(batched ? p->sizes[0] : 1u) * ((p->sizes[r] + side - 1) / side) * pc.tiles_c;
     pc.tiles = (uint32_t)tiles;
     inst->vk.vkCmdPushConstants(inst->cmd, inst->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc,
                                 &pc);
@@ -176,9 +222,9 @@ void bitcts__vk_record_dispatch(bitcts__vk_instance *inst, const bitcts__vk_oper
     }
     inst->vk.vkCmdBindPipeline(inst->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, op->pipeline);
     uint32_t groups = 1;
-    if (p->kind == BITCTS__VK_KIND_PACKED) {
+    if (p->kind == BITCTS__VK_KIND_PACKED || p->kind == BITCTS__VK_KIND_ROWS) {
         groups = vk_dispatch_packed(inst, p, addr);
-    } else if (p->kind == BITCTS__VK_KIND_TILE) {
+    } else if (p->kind == BITCTS__VK_KIND_TILE || p->kind == BITCTS__VK_KIND_TILEW) {
         groups = vk_dispatch_tile(inst, p, addr);
     } else {
         const bitcts__vk_buffer *params = &inst->slots[BITCTS__VK_SLOT_PARAMS];

@@ -35,15 +35,17 @@ extern "C" {
 #define BITCTS__VK_DEVICE_AUTO (-1)
 
 typedef struct bitcts__vk_options {
-    int32_t device;       /* index, or BITCTS__VK_DEVICE_AUTO */
-    uint32_t timeout_ms;  /* deadline of one submission */
-    uint32_t validation;  /* 1: VK_LAYER_KHRONOS_validation with a debug messenger */
-    uint32_t fault;       /* BITCTS__VK_FAULT_* */
-    uint32_t disable;     /* BITCTS__VK_DISABLE_* */
-    uint32_t path;        /* BITCTS__VK_PATH_* */
-    uint32_t staging_mib; /* largest staging buffer; larger transfers go in pieces */
-    uint32_t unroll;      /* the strided shader's elements per invocation and pass: 1-8 */
-    char loader[256];     /* the Vulkan loader library to open */
+    int32_t device;         /* index, or BITCTS__VK_DEVICE_AUTO */
+    uint32_t timeout_ms;    /* deadline of one submission */
+    uint32_t validation;    /* 1: VK_LAYER_KHRONOS_validation with a debug messenger */
+    uint32_t fault;         /* BITCTS__VK_FAULT_* */
+    uint32_t disable;       /* BITCTS__VK_DISABLE_* */
+    uint32_t path;          /* BITCTS__VK_PATH_* */
+    uint32_t staging_mib;   /* largest staging buffer; larger transfers go in pieces */
+    uint32_t unroll;        /* the strided shader's elements per invocation and pass: 1-8 */
+    uint32_t packed_unroll; /* the packed shader's chunks per invocation and pass: 1-4 */
+    uint32_t tile_threads;  /* the tile shaders' workgroup: 256, 512, 1024, or 0 for auto */
+    char loader[256];       /* the Vulkan loader library to open */
 } bitcts__vk_options;
 
 /** Parses create-info options; err names the bad key or value.
@@ -56,7 +58,14 @@ int32_t bitcts__vk_options_parse(const bitcts_abi_create_info *info, bitcts__vk_
 #define BITCTS__VK_KIND_PACKED 0u
 #define BITCTS__VK_KIND_TILE 1u
 #define BITCTS__VK_KIND_STRIDED 2u
-#define BITCTS__VK_KIND_COUNT 3u
+#define BITCTS__VK_KIND_ROWS 3u  /* the packed shader over rows at any row strides */
+#define BITCTS__VK_KIND_TILEW 4u /* the tile path a 32-bit word at a time (8/16-bit) */
+#define BITCTS__VK_KIND_COUNT 5u
+
+/* Pipeline flavors (specialization beyond the operator), bits of the cache's last index. */
+#define BITCTS__VK_FLAVOR_HANG 1u    /* fault=hang: the strided shader spins */
+#define BITCTS__VK_FLAVOR_B_TILED 2u /* tile kinds: B is transposed, so it gets a shared tile */
+#define BITCTS__VK_FLAVORS 4u
 
 /* Operand slots in the plan: output first, then the inputs. */
 #define BITCTS__VK_OUT 0u
@@ -75,7 +84,7 @@ typedef struct bitcts__vk_plan {
     uint32_t strides[3][BITCTS_MAX_DIMS]; /* in elements */
     uint64_t span[3];                     /* bytes from the base to the end of the last element */
     uint32_t out_dense;                   /* the output's elements fill [0, span) */
-    uint32_t flags;                       /* packed: scalar inputs; tile: transposed inputs */
+    uint32_t flags; /* packed and rows: scalar inputs; tile: transposed inputs */
 } bitcts__vk_plan;
 
 /* An operator description, validated (vk_validate.c). */
@@ -147,11 +156,14 @@ typedef struct bitcts__vk_instance {
     VkFence fence;
     VkPipelineLayout layout;
     VkShaderModule modules[BITCTS__VK_KIND_COUNT][BITCTS__VK_VARIANTS];
-    VkPipeline pipelines[BITCTS__VK_KIND_COUNT][BITCTS__VK_VARIANTS][BITCTS__VK_SHADER_OPS][2];
+    VkPipeline pipelines[BITCTS__VK_KIND_COUNT][BITCTS__VK_VARIANTS][BITCTS__VK_SHADER_OPS]
+                        [BITCTS__VK_FLAVORS];
     uint32_t pipeline_count;
     VkPhysicalDeviceMemoryProperties memory;
     VkDeviceSize max_allocation;
     uint32_t max_groups;
+    uint32_t max_shared;    /* maxComputeSharedMemorySize */
+    uint32_t max_threads;   /* the largest workgroup along x the device allows */
     float timestamp_period; /* ns per tick */
     uint32_t timestamp_bits;
     uint32_t has_storage8; /* enabled on the device */
@@ -238,11 +250,12 @@ int32_t bitcts__vk_run(bitcts__vk_instance *inst, const bitcts__vk_transfer *up,
 
 /* ---- vk_shaders.c ---- */
 
-/** The pipeline of (kind, widths, operator), created on first use and cached.
+/** The pipeline of (kind, widths, operator, flavor: BITCTS__VK_FLAVOR_* bits), created on
+ * first use and cached.
  * @return BITCTS_ABI_OK, BITCTS_ABI_E_NOT_SUPPORTED (no binary for the widths), or a mapped
  *         Vulkan failure. */
 int32_t bitcts__vk_pipeline_get(bitcts__vk_instance *inst, uint32_t kind, uint32_t in_w,
-                                uint32_t out_w, uint32_t shader_op, uint32_t fault_hang,
+                                uint32_t out_w, uint32_t shader_op, uint32_t flavor,
                                 VkPipeline *out);
 
 /** Destroys every cached pipeline and shader module. */

@@ -107,6 +107,19 @@ static int32_t vk_parse_one(const char *key, const char *value, bitcts__vk_optio
             snprintf(err, cap, "option strided_unroll=%s: expected 1-8", value);
             return BITCTS_ABI_E_INVALID_ARGUMENT;
         }
+    } else if (strcmp(key, "packed_unroll") == 0) {
+        if (vk_parse_uint(value, 1, 4, &o->packed_unroll) != 0) {
+            snprintf(err, cap, "option packed_unroll=%s: expected 1-4", value);
+            return BITCTS_ABI_E_INVALID_ARGUMENT;
+        }
+    } else if (strcmp(key, "tile_threads") == 0) {
+        if (strcmp(value, "auto") == 0) {
+            o->tile_threads = 0;
+        } else if (vk_parse_uint(value, 256, 1024, &o->tile_threads) != 0 ||
+                   (o->tile_threads != 256 && o->tile_threads != 512 && o->tile_threads != 1024)) {
+            snprintf(err, cap, "option tile_threads=%s: expected auto, 256, 512 or 1024", value);
+            return BITCTS_ABI_E_INVALID_ARGUMENT;
+        }
     } else if (strcmp(key, "loader") == 0) {
         if (value[0] == '\0' || strlen(value) >= sizeof o->loader) {
             snprintf(err, cap, "option loader: expected a library name of 1-%zu bytes",
@@ -121,7 +134,7 @@ static int32_t vk_parse_one(const char *key, const char *value, bitcts__vk_optio
     } else {
         snprintf(err, cap,
                  "unknown option '%s' (known: device, timeout_ms, validation, fault, disable, "
-                 "path, strided_unroll, staging_mib, loader)",
+                 "path, strided_unroll, packed_unroll, tile_threads, staging_mib, loader)",
                  key);
         return BITCTS_ABI_E_INVALID_ARGUMENT;
     }
@@ -136,6 +149,8 @@ int32_t bitcts__vk_options_parse(const bitcts_abi_create_info *info, bitcts__vk_
     o->timeout_ms = VK_DEFAULT_TIMEOUT_MS;
     o->staging_mib = VK_DEFAULT_STAGING_MIB;
     o->unroll = 1;
+    o->packed_unroll = 1;
+    o->tile_threads = 0; /* auto */
     snprintf(o->loader, sizeof o->loader, "%s", "libvulkan.so.1");
     if (info == NULL) {
         return BITCTS_ABI_OK;

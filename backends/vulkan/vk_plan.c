@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* How an operator runs: its dimensions reordered by the output's strides (outermost first),
  * size-1 dimensions dropped and neighbours merged wherever every operand allows it, then the
- * shader kind: packed (one contiguous run or a broadcast scalar per operand), tile (a 2-D
- * transpose, with an optional batch dimension) or strided (anything else). */
+ * shader kind: packed (one contiguous run or a broadcast scalar per operand), rows (rows of
+ * packed elements at any row strides, each a whole number of 16-byte output chunks), tile (a
+ * 2-D transpose, with an optional batch dimension; tilew, the same a 32-bit word at a time,
+ * for 8- and 16-bit elements where every start is word-aligned) or strided (anything else). */
 #include <stdio.h>  /* snprintf */
 #include <string.h> /* memset */
 
@@ -95,6 +97,62 @@ static void vk_coalesce(const bitcts__vk_desc *desc, bitcts__vk_plan *p)
     p->rank = r;
 }
 
+/* Rows for the packed shader's ROWS mode: two dimensions, every operand packed along the
+ * inner one (or a broadcast scalar), each output row a whole number of 16-byte chunks and
+ * every row stride a whole number of the operand's chunks (an input chunk holds the input
+ * elements of one output chunk), so each chunk lies inside one row of every operand and is
+ * aligned as the shader's vector loads need. Sets the scalar flags. */
+static int vk_rows_fit(bitcts__vk_plan *p)
+{
+    if (p->rank != 2 || p->strides[BITCTS__VK_OUT][1] != 1) {
+        return 0;
+    }
+    const uint64_t ow = p->width[BITCTS__VK_OUT];
+    const uint64_t in_chunk = 16 / ow * p->width[BITCTS__VK_A];
+    if ((p->sizes[1] * ow) % 16 != 0 || (p->strides[BITCTS__VK_OUT][0] * ow) % 16 != 0) {
+        return 0;
+    }
+    uint32_t flags = 0;
+    for (uint32_t k = 1; k <= p->input_count; ++k) {
+        const uint64_t row = p->strides[k][0];
+        const uint64_t col = p->strides[k][1];
+        if (row == 0 && col == 0) {
+            flags |= 1u << (k - 1);
+        } else if (col != 1 || (row * p->width[k]) % in_chunk != 0) {
+            return 0;
+        }
+    }
+    p->flags = flags;
+    return 1;
+}
+
+/* Whether a tile-kind plan (flags: its transposed inputs) fits the word-wide tile shader:
+ * 8- or 16-bit elements in and out, R and C multiples of the V elements of a word, every
+ * operand's row, column and batch starts word-aligned, direct inputs packed along C. */
+static int vk_tilew_fit(const bitcts__vk_plan *p)
+{
+    const uint32_t w = p->width[BITCTS__VK_OUT];
+    if ((w != 1 && w != 2) || p->width[BITCTS__VK_A] != w) {
+        return 0;
+    }
+    const uint32_t v = 4 / w;
+    const uint32_t c = p->rank - 1;
+    const uint32_t r = p->rank - 2;
+    if (p->sizes[r] % v != 0 || p->sizes[c] % v != 0) {
+        return 0;
+    }
+    for (uint32_t k = 0; k <= p->input_count; ++k) {
+        const int transposed = k > 0 && (p->flags & (1u << (k - 1))) != 0;
+        /* A transposed input steps 1 along R, the others 1 along C. */
+        const uint32_t across = transposed ? p->strides[k][c] : p->strides[k][r];
+        const uint32_t along = transposed ? p->strides[k][r] : p->strides[k][c];
+        if (along != 1 || across % v != 0 || (p->rank == 3 && p->strides[k][0] % v != 0)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static void vk_choose_kind(bitcts__vk_plan *p)
 {
     const uint32_t inner = p->rank - 1;
@@ -113,6 +171,10 @@ static void vk_choose_kind(bitcts__vk_plan *p)
             return;
         }
     }
+    if (vk_rows_fit(p)) {
+        p->kind = BITCTS__VK_KIND_ROWS;
+        return;
+    }
     if ((p->rank == 2 || p->rank == 3) && p->strides[BITCTS__VK_OUT][inner] == 1) {
         uint32_t flags = 0;
         for (uint32_t k = 1; k <= last_in; ++k) {
@@ -121,8 +183,8 @@ static void vk_choose_kind(bitcts__vk_plan *p)
             }
         }
         if (flags != 0) {
-            p->kind = BITCTS__VK_KIND_TILE;
             p->flags = flags;
+            p->kind = vk_tilew_fit(p) ? BITCTS__VK_KIND_TILEW : BITCTS__VK_KIND_TILE;
             return;
         }
     }

@@ -65,17 +65,19 @@ static int32_t vk_module(bitcts__vk_instance *inst, uint32_t kind, int variant,
 }
 
 int32_t bitcts__vk_pipeline_get(bitcts__vk_instance *inst, uint32_t kind, uint32_t in_w,
-                                uint32_t out_w, uint32_t shader_op, uint32_t fault_hang,
+                                uint32_t out_w, uint32_t shader_op, uint32_t flavor,
                                 VkPipeline *out)
 {
     const int variant = vk_variant_index(in_w, out_w);
-    const bitcts__vk_spirv *spirv = variant < 0 ? NULL : vk_find_spirv(kind, in_w, out_w);
+    /* The rows kind is the packed shader with ROWS set. */
+    const uint32_t shader = kind == BITCTS__VK_KIND_ROWS ? BITCTS__VK_KIND_PACKED : kind;
+    const bitcts__vk_spirv *spirv = variant < 0 ? NULL : vk_find_spirv(shader, in_w, out_w);
     if (spirv == NULL || shader_op >= BITCTS__VK_SHADER_OPS) {
         snprintf(inst->last_error, sizeof inst->last_error,
                  "no shader for kind %u with %u-byte input and %u-byte output", kind, in_w, out_w);
         return BITCTS_ABI_E_NOT_SUPPORTED;
     }
-    VkPipeline *cached = &inst->pipelines[kind][variant][shader_op][fault_hang ? 1 : 0];
+    VkPipeline *cached = &inst->pipelines[kind][variant][shader_op][flavor % BITCTS__VK_FLAVORS];
     if (*cached != VK_NULL_HANDLE) {
         *out = *cached;
         return BITCTS_ABI_OK;
@@ -85,14 +87,35 @@ int32_t bitcts__vk_pipeline_get(bitcts__vk_instance *inst, uint32_t kind, uint32
     if (rc != BITCTS_ABI_OK) {
         return rc;
     }
-    /* OP, FAULT_HANG and UNROLL (the strided shader's; the others have no constant 2). */
-    const uint32_t constants[3] = {shader_op, fault_hang ? 1u : 0u, inst->opt.unroll};
-    const VkSpecializationMapEntry entries[3] = {
-        {0, 0, sizeof(uint32_t)},
-        {1, sizeof(uint32_t), sizeof(uint32_t)},
-        {2, 2 * sizeof(uint32_t), sizeof(uint32_t)},
+    /* 0 OP, 1 FAULT_HANG and 2 UNROLL (the strided shader's), 3 ROWS and 4 UNROLL (the packed
+     * shader's), 5 B_TILED and 6 the workgroup size (the tile shaders'); a shader ignores the
+     * constants it does not declare. */
+    /* The tile shaders' workgroup: tile_threads, or by default (auto) 256 for 32 x 32 element
+     * tiles and four passes a tile for the word-wide ones (1024 for 8-bit, 512 for 16-bit
+     * elements), what an H100 run measured fastest (docs/gpu/h100.md); 256 where the device
+     * allows no more. */
+    uint32_t threads = inst->opt.tile_threads;
+    if (threads == 0) {
+        threads = kind == BITCTS__VK_KIND_TILEW ? 8u * 32u * (4u / out_w) : 256u;
+    }
+    if (threads > inst->max_threads) {
+        threads = 256u;
+    }
+    const uint32_t constants[7] = {
+        shader_op,
+        (flavor & BITCTS__VK_FLAVOR_HANG) != 0 ? 1u : 0u,
+        inst->opt.unroll,
+        kind == BITCTS__VK_KIND_ROWS ? 1u : 0u,
+        inst->opt.packed_unroll,
+        (flavor & BITCTS__VK_FLAVOR_B_TILED) != 0 ? 1u : 0u,
+        threads,
     };
-    const VkSpecializationInfo spec = {3, entries, sizeof constants, constants};
+    VkSpecializationMapEntry entries[7];
+    for (uint32_t i = 0; i < 7; ++i) {
+        entries[i] =
+            (VkSpecializationMapEntry){i, i * (uint32_t)sizeof(uint32_t), sizeof(uint32_t)};
+    }
+    const VkSpecializationInfo spec = {7, entries, sizeof constants, constants};
     const VkComputePipelineCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage =
@@ -121,7 +144,7 @@ void bitcts__vk_pipelines_destroy(bitcts__vk_instance *inst)
     for (uint32_t k = 0; k < BITCTS__VK_KIND_COUNT; ++k) {
         for (uint32_t v = 0; v < BITCTS__VK_VARIANTS; ++v) {
             for (uint32_t o = 0; o < BITCTS__VK_SHADER_OPS; ++o) {
-                for (uint32_t f = 0; f < 2; ++f) {
+                for (uint32_t f = 0; f < BITCTS__VK_FLAVORS; ++f) {
                     if (inst->pipelines[k][v][o][f] != VK_NULL_HANDLE) {
                         inst->vk.vkDestroyPipeline(inst->device, inst->pipelines[k][v][o][f], NULL);
                     }

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit test of the Vulkan backend through its plugin table: operators on small tensors against
- * hand-written expectations (float specials bit for bit), every shader kind (packed, tile,
- * strided), broadcast, in place, padding and oversized buffers, a tensor beyond 128 MiB (past
- * lavapipe's maxStorageBufferRange) with and without pieced staging, descriptor validation,
- * options, missing features, fault injection (hang, oom, lost, validation), instance facts and
- * the device-timing extension; and, without a device, the strided shader's division constants.
- * Exit 0 pass, 1 fail, 77 when no Vulkan device is present. */
+ * hand-written expectations (float specials bit for bit), every shader kind (packed, rows,
+ * tile, strided) and how the plan picks it, broadcast, in place, padding and oversized buffers, a
+ * tensor beyond 128 MiB (past lavapipe's maxStorageBufferRange) with and without pieced staging,
+ * descriptor validation, options, missing features, fault injection (hang, oom, lost, validation),
+ * instance facts and the device-timing extension; and, without a device, the strided shader's
+ * division constants. Exit 0 pass, 1 fail, 77 when no Vulkan device is present. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -383,6 +383,193 @@ static void test_transposed(void *inst)
     CHECK(ok);
 }
 
+/* Transposes of 8- and 16-bit elements a word at a time (the tilew kind): UINT8 XOR of a
+ * transposed A and a packed B over 132 x 136 (partial 128 x 128 tiles), UINT16 shifts of a
+ * packed A by a transposed B in a batch of 2 with padded strides, and UINT8 BIT_COUNT of a
+ * transposed A whose columns start 4 bytes apart beyond their length. */
+static void test_transposed_words(void *inst)
+{
+    enum { R = 132, C = 136 };
+    const uint32_t s[2] = {R, C};
+    const uint32_t tr[2] = {1, R};
+    tensor a;
+    tensor b;
+    tensor o;
+    tensor_set(&a, BITCTS_DT_UINT8, 2, s, tr, 0);
+    tensor_set(&b, BITCTS_DT_UINT8, 2, s, NULL, 0);
+    tensor_set(&o, BITCTS_DT_UINT8, 2, s, NULL, 0);
+    static uint8_t xa[R * C];
+    static uint8_t xb[R * C];
+    static uint8_t xo[R * C];
+    for (uint32_t i = 0; i < R * C; ++i) {
+        xa[i] = (uint8_t)(i * 2654435761u >> 11);
+        xb[i] = (uint8_t)(i * 40503u >> 3);
+    }
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_XOR, &a, &b, &o, xa, xb, xo), BITCTS_ABI_OK);
+    int ok = 1;
+    for (uint32_t r = 0; r < R; ++r) {
+        for (uint32_t c = 0; c < C; ++c) {
+            ok = ok && xo[r * C + c] == (uint8_t)(xa[c * R + r] ^ xb[r * C + c]);
+        }
+    }
+    CHECK(ok);
+    /* Counts: column starts 136 bytes apart (132 used). */
+    const uint32_t tr136[2] = {1, 136};
+    const uint32_t s2[2] = {R, 128};
+    tensor a2;
+    tensor o2;
+    tensor_set(&a2, BITCTS_DT_UINT8, 2, s2, tr136, 0);
+    tensor_set(&o2, BITCTS_DT_UINT8, 2, s2, NULL, 0);
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_COUNT, &a2, NULL, &o2, xa, NULL, xo), BITCTS_ABI_OK);
+    ok = 1;
+    for (uint32_t r = 0; r < R; ++r) {
+        for (uint32_t c = 0; c < 128; ++c) {
+            uint32_t n = 0;
+            for (uint32_t v = xa[c * 136 + r]; v != 0; v &= v - 1) {
+                ++n;
+            }
+            ok = ok && xo[r * 128 + c] == n;
+        }
+    }
+    CHECK(ok);
+    /* UINT16, batch 2 x 66 x 70: A packed with a row stride of 72, B transposed with a column
+     * stride of 68; the batches 5000 elements apart. */
+    const uint32_t s3[3] = {2, 66, 70};
+    const uint32_t a3[3] = {5000, 72, 1};
+    const uint32_t b3[3] = {5000, 1, 68};
+    tensor a16;
+    tensor b16;
+    tensor o16;
+    tensor_set(&a16, BITCTS_DT_UINT16, 3, s3, a3, 0);
+    tensor_set(&b16, BITCTS_DT_UINT16, 3, s3, b3, 0);
+    tensor_set(&o16, BITCTS_DT_UINT16, 3, s3, NULL, 0);
+    static uint16_t ya[10000];
+    static uint16_t yb[10000];
+    static uint16_t yo[2 * 66 * 70];
+    for (uint32_t i = 0; i < 10000; ++i) {
+        ya[i] = (uint16_t)(i * 2654435761u >> 9);
+        yb[i] = (uint16_t)(i % 19); /* counts 16-18 give 0 */
+    }
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_SHIFT_RIGHT, &a16, &b16, &o16, ya, yb, yo), BITCTS_ABI_OK);
+    ok = 1;
+    for (uint32_t n = 0; n < 2; ++n) {
+        for (uint32_t r = 0; r < 66; ++r) {
+            for (uint32_t c = 0; c < 70; ++c) {
+                const uint32_t k = yb[n * 5000 + r + c * 68];
+                const uint32_t x = ya[n * 5000 + r * 72 + c];
+                ok = ok && yo[(n * 66 + r) * 70 + c] == (k >= 16 ? 0u : x >> k);
+            }
+        }
+    }
+    CHECK(ok);
+}
+
+/* Padded rows (the rows kind where rows are whole 16-byte chunks, the strided shader where
+ * not): AND of UINT8 rows with three different row strides, OR with a row broadcast to every
+ * row, BIT_COUNT of UINT32 rows to UINT8, SHL of UINT8 rows (the four-lanes-a-word path) and
+ * a row of 33 bytes; the output's padding keeps its bytes. */
+static void test_padded_rows(void *inst)
+{
+    enum { R = 5, C = 32 };
+    const uint32_t s[2] = {R, C};
+    const uint32_t sa[2] = {48, 1};
+    const uint32_t sb[2] = {64, 1};
+    const uint32_t so[2] = {80, 1};
+    const uint32_t bcast[2] = {0, 1};
+    tensor a;
+    tensor b;
+    tensor rowv;
+    tensor o;
+    tensor_set(&a, BITCTS_DT_UINT8, 2, s, sa, 0);
+    tensor_set(&b, BITCTS_DT_UINT8, 2, s, sb, 0);
+    tensor_set(&rowv, BITCTS_DT_UINT8, 2, s, bcast, 0);
+    tensor_set(&o, BITCTS_DT_UINT8, 2, s, so, 0);
+    static uint8_t xa[R * 48];
+    static uint8_t xb[R * 64];
+    static uint8_t xo[R * 80];
+    for (uint32_t i = 0; i < sizeof xa; ++i) {
+        xa[i] = (uint8_t)(i * 37u + 11u);
+    }
+    for (uint32_t i = 0; i < sizeof xb; ++i) {
+        xb[i] = (uint8_t)(i * 101u ^ 0x5Au);
+    }
+    memset(xo, 0xEE, sizeof xo);
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_AND, &a, &b, &o, xa, xb, xo), BITCTS_ABI_OK);
+    int ok = 1;
+    for (uint32_t r = 0; r < R; ++r) {
+        for (uint32_t c = 0; c < 80 && r * 80 + c < sizeof xo; ++c) {
+            const uint8_t want = c < C ? (uint8_t)(xa[r * 48 + c] & xb[r * 64 + c]) : (uint8_t)0xEE;
+            ok = ok && xo[r * 80 + c] == want;
+        }
+    }
+    CHECK(ok);
+    memset(xo, 0xEE, sizeof xo);
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_OR, &a, &rowv, &o, xa, xb, xo), BITCTS_ABI_OK);
+    ok = 1;
+    for (uint32_t r = 0; r < R; ++r) {
+        for (uint32_t c = 0; c < 80 && r * 80 + c < sizeof xo; ++c) {
+            const uint8_t want = c < C ? (uint8_t)(xa[r * 48 + c] | xb[c]) : (uint8_t)0xEE;
+            ok = ok && xo[r * 80 + c] == want;
+        }
+    }
+    CHECK(ok);
+    /* Counts: 16 UINT32 in (64 bytes) to 16 UINT8 out (one chunk) a row. */
+    const uint32_t s16[2] = {R, 16};
+    const uint32_t s_in[2] = {32, 1};
+    const uint32_t s_out[2] = {48, 1};
+    tensor w;
+    tensor c8;
+    tensor_set(&w, BITCTS_DT_UINT32, 2, s16, s_in, 0);
+    tensor_set(&c8, BITCTS_DT_UINT8, 2, s16, s_out, 0);
+    static uint32_t x32[R * 32];
+    for (uint32_t i = 0; i < R * 32; ++i) {
+        x32[i] = i * 0x9E3779B9u;
+    }
+    memset(xo, 0xEE, sizeof xo);
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_COUNT, &w, NULL, &c8, x32, NULL, xo), BITCTS_ABI_OK);
+    ok = 1;
+    for (uint32_t r = 0; r < R; ++r) {
+        for (uint32_t c = 0; c < 48; ++c) {
+            uint32_t n = 0;
+            for (uint32_t v = c < 16 ? x32[r * 32 + c] : 0; v != 0; v &= v - 1) {
+                ++n;
+            }
+            ok = ok && xo[r * 48 + c] == (c < 16 ? n : 0xEEu);
+        }
+    }
+    CHECK(ok);
+    /* Shifts of UINT8 rows by counts 0-15 (8 and more give 0). */
+    memset(xo, 0xEE, sizeof xo);
+    for (uint32_t i = 0; i < sizeof xb; ++i) {
+        xb[i] = (uint8_t)(i % 16);
+    }
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_SHIFT_LEFT, &a, &b, &o, xa, xb, xo), BITCTS_ABI_OK);
+    ok = 1;
+    for (uint32_t r = 0; r < R; ++r) {
+        for (uint32_t c = 0; c < C; ++c) {
+            const uint32_t k = xb[r * 64 + c];
+            const uint8_t want = k >= 8 ? 0 : (uint8_t)(xa[r * 48 + c] << k);
+            ok = ok && xo[r * 80 + c] == want && xo[r * 80 + C + c] == 0xEE;
+        }
+    }
+    CHECK(ok);
+    /* Rows of 33 bytes: not whole chunks, so the strided shader. */
+    const uint32_t s33[2] = {R, 33};
+    tensor a33;
+    tensor o33;
+    tensor_set(&a33, BITCTS_DT_UINT8, 2, s33, sa, 0);
+    tensor_set(&o33, BITCTS_DT_UINT8, 2, s33, so, 0);
+    memset(xo, 0xEE, sizeof xo);
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_NOT, &a33, NULL, &o33, xa, NULL, xo), BITCTS_ABI_OK);
+    ok = 1;
+    for (uint32_t r = 0; r < R; ++r) {
+        for (uint32_t c = 0; c < 80 && r * 80 + c < sizeof xo; ++c) {
+            ok = ok && xo[r * 80 + c] == (c < 33 ? (uint8_t)~xa[r * 48 + c] : 0xEE);
+        }
+    }
+    CHECK(ok);
+}
+
 /* In place, and an output with padding and an oversized buffer whose spare bytes must stay. */
 static void test_in_place_and_padding(void *inst)
 {
@@ -539,6 +726,12 @@ static void test_options(void)
     const char *bad_unroll[2] = {"strided_unroll", "9"};
     CHECK_EQ_U64(instance_with(bad_unroll, 1, &inst), BITCTS_ABI_E_INVALID_ARGUMENT);
     CHECK(contains(host_log, "strided_unroll=9"));
+    const char *bad_packed[2] = {"packed_unroll", "5"};
+    CHECK_EQ_U64(instance_with(bad_packed, 1, &inst), BITCTS_ABI_E_INVALID_ARGUMENT);
+    CHECK(contains(host_log, "packed_unroll=5"));
+    const char *bad_threads[2] = {"tile_threads", "384"};
+    CHECK_EQ_U64(instance_with(bad_threads, 1, &inst), BITCTS_ABI_E_INVALID_ARGUMENT);
+    CHECK(contains(host_log, "tile_threads=384"));
     const char *bad_fault[2] = {"fault", "fire"};
     CHECK_EQ_U64(instance_with(bad_fault, 1, &inst), BITCTS_ABI_E_INVALID_ARGUMENT);
     const char *lonely[2] = {"fault", "validation"};
@@ -559,7 +752,7 @@ static void test_info_and_caps(void *inst)
     CHECK(strlen(table->instance_info(inst, "driver")) > 0);
     CHECK(starts_with(table->instance_info(inst, "api_version"), "1."));
     CHECK(starts_with(table->instance_info(inst, "features"), "bufferDeviceAddress"));
-    CHECK_EQ_STR(table->instance_info(inst, "variant"), "packed+tile+strided");
+    CHECK_EQ_STR(table->instance_info(inst, "variant"), "packed+rows+tile+tilew+strided");
     CHECK_EQ_STR(table->instance_info(inst, "validation_messages"), "0");
     CHECK(table->instance_info(inst, "no such key") == NULL);
     bitcts_abi_caps caps = {.struct_size = sizeof caps};
@@ -766,9 +959,83 @@ static void test_divisor(void)
     CHECK_EQ_U64(wrong, 0);
 }
 
+/* The plan's shader kind for a two-dimensional operator (no device needed). */
+static uint32_t plan_kind(uint32_t op, uint32_t in_w, uint32_t out_w, uint32_t rows, uint32_t cols,
+                          const uint32_t *so, const uint32_t *sa, const uint32_t *sb)
+{
+    bitcts__vk_desc d;
+    memset(&d, 0, sizeof d);
+    d.op = op;
+    d.input_count = sb != NULL ? 2 : 1;
+    d.rank = 2;
+    d.sizes[0] = rows;
+    d.sizes[1] = cols;
+    const uint32_t *st[3] = {so, sa, sb};
+    for (uint32_t k = 0; k <= d.input_count; ++k) {
+        d.width[k] = k == 0 ? out_w : in_w;
+        d.strides[k][0] = st[k][0];
+        d.strides[k][1] = st[k][1];
+    }
+    bitcts__vk_plan p;
+    char err[128];
+    CHECK_EQ_U64(bitcts__vk_plan_build(&d, 0, &p, err, sizeof err), BITCTS_ABI_OK);
+    return p.kind;
+}
+
+static void test_plan_kinds(void)
+{
+    const uint32_t dense[2] = {64, 1};
+    const uint32_t pad80[2] = {80, 1};
+    const uint32_t pad72[2] = {72, 1};
+    const uint32_t bcast[2] = {0, 1};
+    const uint32_t scalar[2] = {0, 0};
+    const uint32_t column[2] = {1, 0};
+    const uint32_t transposed[2] = {1, 9};
+    const uint32_t and_op = BITCTS_OP_BIT_AND;
+    CHECK_EQ_U64(plan_kind(and_op, 1, 1, 9, 64, dense, dense, dense), BITCTS__VK_KIND_PACKED);
+    CHECK_EQ_U64(plan_kind(and_op, 1, 1, 9, 64, pad80, dense, pad80), BITCTS__VK_KIND_ROWS);
+    CHECK_EQ_U64(plan_kind(and_op, 1, 1, 9, 64, pad80, bcast, scalar), BITCTS__VK_KIND_ROWS);
+    /* A row stride of 72 bytes is not a whole number of chunks. */
+    CHECK_EQ_U64(plan_kind(and_op, 1, 1, 9, 64, pad72, dense, dense), BITCTS__VK_KIND_STRIDED);
+    CHECK_EQ_U64(plan_kind(and_op, 1, 1, 9, 64, pad80, pad72, dense), BITCTS__VK_KIND_STRIDED);
+    /* 8-byte elements: 72 elements are 576 bytes, whole chunks. */
+    CHECK_EQ_U64(plan_kind(and_op, 8, 8, 9, 64, pad72, pad72, bcast), BITCTS__VK_KIND_ROWS);
+    /* Rows of 60 bytes are not whole chunks; a column broadcast is not packed along rows
+     * (the tile shader reads it along R). */
+    CHECK_EQ_U64(plan_kind(and_op, 1, 1, 9, 60, pad80, dense, dense), BITCTS__VK_KIND_STRIDED);
+    CHECK_EQ_U64(plan_kind(and_op, 4, 4, 9, 64, pad80, dense, column), BITCTS__VK_KIND_TILE);
+    CHECK_EQ_U64(plan_kind(BITCTS_OP_BIT_NOT, 2, 2, 9, 9, dense, transposed, NULL),
+                 BITCTS__VK_KIND_TILE);
+    /* Transposes a word at a time: 8/16-bit, sizes and starts multiples of a word's elements. */
+    const uint32_t t64[2] = {1, 64};
+    const uint32_t t66[2] = {1, 66};
+    const uint32_t t65[2] = {1, 65};
+    const uint32_t xor_op = BITCTS_OP_BIT_XOR;
+    CHECK_EQ_U64(plan_kind(xor_op, 1, 1, 64, 64, dense, t64, dense), BITCTS__VK_KIND_TILEW);
+    CHECK_EQ_U64(plan_kind(xor_op, 1, 1, 64, 64, dense, dense, t64), BITCTS__VK_KIND_TILEW);
+    CHECK_EQ_U64(plan_kind(xor_op, 1, 1, 64, 64, dense, t66, dense), BITCTS__VK_KIND_TILE);
+    CHECK_EQ_U64(plan_kind(xor_op, 1, 1, 64, 62, dense, t64, dense), BITCTS__VK_KIND_TILE);
+    CHECK_EQ_U64(plan_kind(xor_op, 1, 1, 64, 64, dense, t64, bcast), BITCTS__VK_KIND_TILEW);
+    CHECK_EQ_U64(plan_kind(xor_op, 1, 1, 64, 64, dense, t64, scalar), BITCTS__VK_KIND_TILE);
+    CHECK_EQ_U64(plan_kind(xor_op, 2, 2, 64, 64, dense, t66, dense), BITCTS__VK_KIND_TILEW);
+    CHECK_EQ_U64(plan_kind(xor_op, 2, 2, 64, 64, dense, t65, dense), BITCTS__VK_KIND_TILE);
+    CHECK_EQ_U64(plan_kind(xor_op, 4, 4, 64, 64, dense, t64, dense), BITCTS__VK_KIND_TILE);
+    CHECK_EQ_U64(plan_kind(BITCTS_OP_BIT_COUNT, 2, 1, 64, 64, dense, t64, NULL),
+                 BITCTS__VK_KIND_TILE);
+    /* BIT_COUNT UINT32 to UINT8: an input chunk is 64 bytes, so the input's row stride must
+     * be a multiple of 16 elements. */
+    const uint32_t in80[2] = {80, 1};
+    const uint32_t in72[2] = {72, 1};
+    CHECK_EQ_U64(plan_kind(BITCTS_OP_BIT_COUNT, 4, 1, 9, 64, pad80, in80, NULL),
+                 BITCTS__VK_KIND_ROWS);
+    CHECK_EQ_U64(plan_kind(BITCTS_OP_BIT_COUNT, 4, 1, 9, 64, pad80, in72, NULL),
+                 BITCTS__VK_KIND_STRIDED);
+}
+
 int main(void)
 {
     test_divisor();
+    test_plan_kinds();
     bitcts_plugin_negotiation n = {.struct_size = sizeof n,
                                    .host_min_version = BITCTS_ABI_VERSION_1_0,
                                    .host_max_version = BITCTS_ABI_VERSION_1_0,
@@ -791,6 +1058,8 @@ int main(void)
     test_float_specials(inst);
     test_broadcast(inst);
     test_transposed(inst);
+    test_transposed_words(inst);
+    test_padded_rows(inst);
     test_in_place_and_padding(inst);
     test_validation(inst);
     test_info_and_caps(inst);
@@ -806,6 +1075,8 @@ int main(void)
         test_float_specials(inst);
         test_broadcast(inst);
         test_transposed(inst);
+        test_transposed_words(inst);
+        test_padded_rows(inst);
         test_in_place_and_padding(inst);
         table->instance_destroy(inst);
     }
@@ -817,8 +1088,36 @@ int main(void)
         test_shifts(inst);
         test_broadcast(inst);
         test_transposed(inst);
+        test_transposed_words(inst);
+        test_padded_rows(inst);
         test_in_place_and_padding(inst);
         table->instance_destroy(inst);
+    }
+    /* The packed shader 3 chunks a pass (passes that end inside an invocation's chunks) and
+     * the tile shaders with 1024-invocation workgroups (one or four passes a tile). */
+    const char *wide[4] = {"packed_unroll", "3", "tile_threads", "1024"};
+    CHECK_EQ_U64(instance_with(wide, 2, &inst), BITCTS_ABI_OK);
+    if (inst != NULL) {
+        test_documented_examples(inst);
+        test_shifts(inst);
+        test_broadcast(inst);
+        test_transposed(inst);
+        test_transposed_words(inst);
+        test_padded_rows(inst);
+        test_in_place_and_padding(inst);
+        table->instance_destroy(inst);
+    }
+    /* Every workgroup size for both tile shaders (auto gives the word-wide one 1024 for 8-bit
+     * and 512 for 16-bit elements). */
+    const char *const sizes[2] = {"256", "512"};
+    for (int i = 0; i < 2; ++i) {
+        const char *kv[2] = {"tile_threads", sizes[i]};
+        CHECK_EQ_U64(instance_with(kv, 1, &inst), BITCTS_ABI_OK);
+        if (inst != NULL) {
+            test_transposed(inst);
+            test_transposed_words(inst);
+            table->instance_destroy(inst);
+        }
     }
     /* Pieced staging: every transfer larger than 1 MiB goes through in pieces. */
     const char *small[2] = {"staging_mib", "1"};

@@ -26,6 +26,16 @@ bool vk_is_binary()
            OP == VK_OP_SHR;
 }
 
+// n / d by a multiply-high and shifts, for the d whose constants these are (the host's
+// bitcts__vk_divisor).
+uint vk_div(uint n, uint magic, uint shifts)
+{
+    uint hi;
+    uint lo;
+    umulExtended(n, magic, hi, lo);
+    return (hi + ((n - hi) >> (shifts >> 8u))) >> (shifts & 0xFFu);
+}
+
 #if IN_W == 8
 #define VIN uvec2
 #define VIN_ZERO uvec2(0u)

@@ -6,8 +6,14 @@
 // other operators take the lanes apart. The host sizes every device region to a multiple of
 // 256 bytes, so the last chunk may read and write past the elements: those bytes are never
 // copied back.
+// With the specialization constant ROWS (the host's rows kind) the operands are rows of
+// packed elements at any row strides (padded rows, or an input row broadcast with stride 0):
+// chunk c is chunk c % row_chunks of row c / row_chunks, and the host takes this path only
+// when every row is a whole number of chunks and starts on a chunk of every operand, so no
+// chunk reaches into a row's padding.
 #version 460
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 
 #include "vk_common.glsl"
 
@@ -28,6 +34,10 @@ layout(buffer_reference, std430, buffer_reference_align = 4) buffer VkVec1 { uin
 #define VK_IN_VEC VkVec1
 #endif
 
+layout(constant_id = 3) const uint ROWS = 0u;
+// Chunks per invocation and pass: the backend option packed_unroll.
+layout(constant_id = 4) const uint UNROLL = 1u;
+
 #define VK_FLAG_A_SCALAR 1u
 #define VK_FLAG_B_SCALAR 2u
 
@@ -38,6 +48,14 @@ layout(push_constant) uniform VkPackedPush
     VK_IN_VEC b_ref;
     uint chunks; // 16-byte output chunks
     uint flags;  // VK_FLAG_*
+    // ROWS only: output chunks per row, its divisor constants (vk_div), and the row strides
+    // in chunks of each operand (an input chunk is the input bytes of one output chunk).
+    uint row_chunks;
+    uint row_magic;
+    uint row_shifts;
+    uint out_row;
+    uint a_row;
+    uint b_row;
 }
 pc;
 
@@ -114,16 +132,16 @@ uint vk_popcount_bytes(uint x)
     return (x + (x >> 4)) & 0x0F0F0F0Fu;
 }
 
-// One chunk, lane by lane.
-uvec4 vk_chunk_lanes(uint chunk, bool a_scalar, bool b_scalar, VIN sa, VIN sb)
+// One chunk, lane by lane: input chunks ca of A and cb of B.
+uvec4 vk_chunk_lanes(uint ca, uint cb, bool a_scalar, bool b_scalar, VIN sa, VIN sb)
 {
     uint wa[IN_WORDS];
     uint wb[IN_WORDS];
     if (!a_scalar) {
-        vk_load_words(pc.a_ref, chunk, wa);
+        vk_load_words(pc.a_ref, ca, wa);
     }
     if (vk_is_binary() && !b_scalar) {
-        vk_load_words(pc.b_ref, chunk, wb);
+        vk_load_words(pc.b_ref, cb, wb);
     }
     uint wo[4] = uint[4](0u, 0u, 0u, 0u);
     for (uint k = 0u; k < LANES; ++k) {
@@ -143,17 +161,17 @@ uvec4 vk_chunk_lanes(uint chunk, bool a_scalar, bool b_scalar, VIN sa, VIN sb)
 }
 
 // One chunk of a same-width bitwise operator (or copy), whole words at a time.
-uvec4 vk_chunk_words(uint chunk, bool a_scalar, bool b_scalar, uvec4 pa, uvec4 pb)
+uvec4 vk_chunk_words(uint ca, uint cb, bool a_scalar, bool b_scalar, uvec4 pa, uvec4 pb)
 {
 #if IN_WORDS == 4
-    const uvec4 a = a_scalar ? pa : pc.a_ref.v[chunk];
+    const uvec4 a = a_scalar ? pa : pc.a_ref.v[ca];
     if (OP == VK_OP_NOT) {
         return ~a;
     }
     if (OP == VK_OP_COPY) {
         return a;
     }
-    const uvec4 b = b_scalar ? pb : pc.b_ref.v[chunk];
+    const uvec4 b = b_scalar ? pb : pc.b_ref.v[cb];
     if (OP == VK_OP_AND) {
         return a & b;
     }
@@ -191,6 +209,42 @@ bool vk_whole_words()
                              (OP == VK_OP_COUNT && IN_W == 1));
 }
 
+// Output chunk c: its value, and where it goes (in output chunks).
+uvec4 vk_chunk(uint c, bool a_scalar, bool b_scalar, VIN sa, VIN sb, uvec4 pa, uvec4 pb,
+               out uint co)
+{
+    co = c; // the chunks of the output, A and B
+    uint ca = c;
+    uint cb = c;
+    if (ROWS != 0u) {
+        const uint row = vk_div(c, pc.row_magic, pc.row_shifts);
+        const uint j = c - row * pc.row_chunks;
+        co = row * pc.out_row + j;
+        ca = row * pc.a_row + j;
+        cb = row * pc.b_row + j;
+    }
+    uvec4 r = uvec4(0u);
+    if (OP == VK_OP_COUNT && IN_W == 1 && OUT_W == 1) {
+#if IN_WORDS == 4
+        const uvec4 a = a_scalar ? pa : pc.a_ref.v[ca];
+        r = uvec4(vk_popcount_bytes(a.x), vk_popcount_bytes(a.y), vk_popcount_bytes(a.z),
+                  vk_popcount_bytes(a.w));
+#endif
+    } else if ((OP == VK_OP_SHL || OP == VK_OP_SHR) && IN_W == 1 && OUT_W == 1) {
+#if IN_W == 1 && OUT_W == 1
+        const uvec4 a = a_scalar ? pa : pc.a_ref.v[ca];
+        const uvec4 b = b_scalar ? pb : pc.b_ref.v[cb];
+        r = uvec4(vk_shift_bytes(a.x, b.x), vk_shift_bytes(a.y, b.y), vk_shift_bytes(a.z, b.z),
+                  vk_shift_bytes(a.w, b.w));
+#endif
+    } else if (vk_whole_words()) {
+        r = vk_chunk_words(ca, cb, a_scalar, b_scalar, pa, pb);
+    } else {
+        r = vk_chunk_lanes(ca, cb, a_scalar, b_scalar, sa, sb);
+    }
+    return r;
+}
+
 void main()
 {
     const bool a_scalar = (pc.flags & VK_FLAG_A_SCALAR) != 0u;
@@ -205,31 +259,27 @@ void main()
     }
     const uvec4 pa = vk_splat(sa);
     const uvec4 pb = vk_splat(sb);
-    const uint step = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    // UNROLL chunks a pass, a grid apart, all computed before any is stored (in place, a chunk
+    // is read and written by the same invocation).
+    const uint grid = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
     for (uint c = gl_GlobalInvocationID.x; c < pc.chunks;) {
-        uvec4 r;
-        if (OP == VK_OP_COUNT && IN_W == 1 && OUT_W == 1) {
-#if IN_WORDS == 4
-            const uvec4 a = a_scalar ? pa : pc.a_ref.v[c];
-            r = uvec4(vk_popcount_bytes(a.x), vk_popcount_bytes(a.y), vk_popcount_bytes(a.z),
-                      vk_popcount_bytes(a.w));
-#endif
-        } else if ((OP == VK_OP_SHL || OP == VK_OP_SHR) && IN_W == 1 && OUT_W == 1) {
-#if IN_W == 1 && OUT_W == 1
-            const uvec4 a = a_scalar ? pa : pc.a_ref.v[c];
-            const uvec4 b = b_scalar ? pb : pc.b_ref.v[c];
-            r = uvec4(vk_shift_bytes(a.x, b.x), vk_shift_bytes(a.y, b.y),
-                      vk_shift_bytes(a.z, b.z), vk_shift_bytes(a.w, b.w));
-#endif
-        } else if (vk_whole_words()) {
-            r = vk_chunk_words(c, a_scalar, b_scalar, pa, pb);
-        } else {
-            r = vk_chunk_lanes(c, a_scalar, b_scalar, sa, sb);
+        uvec4 r[UNROLL];
+        uint co[UNROLL];
+        [[unroll]] for (uint k = 0u; k < UNROLL; ++k) {
+            co[k] = 0u;
+            r[k] = uvec4(0u);
+            if (pc.chunks - c > k * grid) {
+                r[k] = vk_chunk(c + k * grid, a_scalar, b_scalar, sa, sb, pa, pb, co[k]);
+            }
         }
-        pc.out_ref.v[c] = r;
-        if (pc.chunks - c <= step) {
+        [[unroll]] for (uint k = 0u; k < UNROLL; ++k) {
+            if (pc.chunks - c > k * grid) {
+                pc.out_ref.v[co[k]] = r[k];
+            }
+        }
+        if (pc.chunks - c <= UNROLL * grid) {
             break;
         }
-        c += step;
+        c += UNROLL * grid;
     }
 }

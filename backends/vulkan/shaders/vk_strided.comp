@@ -67,15 +67,6 @@ void vk_spin_until_cancelled()
     }
 }
 
-// n / d, for the d whose constants these are.
-uint vk_div(uint n, uint magic, uint shifts)
-{
-    uint hi;
-    uint lo;
-    umulExtended(n, magic, hi, lo);
-    return (hi + ((n - hi) >> (shifts >> 8u))) >> (shifts & 0xFFu);
-}
-
 // Element offsets of logical element e: output, A, B.
 uvec3 vk_offsets(uint e)
 {

@@ -5,18 +5,25 @@
 // into shared memory and read back along C, so both its reads and the output's writes are
 // coalesced; other inputs are read directly, into registers before the barrier, so that every
 // load of a tile is issued before its first store (loads do not queue behind stores they might
-// alias; in place, an element is read and written by the same invocation). Tiles are shared
-// out in a grid-stride loop.
+// alias; in place, an element is read and written by the same invocation). The passes over a
+// tile are unrolled, so the direct operands stay in registers. Tiles are shared out in a
+// grid-stride loop. The workgroup's size is the specialization constant 6 (the backend option
+// tile_threads: 256, 512 or 1024 invocations, 8, 16 or 32 rows a pass); B's shared tile is
+// one row unless the specialization constant 5 says B is transposed (shared memory is what
+// bounds how many workgroups an SM holds).
 #version 460
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 
 #include "vk_common.glsl"
 #include "vk_access.glsl"
 
-layout(local_size_x = 256) in;
+layout(local_size_x = 256, local_size_x_id = 6) in;
+layout(constant_id = 5) const uint B_TILED = 1u;
 
 #define TILE 32u
-#define ROWS_PER_PASS 8u
+const uint ROWS_PER_PASS = gl_WorkGroupSize.x / TILE;
+const uint PASSES = TILE / ROWS_PER_PASS;
 #define VK_FLAG_A_TRANSPOSED 1u
 #define VK_FLAG_B_TRANSPOSED 2u
 
@@ -42,14 +49,14 @@ layout(push_constant) uniform VkTilePush
 pc;
 
 shared VIN tile_a[TILE][TILE + 1u];
-shared VIN tile_b[TILE][TILE + 1u];
+shared VIN tile_b[1u + (TILE - 1u) * B_TILED][TILE + 1u];
 
 void main()
 {
     const uint tx = gl_LocalInvocationID.x % TILE;
     const uint ty = gl_LocalInvocationID.x / TILE;
     const bool a_t = (pc.flags & VK_FLAG_A_TRANSPOSED) != 0u;
-    const bool b_t = vk_is_binary() && (pc.flags & VK_FLAG_B_TRANSPOSED) != 0u;
+    const bool b_t = vk_is_binary() && B_TILED != 0u && (pc.flags & VK_FLAG_B_TRANSPOSED) != 0u;
     const uint tiles_per_batch = ((pc.rows + TILE - 1u) / TILE) * pc.tiles_c;
     for (uint t = gl_WorkGroupID.x; t < pc.tiles; t += gl_NumWorkGroups.x) {
         const uint batch = t / tiles_per_batch;
@@ -58,9 +65,9 @@ void main()
         const uint c0 = (in_batch % pc.tiles_c) * TILE;
         // Transposed inputs: consecutive invocations read consecutive rows. Direct inputs:
         // the elements this invocation writes below, consecutive columns.
-        VIN da[TILE / ROWS_PER_PASS];
-        VIN db[TILE / ROWS_PER_PASS];
-        for (uint j = 0u; j < TILE; j += ROWS_PER_PASS) {
+        VIN da[PASSES];
+        VIN db[PASSES];
+        [[unroll]] for (uint j = 0u; j < TILE; j += ROWS_PER_PASS) {
             const uint r = r0 + tx;
             const uint c = c0 + ty + j;
             if (r < pc.rows && c < pc.cols) {
@@ -89,7 +96,7 @@ void main()
         }
         barrier();
         // Output: consecutive invocations write consecutive columns.
-        for (uint j = 0u; j < TILE; j += ROWS_PER_PASS) {
+        [[unroll]] for (uint j = 0u; j < TILE; j += ROWS_PER_PASS) {
             const uint r = r0 + ty + j;
             const uint c = c0 + tx;
             if (r < pc.rows && c < pc.cols) {
