@@ -66,7 +66,7 @@ static int32_t vk_need_storage(bitcts__vk_instance *inst, uint32_t width)
 static uint64_t vk_tile_shared(const bitcts__vk_plan *p, int b_tiled)
 {
     if (p->kind == BITCTS__VK_KIND_TILEW) {
-        const uint64_t side = 32u * (4u / p->width[BITCTS__VK_OUT]);
+        const uint64_t side = bitcts__vk_tilew_side(p->width[BITCTS__VK_OUT]);
         return (side + (b_tiled ? side : 1u)) * 32u * 4u;
     }
     const uint64_t elem = p->width[BITCTS__VK_A] == 8 ? 8u : 4u;
@@ -82,7 +82,7 @@ int32_t bitcts__vk_operator_prepare(bitcts__vk_instance *inst, bitcts__vk_operat
     }
     uint32_t flavor = hang ? BITCTS__VK_FLAVOR_HANG : 0u;
     if (p->kind == BITCTS__VK_KIND_TILE || p->kind == BITCTS__VK_KIND_TILEW) {
-        const int b_tiled = p->input_count == 2 && (p->flags & 2u) != 0;
+        const int b_tiled = p->input_count == 2 && (p->flags & (1u << (BITCTS__VK_B - 1))) != 0;
         if (vk_tile_shared(p, b_tiled) > inst->max_shared) {
             p->kind = BITCTS__VK_KIND_STRIDED; /* a device with less shared memory */
         } else if (b_tiled) {
@@ -180,8 +180,9 @@ static uint32_t vk_dispatch_strided(bitcts__vk_instance *inst, const bitcts__vk_
 static uint32_t vk_dispatch_tile(bitcts__vk_instance *inst, const bitcts__vk_plan *p,
                                  const VkDeviceAddress addr[3])
 {
-    const uint32_t side =
-        p->kind == BITCTS__VK_KIND_TILEW ? VK_TILE * (4 / p->width[BITCTS__VK_OUT]) : VK_TILE;
+    const uint32_t side = p->kind == BITCTS__VK_KIND_TILEW
+                              ? bitcts__vk_tilew_side(p->width[BITCTS__VK_OUT])
+                              : VK_TILE;
     const uint32_t c = p->rank - 1;
     const uint32_t r = p->rank - 2;
     const int batched = p->rank == 3;

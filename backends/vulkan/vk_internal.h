@@ -67,6 +67,13 @@ int32_t bitcts__vk_options_parse(const bitcts_abi_create_info *info, bitcts__vk_
 #define BITCTS__VK_FLAVOR_B_TILED 2u /* tile kinds: B is transposed, so it gets a shared tile */
 #define BITCTS__VK_FLAVORS 4u
 
+/* The side, in elements, of the word-wide tile shader's tiles (vk_tilew.comp's TE): 32 words
+ * of w-byte elements. */
+static inline uint32_t bitcts__vk_tilew_side(uint32_t w)
+{
+    return 32u * (4u / w);
+}
+
 /* Operand slots in the plan: output first, then the inputs. */
 #define BITCTS__VK_OUT 0u
 #define BITCTS__VK_A 1u

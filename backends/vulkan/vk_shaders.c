@@ -83,7 +83,7 @@ int32_t bitcts__vk_pipeline_get(bitcts__vk_instance *inst, uint32_t kind, uint32
         return BITCTS_ABI_OK;
     }
     VkShaderModule module = VK_NULL_HANDLE;
-    const int32_t rc = vk_module(inst, kind, variant, spirv, &module);
+    const int32_t rc = vk_module(inst, shader, variant, spirv, &module); /* rows: packed's */
     if (rc != BITCTS_ABI_OK) {
         return rc;
     }
@@ -96,7 +96,7 @@ int32_t bitcts__vk_pipeline_get(bitcts__vk_instance *inst, uint32_t kind, uint32
      * allows no more. */
     uint32_t threads = inst->opt.tile_threads;
     if (threads == 0) {
-        threads = kind == BITCTS__VK_KIND_TILEW ? 8u * 32u * (4u / out_w) : 256u;
+        threads = kind == BITCTS__VK_KIND_TILEW ? 8u * bitcts__vk_tilew_side(out_w) : 256u;
     }
     if (threads > inst->max_threads) {
         threads = 256u;

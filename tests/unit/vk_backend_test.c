@@ -982,54 +982,88 @@ static uint32_t plan_kind(uint32_t op, uint32_t in_w, uint32_t out_w, uint32_t r
     return p.kind;
 }
 
+/* Strides of two-dimensional operands (rows, columns), in elements. */
+static const uint32_t st_dense[2] = {64, 1};
+static const uint32_t st_pad80[2] = {80, 1};
+static const uint32_t st_pad72[2] = {72, 1};
+static const uint32_t st_bcast[2] = {0, 1}; /* one row, repeated */
+static const uint32_t st_scalar[2] = {0, 0};
+static const uint32_t st_column[2] = {1, 0}; /* one column, repeated */
+static const uint32_t st_t9[2] = {1, 9};     /* transposed, columns 9 apart */
+static const uint32_t st_t64[2] = {1, 64};
+static const uint32_t st_t65[2] = {1, 65};
+static const uint32_t st_t66[2] = {1, 66};
+
+typedef struct plan_case {
+    const char *why;
+    uint32_t op, in_w, out_w, rows, cols;
+    const uint32_t *so, *sa, *sb; /* sb NULL: unary */
+    uint32_t kind;
+} plan_case;
+
 static void test_plan_kinds(void)
 {
-    const uint32_t dense[2] = {64, 1};
-    const uint32_t pad80[2] = {80, 1};
-    const uint32_t pad72[2] = {72, 1};
-    const uint32_t bcast[2] = {0, 1};
-    const uint32_t scalar[2] = {0, 0};
-    const uint32_t column[2] = {1, 0};
-    const uint32_t transposed[2] = {1, 9};
     const uint32_t and_op = BITCTS_OP_BIT_AND;
-    CHECK_EQ_U64(plan_kind(and_op, 1, 1, 9, 64, dense, dense, dense), BITCTS__VK_KIND_PACKED);
-    CHECK_EQ_U64(plan_kind(and_op, 1, 1, 9, 64, pad80, dense, pad80), BITCTS__VK_KIND_ROWS);
-    CHECK_EQ_U64(plan_kind(and_op, 1, 1, 9, 64, pad80, bcast, scalar), BITCTS__VK_KIND_ROWS);
-    /* A row stride of 72 bytes is not a whole number of chunks. */
-    CHECK_EQ_U64(plan_kind(and_op, 1, 1, 9, 64, pad72, dense, dense), BITCTS__VK_KIND_STRIDED);
-    CHECK_EQ_U64(plan_kind(and_op, 1, 1, 9, 64, pad80, pad72, dense), BITCTS__VK_KIND_STRIDED);
-    /* 8-byte elements: 72 elements are 576 bytes, whole chunks. */
-    CHECK_EQ_U64(plan_kind(and_op, 8, 8, 9, 64, pad72, pad72, bcast), BITCTS__VK_KIND_ROWS);
-    /* Rows of 60 bytes are not whole chunks; a column broadcast is not packed along rows
-     * (the tile shader reads it along R). */
-    CHECK_EQ_U64(plan_kind(and_op, 1, 1, 9, 60, pad80, dense, dense), BITCTS__VK_KIND_STRIDED);
-    CHECK_EQ_U64(plan_kind(and_op, 4, 4, 9, 64, pad80, dense, column), BITCTS__VK_KIND_TILE);
-    CHECK_EQ_U64(plan_kind(BITCTS_OP_BIT_NOT, 2, 2, 9, 9, dense, transposed, NULL),
-                 BITCTS__VK_KIND_TILE);
-    /* Transposes a word at a time: 8/16-bit, sizes and starts multiples of a word's elements. */
-    const uint32_t t64[2] = {1, 64};
-    const uint32_t t66[2] = {1, 66};
-    const uint32_t t65[2] = {1, 65};
     const uint32_t xor_op = BITCTS_OP_BIT_XOR;
-    CHECK_EQ_U64(plan_kind(xor_op, 1, 1, 64, 64, dense, t64, dense), BITCTS__VK_KIND_TILEW);
-    CHECK_EQ_U64(plan_kind(xor_op, 1, 1, 64, 64, dense, dense, t64), BITCTS__VK_KIND_TILEW);
-    CHECK_EQ_U64(plan_kind(xor_op, 1, 1, 64, 64, dense, t66, dense), BITCTS__VK_KIND_TILE);
-    CHECK_EQ_U64(plan_kind(xor_op, 1, 1, 64, 62, dense, t64, dense), BITCTS__VK_KIND_TILE);
-    CHECK_EQ_U64(plan_kind(xor_op, 1, 1, 64, 64, dense, t64, bcast), BITCTS__VK_KIND_TILEW);
-    CHECK_EQ_U64(plan_kind(xor_op, 1, 1, 64, 64, dense, t64, scalar), BITCTS__VK_KIND_TILE);
-    CHECK_EQ_U64(plan_kind(xor_op, 2, 2, 64, 64, dense, t66, dense), BITCTS__VK_KIND_TILEW);
-    CHECK_EQ_U64(plan_kind(xor_op, 2, 2, 64, 64, dense, t65, dense), BITCTS__VK_KIND_TILE);
-    CHECK_EQ_U64(plan_kind(xor_op, 4, 4, 64, 64, dense, t64, dense), BITCTS__VK_KIND_TILE);
-    CHECK_EQ_U64(plan_kind(BITCTS_OP_BIT_COUNT, 2, 1, 64, 64, dense, t64, NULL),
-                 BITCTS__VK_KIND_TILE);
-    /* BIT_COUNT UINT32 to UINT8: an input chunk is 64 bytes, so the input's row stride must
-     * be a multiple of 16 elements. */
-    const uint32_t in80[2] = {80, 1};
-    const uint32_t in72[2] = {72, 1};
-    CHECK_EQ_U64(plan_kind(BITCTS_OP_BIT_COUNT, 4, 1, 9, 64, pad80, in80, NULL),
-                 BITCTS__VK_KIND_ROWS);
-    CHECK_EQ_U64(plan_kind(BITCTS_OP_BIT_COUNT, 4, 1, 9, 64, pad80, in72, NULL),
-                 BITCTS__VK_KIND_STRIDED);
+    const uint32_t not_op = BITCTS_OP_BIT_NOT;
+    const uint32_t count_op = BITCTS_OP_BIT_COUNT;
+    const plan_case cases[] = {
+        {"dense", and_op, 1, 1, 9, 64, st_dense, st_dense, st_dense, BITCTS__VK_KIND_PACKED},
+        {"padded rows", and_op, 1, 1, 9, 64, st_pad80, st_dense, st_pad80, BITCTS__VK_KIND_ROWS},
+        {"row broadcast and scalar", and_op, 1, 1, 9, 64, st_pad80, st_bcast, st_scalar,
+         BITCTS__VK_KIND_ROWS},
+        /* A row stride of 72 bytes is not a whole number of chunks. */
+        {"output rows 72 bytes apart", and_op, 1, 1, 9, 64, st_pad72, st_dense, st_dense,
+         BITCTS__VK_KIND_STRIDED},
+        {"input rows 72 bytes apart", and_op, 1, 1, 9, 64, st_pad80, st_pad72, st_dense,
+         BITCTS__VK_KIND_STRIDED},
+        /* 8-byte elements: 72 elements are 576 bytes, whole chunks. */
+        {"64-bit rows 576 bytes apart", and_op, 8, 8, 9, 64, st_pad72, st_pad72, st_bcast,
+         BITCTS__VK_KIND_ROWS},
+        {"rows of 60 bytes", and_op, 1, 1, 9, 60, st_pad80, st_dense, st_dense,
+         BITCTS__VK_KIND_STRIDED},
+        /* A column broadcast is not packed along rows: the tile shader reads it along R. */
+        {"column broadcast", and_op, 4, 4, 9, 64, st_pad80, st_dense, st_column,
+         BITCTS__VK_KIND_TILE},
+        {"16-bit 9 x 9 transpose", not_op, 2, 2, 9, 9, st_dense, st_t9, NULL, BITCTS__VK_KIND_TILE},
+        /* Transposes a word at a time: 8/16-bit, sizes and starts multiples of a word's
+         * elements. */
+        {"8-bit A transposed", xor_op, 1, 1, 64, 64, st_dense, st_t64, st_dense,
+         BITCTS__VK_KIND_TILEW},
+        {"8-bit B transposed", xor_op, 1, 1, 64, 64, st_dense, st_dense, st_t64,
+         BITCTS__VK_KIND_TILEW},
+        {"8-bit columns 66 apart", xor_op, 1, 1, 64, 64, st_dense, st_t66, st_dense,
+         BITCTS__VK_KIND_TILE},
+        {"8-bit, 62 columns", xor_op, 1, 1, 64, 62, st_dense, st_t64, st_dense,
+         BITCTS__VK_KIND_TILE},
+        {"8-bit, B a row broadcast", xor_op, 1, 1, 64, 64, st_dense, st_t64, st_bcast,
+         BITCTS__VK_KIND_TILEW},
+        {"8-bit, B a scalar", xor_op, 1, 1, 64, 64, st_dense, st_t64, st_scalar,
+         BITCTS__VK_KIND_TILE},
+        {"16-bit columns 66 apart", xor_op, 2, 2, 64, 64, st_dense, st_t66, st_dense,
+         BITCTS__VK_KIND_TILEW},
+        {"16-bit columns 65 apart", xor_op, 2, 2, 64, 64, st_dense, st_t65, st_dense,
+         BITCTS__VK_KIND_TILE},
+        {"32-bit transpose", xor_op, 4, 4, 64, 64, st_dense, st_t64, st_dense,
+         BITCTS__VK_KIND_TILE},
+        {"BIT_COUNT 16 to 8 bits transposed", count_op, 2, 1, 64, 64, st_dense, st_t64, NULL,
+         BITCTS__VK_KIND_TILE},
+        /* BIT_COUNT UINT32 to UINT8: an input chunk is 64 bytes, so the input's row stride
+         * must be a multiple of 16 elements. */
+        {"BIT_COUNT 32 to 8 bits, input rows 80 apart", count_op, 4, 1, 9, 64, st_pad80, st_pad80,
+         NULL, BITCTS__VK_KIND_ROWS},
+        {"BIT_COUNT 32 to 8 bits, input rows 72 apart", count_op, 4, 1, 9, 64, st_pad80, st_pad72,
+         NULL, BITCTS__VK_KIND_STRIDED},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        const plan_case *c = &cases[i];
+        const uint32_t kind =
+            plan_kind(c->op, c->in_w, c->out_w, c->rows, c->cols, c->so, c->sa, c->sb);
+        if (kind != c->kind) {
+            printf("plan kind of %s: %u, expected %u\n", c->why, kind, c->kind);
+        }
+        CHECK_EQ_U64(kind, c->kind);
+    }
 }
 
 int main(void)
