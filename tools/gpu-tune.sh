@@ -4,28 +4,30 @@
 # per variant. Variants: u1, u2, u4, u8 (strided_unroll) and strided (path=strided, the
 # general shader also for what the rows and tile shaders take) over the padded and transposed
 # layouts; t256, t512, t1024 (tile_threads) over the transposed layout; p1, p2, p4
-# (packed_unroll) over the packed layout. Each row is read against the copy kernel timed right
-# after it in the same run, so the variants compare even if the device's clocks drift between
-# runs. Writes OUTDIR/<variant>.json and .log and prints OUTDIR/tune.md: per layout group, per
+# (packed_unroll) and w256, w1024 (packed_threads) over the packed layout; g4096 (max_groups:
+# the grid the backend used to bound every dispatch to) and gauto (grids as large as the work)
+# over all four layouts. Each row is read against the copy kernel timed right after it in the
+# same run, so the variants compare even if the device's clocks drift between runs (max_groups
+# and packed_threads change that kernel too: compare those variants by GB/s). Writes OUTDIR/<variant>.json and .log and prints OUTDIR/tune.md: per layout group, per
 # row, GB/s and the ratio to that kcopy for each variant, the best marked.
 #
 # usage: tools/gpu-tune.sh [--bitcts PATH] [--size-mib N] [--variants LIST] OUTDIR
 #   --bitcts PATH     the bitcts executable (default $BITCTS, else build/bitcts)
 #   --size-mib N      MiB per input (default 256)
-#   --variants LIST   comma-separated (default u1,u2,u4,u8,strided,t256,t512,t1024,p1,p2,p4)
+#   --variants LIST   comma-separated (default: all of the above)
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 bitcts=${BITCTS:-$here/../build/bitcts}
 size=256
-variants="u1,u2,u4,u8,strided,t256,t512,t1024,p1,p2,p4"
+variants="u1,u2,u4,u8,strided,t256,t512,t1024,p1,p2,p4,w256,w1024,g4096,gauto"
 out=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --bitcts) bitcts=$2; shift ;;
     --size-mib) size=$2; shift ;;
     --variants) variants=$2; shift ;;
-    -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "gpu-tune: unknown option $1" >&2; exit 2 ;;
     *) out=$1 ;;
     esac
@@ -44,7 +46,9 @@ for v in "${wanted[@]}"; do
     strided) opts=(--backend-option path=strided) ;;
     t256 | t512 | t1024) opts=(--backend-option "tile_threads=${v#t}"); layouts=transposed ;;
     p[124]) opts=(--backend-option "packed_unroll=${v#p}"); layouts=packed ;;
-    *) echo "gpu-tune: unknown variant $v (u1, u2, u4, u8, strided, t256, t512, t1024, p1, p2, p4)" >&2; exit 2 ;;
+    w256 | w1024) opts=(--backend-option "packed_threads=${v#w}"); layouts=packed ;;
+    g4096 | gauto) opts=(--backend-option "max_groups=${v#g}"); layouts=packed,padded,transposed,bcast ;;
+    *) echo "gpu-tune: unknown variant $v (u1, u2, u4, u8, strided, t256, t512, t1024, p1, p2, p4, w256, w1024, g4096, gauto)" >&2; exit 2 ;;
     esac
     echo "gpu-tune: $v" >&2
     if "$bitcts" bench --backend vulkan "${opts[@]}" --size-mib "$size" --reps 7 \

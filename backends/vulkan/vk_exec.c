@@ -115,18 +115,19 @@ static uint32_t vk_dispatch_packed(bitcts__vk_instance *inst, const bitcts__vk_p
 {
     const uint32_t ow = p->width[BITCTS__VK_OUT];
     const uint64_t bytes = (uint64_t)p->count * ow;
+    const uint32_t chunk = bitcts__vk_packed_chunk(p->width[BITCTS__VK_A], ow);
     vk_packed_push pc = {
         .out = addr[0],
         .a = addr[1],
         .b = addr[2],
-        .chunks = (uint32_t)((bytes + 15) / 16),
+        .chunks = (uint32_t)((bytes + chunk - 1) / chunk),
         .flags = p->flags,
     };
     if (p->kind == BITCTS__VK_KIND_ROWS) { /* vk_plan.c's vk_rows_fit made these exact */
-        const uint64_t in_chunk = 16 / ow * p->width[BITCTS__VK_A];
-        pc.row_chunks = (uint32_t)((uint64_t)p->sizes[1] * ow / 16);
+        const uint64_t in_chunk = chunk / ow * p->width[BITCTS__VK_A];
+        pc.row_chunks = (uint32_t)((uint64_t)p->sizes[1] * ow / chunk);
         bitcts__vk_divisor(pc.row_chunks, &pc.row_magic, &pc.row_shifts);
-        pc.out_row = (uint32_t)((uint64_t)p->strides[BITCTS__VK_OUT][0] * ow / 16);
+        pc.out_row = (uint32_t)((uint64_t)p->strides[BITCTS__VK_OUT][0] * ow / chunk);
         pc.a_row =
             (uint32_t)((uint64_t)p->strides[BITCTS__VK_A][0] * p->width[BITCTS__VK_A] / in_chunk);
         pc.b_row = p->input_count == 2 ? (uint32_t)((uint64_t)p->strides[BITCTS__VK_B][0] *
@@ -135,7 +136,7 @@ static uint32_t vk_dispatch_packed(bitcts__vk_instance *inst, const bitcts__vk_p
     }
     inst->vk.vkCmdPushConstants(inst->cmd, inst->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc,
                                 &pc);
-    const uint64_t per_group = (uint64_t)VK_GROUP_SIZE * inst->opt.packed_unroll;
+    const uint64_t per_group = (uint64_t)inst->packed_threads * inst->opt.packed_unroll;
     return vk_groups(inst, (pc.chunks + per_group - 1) / per_group);
 }
 

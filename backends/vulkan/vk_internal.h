@@ -35,17 +35,20 @@ extern "C" {
 #define BITCTS__VK_DEVICE_AUTO (-1)
 
 typedef struct bitcts__vk_options {
-    int32_t device;         /* index, or BITCTS__VK_DEVICE_AUTO */
-    uint32_t timeout_ms;    /* deadline of one submission */
-    uint32_t validation;    /* 1: VK_LAYER_KHRONOS_validation with a debug messenger */
-    uint32_t fault;         /* BITCTS__VK_FAULT_* */
-    uint32_t disable;       /* BITCTS__VK_DISABLE_* */
-    uint32_t path;          /* BITCTS__VK_PATH_* */
-    uint32_t staging_mib;   /* largest staging buffer; larger transfers go in pieces */
-    uint32_t unroll;        /* the strided shader's elements per invocation and pass: 1-8 */
-    uint32_t packed_unroll; /* the packed shader's chunks per invocation and pass: 1-4 */
-    uint32_t tile_threads;  /* the tile shaders' workgroup: 256, 512, 1024, or 0 for auto */
-    char loader[256];       /* the Vulkan loader library to open */
+    int32_t device;          /* index, or BITCTS__VK_DEVICE_AUTO */
+    uint32_t timeout_ms;     /* deadline of one submission */
+    uint32_t validation;     /* 1: VK_LAYER_KHRONOS_validation with a debug messenger */
+    uint32_t fault;          /* BITCTS__VK_FAULT_* */
+    uint32_t disable;        /* BITCTS__VK_DISABLE_* */
+    uint32_t path;           /* BITCTS__VK_PATH_* */
+    uint32_t staging_mib;    /* largest staging buffer; larger transfers go in pieces */
+    uint32_t unroll;         /* the strided shader's elements per invocation and pass: 1-8 */
+    uint32_t packed_unroll;  /* the packed shader's chunks per invocation and pass: 1-4 */
+    uint32_t tile_threads;   /* the tile shaders' workgroup: 256, 512, 1024, or 0 for auto */
+    uint32_t packed_threads; /* the packed shader's workgroup: 64-1024 (a power of 2), 0: auto */
+    uint32_t max_groups;     /* bound of every grid, or 0 for auto (as large as the work) */
+    uint32_t timing_rounds;  /* most timed rounds a device-timing call runs, or 0 for auto */
+    char loader[256];        /* the Vulkan loader library to open */
 } bitcts__vk_options;
 
 /** Parses create-info options; err names the bad key or value.
@@ -66,6 +69,13 @@ int32_t bitcts__vk_options_parse(const bitcts_abi_create_info *info, bitcts__vk_
 #define BITCTS__VK_FLAVOR_HANG 1u    /* fault=hang: the strided shader spins */
 #define BITCTS__VK_FLAVOR_B_TILED 2u /* tile kinds: B is transposed, so it gets a shared tile */
 #define BITCTS__VK_FLAVORS 4u
+
+/* Output bytes per chunk of the packed shader (vk_packed.comp's CHUNK): 16, but 8 for 64-bit
+ * inputs to 8-bit outputs. */
+static inline uint32_t bitcts__vk_packed_chunk(uint32_t in_w, uint32_t out_w)
+{
+    return in_w == 8 && out_w == 1 ? 8u : 16u;
+}
 
 /* The side, in elements, of the word-wide tile shader's tiles (vk_tilew.comp's TE): 32 words
  * of w-byte elements. */
@@ -169,9 +179,11 @@ typedef struct bitcts__vk_instance {
     VkPhysicalDeviceMemoryProperties memory;
     VkDeviceSize max_allocation;
     uint32_t max_groups;
-    uint32_t max_shared;    /* maxComputeSharedMemorySize */
-    uint32_t max_threads;   /* the largest workgroup along x the device allows */
-    float timestamp_period; /* ns per tick */
+    uint32_t max_shared;     /* maxComputeSharedMemorySize */
+    uint32_t max_threads;    /* the largest workgroup along x the device allows */
+    uint32_t packed_threads; /* the packed shader's workgroup (option, clamped to max_threads) */
+    uint32_t timing_rounds;  /* most timed rounds (option; auto: 1 on a CPU device, else 40) */
+    float timestamp_period;  /* ns per tick */
     uint32_t timestamp_bits;
     uint32_t has_storage8; /* enabled on the device */
     uint32_t has_storage16;

@@ -120,6 +120,29 @@ static int32_t vk_parse_one(const char *key, const char *value, bitcts__vk_optio
             snprintf(err, cap, "option tile_threads=%s: expected auto, 256, 512 or 1024", value);
             return BITCTS_ABI_E_INVALID_ARGUMENT;
         }
+    } else if (strcmp(key, "packed_threads") == 0) {
+        if (strcmp(value, "auto") == 0) {
+            o->packed_threads = 0;
+        } else if (vk_parse_uint(value, 64, 1024, &o->packed_threads) != 0 ||
+                   (o->packed_threads & (o->packed_threads - 1)) != 0) {
+            snprintf(err, cap, "option packed_threads=%s: expected auto, 64, 128, 256, 512 or 1024",
+                     value);
+            return BITCTS_ABI_E_INVALID_ARGUMENT;
+        }
+    } else if (strcmp(key, "max_groups") == 0) {
+        if (strcmp(value, "auto") == 0) {
+            o->max_groups = 0;
+        } else if (vk_parse_uint(value, 1, 0x7FFFFFFFu, &o->max_groups) != 0) {
+            snprintf(err, cap, "option max_groups=%s: expected auto or 1-2147483647", value);
+            return BITCTS_ABI_E_INVALID_ARGUMENT;
+        }
+    } else if (strcmp(key, "timing_rounds") == 0) {
+        if (strcmp(value, "auto") == 0) {
+            o->timing_rounds = 0;
+        } else if (vk_parse_uint(value, 1, 64, &o->timing_rounds) != 0) {
+            snprintf(err, cap, "option timing_rounds=%s: expected auto or 1-64", value);
+            return BITCTS_ABI_E_INVALID_ARGUMENT;
+        }
     } else if (strcmp(key, "loader") == 0) {
         if (value[0] == '\0' || strlen(value) >= sizeof o->loader) {
             snprintf(err, cap, "option loader: expected a library name of 1-%zu bytes",
@@ -134,7 +157,8 @@ static int32_t vk_parse_one(const char *key, const char *value, bitcts__vk_optio
     } else {
         snprintf(err, cap,
                  "unknown option '%s' (known: device, timeout_ms, validation, fault, disable, "
-                 "path, strided_unroll, packed_unroll, tile_threads, staging_mib, loader)",
+                 "path, strided_unroll, packed_unroll, packed_threads, tile_threads, max_groups, "
+                 "timing_rounds, staging_mib, loader)",
                  key);
         return BITCTS_ABI_E_INVALID_ARGUMENT;
     }

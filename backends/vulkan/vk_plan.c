@@ -2,7 +2,7 @@
 /* How an operator runs: its dimensions reordered by the output's strides (outermost first),
  * size-1 dimensions dropped and neighbours merged wherever every operand allows it, then the
  * shader kind: packed (one contiguous run or a broadcast scalar per operand), rows (rows of
- * packed elements at any row strides, each a whole number of 16-byte output chunks), tile (a
+ * packed elements at any row strides, each a whole number of output chunks), tile (a
  * 2-D transpose, with an optional batch dimension; tilew, the same a 32-bit word at a time,
  * for 8- and 16-bit elements where every start is word-aligned) or strided (anything else). */
 #include <stdio.h>  /* snprintf */
@@ -98,7 +98,7 @@ static void vk_coalesce(const bitcts__vk_desc *desc, bitcts__vk_plan *p)
 }
 
 /* Rows for the packed shader's ROWS mode: two dimensions, every operand packed along the
- * inner one (or a broadcast scalar), each output row a whole number of 16-byte chunks and
+ * inner one (or a broadcast scalar), each output row a whole number of chunks and
  * every row stride a whole number of the operand's chunks (an input chunk holds the input
  * elements of one output chunk), so each chunk lies inside one row of every operand and is
  * aligned as the shader's vector loads need. Sets the scalar flags. */
@@ -108,8 +108,9 @@ static int vk_rows_fit(bitcts__vk_plan *p)
         return 0;
     }
     const uint64_t ow = p->width[BITCTS__VK_OUT];
-    const uint64_t in_chunk = 16 / ow * p->width[BITCTS__VK_A];
-    if ((p->sizes[1] * ow) % 16 != 0 || (p->strides[BITCTS__VK_OUT][0] * ow) % 16 != 0) {
+    const uint64_t chunk = bitcts__vk_packed_chunk(p->width[BITCTS__VK_A], (uint32_t)ow);
+    const uint64_t in_chunk = chunk / ow * p->width[BITCTS__VK_A];
+    if ((p->sizes[1] * ow) % chunk != 0 || (p->strides[BITCTS__VK_OUT][0] * ow) % chunk != 0) {
         return 0;
     }
     uint32_t flags = 0;

@@ -88,8 +88,8 @@ int32_t bitcts__vk_pipeline_get(bitcts__vk_instance *inst, uint32_t kind, uint32
         return rc;
     }
     /* 0 OP, 1 FAULT_HANG and 2 UNROLL (the strided shader's), 3 ROWS and 4 UNROLL (the packed
-     * shader's), 5 B_TILED and 6 the workgroup size (the tile shaders'); a shader ignores the
-     * constants it does not declare. */
+     * shader's), 5 B_TILED and 6 the workgroup size (the tile shaders'), 7 the packed shader's
+     * workgroup size; a shader ignores the constants it does not declare. */
     /* The tile shaders' workgroup: tile_threads, or by default (auto) 256 for 32 x 32 element
      * tiles and four passes a tile for the word-wide ones (1024 for 8-bit, 512 for 16-bit
      * elements), what an H100 run measured fastest (docs/gpu/h100.md); 256 where the device
@@ -101,7 +101,7 @@ int32_t bitcts__vk_pipeline_get(bitcts__vk_instance *inst, uint32_t kind, uint32
     if (threads > inst->max_threads) {
         threads = 256u;
     }
-    const uint32_t constants[7] = {
+    const uint32_t constants[8] = {
         shader_op,
         (flavor & BITCTS__VK_FLAVOR_HANG) != 0 ? 1u : 0u,
         inst->opt.unroll,
@@ -109,13 +109,14 @@ int32_t bitcts__vk_pipeline_get(bitcts__vk_instance *inst, uint32_t kind, uint32
         inst->opt.packed_unroll,
         (flavor & BITCTS__VK_FLAVOR_B_TILED) != 0 ? 1u : 0u,
         threads,
+        inst->packed_threads,
     };
-    VkSpecializationMapEntry entries[7];
-    for (uint32_t i = 0; i < 7; ++i) {
+    VkSpecializationMapEntry entries[8];
+    for (uint32_t i = 0; i < 8; ++i) {
         entries[i] =
             (VkSpecializationMapEntry){i, i * (uint32_t)sizeof(uint32_t), sizeof(uint32_t)};
     }
-    const VkSpecializationInfo spec = {7, entries, sizeof constants, constants};
+    const VkSpecializationInfo spec = {8, entries, sizeof constants, constants};
     const VkComputePipelineCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage =

@@ -6,8 +6,14 @@
  * Before the timed runs, untimed ones in the same submission (some 50 ms of them, sized by one
  * run timed alone) bring the device out of its idle clocks: a GPU left idle while the host checked
  * the last outputs runs its next kernels at a fraction of its clock (an H100 dropped from 1980 to
- * 345 MHz and timed half its bandwidth). */
+ * 345 MHz and timed half its bandwidth). One such round is not always enough: under a bench that
+ * keeps it busy a tenth of the time an H100 held its clock at 555-1125 MHz for seconds, and 50 ms
+ * of work did not raise it. So rounds of warm-up and timed runs repeat, with no transfers between
+ * them, until a round's median is no more than 1 % faster than the last round's (at most the
+ * option timing_rounds: by default 40, but 1 on a CPU device such as lavapipe, whose clock is
+ * the host's and whose noise would only repeat rounds); the last round's times are the result. */
 #include <stdio.h>  /* snprintf */
+#include <stdlib.h> /* malloc, qsort */
 #include <string.h> /* memset */
 
 #include "vk_internal.h"
@@ -18,6 +24,7 @@ typedef struct vk_timing_ctx {
     uint32_t reps;
     uint32_t warmup;    /* untimed runs before the timed ones */
     uint32_t aliased;   /* in place: restore the input before each run */
+    uint32_t saved;     /* in place: the input is already in the pristine slot */
     VkDeviceSize bytes; /* copies: length; in place: the output's span */
     VkQueryPool queries;
 } vk_timing_ctx;
@@ -87,7 +94,7 @@ static int32_t vk_record_timed(bitcts__vk_instance *inst, void *arg)
 {
     const vk_timing_ctx *c = arg;
     inst->vk.vkCmdResetQueryPool(inst->cmd, c->queries, 0, 2 * c->reps);
-    if (c->aliased) {
+    if (c->aliased && !c->saved) {
         vk_copy_slot(inst, BITCTS__VK_SLOT_OUT, BITCTS__VK_SLOT_PRISTINE, c->bytes);
     }
     for (uint32_t i = 0; i < c->warmup; ++i) { /* restored below where in place */
@@ -99,7 +106,7 @@ static int32_t vk_record_timed(bitcts__vk_instance *inst, void *arg)
         }
     }
     for (uint32_t i = 0; i < c->reps; ++i) {
-        if (c->aliased && (i > 0 || c->warmup > 0)) {
+        if (c->aliased && (i > 0 || c->warmup > 0 || c->saved)) {
             vk_between_runs(inst);
             vk_copy_slot(inst, BITCTS__VK_SLOT_PRISTINE, BITCTS__VK_SLOT_OUT, c->bytes);
         }
@@ -114,6 +121,59 @@ static int32_t vk_record_timed(bitcts__vk_instance *inst, void *arg)
         inst->vk.vkCmdWriteTimestamp(inst->cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, c->queries,
                                      2 * i + 1);
     }
+    return BITCTS_ABI_OK;
+}
+
+static int vk_cmp_u64(const void *x, const void *y)
+{
+    const uint64_t a = *(const uint64_t *)x;
+    const uint64_t b = *(const uint64_t *)y;
+    return (a > b) - (a < b);
+}
+
+static uint64_t vk_median(const uint64_t *ns, uint32_t n, uint64_t *scratch)
+{
+    memcpy(scratch, ns, n * sizeof ns[0]);
+    qsort(scratch, n, sizeof scratch[0], vk_cmp_u64);
+    return scratch[n / 2];
+}
+
+#define VK_STEADY_GAIN 0.01
+
+/* The timed rounds, the buffers already on the device and ns[0] one run timed alone (it sizes
+ * each round's warm-up): until the clocks are steady (see the top of the file). */
+static int32_t vk_time_steady(bitcts__vk_instance *inst, vk_timing_ctx *c, uint32_t reps,
+                              uint64_t *ns)
+{
+    uint64_t *scratch = malloc(reps * sizeof *scratch);
+    if (scratch == NULL) {
+        snprintf(inst->last_error, sizeof inst->last_error, "out of host memory for %u times",
+                 reps);
+        return BITCTS_ABI_E_OUT_OF_MEMORY;
+    }
+    c->reps = reps;
+    c->warmup = vk_warmup_runs(ns[0]);
+    int32_t rc = BITCTS_ABI_OK;
+    uint64_t last = 0;
+    for (uint32_t round = 0; round < inst->timing_rounds && rc == BITCTS_ABI_OK; ++round) {
+        rc = bitcts__vk_run(inst, NULL, 0, NULL, 0, vk_record_timed, c);
+        if (rc == BITCTS_ABI_OK) {
+            rc = vk_timing_results(inst, c->queries, reps, ns);
+        }
+        const uint64_t median = rc == BITCTS_ABI_OK ? vk_median(ns, reps, scratch) : 0;
+        if (round > 0 && (double)median >= (double)last * (1.0 - VK_STEADY_GAIN)) {
+            break;
+        }
+        last = median;
+    }
+    free(scratch);
+    return rc;
+}
+
+static int32_t vk_record_nothing(bitcts__vk_instance *inst, void *arg)
+{
+    (void)inst;
+    (void)arg;
     return BITCTS_ABI_OK;
 }
 
@@ -152,19 +212,19 @@ static int32_t BITCTS_PLUGIN_CALL vk_time_execute(void *instance, void *op,
     if (rc != BITCTS_ABI_OK) {
         return rc;
     }
-    /* One run timed alone sizes the warm-up; then the warm-up and the timed runs. */
-    ctx.reps = 1; /* nothing downloaded: in place, the host's input must stay as it is */
+    /* The inputs up and one run timed alone (it sizes the warm-up; in place it also saves the
+     * input to the pristine slot); the timed rounds; then the output of the last run down. */
+    ctx.reps = 1;
     rc = bitcts__vk_run(inst, up, n_up, down, 0, vk_record_timed, &ctx);
     if (rc == BITCTS_ABI_OK) {
         rc = vk_timing_results(inst, ctx.queries, 1, ns);
     }
+    ctx.saved = 1;
     if (rc == BITCTS_ABI_OK) {
-        ctx.reps = reps;
-        ctx.warmup = vk_warmup_runs(ns[0]);
-        rc = bitcts__vk_run(inst, up, n_up, down, n_down, vk_record_timed, &ctx);
+        rc = vk_time_steady(inst, &ctx, reps, ns);
     }
     if (rc == BITCTS_ABI_OK) {
-        rc = vk_timing_results(inst, ctx.queries, reps, ns);
+        rc = bitcts__vk_run(inst, NULL, 0, down, n_down, vk_record_nothing, NULL);
     }
     inst->vk.vkDestroyQueryPool(inst->device, ctx.queries, NULL);
     return rc;
@@ -201,10 +261,7 @@ static int32_t BITCTS_PLUGIN_CALL vk_time_copy(void *instance, uint64_t bytes, u
     }
     bitcts__vk_operator op;
     const uint32_t operand_slot[3] = {BITCTS__VK_SLOT_OUT, BITCTS__VK_SLOT_A, BITCTS__VK_SLOT_A};
-    vk_timing_ctx ctx = {.operand_slot = operand_slot,
-                         .reps = reps,
-                         .bytes = bytes,
-                         .warmup = vk_warmup_runs(2 * bytes)};
+    vk_timing_ctx ctx = {.operand_slot = operand_slot, .reps = reps, .bytes = bytes};
     int32_t rc = bitcts__vk_slot_reserve(inst, BITCTS__VK_SLOT_A, bytes);
     if (rc == BITCTS_ABI_OK) {
         rc = bitcts__vk_slot_reserve(inst, BITCTS__VK_SLOT_OUT, bytes);
@@ -219,20 +276,20 @@ static int32_t BITCTS_PLUGIN_CALL vk_time_copy(void *instance, uint64_t bytes, u
     if (rc != BITCTS_ABI_OK) {
         return rc;
     }
-    /* One copy timed alone sizes the warm-up; then the warm-up and the timed copies. */
-    for (uint32_t pass = 0; pass < 2 && rc == BITCTS_ABI_OK; ++pass) {
-        ctx.reps = pass == 0 ? 1 : reps;
-        ctx.warmup = pass == 0 ? 0 : vk_warmup_runs(ns[0]);
-        rc = bitcts__vk_begin(inst);
-        if (rc == BITCTS_ABI_OK) {
-            inst->vk.vkCmdFillBuffer(inst->cmd, inst->slots[BITCTS__VK_SLOT_A].buffer, 0,
-                                     (bytes + 3) & ~3ull, 0x5A5A5A5Au);
-            vk_record_timed(inst, &ctx);
-            rc = bitcts__vk_submit_wait(inst, "timed copy");
-        }
-        if (rc == BITCTS_ABI_OK) {
-            rc = vk_timing_results(inst, ctx.queries, ctx.reps, ns);
-        }
+    /* The source filled and one copy timed alone (it sizes the warm-up); the timed rounds. */
+    ctx.reps = 1;
+    rc = bitcts__vk_begin(inst);
+    if (rc == BITCTS_ABI_OK) {
+        inst->vk.vkCmdFillBuffer(inst->cmd, inst->slots[BITCTS__VK_SLOT_A].buffer, 0,
+                                 (bytes + 3) & ~3ull, 0x5A5A5A5Au);
+        vk_record_timed(inst, &ctx);
+        rc = bitcts__vk_submit_wait(inst, "timed copy");
+    }
+    if (rc == BITCTS_ABI_OK) {
+        rc = vk_timing_results(inst, ctx.queries, 1, ns);
+    }
+    if (rc == BITCTS_ABI_OK) {
+        rc = vk_time_steady(inst, &ctx, reps, ns);
     }
     inst->vk.vkDestroyQueryPool(inst->device, ctx.queries, NULL);
     return rc;

@@ -600,6 +600,135 @@ static void test_in_place_and_padding(void *inst)
     CHECK(spare);
 }
 
+/* Tensors of thousands of chunks, elements and tiles, for the grid-stride loops under bounded
+ * grids (max_groups): a packed UINT8 XOR of 100003 elements, the same in place, BIT_COUNT of
+ * 50001 UINT32 values and of 20001 UINT64 values (and of padded rows) to UINT8, and a UINT16 NOT of
+ * a rank-4 tensor stored in reversed dimension order (the general shader). Every element is
+ * compared with its own computation. */
+static void test_grid_loops(void *inst)
+{
+    enum { N = 100003, M = 50001 };
+    uint8_t *x = malloc(N);
+    uint8_t *k = malloc(N);
+    uint8_t *y = malloc(N);
+    uint32_t *w = malloc(M * sizeof *w);
+    CHECK(x != NULL && k != NULL && y != NULL && w != NULL);
+    if (x == NULL || k == NULL || y == NULL || w == NULL) {
+        free(x);
+        free(k);
+        free(y);
+        free(w);
+        return;
+    }
+    for (uint32_t i = 0; i < N; ++i) {
+        x[i] = (uint8_t)(i * 2654435761u >> 24);
+        k[i] = (uint8_t)(i * 40503u >> 3);
+    }
+    const uint32_t n[1] = {N};
+    tensor t;
+    tensor_set(&t, BITCTS_DT_UINT8, 1, n, NULL, 0);
+    memset(y, 0, N);
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_XOR, &t, &t, &t, x, k, y), BITCTS_ABI_OK);
+    uint32_t bad = 0;
+    for (uint32_t i = 0; i < N; ++i) {
+        bad += y[i] != (uint8_t)(x[i] ^ k[i]);
+    }
+    CHECK_EQ_U64(bad, 0);
+    memcpy(y, x, N); /* in place: a chunk computed twice would undo its XOR */
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_XOR, &t, &t, &t, y, k, y), BITCTS_ABI_OK);
+    bad = 0;
+    for (uint32_t i = 0; i < N; ++i) {
+        bad += y[i] != (uint8_t)(x[i] ^ k[i]);
+    }
+    CHECK_EQ_U64(bad, 0);
+    for (uint32_t i = 0; i < M; ++i) {
+        w[i] = i * 2654435761u ^ (i << 7);
+    }
+    const uint32_t m[1] = {M};
+    tensor wt;
+    tensor ct;
+    tensor_set(&wt, BITCTS_DT_UINT32, 1, m, NULL, 0);
+    tensor_set(&ct, BITCTS_DT_UINT8, 1, m, NULL, 0);
+    memset(y, 0xEE, M);
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_COUNT, &wt, NULL, &ct, w, NULL, y), BITCTS_ABI_OK);
+    bad = 0;
+    for (uint32_t i = 0; i < M; ++i) {
+        uint32_t c = 0;
+        for (uint32_t v = w[i]; v != 0; v &= v - 1) {
+            ++c;
+        }
+        bad += y[i] != c;
+    }
+    CHECK_EQ_U64(bad, 0);
+    /* UINT64 to UINT8 (8-byte output chunks): packed, and 37 rows of 24 counts 40 bytes apart
+     * from rows of 32 values, the padding left as it was. */
+    const uint64_t *v64 = (const uint64_t *)(const void *)w; /* 25000 values */
+    const uint32_t q_n[1] = {20001};
+    tensor qt;
+    tensor_set(&qt, BITCTS_DT_UINT64, 1, q_n, NULL, 0);
+    tensor_set(&ct, BITCTS_DT_UINT8, 1, q_n, NULL, 0);
+    memset(y, 0xEE, 20001);
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_COUNT, &qt, NULL, &ct, v64, NULL, y), BITCTS_ABI_OK);
+    bad = 0;
+    for (uint32_t i = 0; i < 20001; ++i) {
+        uint32_t c = 0;
+        for (uint64_t v = v64[i]; v != 0; v &= v - 1) {
+            ++c;
+        }
+        bad += y[i] != c;
+    }
+    CHECK_EQ_U64(bad, 0);
+    const uint32_t rs[2] = {37, 24};
+    const uint32_t in_rows[2] = {32, 1};
+    const uint32_t out_rows[2] = {40, 1};
+    tensor_set(&qt, BITCTS_DT_UINT64, 2, rs, in_rows, 0);
+    tensor_set(&ct, BITCTS_DT_UINT8, 2, rs, out_rows, 0);
+    memset(y, 0xEE, 37 * 40);
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_COUNT, &qt, NULL, &ct, v64, NULL, y), BITCTS_ABI_OK);
+    bad = 0;
+    for (uint32_t r = 0; r < 37; ++r) {
+        for (uint32_t col = 0; col < 40 && r * 40 + col < 36 * 40 + 24; ++col) {
+            uint32_t c = 0xEE;
+            if (col < 24) {
+                c = 0;
+                for (uint64_t v = v64[r * 32 + col]; v != 0; v &= v - 1) {
+                    ++c;
+                }
+            }
+            bad += y[r * 40 + col] != c;
+        }
+    }
+    CHECK_EQ_U64(bad, 0);
+    const uint32_t s4[4] = {4, 6, 8, 10};
+    const uint32_t reversed[4] = {1, 4, 24, 192}; /* A's dimensions stored last to first */
+    tensor a4;
+    tensor o4;
+    tensor_set(&a4, BITCTS_DT_UINT16, 4, s4, reversed, 0);
+    tensor_set(&o4, BITCTS_DT_UINT16, 4, s4, NULL, 0);
+    uint16_t *h = (uint16_t *)(void *)w; /* 1920 values in, 1920 out */
+    uint16_t *g = h + 1920;
+    for (uint32_t i = 0; i < 1920; ++i) {
+        h[i] = (uint16_t)(i * 40503u);
+    }
+    CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_NOT, &a4, NULL, &o4, h, NULL, g), BITCTS_ABI_OK);
+    bad = 0;
+    for (uint32_t i = 0; i < 4; ++i) {
+        for (uint32_t j = 0; j < 6; ++j) {
+            for (uint32_t l = 0; l < 8; ++l) {
+                for (uint32_t q = 0; q < 10; ++q) {
+                    const uint32_t src = i + 4 * j + 24 * l + 192 * q;
+                    bad += g[((i * 6 + j) * 8 + l) * 10 + q] != flip16(h[src]);
+                }
+            }
+        }
+    }
+    CHECK_EQ_U64(bad, 0);
+    free(x);
+    free(k);
+    free(y);
+    free(w);
+}
+
 /* Beyond maxStorageBufferRange (128 MiB on lavapipe): a packed 136 MiB NOT, and a strided
  * tensor whose second row starts 150 MiB in. Buffer device addresses reach all of it. */
 static void test_huge(void *inst)
@@ -732,6 +861,15 @@ static void test_options(void)
     const char *bad_threads[2] = {"tile_threads", "384"};
     CHECK_EQ_U64(instance_with(bad_threads, 1, &inst), BITCTS_ABI_E_INVALID_ARGUMENT);
     CHECK(contains(host_log, "tile_threads=384"));
+    const char *bad_pthreads[2] = {"packed_threads", "96"};
+    CHECK_EQ_U64(instance_with(bad_pthreads, 1, &inst), BITCTS_ABI_E_INVALID_ARGUMENT);
+    CHECK(contains(host_log, "packed_threads=96"));
+    const char *bad_groups[2] = {"max_groups", "0"};
+    CHECK_EQ_U64(instance_with(bad_groups, 1, &inst), BITCTS_ABI_E_INVALID_ARGUMENT);
+    CHECK(contains(host_log, "max_groups=0"));
+    const char *bad_rounds[2] = {"timing_rounds", "65"};
+    CHECK_EQ_U64(instance_with(bad_rounds, 1, &inst), BITCTS_ABI_E_INVALID_ARGUMENT);
+    CHECK(contains(host_log, "timing_rounds=65"));
     const char *bad_fault[2] = {"fault", "fire"};
     CHECK_EQ_U64(instance_with(bad_fault, 1, &inst), BITCTS_ABI_E_INVALID_ARGUMENT);
     const char *lonely[2] = {"fault", "validation"};
@@ -1054,6 +1192,13 @@ static void test_plan_kinds(void)
          NULL, BITCTS__VK_KIND_ROWS},
         {"BIT_COUNT 32 to 8 bits, input rows 72 apart", count_op, 4, 1, 9, 64, st_pad80, st_pad72,
          NULL, BITCTS__VK_KIND_STRIDED},
+        {"BIT_COUNT 32 to 8 bits, output rows 72 apart", count_op, 4, 1, 9, 64, st_pad72, st_pad80,
+         NULL, BITCTS__VK_KIND_STRIDED},
+        /* BIT_COUNT UINT64 to UINT8: 8-byte output chunks, so output rows 72 bytes apart fit. */
+        {"BIT_COUNT 64 to 8 bits, rows 72 apart", count_op, 8, 1, 9, 64, st_pad72, st_pad72, NULL,
+         BITCTS__VK_KIND_ROWS},
+        {"BIT_COUNT 64 to 8 bits, rows of 60 bytes", count_op, 8, 1, 9, 60, st_pad72, st_pad72,
+         NULL, BITCTS__VK_KIND_STRIDED},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         const plan_case *c = &cases[i];
@@ -1095,6 +1240,7 @@ int main(void)
     test_transposed_words(inst);
     test_padded_rows(inst);
     test_in_place_and_padding(inst);
+    test_grid_loops(inst);
     test_validation(inst);
     test_info_and_caps(inst);
     test_timing(inst);
@@ -1141,6 +1287,28 @@ int main(void)
         test_in_place_and_padding(inst);
         table->instance_destroy(inst);
     }
+    /* Bounded grids, so every shader's grid-stride loop runs: one workgroup of 64 invocations
+     * loops over every chunk and tile; three workgroups, two chunks a pass, end passes inside
+     * the grid; the general shader with two workgroups, three elements a pass. */
+    const char *const bounded[3][6] = {
+        {"max_groups", "1", "packed_threads", "64", "tile_threads", "256"},
+        {"max_groups", "3", "packed_threads", "64", "packed_unroll", "2"},
+        {"max_groups", "2", "path", "strided", "strided_unroll", "3"},
+    };
+    for (int i = 0; i < 3; ++i) {
+        CHECK_EQ_U64(instance_with(bounded[i], 3, &inst), BITCTS_ABI_OK);
+        if (inst != NULL) {
+            test_grid_loops(inst);
+            test_documented_examples(inst);
+            test_shifts(inst);
+            test_broadcast(inst);
+            test_transposed(inst);
+            test_transposed_words(inst);
+            test_padded_rows(inst);
+            test_in_place_and_padding(inst);
+            table->instance_destroy(inst);
+        }
+    }
     /* Every workgroup size for both tile shaders (auto gives the word-wide one 1024 for 8-bit
      * and 512 for 16-bit elements). */
     const char *const sizes[2] = {"256", "512"};
@@ -1152,6 +1320,14 @@ int main(void)
             test_transposed_words(inst);
             table->instance_destroy(inst);
         }
+    }
+    /* Timing in rounds until the clocks settle (one round on lavapipe by default): at least
+     * two, so in place the input saved by the first is restored by the later ones. */
+    const char *rounds[2] = {"timing_rounds", "8"};
+    CHECK_EQ_U64(instance_with(rounds, 1, &inst), BITCTS_ABI_OK);
+    if (inst != NULL) {
+        test_timing(inst);
+        table->instance_destroy(inst);
     }
     /* Pieced staging: every transfer larger than 1 MiB goes through in pieces. */
     const char *small[2] = {"staging_mib", "1"};

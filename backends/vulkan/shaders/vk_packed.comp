@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The contiguous path: every operand is packed in the output's order or a broadcast scalar.
-// Each invocation step produces one 16-byte chunk of output from (16 / OUT_W) elements, with
-// 16-byte loads and stores only (no 8- or 16-bit storage needed), in a grid-stride loop over
-// a bounded number of workgroups. Same-width AND/OR/XOR/NOT/copy work on whole words; the
+// Each invocation step produces one chunk of output (16 bytes; 8 for 64-bit inputs counted
+// to bytes, see CHUNK) from its elements, with vector loads and stores only (no 8- or 16-bit
+// storage needed), in a grid-stride loop (the grid covers every chunk unless the device or
+// the option max_groups bounds it). Same-width AND/OR/XOR/NOT/copy work on whole words; the
 // other operators take the lanes apart. The host sizes every device region to a multiple of
 // 256 bytes, so the last chunk may read and write past the elements: those bytes are never
 // copied back.
@@ -17,14 +18,31 @@
 
 #include "vk_common.glsl"
 
-layout(local_size_x = 256) in;
+// The workgroup size: the backend option packed_threads (default 1024).
+layout(local_size_x_id = 7) in;
 
-#define LANES (16 / OUT_W)               // elements per output chunk
-#define IN_WORDS ((16 / OUT_W) * IN_W / 4) // input words per output chunk: 1, 2, 4, 8, 16 or 32
+// Output bytes per chunk: 16, but 8 for 64-bit inputs to 8-bit outputs, so that an
+// invocation's input stays 64 bytes as for 32-bit inputs (128, on an H100, ran BIT_COUNT of
+// UINT64 to UINT8 at 0.84 of the copy kernel). The host's bitcts__vk_packed_chunk.
+#if IN_W == 8 && OUT_W == 1
+#define CHUNK 8
+#else
+#define CHUNK 16
+#endif
+#define LANES (CHUNK / OUT_W)          // elements per output chunk
+#define IN_WORDS (LANES * IN_W / 4)    // input words per output chunk: 1, 2, 4, 8 or 16
 
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer VkVec4 { uvec4 v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer VkVec2 { uvec2 v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer VkVec1 { uint v[]; };
+
+#if CHUNK == 16
+#define VK_OUT_VEC VkVec4
+#define VK_OUT_BITS(r) (r)
+#else
+#define VK_OUT_VEC VkVec2
+#define VK_OUT_BITS(r) ((r).xy)
+#endif
 
 #if IN_WORDS >= 4
 #define VK_IN_VEC VkVec4
@@ -43,7 +61,7 @@ layout(constant_id = 4) const uint UNROLL = 1u;
 
 layout(push_constant) uniform VkPackedPush
 {
-    VkVec4 out_ref;
+    VK_OUT_VEC out_ref;
     VK_IN_VEC a_ref;
     VK_IN_VEC b_ref;
     uint chunks; // 16-byte output chunks
@@ -260,7 +278,9 @@ void main()
     const uvec4 pa = vk_splat(sa);
     const uvec4 pb = vk_splat(sb);
     // UNROLL chunks a pass, a grid apart, all computed before any is stored (in place, a chunk
-    // is read and written by the same invocation).
+    // is read and written by the same invocation). The host sizes the grid to at most
+    // chunks / UNROLL rounded up to a workgroup, and chunks < 2^31 (an output of at most
+    // 2^35 bytes), so UNROLL * grid cannot wrap.
     const uint grid = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
     for (uint c = gl_GlobalInvocationID.x; c < pc.chunks;) {
         uvec4 r[UNROLL];
@@ -274,7 +294,7 @@ void main()
         }
         [[unroll]] for (uint k = 0u; k < UNROLL; ++k) {
             if (pc.chunks - c > k * grid) {
-                pc.out_ref.v[co[k]] = r[k];
+                pc.out_ref.v[co[k]] = VK_OUT_BITS(r[k]);
             }
         }
         if (pc.chunks - c <= UNROLL * grid) {

@@ -9,8 +9,8 @@
 // read and written by the same invocation, so the order within it holds). UNROLL, the
 // specialization constant 2, is the backend option strided_unroll (default 1: 8, 4 and 2
 // elements by width, in an H100 run, gave padded 8-bit rows 603 GB/s against 845,
-// docs/gpu/h100.md). A grid-stride loop over a bounded number of workgroups covers up to
-// 2^32-1 elements.
+// docs/gpu/h100.md). The grid covers every element unless the device or the option max_groups
+// bounds it; a grid-stride loop covers the rest, up to 2^32-1 elements.
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -92,7 +92,9 @@ void main()
         return;
     }
     const uint span = gl_WorkGroupSize.x * UNROLL;
-    const uint step = gl_NumWorkGroups.x * span;
+    // Saturated: a grid covering 2^32 or more elements takes one pass (left <= step).
+    const uint step = gl_NumWorkGroups.x > 0xFFFFFFFFu / span ? 0xFFFFFFFFu
+                                                             : gl_NumWorkGroups.x * span;
     const uint lid = gl_LocalInvocationID.x;
     for (uint base = gl_WorkGroupID.x * span; base < pc.count;) {
         const uint left = pc.count - base;
