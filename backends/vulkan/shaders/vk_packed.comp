@@ -277,29 +277,34 @@ void main()
     }
     const uvec4 pa = vk_splat(sa);
     const uvec4 pb = vk_splat(sb);
-    // UNROLL chunks a pass, a grid apart, all computed before any is stored (in place, a chunk
-    // is read and written by the same invocation). The host sizes the grid to at most
-    // chunks / UNROLL rounded up to a workgroup, and chunks < 2^31 (an output of at most
-    // 2^35 bytes), so UNROLL * grid cannot wrap.
-    const uint grid = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-    for (uint c = gl_GlobalInvocationID.x; c < pc.chunks;) {
+    // A workgroup takes UNROLL * its size consecutive chunks a pass, an invocation every
+    // workgroup-size-th of them (the loads of a warp stay contiguous), all computed before any
+    // is stored (in place, a chunk is read and written by the same invocation). The step is
+    // saturated: a grid covering 2^32 or more chunks takes one pass.
+    const uint span = gl_WorkGroupSize.x * UNROLL;
+    const uint step = gl_NumWorkGroups.x > 0xFFFFFFFFu / span ? 0xFFFFFFFFu
+                                                             : gl_NumWorkGroups.x * span;
+    const uint lid = gl_LocalInvocationID.x;
+    for (uint base = gl_WorkGroupID.x * span; base < pc.chunks;) {
+        const uint left = pc.chunks - base;
         uvec4 r[UNROLL];
         uint co[UNROLL];
         [[unroll]] for (uint k = 0u; k < UNROLL; ++k) {
+            const uint i = k * gl_WorkGroupSize.x + lid;
             co[k] = 0u;
             r[k] = uvec4(0u);
-            if (pc.chunks - c > k * grid) {
-                r[k] = vk_chunk(c + k * grid, a_scalar, b_scalar, sa, sb, pa, pb, co[k]);
+            if (i < left) {
+                r[k] = vk_chunk(base + i, a_scalar, b_scalar, sa, sb, pa, pb, co[k]);
             }
         }
         [[unroll]] for (uint k = 0u; k < UNROLL; ++k) {
-            if (pc.chunks - c > k * grid) {
+            if (k * gl_WorkGroupSize.x + lid < left) {
                 pc.out_ref.v[co[k]] = VK_OUT_BITS(r[k]);
             }
         }
-        if (pc.chunks - c <= UNROLL * grid) {
+        if (left <= step) {
             break;
         }
-        c += UNROLL * grid;
+        base += step;
     }
 }
