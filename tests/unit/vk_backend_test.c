@@ -847,29 +847,25 @@ static void test_options(void)
     const char *unknown[2] = {"colour", "blue"};
     CHECK_EQ_U64(instance_with(unknown, 1, &inst), BITCTS_ABI_E_INVALID_ARGUMENT);
     CHECK(contains(host_log, "unknown option 'colour'"));
-    const char *bad_device[2] = {"device", "200"};
-    CHECK_EQ_U64(instance_with(bad_device, 1, &inst), BITCTS_ABI_E_INVALID_ARGUMENT);
-    CHECK(contains(host_log, "device=200"));
-    const char *bad_timeout[2] = {"timeout_ms", "0"};
-    CHECK_EQ_U64(instance_with(bad_timeout, 1, &inst), BITCTS_ABI_E_INVALID_ARGUMENT);
-    const char *bad_unroll[2] = {"strided_unroll", "9"};
-    CHECK_EQ_U64(instance_with(bad_unroll, 1, &inst), BITCTS_ABI_E_INVALID_ARGUMENT);
-    CHECK(contains(host_log, "strided_unroll=9"));
-    const char *bad_packed[2] = {"packed_unroll", "5"};
-    CHECK_EQ_U64(instance_with(bad_packed, 1, &inst), BITCTS_ABI_E_INVALID_ARGUMENT);
-    CHECK(contains(host_log, "packed_unroll=5"));
-    const char *bad_threads[2] = {"tile_threads", "384"};
-    CHECK_EQ_U64(instance_with(bad_threads, 1, &inst), BITCTS_ABI_E_INVALID_ARGUMENT);
-    CHECK(contains(host_log, "tile_threads=384"));
-    const char *bad_pthreads[2] = {"packed_threads", "96"};
-    CHECK_EQ_U64(instance_with(bad_pthreads, 1, &inst), BITCTS_ABI_E_INVALID_ARGUMENT);
-    CHECK(contains(host_log, "packed_threads=96"));
-    const char *bad_groups[2] = {"max_groups", "0"};
-    CHECK_EQ_U64(instance_with(bad_groups, 1, &inst), BITCTS_ABI_E_INVALID_ARGUMENT);
-    CHECK(contains(host_log, "max_groups=0"));
-    const char *bad_rounds[2] = {"timing_rounds", "65"};
-    CHECK_EQ_U64(instance_with(bad_rounds, 1, &inst), BITCTS_ABI_E_INVALID_ARGUMENT);
-    CHECK(contains(host_log, "timing_rounds=65"));
+    /* A bad value of every checked option: refused, and the log names the key and value. */
+    static const struct {
+        const char *key, *value;
+    } bad[] = {
+        {"device", "200"},      {"timeout_ms", "0"},     {"strided_unroll", "9"},
+        {"packed_unroll", "5"}, {"tile_threads", "384"}, {"packed_threads", "96"},
+        {"max_groups", "0"},    {"timing_rounds", "65"}, {"validation", "2"},
+        {"staging_mib", "0"},   {"path", "fast"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        const char *kv[2] = {bad[i].key, bad[i].value};
+        char want[64];
+        snprintf(want, sizeof want, "%s=%s", bad[i].key, bad[i].value);
+        CHECK_EQ_U64(instance_with(kv, 1, &inst), BITCTS_ABI_E_INVALID_ARGUMENT);
+        if (!contains(host_log, want)) {
+            printf("option %s: the log does not name it: %s\n", want, host_log);
+        }
+        CHECK(contains(host_log, want));
+    }
     const char *bad_fault[2] = {"fault", "fire"};
     CHECK_EQ_U64(instance_with(bad_fault, 1, &inst), BITCTS_ABI_E_INVALID_ARGUMENT);
     const char *lonely[2] = {"fault", "validation"};
@@ -1211,6 +1207,20 @@ static void test_plan_kinds(void)
     }
 }
 
+/* The tests of results, every layout and shader kind. */
+static void test_layouts(void *inst)
+{
+    test_documented_examples(inst);
+    test_shifts(inst);
+    test_float_specials(inst);
+    test_broadcast(inst);
+    test_transposed(inst);
+    test_transposed_words(inst);
+    test_padded_rows(inst);
+    test_in_place_and_padding(inst);
+    test_grid_loops(inst);
+}
+
 int main(void)
 {
     test_divisor();
@@ -1232,92 +1242,51 @@ int main(void)
         return check_exit();
     }
     printf("device: %s\n", table->instance_info(inst, "device"));
-    test_documented_examples(inst);
-    test_shifts(inst);
-    test_float_specials(inst);
-    test_broadcast(inst);
-    test_transposed(inst);
-    test_transposed_words(inst);
-    test_padded_rows(inst);
-    test_in_place_and_padding(inst);
-    test_grid_loops(inst);
+    test_layouts(inst);
     test_validation(inst);
     test_info_and_caps(inst);
     test_timing(inst);
     test_huge(inst);
     table->instance_destroy(inst);
-    /* The general shader alone, on the layouts the others would take. */
-    const char *strided[2] = {"path", "strided"};
-    CHECK_EQ_U64(instance_with(strided, 1, &inst), BITCTS_ABI_OK);
-    if (inst != NULL) {
-        test_documented_examples(inst);
-        test_shifts(inst);
-        test_float_specials(inst);
-        test_broadcast(inst);
-        test_transposed(inst);
-        test_transposed_words(inst);
-        test_padded_rows(inst);
-        test_in_place_and_padding(inst);
-        table->instance_destroy(inst);
-    }
-    /* The general shader with 3 elements per invocation and pass: passes that end inside
-     * an invocation's elements. */
-    const char *unrolled[4] = {"path", "strided", "strided_unroll", "3"};
-    CHECK_EQ_U64(instance_with(unrolled, 2, &inst), BITCTS_ABI_OK);
-    if (inst != NULL) {
-        test_shifts(inst);
-        test_broadcast(inst);
-        test_transposed(inst);
-        test_transposed_words(inst);
-        test_padded_rows(inst);
-        test_in_place_and_padding(inst);
-        table->instance_destroy(inst);
-    }
-    /* The packed shader 3 chunks a pass (passes that end inside an invocation's chunks) and
-     * the tile shaders with 1024-invocation workgroups (one or four passes a tile). */
-    const char *wide[4] = {"packed_unroll", "3", "tile_threads", "1024"};
-    CHECK_EQ_U64(instance_with(wide, 2, &inst), BITCTS_ABI_OK);
-    if (inst != NULL) {
-        test_documented_examples(inst);
-        test_shifts(inst);
-        test_broadcast(inst);
-        test_transposed(inst);
-        test_transposed_words(inst);
-        test_padded_rows(inst);
-        test_in_place_and_padding(inst);
-        table->instance_destroy(inst);
-    }
-    /* Bounded grids, so every shader's grid-stride loop runs: one workgroup of 64 invocations
-     * loops over every chunk and tile; three workgroups, two chunks a pass, end passes inside
-     * the grid; the general shader with two workgroups, three elements a pass. */
-    const char *const bounded[3][6] = {
-        {"max_groups", "1", "packed_threads", "64", "tile_threads", "256"},
-        {"max_groups", "3", "packed_threads", "64", "packed_unroll", "2"},
-        {"max_groups", "2", "path", "strided", "strided_unroll", "3"},
+    /* Every layout test again under other options. */
+    static const struct {
+        const char *why;
+        uint32_t pairs;
+        const char *kv[6];
+    } configs[] = {
+        {"the general shader alone, on the layouts the others would take", 1, {"path", "strided"}},
+        {"the general shader with 3 elements per invocation and pass: passes that end inside an "
+         "invocation's elements",
+         2,
+         {"path", "strided", "strided_unroll", "3"}},
+        {"the packed shader 3 chunks a pass (passes that end inside an invocation's chunks) and "
+         "the tile shaders with 1024-invocation workgroups (one or four passes a tile)",
+         2,
+         {"packed_unroll", "3", "tile_threads", "1024"}},
+        {"the tile shaders' other workgroup sizes (auto gives the word-wide one 1024 for 8-bit and "
+         "512 for 16-bit elements)",
+         1,
+         {"tile_threads", "256"}},
+        {"(the same)", 1, {"tile_threads", "512"}},
+        /* Bounded grids, so that every shader's grid-stride loop runs. */
+        {"one workgroup of 64 invocations loops over every chunk and tile",
+         3,
+         {"max_groups", "1", "packed_threads", "64", "tile_threads", "256"}},
+        {"three workgroups, two chunks a pass, end passes inside the grid",
+         3,
+         {"max_groups", "3", "packed_threads", "64", "packed_unroll", "2"}},
+        {"the general shader with two workgroups, three elements a pass",
+         3,
+         {"max_groups", "2", "path", "strided", "strided_unroll", "3"}},
     };
-    for (int i = 0; i < 3; ++i) {
-        CHECK_EQ_U64(instance_with(bounded[i], 3, &inst), BITCTS_ABI_OK);
-        if (inst != NULL) {
-            test_grid_loops(inst);
-            test_documented_examples(inst);
-            test_shifts(inst);
-            test_broadcast(inst);
-            test_transposed(inst);
-            test_transposed_words(inst);
-            test_padded_rows(inst);
-            test_in_place_and_padding(inst);
-            table->instance_destroy(inst);
+    for (size_t i = 0; i < sizeof configs / sizeof configs[0]; ++i) {
+        const int32_t made = instance_with(configs[i].kv, configs[i].pairs, &inst);
+        if (made != BITCTS_ABI_OK) {
+            printf("options for %s: %s\n", configs[i].why, host_log);
         }
-    }
-    /* Every workgroup size for both tile shaders (auto gives the word-wide one 1024 for 8-bit
-     * and 512 for 16-bit elements). */
-    const char *const sizes[2] = {"256", "512"};
-    for (int i = 0; i < 2; ++i) {
-        const char *kv[2] = {"tile_threads", sizes[i]};
-        CHECK_EQ_U64(instance_with(kv, 1, &inst), BITCTS_ABI_OK);
+        CHECK_EQ_U64(made, BITCTS_ABI_OK);
         if (inst != NULL) {
-            test_transposed(inst);
-            test_transposed_words(inst);
+            test_layouts(inst);
             table->instance_destroy(inst);
         }
     }
