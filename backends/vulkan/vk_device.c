@@ -244,11 +244,6 @@ static int32_t vk_pick_physical(bitcts__vk_instance *inst, char *err, size_t cap
     vkGetPhysicalDeviceProperties(inst->physical, &p);
     snprintf(inst->info_device, sizeof inst->info_device, "%s (%s, vendor 0x%04x, device %u of %u)",
              p.deviceName, vk_type_name(p.deviceType), p.vendorID, pick, n);
-    /* Timing rounds (vk_timing.c): a GPU's clocks need rounds of work to settle; a CPU device
-     * runs at the host's, and its noise would only repeat rounds. */
-    inst->timing_rounds = inst->opt.timing_rounds != 0                  ? inst->opt.timing_rounds
-                          : p.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? 1u
-                                                                        : 40u;
     snprintf(inst->info_api, sizeof inst->info_api, "%u.%u.%u", VK_API_VERSION_MAJOR(p.apiVersion),
              VK_API_VERSION_MINOR(p.apiVersion), VK_API_VERSION_PATCH(p.apiVersion));
     if (p.apiVersion < VK_API_VERSION_1_2) {
@@ -290,6 +285,10 @@ static void vk_read_properties(bitcts__vk_instance *inst)
     if (inst->packed_threads > inst->max_threads) {
         inst->packed_threads = 256u;
     }
+    /* Timing rounds (vk_timing.c): a GPU's clocks need rounds of work to settle; a CPU device
+     * runs at the host's, and its noise would only repeat rounds. */
+    const int cpu = p.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    inst->timing_rounds = inst->opt.timing_rounds != 0 ? inst->opt.timing_rounds : cpu ? 1u : 40u;
 }
 
 /* A compute queue family; the memory properties vk_memory.c chooses types from. */

@@ -25,6 +25,16 @@ static int vk_parse_uint(const char *text, uint32_t lo, uint32_t hi, uint32_t *o
     return 0;
 }
 
+/* `auto` (stored as 0) or a decimal integer in [lo, hi], lo >= 1; -1 for anything else. */
+static int vk_parse_auto(const char *text, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+    if (strcmp(text, "auto") == 0) {
+        *out = 0;
+        return 0;
+    }
+    return vk_parse_uint(text, lo, hi, out);
+}
+
 static int32_t vk_parse_fault(const char *value, bitcts__vk_options *o, char *err, size_t cap)
 {
     static const struct {
@@ -113,33 +123,26 @@ static int32_t vk_parse_one(const char *key, const char *value, bitcts__vk_optio
             return BITCTS_ABI_E_INVALID_ARGUMENT;
         }
     } else if (strcmp(key, "tile_threads") == 0) {
-        if (strcmp(value, "auto") == 0) {
-            o->tile_threads = 0;
-        } else if (vk_parse_uint(value, 256, 1024, &o->tile_threads) != 0 ||
-                   (o->tile_threads != 256 && o->tile_threads != 512 && o->tile_threads != 1024)) {
+        if (vk_parse_auto(value, 256, 1024, &o->tile_threads) != 0 ||
+            (o->tile_threads != 0 && o->tile_threads != 256 && o->tile_threads != 512 &&
+             o->tile_threads != 1024)) {
             snprintf(err, cap, "option tile_threads=%s: expected auto, 256, 512 or 1024", value);
             return BITCTS_ABI_E_INVALID_ARGUMENT;
         }
     } else if (strcmp(key, "packed_threads") == 0) {
-        if (strcmp(value, "auto") == 0) {
-            o->packed_threads = 0;
-        } else if (vk_parse_uint(value, 64, 1024, &o->packed_threads) != 0 ||
-                   (o->packed_threads & (o->packed_threads - 1)) != 0) {
+        if (vk_parse_auto(value, 64, 1024, &o->packed_threads) != 0 ||
+            (o->packed_threads & (o->packed_threads - 1)) != 0) {
             snprintf(err, cap, "option packed_threads=%s: expected auto, 64, 128, 256, 512 or 1024",
                      value);
             return BITCTS_ABI_E_INVALID_ARGUMENT;
         }
     } else if (strcmp(key, "max_groups") == 0) {
-        if (strcmp(value, "auto") == 0) {
-            o->max_groups = 0;
-        } else if (vk_parse_uint(value, 1, 0x7FFFFFFFu, &o->max_groups) != 0) {
+        if (vk_parse_auto(value, 1, 0x7FFFFFFFu, &o->max_groups) != 0) {
             snprintf(err, cap, "option max_groups=%s: expected auto or 1-2147483647", value);
             return BITCTS_ABI_E_INVALID_ARGUMENT;
         }
     } else if (strcmp(key, "timing_rounds") == 0) {
-        if (strcmp(value, "auto") == 0) {
-            o->timing_rounds = 0;
-        } else if (vk_parse_uint(value, 1, 64, &o->timing_rounds) != 0) {
+        if (vk_parse_auto(value, 1, 64, &o->timing_rounds) != 0) {
             snprintf(err, cap, "option timing_rounds=%s: expected auto or 1-64", value);
             return BITCTS_ABI_E_INVALID_ARGUMENT;
         }
