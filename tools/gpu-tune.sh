@@ -6,9 +6,10 @@
 # layouts; t256, t512, t1024 (tile_threads) over the transposed layout; p1, p2, p4
 # (packed_unroll) and w256, w1024 (packed_threads) over the packed layout; g4096 (max_groups:
 # the grid the backend used to bound every dispatch to) and gauto (grids as large as the work)
-# over all four layouts. Each row is read against the copy kernel timed right after it in the
+# over all four layouts; c4, c8, c16 and cauto (packed_chunk: output bytes per invocation) over
+# the packed, padded and broadcast layouts. Each row is read against the copy kernel timed right after it in the
 # same run, so the variants compare even if the device's clocks drift between runs (max_groups
-# and packed_threads change that kernel too: compare those variants by GB/s). Writes OUTDIR/<variant>.json and .log and prints OUTDIR/tune.md: per layout group, per
+# packed_threads and packed_chunk change that kernel too: compare those variants by GB/s). Writes OUTDIR/<variant>.json and .log and prints OUTDIR/tune.md: per layout group, per
 # row, GB/s and the ratio to that kcopy for each variant, the best marked.
 #
 # usage: tools/gpu-tune.sh [--bitcts PATH] [--size-mib N] [--variants LIST] OUTDIR
@@ -20,14 +21,14 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bitcts=${BITCTS:-$here/../build/bitcts}
 size=256
-variants="u1,u2,u4,u8,strided,t256,t512,t1024,p1,p2,p4,w256,w1024,g4096,gauto"
+variants="u1,u2,u4,u8,strided,t256,t512,t1024,p1,p2,p4,w256,w1024,g4096,gauto,c4,c8,c16,cauto"
 out=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --bitcts) bitcts=$2; shift ;;
     --size-mib) size=$2; shift ;;
     --variants) variants=$2; shift ;;
-    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "gpu-tune: unknown option $1" >&2; exit 2 ;;
     *) out=$1 ;;
     esac
@@ -48,7 +49,8 @@ for v in "${wanted[@]}"; do
     p[124]) opts=(--backend-option "packed_unroll=${v#p}"); layouts=packed ;;
     w256 | w1024) opts=(--backend-option "packed_threads=${v#w}"); layouts=packed ;;
     g4096 | gauto) opts=(--backend-option "max_groups=${v#g}"); layouts=packed,padded,transposed,bcast ;;
-    *) echo "gpu-tune: unknown variant $v (u1, u2, u4, u8, strided, t256, t512, t1024, p1, p2, p4, w256, w1024, g4096, gauto)" >&2; exit 2 ;;
+    c4 | c8 | c16 | cauto) opts=(--backend-option "packed_chunk=${v#c}"); layouts=packed,padded,bcast ;;
+    *) echo "gpu-tune: unknown variant $v (u1, u2, u4, u8, strided, t256, t512, t1024, p1, p2, p4, w256, w1024, g4096, gauto, c4, c8, c16, cauto)" >&2; exit 2 ;;
     esac
     echo "gpu-tune: $v" >&2
     if "$bitcts" bench --backend vulkan "${opts[@]}" --size-mib "$size" --reps 7 \

@@ -30,7 +30,8 @@ int32_t BITCTS_PLUGIN_CALL bitcts_vulkan_negotiate(bitcts_plugin_negotiation *n)
  *   disable      storage8,storage16: run as if the device lacked these features
  *   path         auto | strided: strided runs every operator on the general shader
  *   staging_mib  1..4096: largest staging buffer (default 64); larger transfers go in pieces
- *   strided_unroll, packed_unroll, packed_threads, tile_threads, max_groups: shader tuning
+ *   strided_unroll, packed_unroll, packed_threads, packed_chunk, tile_threads, max_groups:
+ *                shader tuning
  *   loader       the Vulkan loader library to open (default libvulkan.so.1)
  * instance_create fails with BITCTS_ABI_E_NOT_SUPPORTED when there is no loader or no
  * usable device, explaining why through the host's log callback. */

@@ -279,12 +279,6 @@ static void vk_read_properties(bitcts__vk_instance *inst)
     inst->max_threads = lim->maxComputeWorkGroupInvocations < lim->maxComputeWorkGroupSize[0]
                             ? lim->maxComputeWorkGroupInvocations
                             : lim->maxComputeWorkGroupSize[0];
-    /* The packed shader's workgroup: packed_threads, or by default 1024 (an H100 measured it
-     * 0.4 % faster than 256); 256 where the device allows fewer. */
-    inst->packed_threads = inst->opt.packed_threads != 0 ? inst->opt.packed_threads : 1024u;
-    if (inst->packed_threads > inst->max_threads) {
-        inst->packed_threads = 256u;
-    }
     /* Timing rounds (vk_timing.c): a GPU's clocks need rounds of work to settle; a CPU device
      * runs at the host's, and its noise would only repeat rounds. */
     const int cpu = p.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;

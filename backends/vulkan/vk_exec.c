@@ -98,6 +98,14 @@ int32_t bitcts__vk_operator_prepare(bitcts__vk_instance *inst, bitcts__vk_operat
             }
         }
     }
+    if (p->kind == BITCTS__VK_KIND_PACKED || p->kind == BITCTS__VK_KIND_ROWS) {
+        const int two = p->input_count == 2 && p->flags == 0;
+        flavor |= two ? BITCTS__VK_FLAVOR_TWO_STREAMS : 0u;
+        p->threads =
+            bitcts__vk_packed_shape_of(&inst->opt, inst->max_threads, p->width[BITCTS__VK_A],
+                                       p->width[BITCTS__VK_OUT], two)
+                .threads;
+    }
     op->params_words =
         p->kind == BITCTS__VK_KIND_STRIDED ? bitcts__vk_plan_outer_dims(p, op->params) : 0u;
     return bitcts__vk_pipeline_get(inst, p->kind, p->width[BITCTS__VK_A], p->width[BITCTS__VK_OUT],
@@ -115,7 +123,7 @@ static uint32_t vk_dispatch_packed(bitcts__vk_instance *inst, const bitcts__vk_p
 {
     const uint32_t ow = p->width[BITCTS__VK_OUT];
     const uint64_t bytes = (uint64_t)p->count * ow;
-    const uint32_t chunk = bitcts__vk_packed_chunk(p->width[BITCTS__VK_A], ow);
+    const uint32_t chunk = p->chunk;
     vk_packed_push pc = {
         .out = addr[0],
         .a = addr[1],
@@ -136,7 +144,7 @@ static uint32_t vk_dispatch_packed(bitcts__vk_instance *inst, const bitcts__vk_p
     }
     inst->vk.vkCmdPushConstants(inst->cmd, inst->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc,
                                 &pc);
-    const uint64_t per_group = (uint64_t)inst->packed_threads * inst->opt.packed_unroll;
+    const uint64_t per_group = (uint64_t)p->threads * inst->opt.packed_unroll;
     return vk_groups(inst, (pc.chunks + per_group - 1) / per_group);
 }
 

@@ -46,6 +46,7 @@ typedef struct bitcts__vk_options {
     uint32_t packed_unroll;  /* the packed shader's chunks per invocation and pass: 1-4 */
     uint32_t tile_threads;   /* the tile shaders' workgroup: 256, 512, 1024, or 0 for auto */
     uint32_t packed_threads; /* the packed shader's workgroup: 64-1024 (a power of 2), 0: auto */
+    uint32_t packed_chunk;   /* the packed shader's output bytes per chunk: 4, 8, 16, or 0: auto */
     uint32_t max_groups;     /* bound of every grid, or 0 for auto (as large as the work) */
     uint32_t timing_rounds;  /* most timed rounds a device-timing call runs, or 0 for auto */
     char loader[256];        /* the Vulkan loader library to open */
@@ -66,16 +67,32 @@ int32_t bitcts__vk_options_parse(const bitcts_abi_create_info *info, bitcts__vk_
 #define BITCTS__VK_KIND_COUNT 5u
 
 /* Pipeline flavors (specialization beyond the operator), bits of the cache's last index. */
-#define BITCTS__VK_FLAVOR_HANG 1u    /* fault=hang: the strided shader spins */
-#define BITCTS__VK_FLAVOR_B_TILED 2u /* tile kinds: B is transposed, so it gets a shared tile */
-#define BITCTS__VK_FLAVORS 4u
+#define BITCTS__VK_FLAVOR_HANG 1u        /* fault=hang: the strided shader spins */
+#define BITCTS__VK_FLAVOR_B_TILED 2u     /* tile kinds: B is transposed, so it gets a shared tile */
+#define BITCTS__VK_FLAVOR_TWO_STREAMS 4u /* packed and rows: both inputs are read, not scalars */
+#define BITCTS__VK_FLAVORS 8u
 
-/* Output bytes per chunk of the packed shader (vk_packed.comp's CHUNK): 16, but 8 for 64-bit
- * inputs to 8-bit outputs. */
-static inline uint32_t bitcts__vk_packed_chunk(uint32_t in_w, uint32_t out_w)
+/* The packed shader's default output bytes per chunk (vk_packed.comp's CHUNK without -DCHUNK):
+ * 16, but 8 for 64-bit inputs to 8-bit outputs. */
+static inline uint32_t bitcts__vk_packed_chunk_default(uint32_t in_w, uint32_t out_w)
 {
     return in_w == 8 && out_w == 1 ? 8u : 16u;
 }
+
+/* Whether the build made the packed shader with chunks of c output bytes for the widths: 4, 8
+ * or 16 bytes holding at least an output element and an input word. */
+static inline int bitcts__vk_packed_chunk_made(uint32_t in_w, uint32_t out_w, uint32_t c)
+{
+    return (c == 4 || c == 8 || c == 16) && c >= out_w && c / out_w * in_w >= 4;
+}
+
+/* The packed shader's shape for an operator: output bytes per chunk and invocations per
+ * workgroup (before the device's bound), by the options packed_chunk and packed_threads or
+ * else by the operator (vk_plan.c). */
+typedef struct bitcts__vk_packed_shape {
+    uint32_t chunk;
+    uint32_t threads;
+} bitcts__vk_packed_shape;
 
 /* The side, in elements, of the word-wide tile shader's tiles (vk_tilew.comp's TE): 32 words
  * of w-byte elements. */
@@ -101,7 +118,9 @@ typedef struct bitcts__vk_plan {
     uint32_t strides[3][BITCTS_MAX_DIMS]; /* in elements */
     uint64_t span[3];                     /* bytes from the base to the end of the last element */
     uint32_t out_dense;                   /* the output's elements fill [0, span) */
-    uint32_t flags; /* packed and rows: scalar inputs; tile: transposed inputs */
+    uint32_t flags;   /* packed and rows: scalar inputs; tile: transposed inputs */
+    uint32_t chunk;   /* packed and rows: output bytes per chunk (bitcts__vk_packed_shape_of) */
+    uint32_t threads; /* packed and rows: invocations per workgroup (set by operator_prepare) */
 } bitcts__vk_plan;
 
 /* An operator description, validated (vk_validate.c). */
@@ -115,11 +134,19 @@ typedef struct bitcts__vk_desc {
     uint32_t strides[3][BITCTS_MAX_DIMS]; /* explicit, or the packed strides */
 } bitcts__vk_desc;
 
-/** Builds the plan: coalesced dimensions, the shader kind, spans.
+/** Builds the plan under the options (path, and the packed shader's shape): coalesced
+ * dimensions, the shader kind, spans.
  * @return BITCTS_ABI_OK, or BITCTS_ABI_E_NOT_SUPPORTED (an element offset beyond 2^32-1,
  *         explained in err). */
-int32_t bitcts__vk_plan_build(const bitcts__vk_desc *desc, uint32_t force_strided,
+int32_t bitcts__vk_plan_build(const bitcts__vk_desc *desc, const bitcts__vk_options *opt,
                               bitcts__vk_plan *plan, char *err, size_t cap);
+
+/** The packed shader's shape for in_w-byte inputs to out_w-byte outputs, two_streams when
+ * both inputs of a binary operator are read (neither is a broadcast scalar); threads is at
+ * most max_threads (256 where the choice is larger). */
+bitcts__vk_packed_shape bitcts__vk_packed_shape_of(const bitcts__vk_options *opt,
+                                                   uint32_t max_threads, uint32_t in_w,
+                                                   uint32_t out_w, int two_streams);
 
 /** The constants of the strided shader's division by d (d >= 1), Granlund and Montgomery's
  * round-up method: q = (hi + ((n - hi) >> pre)) >> post with hi the high word of n * magic;
@@ -151,6 +178,7 @@ typedef struct bitcts__vk_buffer {
 #define BITCTS__VK_SLOT_COUNT 5u
 
 #define BITCTS__VK_VARIANTS 10u /* (input width, output width) pairs with a shader binary */
+#define BITCTS__VK_MODULES 64u  /* room for every shader binary (vk_spirv.h's table) */
 #define BITCTS__VK_SHADER_OPS 8u
 
 /* instance->state */
@@ -172,18 +200,17 @@ typedef struct bitcts__vk_instance {
     VkCommandBuffer cmd;
     VkFence fence;
     VkPipelineLayout layout;
-    VkShaderModule modules[BITCTS__VK_KIND_COUNT][BITCTS__VK_VARIANTS];
+    VkShaderModule modules[BITCTS__VK_MODULES]; /* by index in the SPIR-V table */
     VkPipeline pipelines[BITCTS__VK_KIND_COUNT][BITCTS__VK_VARIANTS][BITCTS__VK_SHADER_OPS]
                         [BITCTS__VK_FLAVORS];
     uint32_t pipeline_count;
     VkPhysicalDeviceMemoryProperties memory;
     VkDeviceSize max_allocation;
     uint32_t max_groups;
-    uint32_t max_shared;     /* maxComputeSharedMemorySize */
-    uint32_t max_threads;    /* the largest workgroup along x the device allows */
-    uint32_t packed_threads; /* the packed shader's workgroup (option, clamped to max_threads) */
-    uint32_t timing_rounds;  /* most timed rounds (option; auto: 1 on a CPU device, else 40) */
-    float timestamp_period;  /* ns per tick */
+    uint32_t max_shared;    /* maxComputeSharedMemorySize */
+    uint32_t max_threads;   /* the largest workgroup along x the device allows */
+    uint32_t timing_rounds; /* most timed rounds (option; auto: 1 on a CPU device, else 40) */
+    float timestamp_period; /* ns per tick */
     uint32_t timestamp_bits;
     uint32_t has_storage8; /* enabled on the device */
     uint32_t has_storage16;

@@ -35,6 +35,15 @@ static int vk_parse_auto(const char *text, uint32_t lo, uint32_t hi, uint32_t *o
     return vk_parse_uint(text, lo, hi, out);
 }
 
+/* `auto` (0) or a power of two in [lo, hi]; -1 for anything else. */
+static int vk_parse_auto_pow2(const char *text, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+    if (vk_parse_auto(text, lo, hi, out) != 0) {
+        return -1;
+    }
+    return (*out & (*out - 1)) == 0 ? 0 : -1;
+}
+
 static int32_t vk_parse_fault(const char *value, bitcts__vk_options *o, char *err, size_t cap)
 {
     static const struct {
@@ -123,17 +132,19 @@ static int32_t vk_parse_one(const char *key, const char *value, bitcts__vk_optio
             return BITCTS_ABI_E_INVALID_ARGUMENT;
         }
     } else if (strcmp(key, "tile_threads") == 0) {
-        if (vk_parse_auto(value, 256, 1024, &o->tile_threads) != 0 ||
-            (o->tile_threads != 0 && o->tile_threads != 256 && o->tile_threads != 512 &&
-             o->tile_threads != 1024)) {
+        if (vk_parse_auto_pow2(value, 256, 1024, &o->tile_threads) != 0) {
             snprintf(err, cap, "option tile_threads=%s: expected auto, 256, 512 or 1024", value);
             return BITCTS_ABI_E_INVALID_ARGUMENT;
         }
     } else if (strcmp(key, "packed_threads") == 0) {
-        if (vk_parse_auto(value, 64, 1024, &o->packed_threads) != 0 ||
-            (o->packed_threads & (o->packed_threads - 1)) != 0) {
+        if (vk_parse_auto_pow2(value, 64, 1024, &o->packed_threads) != 0) {
             snprintf(err, cap, "option packed_threads=%s: expected auto, 64, 128, 256, 512 or 1024",
                      value);
+            return BITCTS_ABI_E_INVALID_ARGUMENT;
+        }
+    } else if (strcmp(key, "packed_chunk") == 0) {
+        if (vk_parse_auto_pow2(value, 4, 16, &o->packed_chunk) != 0) {
+            snprintf(err, cap, "option packed_chunk=%s: expected auto, 4, 8 or 16", value);
             return BITCTS_ABI_E_INVALID_ARGUMENT;
         }
     } else if (strcmp(key, "max_groups") == 0) {
@@ -160,7 +171,8 @@ static int32_t vk_parse_one(const char *key, const char *value, bitcts__vk_optio
     } else {
         snprintf(err, cap,
                  "unknown option '%s' (known: device, timeout_ms, validation, fault, disable, "
-                 "path, strided_unroll, packed_unroll, packed_threads, tile_threads, max_groups, "
+                 "path, strided_unroll, packed_unroll, packed_threads, packed_chunk, tile_threads, "
+                 "max_groups, "
                  "timing_rounds, staging_mib, loader)",
                  key);
         return BITCTS_ABI_E_INVALID_ARGUMENT;

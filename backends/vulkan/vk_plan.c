@@ -97,33 +97,75 @@ static void vk_coalesce(const bitcts__vk_desc *desc, bitcts__vk_plan *p)
     p->rank = r;
 }
 
+bitcts__vk_packed_shape bitcts__vk_packed_shape_of(const bitcts__vk_options *opt,
+                                                   uint32_t max_threads, uint32_t in_w,
+                                                   uint32_t out_w, int two_streams)
+{
+    /* By default, what an H100 measured fastest (docs/gpu/h100.md): an operator that reads two
+     * inputs takes 8-byte chunks in workgroups of 512 (16 input bytes an invocation: 3065-3084
+     * GB/s, against 3047-3076 in workgroups of 128, 2510-2514 in workgroups of 64 and 3015-3046
+     * with 16-byte chunks in workgroups of 1024); one input of the output's width, 16-byte
+     * chunks in workgroups of 1024 (8-byte chunks ran at 0.8 of that); a count to another
+     * width, workgroups of 128 and 8-byte chunks where those hold 16 input bytes or more, else
+     * 16-byte ones (the fewest input bytes that keep enough loads in flight). */
+    bitcts__vk_packed_shape s = {16u, 128u};
+    if (two_streams) {
+        s.chunk = 8u;
+        s.threads = 512u;
+    } else if (in_w == out_w) {
+        s.threads = 1024u;
+    } else if (bitcts__vk_packed_chunk_made(in_w, out_w, 8u) && 8u / out_w * in_w >= 16u) {
+        s.chunk = 8u;
+    }
+    if (opt->packed_chunk != 0 && bitcts__vk_packed_chunk_made(in_w, out_w, opt->packed_chunk)) {
+        s.chunk = opt->packed_chunk;
+    }
+    if (opt->packed_threads != 0) {
+        s.threads = opt->packed_threads;
+    }
+    if (s.threads > max_threads) {
+        s.threads = 256u;
+    }
+    return s;
+}
+
+/* The output chunk of a packed or rows plan whose scalar inputs are flags. */
+static uint32_t vk_chunk(const bitcts__vk_plan *p, const bitcts__vk_options *opt, uint32_t flags)
+{
+    const int two = p->input_count == 2 && flags == 0;
+    return bitcts__vk_packed_shape_of(opt, UINT32_MAX, p->width[BITCTS__VK_A],
+                                      p->width[BITCTS__VK_OUT], two)
+        .chunk;
+}
+
 /* Rows for the packed shader's ROWS mode: two dimensions, every operand packed along the
  * inner one (or a broadcast scalar), each output row a whole number of chunks and
  * every row stride a whole number of the operand's chunks (an input chunk holds the input
  * elements of one output chunk), so each chunk lies inside one row of every operand and is
  * aligned as the shader's vector loads need. Sets the scalar flags. */
-static int vk_rows_fit(bitcts__vk_plan *p)
+static int vk_rows_fit(bitcts__vk_plan *p, const bitcts__vk_options *opt)
 {
     if (p->rank != 2 || p->strides[BITCTS__VK_OUT][1] != 1) {
         return 0;
     }
+    uint32_t flags = 0;
+    for (uint32_t k = 1; k <= p->input_count; ++k) {
+        flags |= p->strides[k][0] == 0 && p->strides[k][1] == 0 ? 1u << (k - 1) : 0u;
+    }
     const uint64_t ow = p->width[BITCTS__VK_OUT];
-    const uint64_t chunk = bitcts__vk_packed_chunk(p->width[BITCTS__VK_A], (uint32_t)ow);
+    const uint64_t chunk = vk_chunk(p, opt, flags);
     const uint64_t in_chunk = chunk / ow * p->width[BITCTS__VK_A];
     if ((p->sizes[1] * ow) % chunk != 0 || (p->strides[BITCTS__VK_OUT][0] * ow) % chunk != 0) {
         return 0;
     }
-    uint32_t flags = 0;
     for (uint32_t k = 1; k <= p->input_count; ++k) {
-        const uint64_t row = p->strides[k][0];
-        const uint64_t col = p->strides[k][1];
-        if (row == 0 && col == 0) {
-            flags |= 1u << (k - 1);
-        } else if (col != 1 || (row * p->width[k]) % in_chunk != 0) {
+        if ((flags & (1u << (k - 1))) == 0 &&
+            (p->strides[k][1] != 1 || ((uint64_t)p->strides[k][0] * p->width[k]) % in_chunk != 0)) {
             return 0;
         }
     }
     p->flags = flags;
+    p->chunk = (uint32_t)chunk;
     return 1;
 }
 
@@ -154,7 +196,7 @@ static int vk_tilew_fit(const bitcts__vk_plan *p)
     return 1;
 }
 
-static void vk_choose_kind(bitcts__vk_plan *p)
+static void vk_choose_kind(bitcts__vk_plan *p, const bitcts__vk_options *opt)
 {
     const uint32_t inner = p->rank - 1;
     const uint32_t last_in = p->input_count;
@@ -169,10 +211,11 @@ static void vk_choose_kind(bitcts__vk_plan *p)
         if (packed) {
             p->kind = BITCTS__VK_KIND_PACKED;
             p->flags = flags;
+            p->chunk = vk_chunk(p, opt, flags);
             return;
         }
     }
-    if (vk_rows_fit(p)) {
+    if (vk_rows_fit(p, opt)) {
         p->kind = BITCTS__VK_KIND_ROWS;
         return;
     }
@@ -193,7 +236,7 @@ static void vk_choose_kind(bitcts__vk_plan *p)
     p->flags = 0;
 }
 
-int32_t bitcts__vk_plan_build(const bitcts__vk_desc *desc, uint32_t force_strided,
+int32_t bitcts__vk_plan_build(const bitcts__vk_desc *desc, const bitcts__vk_options *opt,
                               bitcts__vk_plan *p, char *err, size_t cap)
 {
     memset(p, 0, sizeof *p);
@@ -224,10 +267,10 @@ int32_t bitcts__vk_plan_build(const bitcts__vk_desc *desc, uint32_t force_stride
         }
     }
     vk_coalesce(desc, p);
-    if (force_strided) {
+    if (opt->path == BITCTS__VK_PATH_STRIDED) {
         p->kind = BITCTS__VK_KIND_STRIDED;
     } else {
-        vk_choose_kind(p);
+        vk_choose_kind(p, opt);
     }
     return BITCTS_ABI_OK;
 }

@@ -11,6 +11,7 @@ typedef struct bitcts__vk_spirv {
     uint32_t kind;
     uint32_t in_w;
     uint32_t out_w;
+    uint32_t chunk; /* the packed shader's output chunk, 0 for its default */
     const uint32_t *words;
     size_t bytes;
 } bitcts__vk_spirv;
@@ -32,22 +33,25 @@ static int vk_variant_index(uint32_t in_w, uint32_t out_w)
     return -1;
 }
 
-static const bitcts__vk_spirv *vk_find_spirv(uint32_t kind, uint32_t in_w, uint32_t out_w)
+#define VK_SPIRV_COUNT (sizeof bitcts__vk_spirv_table / sizeof bitcts__vk_spirv_table[0])
+_Static_assert(VK_SPIRV_COUNT <= BITCTS__VK_MODULES, "raise BITCTS__VK_MODULES");
+
+/* The index in the table of the binary, or -1. */
+static int vk_find_spirv(uint32_t kind, uint32_t in_w, uint32_t out_w, uint32_t chunk)
 {
-    const size_t n = sizeof bitcts__vk_spirv_table / sizeof bitcts__vk_spirv_table[0];
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < VK_SPIRV_COUNT; ++i) {
         const bitcts__vk_spirv *s = &bitcts__vk_spirv_table[i];
-        if (s->kind == kind && s->in_w == in_w && s->out_w == out_w) {
-            return s;
+        if (s->kind == kind && s->in_w == in_w && s->out_w == out_w && s->chunk == chunk) {
+            return (int)i;
         }
     }
-    return NULL;
+    return -1;
 }
 
-static int32_t vk_module(bitcts__vk_instance *inst, uint32_t kind, int variant,
-                         const bitcts__vk_spirv *spirv, VkShaderModule *out)
+static int32_t vk_module(bitcts__vk_instance *inst, int index, VkShaderModule *out)
 {
-    VkShaderModule *slot = &inst->modules[kind][variant];
+    const bitcts__vk_spirv *spirv = &bitcts__vk_spirv_table[index];
+    VkShaderModule *slot = &inst->modules[index];
     if (*slot == VK_NULL_HANDLE) {
         const VkShaderModuleCreateInfo info = {
             .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
@@ -71,8 +75,17 @@ int32_t bitcts__vk_pipeline_get(bitcts__vk_instance *inst, uint32_t kind, uint32
     const int variant = vk_variant_index(in_w, out_w);
     /* The rows kind is the packed shader with ROWS set. */
     const uint32_t shader = kind == BITCTS__VK_KIND_ROWS ? BITCTS__VK_KIND_PACKED : kind;
-    const bitcts__vk_spirv *spirv = variant < 0 ? NULL : vk_find_spirv(shader, in_w, out_w);
-    if (spirv == NULL || shader_op >= BITCTS__VK_SHADER_OPS) {
+    /* The packed shader's shape follows the options and the flavor, so the pipeline cache
+     * needs no index for it; the binary of its default chunk has none (0) in the table. */
+    bitcts__vk_packed_shape shape = {0, 0};
+    uint32_t chunk = 0;
+    if (shader == BITCTS__VK_KIND_PACKED) {
+        shape = bitcts__vk_packed_shape_of(&inst->opt, inst->max_threads, in_w, out_w,
+                                           (flavor & BITCTS__VK_FLAVOR_TWO_STREAMS) != 0);
+        chunk = shape.chunk == bitcts__vk_packed_chunk_default(in_w, out_w) ? 0u : shape.chunk;
+    }
+    const int index = variant < 0 ? -1 : vk_find_spirv(shader, in_w, out_w, chunk);
+    if (index < 0 || shader_op >= BITCTS__VK_SHADER_OPS) {
         snprintf(inst->last_error, sizeof inst->last_error,
                  "no shader for kind %u with %u-byte input and %u-byte output", kind, in_w, out_w);
         return BITCTS_ABI_E_NOT_SUPPORTED;
@@ -83,7 +96,7 @@ int32_t bitcts__vk_pipeline_get(bitcts__vk_instance *inst, uint32_t kind, uint32
         return BITCTS_ABI_OK;
     }
     VkShaderModule module = VK_NULL_HANDLE;
-    const int32_t rc = vk_module(inst, shader, variant, spirv, &module); /* rows: packed's */
+    const int32_t rc = vk_module(inst, index, &module); /* rows: packed's */
     if (rc != BITCTS_ABI_OK) {
         return rc;
     }
@@ -109,7 +122,7 @@ int32_t bitcts__vk_pipeline_get(bitcts__vk_instance *inst, uint32_t kind, uint32
         inst->opt.packed_unroll,
         (flavor & BITCTS__VK_FLAVOR_B_TILED) != 0 ? 1u : 0u,
         threads,
-        inst->packed_threads,
+        shape.threads != 0 ? shape.threads : 1024u, /* unused outside the packed shader */
     };
     VkSpecializationMapEntry entries[8];
     for (uint32_t i = 0; i < 8; ++i) {
@@ -151,9 +164,11 @@ void bitcts__vk_pipelines_destroy(bitcts__vk_instance *inst)
                     }
                 }
             }
-            if (inst->modules[k][v] != VK_NULL_HANDLE) {
-                inst->vk.vkDestroyShaderModule(inst->device, inst->modules[k][v], NULL);
-            }
+        }
+    }
+    for (uint32_t m = 0; m < BITCTS__VK_MODULES; ++m) {
+        if (inst->modules[m] != VK_NULL_HANDLE) {
+            inst->vk.vkDestroyShaderModule(inst->device, inst->modules[m], NULL);
         }
     }
     memset(inst->pipelines, 0, sizeof inst->pipelines);

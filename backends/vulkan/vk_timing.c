@@ -239,6 +239,10 @@ static int32_t vk_copy_operator(bitcts__vk_instance *inst, uint64_t bytes, bitct
     p->input_count = 1;
     p->width[0] = p->width[1] = 4;
     p->count = (uint32_t)((bytes + 3) / 4);
+    const bitcts__vk_packed_shape shape =
+        bitcts__vk_packed_shape_of(&inst->opt, inst->max_threads, 4, 4, 0);
+    p->chunk = shape.chunk;
+    p->threads = shape.threads;
     p->rank = 1;
     p->sizes[0] = p->count;
     return bitcts__vk_pipeline_get(inst, BITCTS__VK_KIND_PACKED, 4, 4, 0, 0, &op->pipeline);

@@ -854,7 +854,7 @@ static void test_options(void)
         {"device", "200"},      {"timeout_ms", "0"},     {"strided_unroll", "9"},
         {"packed_unroll", "5"}, {"tile_threads", "384"}, {"packed_threads", "96"},
         {"max_groups", "0"},    {"timing_rounds", "65"}, {"validation", "2"},
-        {"staging_mib", "0"},   {"path", "fast"},
+        {"staging_mib", "0"},   {"path", "fast"},        {"packed_chunk", "12"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         const char *kv[2] = {bad[i].key, bad[i].value};
@@ -1093,9 +1093,11 @@ static void test_divisor(void)
     CHECK_EQ_U64(wrong, 0);
 }
 
-/* The plan's shader kind for a two-dimensional operator (no device needed). */
-static uint32_t plan_kind(uint32_t op, uint32_t in_w, uint32_t out_w, uint32_t rows, uint32_t cols,
-                          const uint32_t *so, const uint32_t *sa, const uint32_t *sb)
+/* The plan's shader kind for a two-dimensional operator under the options (no device
+ * needed). */
+static uint32_t plan_kind(const bitcts__vk_options *opt, uint32_t op, uint32_t in_w, uint32_t out_w,
+                          uint32_t rows, uint32_t cols, const uint32_t *so, const uint32_t *sa,
+                          const uint32_t *sb)
 {
     bitcts__vk_desc d;
     memset(&d, 0, sizeof d);
@@ -1112,14 +1114,75 @@ static uint32_t plan_kind(uint32_t op, uint32_t in_w, uint32_t out_w, uint32_t r
     }
     bitcts__vk_plan p;
     char err[128];
-    CHECK_EQ_U64(bitcts__vk_plan_build(&d, 0, &p, err, sizeof err), BITCTS_ABI_OK);
+    CHECK_EQ_U64(bitcts__vk_plan_build(&d, opt, &p, err, sizeof err), BITCTS_ABI_OK);
     return p.kind;
+}
+
+/* Options from key=value pairs, as the backend parses them. */
+static bitcts__vk_options options_of(const char *const *kv, uint32_t pairs)
+{
+    const char *keys[4] = {NULL, NULL, NULL, NULL};
+    const char *values[4] = {NULL, NULL, NULL, NULL};
+    for (uint32_t i = 0; i < pairs && i < 4; ++i) {
+        keys[i] = kv[2 * i];
+        values[i] = kv[2 * i + 1];
+    }
+    const bitcts_abi_create_info info = {.struct_size = sizeof info,
+                                         .option_count = pairs,
+                                         .option_keys = keys,
+                                         .option_values = values};
+    bitcts__vk_options o;
+    char err[256];
+    CHECK_EQ_U64(bitcts__vk_options_parse(&info, &o, err, sizeof err), BITCTS_ABI_OK);
+    return o;
+}
+
+/* The packed shader's shape: by default 8-byte chunks in workgroups of 512 where two inputs are
+ * read, 16-byte chunks in workgroups of 1024 for one input of the output's width, workgroups of
+ * 128 for counts to another width with 8-byte chunks where those hold 16 input bytes; the
+ * options override either, a chunk only where the build made it; the device bounds the
+ * workgroup. */
+static void test_packed_shape(void)
+{
+    const bitcts__vk_options dflt = options_of(NULL, 0);
+    static const struct {
+        uint32_t in_w, out_w, two, chunk, threads;
+    } want[] = {
+        {1, 1, 1, 8, 512},   {2, 2, 1, 8, 512},   {4, 4, 1, 8, 512},   {8, 8, 1, 8, 512},
+        {1, 1, 0, 16, 1024}, {2, 2, 0, 16, 1024}, {4, 4, 0, 16, 1024}, {8, 8, 0, 16, 1024},
+        {1, 4, 0, 16, 128},  {2, 4, 0, 16, 128},  {2, 1, 0, 8, 128},   {4, 1, 0, 8, 128},
+        {8, 1, 0, 8, 128},   {8, 4, 0, 8, 128},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i) {
+        const bitcts__vk_packed_shape s =
+            bitcts__vk_packed_shape_of(&dflt, 1024, want[i].in_w, want[i].out_w, (int)want[i].two);
+        if (s.chunk != want[i].chunk || s.threads != want[i].threads) {
+            printf("packed shape %u -> %u, %s: chunk %u, %u threads\n", want[i].in_w, want[i].out_w,
+                   want[i].two ? "two inputs" : "one input", s.chunk, s.threads);
+        }
+        CHECK_EQ_U64(s.chunk, want[i].chunk);
+        CHECK_EQ_U64(s.threads, want[i].threads);
+    }
+    /* A device of 512 invocations at most: 256 for what would take 1024. */
+    CHECK_EQ_U64(bitcts__vk_packed_shape_of(&dflt, 512, 4, 4, 0).threads, 256);
+    CHECK_EQ_U64(bitcts__vk_packed_shape_of(&dflt, 512, 4, 4, 1).threads, 512);
+    CHECK_EQ_U64(bitcts__vk_packed_shape_of(&dflt, 256, 4, 4, 1).threads, 256);
+    CHECK_EQ_U64(bitcts__vk_packed_shape_of(&dflt, 256, 4, 1, 0).threads, 128);
+    const char *kv[4] = {"packed_chunk", "4", "packed_threads", "256"};
+    const bitcts__vk_options o = options_of(kv, 2);
+    CHECK_EQ_U64(bitcts__vk_packed_shape_of(&o, 1024, 1, 1, 1).chunk, 4);
+    CHECK_EQ_U64(bitcts__vk_packed_shape_of(&o, 1024, 1, 1, 0).threads, 256);
+    /* No 4-byte chunk of 64-bit elements, or of bytes counted to 32 bits: the shape's own. */
+    CHECK_EQ_U64(bitcts__vk_packed_shape_of(&o, 1024, 8, 8, 1).chunk, 8);
+    CHECK_EQ_U64(bitcts__vk_packed_shape_of(&o, 1024, 8, 8, 0).chunk, 16);
+    CHECK_EQ_U64(bitcts__vk_packed_shape_of(&o, 1024, 1, 4, 0).chunk, 16);
 }
 
 /* Strides of two-dimensional operands (rows, columns), in elements. */
 static const uint32_t st_dense[2] = {64, 1};
 static const uint32_t st_pad80[2] = {80, 1};
 static const uint32_t st_pad72[2] = {72, 1};
+static const uint32_t st_pad68[2] = {68, 1};
 static const uint32_t st_bcast[2] = {0, 1}; /* one row, repeated */
 static const uint32_t st_scalar[2] = {0, 0};
 static const uint32_t st_column[2] = {1, 0}; /* one column, repeated */
@@ -1146,10 +1209,19 @@ static void test_plan_kinds(void)
         {"padded rows", and_op, 1, 1, 9, 64, st_pad80, st_dense, st_pad80, BITCTS__VK_KIND_ROWS},
         {"row broadcast and scalar", and_op, 1, 1, 9, 64, st_pad80, st_bcast, st_scalar,
          BITCTS__VK_KIND_ROWS},
-        /* A row stride of 72 bytes is not a whole number of chunks. */
+        /* Two inputs read: 8-byte chunks, so rows 72 bytes apart fit and 68 do not. */
         {"output rows 72 bytes apart", and_op, 1, 1, 9, 64, st_pad72, st_dense, st_dense,
-         BITCTS__VK_KIND_STRIDED},
+         BITCTS__VK_KIND_ROWS},
         {"input rows 72 bytes apart", and_op, 1, 1, 9, 64, st_pad80, st_pad72, st_dense,
+         BITCTS__VK_KIND_ROWS},
+        {"output rows 68 bytes apart", and_op, 1, 1, 9, 64, st_pad68, st_dense, st_dense,
+         BITCTS__VK_KIND_STRIDED},
+        {"input rows 68 bytes apart", and_op, 1, 1, 9, 64, st_pad80, st_dense, st_pad68,
+         BITCTS__VK_KIND_STRIDED},
+        /* One input read and a scalar: 16-byte chunks, and 72 bytes is not a whole number. */
+        {"one input, rows 72 bytes apart", and_op, 1, 1, 9, 64, st_pad72, st_pad72, st_scalar,
+         BITCTS__VK_KIND_STRIDED},
+        {"NOT, rows 72 bytes apart", not_op, 1, 1, 9, 64, st_pad72, st_dense, NULL,
          BITCTS__VK_KIND_STRIDED},
         /* 8-byte elements: 72 elements are 576 bytes, whole chunks. */
         {"64-bit rows 576 bytes apart", and_op, 8, 8, 9, 64, st_pad72, st_pad72, st_bcast,
@@ -1182,13 +1254,13 @@ static void test_plan_kinds(void)
          BITCTS__VK_KIND_TILE},
         {"BIT_COUNT 16 to 8 bits transposed", count_op, 2, 1, 64, 64, st_dense, st_t64, NULL,
          BITCTS__VK_KIND_TILE},
-        /* BIT_COUNT UINT32 to UINT8: an input chunk is 64 bytes, so the input's row stride
-         * must be a multiple of 16 elements. */
-        {"BIT_COUNT 32 to 8 bits, input rows 80 apart", count_op, 4, 1, 9, 64, st_pad80, st_pad80,
-         NULL, BITCTS__VK_KIND_ROWS},
+        /* BIT_COUNT UINT32 to UINT8: 8-byte output chunks, so an input chunk is 32 bytes and
+         * the input's row stride must be a multiple of 8 elements. */
         {"BIT_COUNT 32 to 8 bits, input rows 72 apart", count_op, 4, 1, 9, 64, st_pad80, st_pad72,
+         NULL, BITCTS__VK_KIND_ROWS},
+        {"BIT_COUNT 32 to 8 bits, input rows 68 apart", count_op, 4, 1, 9, 64, st_pad80, st_pad68,
          NULL, BITCTS__VK_KIND_STRIDED},
-        {"BIT_COUNT 32 to 8 bits, output rows 72 apart", count_op, 4, 1, 9, 64, st_pad72, st_pad80,
+        {"BIT_COUNT 32 to 8 bits, output rows 68 apart", count_op, 4, 1, 9, 64, st_pad68, st_pad80,
          NULL, BITCTS__VK_KIND_STRIDED},
         /* BIT_COUNT UINT64 to UINT8: 8-byte output chunks, so output rows 72 bytes apart fit. */
         {"BIT_COUNT 64 to 8 bits, rows 72 apart", count_op, 8, 1, 9, 64, st_pad72, st_pad72, NULL,
@@ -1196,15 +1268,28 @@ static void test_plan_kinds(void)
         {"BIT_COUNT 64 to 8 bits, rows of 60 bytes", count_op, 8, 1, 9, 60, st_pad72, st_pad72,
          NULL, BITCTS__VK_KIND_STRIDED},
     };
+    const bitcts__vk_options dflt = options_of(NULL, 0);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         const plan_case *c = &cases[i];
         const uint32_t kind =
-            plan_kind(c->op, c->in_w, c->out_w, c->rows, c->cols, c->so, c->sa, c->sb);
+            plan_kind(&dflt, c->op, c->in_w, c->out_w, c->rows, c->cols, c->so, c->sa, c->sb);
         if (kind != c->kind) {
             printf("plan kind of %s: %u, expected %u\n", c->why, kind, c->kind);
         }
         CHECK_EQ_U64(kind, c->kind);
     }
+    /* The rows follow the chunk the options give: 16 bytes, and rows 72 bytes apart no longer
+     * fit; 4 bytes, and 68 do. */
+    const char *c16[2] = {"packed_chunk", "16"};
+    const bitcts__vk_options o16 = options_of(c16, 1);
+    CHECK_EQ_U64(plan_kind(&o16, and_op, 1, 1, 9, 64, st_pad72, st_dense, st_dense),
+                 BITCTS__VK_KIND_STRIDED);
+    const char *c4[2] = {"packed_chunk", "4"};
+    const bitcts__vk_options o4 = options_of(c4, 1);
+    CHECK_EQ_U64(plan_kind(&o4, and_op, 1, 1, 9, 64, st_pad68, st_dense, st_dense),
+                 BITCTS__VK_KIND_ROWS);
+    CHECK_EQ_U64(plan_kind(&o4, not_op, 1, 1, 9, 64, st_pad68, st_pad68, NULL),
+                 BITCTS__VK_KIND_ROWS);
 }
 
 /* The tests of results, every layout and shader kind. */
@@ -1224,6 +1309,7 @@ static void test_layouts(void *inst)
 int main(void)
 {
     test_divisor();
+    test_packed_shape();
     test_plan_kinds();
     bitcts_plugin_negotiation n = {.struct_size = sizeof n,
                                    .host_min_version = BITCTS_ABI_VERSION_1_0,
@@ -1252,7 +1338,7 @@ int main(void)
     static const struct {
         const char *why;
         uint32_t pairs;
-        const char *kv[6];
+        const char *kv[8];
     } configs[] = {
         {"the general shader alone, on the layouts the others would take", 1, {"path", "strided"}},
         {"the general shader with 3 elements per invocation and pass: passes that end inside an "
@@ -1268,6 +1354,17 @@ int main(void)
          1,
          {"tile_threads", "256"}},
         {"(the same)", 1, {"tile_threads", "512"}},
+        {"the packed shader's 4-byte chunks (one input word for 8-bit counts to 32 bits: the "
+         "16-byte default there)",
+         1,
+         {"packed_chunk", "4"}},
+        {"8-byte chunks (the default for 64-bit counts to 8 bits)", 1, {"packed_chunk", "8"}},
+        {"16-byte chunks (128 input bytes an invocation for 64-bit counts to 8 bits)",
+         1,
+         {"packed_chunk", "16"}},
+        {"4-byte chunks, 64 invocations in three workgroups, two chunks a pass",
+         4,
+         {"packed_chunk", "4", "max_groups", "3", "packed_threads", "64", "packed_unroll", "2"}},
         /* Bounded grids, so that every shader's grid-stride loop runs. */
         {"one workgroup of 64 invocations loops over every chunk and tile",
          3,

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The contiguous path: every operand is packed in the output's order or a broadcast scalar.
-// Each invocation step produces one chunk of output (16 bytes; 8 for 64-bit inputs counted
-// to bytes, see CHUNK) from its elements, with vector loads and stores only (no 8- or 16-bit
-// storage needed), in a grid-stride loop (the grid covers every chunk unless the device or
-// the option max_groups bounds it). Same-width AND/OR/XOR/NOT/copy work on whole words; the
+// Each invocation step produces one chunk of output (CHUNK bytes) from its elements, with
+// vector loads and stores only (no 8- or 16-bit storage needed), in a grid-stride loop (the
+// grid covers every chunk unless the device or the option max_groups bounds it). Same-width AND/OR/XOR/NOT/copy work on whole words; the
 // other operators take the lanes apart. The host sizes every device region to a multiple of
 // 256 bytes, so the last chunk may read and write past the elements: those bytes are never
 // copied back.
@@ -18,19 +17,27 @@
 
 #include "vk_common.glsl"
 
-// The workgroup size: the backend option packed_threads (default 1024).
+// The workgroup size: the host's shape for the operator (bitcts__vk_packed_shape_of).
 layout(local_size_x_id = 7) in;
 
-// Output bytes per chunk: 16, but 8 for 64-bit inputs to 8-bit outputs, so that an
-// invocation's input stays 64 bytes as for 32-bit inputs (128, on an H100, ran BIT_COUNT of
-// UINT64 to UINT8 at 0.84 of the copy kernel). The host's bitcts__vk_packed_chunk.
+// Output bytes per chunk (CHUNK): without -DCHUNK 16, but 8 for 64-bit inputs to 8-bit
+// outputs (128 input bytes an invocation, on an H100, ran BIT_COUNT of UINT64 to UINT8 at 0.84
+// of the copy kernel). The build also makes the binaries of the other chunks (4, 8 or 16
+// bytes) that hold at least one output element and one input word; the host picks one per
+// operator (bitcts__vk_packed_shape_of: 8-byte chunks where a binary operator reads two inputs,
+// 16 for one input of the output's width).
+#ifndef CHUNK
 #if IN_W == 8 && OUT_W == 1
 #define CHUNK 8
 #else
 #define CHUNK 16
 #endif
+#endif
 #define LANES (CHUNK / OUT_W)          // elements per output chunk
-#define IN_WORDS (LANES * IN_W / 4)    // input words per output chunk: 1, 2, 4, 8 or 16
+#define IN_WORDS (LANES * IN_W / 4)    // input words per output chunk: 1, 2, 4, 8, 16 or 32
+#if LANES < 1 || IN_WORDS < 1
+#error "CHUNK holds no output element or no input word"
+#endif
 
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer VkVec4 { uvec4 v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer VkVec2 { uvec2 v[]; };
@@ -39,9 +46,12 @@ layout(buffer_reference, std430, buffer_reference_align = 4) buffer VkVec1 { uin
 #if CHUNK == 16
 #define VK_OUT_VEC VkVec4
 #define VK_OUT_BITS(r) (r)
-#else
+#elif CHUNK == 8
 #define VK_OUT_VEC VkVec2
 #define VK_OUT_BITS(r) ((r).xy)
+#else
+#define VK_OUT_VEC VkVec1
+#define VK_OUT_BITS(r) ((r).x)
 #endif
 
 #if IN_WORDS >= 4
@@ -64,7 +74,7 @@ layout(push_constant) uniform VkPackedPush
     VK_OUT_VEC out_ref;
     VK_IN_VEC a_ref;
     VK_IN_VEC b_ref;
-    uint chunks; // 16-byte output chunks
+    uint chunks; // output chunks of CHUNK bytes
     uint flags;  // VK_FLAG_*
     // ROWS only: output chunks per row, its divisor constants (vk_div), and the row strides
     // in chunks of each operand (an input chunk is the input bytes of one output chunk).
@@ -178,18 +188,31 @@ uvec4 vk_chunk_lanes(uint ca, uint cb, bool a_scalar, bool b_scalar, VIN sa, VIN
     return uvec4(wo[0], wo[1], wo[2], wo[3]);
 }
 
+// Input chunk c of an operand of at most four words, as the first words of a uvec4.
+uvec4 vk_words(VK_IN_VEC ref, uint c)
+{
+#if IN_WORDS == 4
+    return ref.v[c];
+#elif IN_WORDS == 2
+    return uvec4(ref.v[c], 0u, 0u);
+#elif IN_WORDS == 1
+    return uvec4(ref.v[c], 0u, 0u, 0u);
+#else
+    return uvec4(0u); // not called: the whole-word paths have at most four input words
+#endif
+}
+
 // One chunk of a same-width bitwise operator (or copy), whole words at a time.
 uvec4 vk_chunk_words(uint ca, uint cb, bool a_scalar, bool b_scalar, uvec4 pa, uvec4 pb)
 {
-#if IN_WORDS == 4
-    const uvec4 a = a_scalar ? pa : pc.a_ref.v[ca];
+    const uvec4 a = a_scalar ? pa : vk_words(pc.a_ref, ca);
     if (OP == VK_OP_NOT) {
         return ~a;
     }
     if (OP == VK_OP_COPY) {
         return a;
     }
-    const uvec4 b = b_scalar ? pb : pc.b_ref.v[cb];
+    const uvec4 b = b_scalar ? pb : vk_words(pc.b_ref, cb);
     if (OP == VK_OP_AND) {
         return a & b;
     }
@@ -197,9 +220,6 @@ uvec4 vk_chunk_words(uint ca, uint cb, bool a_scalar, bool b_scalar, uvec4 pa, u
         return a | b;
     }
     return a ^ b;
-#else
-    return uvec4(0u);
-#endif
 }
 
 #if IN_W == 1 && OUT_W == 1
@@ -243,15 +263,13 @@ uvec4 vk_chunk(uint c, bool a_scalar, bool b_scalar, VIN sa, VIN sb, uvec4 pa, u
     }
     uvec4 r = uvec4(0u);
     if (OP == VK_OP_COUNT && IN_W == 1 && OUT_W == 1) {
-#if IN_WORDS == 4
-        const uvec4 a = a_scalar ? pa : pc.a_ref.v[ca];
+        const uvec4 a = a_scalar ? pa : vk_words(pc.a_ref, ca);
         r = uvec4(vk_popcount_bytes(a.x), vk_popcount_bytes(a.y), vk_popcount_bytes(a.z),
                   vk_popcount_bytes(a.w));
-#endif
     } else if ((OP == VK_OP_SHL || OP == VK_OP_SHR) && IN_W == 1 && OUT_W == 1) {
 #if IN_W == 1 && OUT_W == 1
-        const uvec4 a = a_scalar ? pa : pc.a_ref.v[ca];
-        const uvec4 b = b_scalar ? pb : pc.b_ref.v[cb];
+        const uvec4 a = a_scalar ? pa : vk_words(pc.a_ref, ca);
+        const uvec4 b = b_scalar ? pb : vk_words(pc.b_ref, cb);
         r = uvec4(vk_shift_bytes(a.x, b.x), vk_shift_bytes(a.y, b.y), vk_shift_bytes(a.z, b.z),
                   vk_shift_bytes(a.w, b.w));
 #endif
