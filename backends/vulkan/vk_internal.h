@@ -72,20 +72,6 @@ int32_t bitcts__vk_options_parse(const bitcts_abi_create_info *info, bitcts__vk_
 #define BITCTS__VK_FLAVOR_TWO_STREAMS 4u /* packed and rows: both inputs are read, not scalars */
 #define BITCTS__VK_FLAVORS 8u
 
-/* The packed shader's default output bytes per chunk (vk_packed.comp's CHUNK without -DCHUNK):
- * 16, but 8 for 64-bit inputs to 8-bit outputs. */
-static inline uint32_t bitcts__vk_packed_chunk_default(uint32_t in_w, uint32_t out_w)
-{
-    return in_w == 8 && out_w == 1 ? 8u : 16u;
-}
-
-/* Whether the build made the packed shader with chunks of c output bytes for the widths: 4, 8
- * or 16 bytes holding at least an output element and an input word. */
-static inline int bitcts__vk_packed_chunk_made(uint32_t in_w, uint32_t out_w, uint32_t c)
-{
-    return (c == 4 || c == 8 || c == 16) && c >= out_w && c / out_w * in_w >= 4;
-}
-
 /* The packed shader's shape for an operator: output bytes per chunk and invocations per
  * workgroup (before the device's bound), by the options packed_chunk and packed_threads or
  * else by the operator (vk_plan.c). */
@@ -303,6 +289,10 @@ int32_t bitcts__vk_run(bitcts__vk_instance *inst, const bitcts__vk_transfer *up,
 int32_t bitcts__vk_pipeline_get(bitcts__vk_instance *inst, uint32_t kind, uint32_t in_w,
                                 uint32_t out_w, uint32_t shader_op, uint32_t flavor,
                                 VkPipeline *out);
+
+/** Whether the build made the packed shader with chunks of c output bytes for the widths (the
+ * embedded table: 4, 8 or 16 bytes holding at least an output element and an input word). */
+int bitcts__vk_packed_chunk_made(uint32_t in_w, uint32_t out_w, uint32_t c);
 
 /** Destroys every cached pipeline and shader module. */
 void bitcts__vk_pipelines_destroy(bitcts__vk_instance *inst);

@@ -117,7 +117,7 @@ bitcts__vk_packed_shape bitcts__vk_packed_shape_of(const bitcts__vk_options *opt
     } else if (bitcts__vk_packed_chunk_made(in_w, out_w, 8u) && 8u / out_w * in_w >= 16u) {
         s.chunk = 8u;
     }
-    if (opt->packed_chunk != 0 && bitcts__vk_packed_chunk_made(in_w, out_w, opt->packed_chunk)) {
+    if (bitcts__vk_packed_chunk_made(in_w, out_w, opt->packed_chunk)) { /* 0 (auto): none */
         s.chunk = opt->packed_chunk;
     }
     if (opt->packed_threads != 0) {

@@ -11,7 +11,7 @@ typedef struct bitcts__vk_spirv {
     uint32_t kind;
     uint32_t in_w;
     uint32_t out_w;
-    uint32_t chunk; /* the packed shader's output chunk, 0 for its default */
+    uint32_t chunk; /* the packed shader's output bytes per chunk; 0 for the others */
     const uint32_t *words;
     size_t bytes;
 } bitcts__vk_spirv;
@@ -48,6 +48,11 @@ static int vk_find_spirv(uint32_t kind, uint32_t in_w, uint32_t out_w, uint32_t 
     return -1;
 }
 
+int bitcts__vk_packed_chunk_made(uint32_t in_w, uint32_t out_w, uint32_t c)
+{
+    return c != 0 && vk_find_spirv(BITCTS__VK_KIND_PACKED, in_w, out_w, c) >= 0;
+}
+
 static int32_t vk_module(bitcts__vk_instance *inst, int index, VkShaderModule *out)
 {
     const bitcts__vk_spirv *spirv = &bitcts__vk_spirv_table[index];
@@ -76,15 +81,13 @@ int32_t bitcts__vk_pipeline_get(bitcts__vk_instance *inst, uint32_t kind, uint32
     /* The rows kind is the packed shader with ROWS set. */
     const uint32_t shader = kind == BITCTS__VK_KIND_ROWS ? BITCTS__VK_KIND_PACKED : kind;
     /* The packed shader's shape follows the options and the flavor, so the pipeline cache
-     * needs no index for it; the binary of its default chunk has none (0) in the table. */
+     * needs no index for it; the other shaders have no chunk (0 in the table). */
     bitcts__vk_packed_shape shape = {0, 0};
-    uint32_t chunk = 0;
     if (shader == BITCTS__VK_KIND_PACKED) {
         shape = bitcts__vk_packed_shape_of(&inst->opt, inst->max_threads, in_w, out_w,
                                            (flavor & BITCTS__VK_FLAVOR_TWO_STREAMS) != 0);
-        chunk = shape.chunk == bitcts__vk_packed_chunk_default(in_w, out_w) ? 0u : shape.chunk;
     }
-    const int index = variant < 0 ? -1 : vk_find_spirv(shader, in_w, out_w, chunk);
+    const int index = variant < 0 ? -1 : vk_find_spirv(shader, in_w, out_w, shape.chunk);
     if (index < 0 || shader_op >= BITCTS__VK_SHADER_OPS) {
         snprintf(inst->last_error, sizeof inst->last_error,
                  "no shader for kind %u with %u-byte input and %u-byte output", kind, in_w, out_w);

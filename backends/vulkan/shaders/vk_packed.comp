@@ -20,18 +20,12 @@
 // The workgroup size: the host's shape for the operator (bitcts__vk_packed_shape_of).
 layout(local_size_x_id = 7) in;
 
-// Output bytes per chunk (CHUNK): without -DCHUNK 16, but 8 for 64-bit inputs to 8-bit
-// outputs (128 input bytes an invocation, on an H100, ran BIT_COUNT of UINT64 to UINT8 at 0.84
-// of the copy kernel). The build also makes the binaries of the other chunks (4, 8 or 16
-// bytes) that hold at least one output element and one input word; the host picks one per
-// operator (bitcts__vk_packed_shape_of: 8-byte chunks where a binary operator reads two inputs,
-// 16 for one input of the output's width).
+// Output bytes per chunk (CHUNK, given by the build): 4, 8 or 16, a binary each where a chunk
+// holds at least one output element and one input word; the host picks one per operator
+// (bitcts__vk_packed_shape_of: 8-byte chunks where a binary operator reads two inputs, 16 for
+// one input of the output's width).
 #ifndef CHUNK
-#if IN_W == 8 && OUT_W == 1
-#define CHUNK 8
-#else
-#define CHUNK 16
-#endif
+#error "CHUNK (output bytes per chunk) must be defined"
 #endif
 #define LANES (CHUNK / OUT_W)          // elements per output chunk
 #define IN_WORDS (LANES * IN_W / 4)    // input words per output chunk: 1, 2, 4, 8, 16 or 32
