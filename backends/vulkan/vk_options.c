@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Instance options of the Vulkan backend (vk_backend.h lists them): every key is known or
  * instance_create fails (PLG-9), and every value is checked. */
+#include <stddef.h> /* offsetof */
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* strtoul */
 #include <string.h> /* strcmp, strchr */
@@ -86,9 +87,47 @@ static int32_t vk_parse_disable(const char *value, bitcts__vk_options *o, char *
     return BITCTS_ABI_OK;
 }
 
+/* The options that take a number, `auto` (0) or a power of two: the parser, its bounds, the
+ * field and what the error says is expected. */
+typedef int (*vk_number_parser)(const char *text, uint32_t lo, uint32_t hi, uint32_t *out);
+static const struct {
+    const char *key;
+    vk_number_parser parse;
+    uint32_t lo, hi;
+    size_t field; /* offsetof(bitcts__vk_options, ...) */
+    const char *expected;
+} vk_numbers[] = {
+    {"timeout_ms", vk_parse_uint, 1, 3600000, offsetof(bitcts__vk_options, timeout_ms),
+     "1-3600000"},
+    {"validation", vk_parse_uint, 0, 1, offsetof(bitcts__vk_options, validation), "0 or 1"},
+    {"staging_mib", vk_parse_uint, 1, 4096, offsetof(bitcts__vk_options, staging_mib), "1-4096"},
+    {"strided_unroll", vk_parse_uint, 1, 8, offsetof(bitcts__vk_options, unroll), "1-8"},
+    {"packed_unroll", vk_parse_uint, 1, 4, offsetof(bitcts__vk_options, packed_unroll), "1-4"},
+    {"tile_threads", vk_parse_auto_pow2, 256, 1024, offsetof(bitcts__vk_options, tile_threads),
+     "auto, 256, 512 or 1024"},
+    {"packed_threads", vk_parse_auto_pow2, 64, 1024, offsetof(bitcts__vk_options, packed_threads),
+     "auto, 64, 128, 256, 512 or 1024"},
+    {"packed_chunk", vk_parse_auto_pow2, 4, 16, offsetof(bitcts__vk_options, packed_chunk),
+     "auto, 4, 8 or 16"},
+    {"max_groups", vk_parse_auto, 1, 0x7FFFFFFFu, offsetof(bitcts__vk_options, max_groups),
+     "auto or 1-2147483647"},
+    {"timing_rounds", vk_parse_auto, 1, 64, offsetof(bitcts__vk_options, timing_rounds),
+     "auto or 1-64"},
+};
+
 static int32_t vk_parse_one(const char *key, const char *value, bitcts__vk_options *o, char *err,
                             size_t cap)
 {
+    for (size_t i = 0; i < sizeof vk_numbers / sizeof vk_numbers[0]; ++i) {
+        if (strcmp(key, vk_numbers[i].key) == 0) {
+            uint32_t *field = (uint32_t *)((char *)o + vk_numbers[i].field);
+            if (vk_numbers[i].parse(value, vk_numbers[i].lo, vk_numbers[i].hi, field) != 0) {
+                snprintf(err, cap, "option %s=%s: expected %s", key, value, vk_numbers[i].expected);
+                return BITCTS_ABI_E_INVALID_ARGUMENT;
+            }
+            return BITCTS_ABI_OK;
+        }
+    }
     uint32_t v = 0;
     if (strcmp(key, "device") == 0) {
         if (strcmp(value, "auto") == 0) {
@@ -99,62 +138,11 @@ static int32_t vk_parse_one(const char *key, const char *value, bitcts__vk_optio
             snprintf(err, cap, "option device=%s: expected auto or an index 0-255", value);
             return BITCTS_ABI_E_INVALID_ARGUMENT;
         }
-    } else if (strcmp(key, "timeout_ms") == 0) {
-        if (vk_parse_uint(value, 1, 3600000, &o->timeout_ms) != 0) {
-            snprintf(err, cap, "option timeout_ms=%s: expected 1-3600000", value);
-            return BITCTS_ABI_E_INVALID_ARGUMENT;
-        }
-    } else if (strcmp(key, "validation") == 0) {
-        if (vk_parse_uint(value, 0, 1, &o->validation) != 0) {
-            snprintf(err, cap, "option validation=%s: expected 0 or 1", value);
-            return BITCTS_ABI_E_INVALID_ARGUMENT;
-        }
-    } else if (strcmp(key, "staging_mib") == 0) {
-        if (vk_parse_uint(value, 1, 4096, &o->staging_mib) != 0) {
-            snprintf(err, cap, "option staging_mib=%s: expected 1-4096", value);
-            return BITCTS_ABI_E_INVALID_ARGUMENT;
-        }
     } else if (strcmp(key, "path") == 0) {
         if (strcmp(value, "auto") == 0 || strcmp(value, "strided") == 0) {
             o->path = value[0] == 'a' ? BITCTS__VK_PATH_AUTO : BITCTS__VK_PATH_STRIDED;
         } else {
             snprintf(err, cap, "option path=%s: expected auto or strided", value);
-            return BITCTS_ABI_E_INVALID_ARGUMENT;
-        }
-    } else if (strcmp(key, "strided_unroll") == 0) {
-        if (vk_parse_uint(value, 1, 8, &o->unroll) != 0) {
-            snprintf(err, cap, "option strided_unroll=%s: expected 1-8", value);
-            return BITCTS_ABI_E_INVALID_ARGUMENT;
-        }
-    } else if (strcmp(key, "packed_unroll") == 0) {
-        if (vk_parse_uint(value, 1, 4, &o->packed_unroll) != 0) {
-            snprintf(err, cap, "option packed_unroll=%s: expected 1-4", value);
-            return BITCTS_ABI_E_INVALID_ARGUMENT;
-        }
-    } else if (strcmp(key, "tile_threads") == 0) {
-        if (vk_parse_auto_pow2(value, 256, 1024, &o->tile_threads) != 0) {
-            snprintf(err, cap, "option tile_threads=%s: expected auto, 256, 512 or 1024", value);
-            return BITCTS_ABI_E_INVALID_ARGUMENT;
-        }
-    } else if (strcmp(key, "packed_threads") == 0) {
-        if (vk_parse_auto_pow2(value, 64, 1024, &o->packed_threads) != 0) {
-            snprintf(err, cap, "option packed_threads=%s: expected auto, 64, 128, 256, 512 or 1024",
-                     value);
-            return BITCTS_ABI_E_INVALID_ARGUMENT;
-        }
-    } else if (strcmp(key, "packed_chunk") == 0) {
-        if (vk_parse_auto_pow2(value, 4, 16, &o->packed_chunk) != 0) {
-            snprintf(err, cap, "option packed_chunk=%s: expected auto, 4, 8 or 16", value);
-            return BITCTS_ABI_E_INVALID_ARGUMENT;
-        }
-    } else if (strcmp(key, "max_groups") == 0) {
-        if (vk_parse_auto(value, 1, 0x7FFFFFFFu, &o->max_groups) != 0) {
-            snprintf(err, cap, "option max_groups=%s: expected auto or 1-2147483647", value);
-            return BITCTS_ABI_E_INVALID_ARGUMENT;
-        }
-    } else if (strcmp(key, "timing_rounds") == 0) {
-        if (vk_parse_auto(value, 1, 64, &o->timing_rounds) != 0) {
-            snprintf(err, cap, "option timing_rounds=%s: expected auto or 1-64", value);
             return BITCTS_ABI_E_INVALID_ARGUMENT;
         }
     } else if (strcmp(key, "loader") == 0) {
@@ -171,9 +159,8 @@ static int32_t vk_parse_one(const char *key, const char *value, bitcts__vk_optio
     } else {
         snprintf(err, cap,
                  "unknown option '%s' (known: device, timeout_ms, validation, fault, disable, "
-                 "path, strided_unroll, packed_unroll, packed_threads, packed_chunk, tile_threads, "
-                 "max_groups, "
-                 "timing_rounds, staging_mib, loader)",
+                 "path, strided_unroll, packed_unroll, packed_threads, packed_chunk, "
+                 "tile_threads, max_groups, timing_rounds, staging_mib, loader)",
                  key);
         return BITCTS_ABI_E_INVALID_ARGUMENT;
     }
