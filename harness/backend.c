@@ -231,6 +231,58 @@ void bitcts_backend_close(bitcts_backend *b)
     }
 }
 
+void bitcts_backend_claims_text(const bitcts_backend *b, char *out, size_t cap)
+{
+    size_t used = 0;
+    int n = snprintf(out, cap, "feature_level=0x%x", b->caps.feature_level);
+    for (int i = 0; n >= 0 && (size_t)n < cap - used && i < (int)BITCTS_OP_COUNT; ++i) {
+        used += (size_t)n;
+        const bitcts_abi_op_caps *c = &b->caps.ops[i];
+        const char *name = bitcts_op_name(bitcts_op_all[i]);
+        n = b->caps.has_op[i]
+                ? snprintf(out + used, cap - used, " %s=in:0x%x,out:0x%x,dims:0x%x,flags:0x%x",
+                           name, c->input_types, c->output_types, c->dimension_counts, c->flags)
+                : snprintf(out + used, cap - used, " %s=none", name);
+    }
+}
+
+/* The next space-separated word of *text, as a length; advances *text past it. */
+static size_t next_word(const char **text, const char **word)
+{
+    while (**text == ' ') {
+        ++*text;
+    }
+    *word = *text;
+    while (**text != ' ' && **text != '\0') {
+        ++*text;
+    }
+    return (size_t)(*text - *word);
+}
+
+void bitcts_backend_claims_diff(const char *probe, const char *mine, char *out, size_t cap)
+{
+    const char *a = probe;
+    const char *b = mine;
+    for (;;) {
+        const char *wa = NULL;
+        const char *wb = NULL;
+        const size_t la = next_word(&a, &wa);
+        const size_t lb = next_word(&b, &wb);
+        if (la == 0 && lb == 0) {
+            snprintf(out, cap, "the backend's claims differ from the probe instance's");
+            return;
+        }
+        if (la != lb || memcmp(wa, wb, la) != 0) {
+            snprintf(out, cap,
+                     "the backend's claims differ from the probe instance's: it was told "
+                     "'%.*s', this worker's instance says '%.*s' (claims may not change from "
+                     "instance to instance: PLG-14)",
+                     (int)la, wa, (int)lb, wb);
+            return;
+        }
+    }
+}
+
 const bitcts_abi_op_caps *bitcts_backend_op_caps(const bitcts_backend *b, uint32_t op)
 {
     const int i = bitcts_op_index(op);

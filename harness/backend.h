@@ -16,7 +16,8 @@
 #include "plugin_host.h"          /* bitcts_plugin_host */
 
 #define BITCTS_MAX_OPTIONS 16
-#define BITCTS_BACKEND_TEXT 256 /* bytes of a sanitised string from a backend */
+#define BITCTS_BACKEND_TEXT 256        /* bytes of a sanitised string from a backend */
+#define BITCTS_BACKEND_CLAIMS_TEXT 640 /* bitcts_backend_claims_text, and its difference */
 
 typedef struct bitcts_backend_options {
     uint32_t count;
@@ -95,6 +96,17 @@ json_t *bitcts_backend_device_json(const bitcts_backend *b, void *instance);
 int bitcts_backend_options_add(bitcts_backend_options *o, char key_store[][64], const char *text);
 /** Names of the built-in backends, comma-separated, for messages; written into buf. */
 const char *bitcts_backend_builtin_names(char *buf, size_t cap);
+
+/** The claims that decide verdicts (the feature level, and per operator its type, rank and
+ * flag masks or "none") as one line of space-separated words, "feature_level=0x4100
+ * bit_and=in:0x3fc,out:0x3fc,dims:0x1fe,flags:0x1 bit_or=none ...": what a probe tells the
+ * workers, which compare their own instance's with it. */
+void bitcts_backend_claims_text(const bitcts_backend *b, char *out, size_t cap);
+
+/** The first difference between two claims texts in words: "the backend's claims differ from
+ * the probe's instance: bit_xor: the probe was told in:0x3fc,..., this instance says none
+ * (claims may not change from instance to instance: PLG-14)". */
+void bitcts_backend_claims_diff(const char *probe, const char *mine, char *out, size_t cap);
 
 /** The op caps of `op` (NULL when the backend does not support it at all). */
 const bitcts_abi_op_caps *bitcts_backend_op_caps(const bitcts_backend *b, uint32_t op);

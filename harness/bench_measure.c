@@ -23,11 +23,11 @@
 #include "bench.h"
 #include "bitcts/bitcts_status.h"
 #include "clock.h"
+#include "lent_desc.h"
 #include "ref_ops.h"
 #include "rng.h"
 #include "sanitize.h"
 #include "supervise.h"
-#include "worker.h"
 
 #define BENCH_SEED 0x62656E6368ull /* "bench" */
 #define BENCH_SMALL_REPS 15
@@ -49,7 +49,8 @@ typedef struct bench {
     unsigned char *a, *b, *out, *ref;
     size_t cap_in, cap_out;
     uint32_t b_counts;
-    long ref_row; /* the row whose expected output ref holds, or -1 */
+    long ref_row;          /* the row whose expected output ref holds, or -1 */
+    bitcts_lent_desc lent; /* the description lent to the backend (and the judge) */
     bitcts_rng rng;
 } bench;
 
@@ -384,13 +385,12 @@ static const char *expected(bench *x, size_t n)
             return "REF-ERROR";
         }
     } else {
-        bitcts_abi_tensor tensors[3];
-        bitcts_abi_operator_desc od;
-        bitcts_worker_abi_desc(d, tensors, &od);
+        const bitcts_abi_operator_desc *od = bitcts_lent_desc_lend(&x->lent, d, n);
         void *op = NULL;
         const bitcts_plugin_table *t = x->judge.table;
         bitcts_supervise_mark('M', BITCTS_SUPERVISE_CALL_REFERENCE_BACKEND);
-        int32_t st = t->operator_create(x->judge_inst, &od, &op);
+        int32_t st =
+            od != NULL ? t->operator_create(x->judge_inst, od, &op) : BITCTS_ABI_E_OUT_OF_MEMORY;
         if (st == BITCTS_ABI_OK) {
             st = t->operator_execute(x->judge_inst, op, inputs, x->ref);
             t->operator_destroy(x->judge_inst, op);
@@ -462,12 +462,10 @@ static void run_row(bench *x, size_t n)
     const char *check = expected(x, n);
     double seconds = -1;
     if (check == NULL) {
-        bitcts_abi_tensor tensors[3];
-        bitcts_abi_operator_desc od;
-        bitcts_worker_abi_desc(d, tensors, &od);
+        const bitcts_abi_operator_desc *od = bitcts_lent_desc_lend(&x->lent, d, n);
         void *op = NULL;
         bitcts_supervise_mark('M', BITCTS_SUPERVISE_CALL_OPERATOR_CREATE);
-        int32_t st = t->operator_create(inst, &od, &op);
+        int32_t st = od != NULL ? t->operator_create(inst, od, &op) : BITCTS_ABI_E_OUT_OF_MEMORY;
         const int at_create = st != BITCTS_ABI_OK;
         const size_t out_bytes = (size_t)d->output.total_tensor_size_in_bytes;
         memset(x->out, BENCH_POISON, out_bytes);
@@ -503,12 +501,10 @@ static void run_row(bench *x, size_t n)
 static double small_ns(bench *x, void *inst, const bitcts_op_desc *d, const char **check)
 {
     const bitcts_plugin_table *t = x->backend.table;
-    bitcts_abi_tensor tensors[3];
-    bitcts_abi_operator_desc od;
-    bitcts_worker_abi_desc(d, tensors, &od);
+    const bitcts_abi_operator_desc *od = bitcts_lent_desc_lend(&x->lent, d, 0);
     void *op = NULL;
     bitcts_supervise_mark('M', BITCTS_SUPERVISE_CALL_OPERATOR_CREATE);
-    const int32_t st = t->operator_create(inst, &od, &op);
+    const int32_t st = od != NULL ? t->operator_create(inst, od, &op) : BITCTS_ABI_E_OUT_OF_MEMORY;
     if (st != BITCTS_ABI_OK) {
         bitcts_supervise_mark('C', -1);
         *check = status_check(st, 1);

@@ -43,7 +43,8 @@ typedef struct bitcts_case_buffers {
 
 /** Maps every buffer of a valid case from the pool's next generation, computes its expected
  * outputs (the mask policy's too when `recorded`), and makes the harness's mapping read-only.
- * @return 0, or -1 with err (out of memory or address space, or the reference refused). */
+ * @return 0; -1 with err when out of memory or address space; -2 with err when the reference
+ *         refused the case. */
 int bitcts_case_buffers_prepare(const bitcts_case_data *d, int recorded, uint64_t case_index,
                                 bitcts_case_pool *pool, bitcts_case_buffers *x, char *err,
                                 size_t cap);

@@ -3,9 +3,11 @@
  * registry is a fixed array: no allocation, so describing a fault is async-signal-safe. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE, syscall */
 
-#include <string.h>   /* memset */
-#include <sys/mman.h> /* mmap, mprotect */
-#include <unistd.h>   /* sysconf */
+#include <stdio.h>        /* snprintf, fopen */
+#include <string.h>       /* memset */
+#include <sys/mman.h>     /* mmap, mprotect */
+#include <sys/resource.h> /* getrlimit */
+#include <unistd.h>       /* sysconf */
 
 #include "guard_mem.h"
 #include "sigsafe.h"
@@ -15,6 +17,57 @@
 /* Copies of the live mappings, keyed by base (an entry with base NULL is free). Copies, not
  * pointers: the owner's struct may move (a retired buffer changes hands). */
 static bitcts_guard_buf registry[GUARD_REGISTRY];
+
+static size_t guard_zone = BITCTS_GUARD_ZONE;
+
+size_t bitcts_guard_zone(void)
+{
+    return guard_zone;
+}
+
+/* The process's virtual size in bytes, from /proc/self/statm (0 when unknown). */
+static uint64_t address_space_used(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long long pages = 0;
+    if (f != NULL) {
+        if (fscanf(f, "%llu", &pages) != 1) {
+            pages = 0;
+        }
+        fclose(f);
+    }
+    const long page = sysconf(_SC_PAGESIZE);
+    return (uint64_t)pages * (uint64_t)(page > 0 ? page : 4096);
+}
+
+int bitcts_guard_choose_zone(uint64_t headroom, char *err, size_t cap)
+{
+    struct rlimit as;
+    guard_zone = BITCTS_GUARD_ZONE;
+    if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur == RLIM_INFINITY) {
+        return 0;
+    }
+    const uint64_t used = address_space_used();
+    const uint64_t free_bytes = as.rlim_cur > used ? (uint64_t)as.rlim_cur - used : 0;
+    const uint64_t room =
+        (free_bytes > headroom ? free_bytes - headroom : 0) / 2 / BITCTS_GUARD_ZONES;
+    while (guard_zone > BITCTS_GUARD_ZONE_MIN && guard_zone > room) {
+        guard_zone /= 2;
+    }
+    if (guard_zone > room) {
+        snprintf(
+            err, cap,
+            "RLIMIT_AS (%llu MiB) leaves %llu MiB of address space once the backend is "
+            "loaded; a worker needs at least %llu MiB (%u no-access guard zones of %llu MiB, "
+            "as much again for the case data, and %llu MiB for the harness)",
+            (unsigned long long)(as.rlim_cur >> 20), (unsigned long long)(free_bytes >> 20),
+            (unsigned long long)((2 * BITCTS_GUARD_ZONES * BITCTS_GUARD_ZONE_MIN + headroom) >> 20),
+            BITCTS_GUARD_ZONES, (unsigned long long)(BITCTS_GUARD_ZONE_MIN >> 20),
+            (unsigned long long)(headroom >> 20));
+        return -1;
+    }
+    return 0;
+}
 
 static size_t page_size(void)
 {
@@ -195,6 +248,19 @@ static void describe_in(const bitcts_guard_buf *g, uintptr_t a, bitcts_sigsafe_l
     if (a < (uintptr_t)g->rw || a >= (uintptr_t)g->rw + g->rw_len) {
         bitcts_sigsafe_text(b, " (in its PROT_NONE zone)");
     }
+}
+
+int bitcts_guard_owner(const void *addr, uint64_t *case_index)
+{
+    const uintptr_t a = (uintptr_t)addr;
+    for (size_t i = 0; i < GUARD_REGISTRY; ++i) {
+        const bitcts_guard_buf *g = &registry[i];
+        if (g->base != NULL && a >= (uintptr_t)g->base && a < (uintptr_t)g->base + g->base_len) {
+            *case_index = g->case_index;
+            return g->kind;
+        }
+    }
+    return -1;
 }
 
 void bitcts_guard_describe(const void *addr, char *out, size_t cap)

@@ -14,7 +14,9 @@
 
 #define BITCTS_GUARD_BEFORE 64u    /* guard bytes before the data (keeps 64-byte alignment) */
 #define BITCTS_GUARD_AFTER_MIN 64u /* at least this many guard bytes after it */
-#define BITCTS_GUARD_ZONE ((size_t)1 << 30) /* PROT_NONE bytes on each side */
+#define BITCTS_GUARD_ZONE ((size_t)1 << 30)     /* PROT_NONE bytes on each side, at most */
+#define BITCTS_GUARD_ZONE_MIN ((size_t)1 << 20) /* and at least, under an address-space limit */
+#define BITCTS_GUARD_ZONES 12u /* zones of a worker: 2 generations x 3 buffers x 2 sides */
 
 /* What a mapping holds, for fault reports. */
 #define BITCTS_GUARD_KIND_BACKEND 0 /* a buffer handed to the backend (A, B, Output) */
@@ -34,6 +36,19 @@ typedef struct bitcts_guard_buf {
     char name[24];       /* "A", "B", "Output", "expected output", ... */
     uint64_t case_index; /* the plan index of the case it belongs to */
 } bitcts_guard_buf;
+
+/** Chooses the zone size of this process's backend buffers (bitcts_guard_zone) from the
+ * address space that RLIMIT_AS leaves: BITCTS_GUARD_ZONE without a limit, else the largest power
+ * of two, at most BITCTS_GUARD_ZONE, such that the BITCTS_GUARD_ZONES zones take at most half
+ * of what is free beyond `headroom` bytes (the other half is for the case data and what the
+ * backend maps later). A probe asks for headroom, so that the workers forked after it (from a
+ * parent that has grown since) find at least the minimum.
+ * @return 0, or -1 with err naming the limit, the free address space and the need when even
+ *         BITCTS_GUARD_ZONE_MIN does not fit. */
+int bitcts_guard_choose_zone(uint64_t headroom, char *err, size_t cap);
+
+/** The zone size chosen for this process (BITCTS_GUARD_ZONE until chosen). */
+size_t bitcts_guard_zone(void);
 
 /** Maps a buffer of `size` bytes (0 allowed) with zones of `zone` bytes on each side (0: no
  * zones, for harness buffers) and registers it. The data and guards read as zero.
@@ -63,6 +78,10 @@ void bitcts_guard_protect(bitcts_guard_buf *g, int read_only);
  * rest of the accessible pages after data + size. */
 uint8_t *bitcts_guard_before(const bitcts_guard_buf *g);
 uint8_t *bitcts_guard_after(const bitcts_guard_buf *g, size_t *len);
+
+/** Which registered mapping holds `addr`: its kind (BITCTS_GUARD_KIND_*) with its case index
+ * in *case_index, or -1 when none does. Async-signal-safe. */
+int bitcts_guard_owner(const void *addr, uint64_t *case_index);
 
 /** Describes an address for a fault report, async-signal-safe: which registered mapping holds
  * it and where ("12 bytes past the end of Output", "the PROT_NONE zone 4096 bytes before A",

@@ -115,12 +115,29 @@ void bitcts__slot_line(run_state *s, worker_slot *w, char *line)
             ++w->sb.garbage;
         }
         break;
-    case 'F':
+    case 'O': /* out of memory: the case that took it is charged, the next one is requeued */
+        if (has_index && w->ended[batch_position(w, idx)]) {
+            bitcts__run_synthesize(s, idx, w->batch.round, BITCTS_VERDICT_FAIL, end + (*end == ' '),
+                                   0, NULL);
+            w->requeue_begun = 1;
+        } else {
+            ++w->sb.garbage;
+        }
+        break;
+    case 'F': /* a fault charged to a case that already ended: a write that landed late */
         snprintf(w->fault, sizeof w->fault, "%s", end != NULL ? end + (*end == ' ') : "");
+        w->fault_owner = has_index && w->ended[batch_position(w, idx)] ? (long)idx : -1;
         break;
     case 'S':
         w->refusal_status = (int)strtol(rest, &end, 10);
         snprintf(w->refusal, sizeof w->refusal, "%s", end != NULL ? end + (*end == ' ') : "");
+        break;
+    case 'Y':
+        if (w->job.probe) {
+            snprintf(s->claims, sizeof s->claims, "%s", rest);
+        } else {
+            ++w->sb.garbage;
+        }
         break;
     case 'R':
         json_decref(w->identity);
@@ -219,7 +236,14 @@ void bitcts__slot_finish(run_state *s, worker_slot *w)
     if (w->job.probe) {
         return; /* the probe's end is read by the runner */
     }
-    if (w->current < 0 && w->last_begun >= 0) {
+    if (w->fault_owner >= 0) { /* the case whose calls left the writer running is charged;
+                                * the one at hand goes back to the queue */
+        bitcts__run_synthesize(s, (size_t)w->fault_owner, w->batch.round, BITCTS_VERDICT_CRASH, how,
+                               0, NULL);
+        w->current = -1;
+        w->requeue_begun = 1;
+    }
+    if (w->current < 0 && w->last_begun >= 0 && !w->requeue_begun) {
         /* The page moved on (the worker went on to destroy and exit) without the case's
          * result reaching the channel: the backend closed or took the harness's descriptor. */
         const long pos = batch_position(w, (size_t)w->last_begun);

@@ -38,6 +38,8 @@ typedef struct worker_slot {
     double phase_start;    /* when it began (the child's own clock reading) */
     int killed_for;        /* 0, or the phase whose deadline killed it */
     int began_cases;       /* a case of the batch began in this worker */
+    int requeue_begun;     /* the case at hand is not charged: it goes back to the queue */
+    long fault_owner;      /* an F line charged to a case that had ended (a late write), or -1 */
     char fault[600];       /* an F line's text */
     char refusal[1100];    /* an S line's text */
     int refusal_status;
@@ -52,6 +54,7 @@ typedef struct run_state {
     bitcts_backend_spec backend;
     json_t *backend_json;      /* what the probe learnt, for the report */
     char backend_problem[700]; /* the probe's death, when it died: every case fails with it */
+    char claims[BITCTS_BACKEND_CLAIMS_TEXT]; /* the probe's Y line: every worker repeats it */
     bitcts_baseline baseline;
     char repro_options[512];
     uint32_t rounds;

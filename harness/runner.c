@@ -121,11 +121,13 @@ static int slot_start(run_state *s, worker_slot *w, run_batch b, int probe, char
     w->current = -1;
     w->last_ended = -1;
     w->last_begun = -1;
+    w->fault_owner = -1;
     w->job = (bitcts_worker_job){.plan = s->plan,
                                  .backend = &s->backend,
                                  .seed = s->cfg->seed,
                                  .repro_options = s->repro_options,
                                  .probe = probe,
+                                 .claims = s->claims,
                                  .indices = b.items,
                                  .count = b.count};
     if (w->ended == NULL ||

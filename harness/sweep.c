@@ -16,11 +16,11 @@
 
 #include "bitcts/bitcts_status.h"
 #include "clock.h"
+#include "lent_desc.h"
 #include "ref_ops.h"
 #include "sanitize.h"
 #include "supervise.h"
 #include "sweep.h"
-#include "worker.h"
 
 #define SWEEP_CHUNK (1u << BITCTS_SWEEP_CHUNK_LOG2)
 #define SWEEP_POISON 0xA5
@@ -36,6 +36,7 @@ typedef struct sweep {
     uint8_t *every_b; /* 16-bit binary sweeps: B's 65536 values in order, the row of each a */
     uint8_t *in[2], *out;
     XXH3_state_t digest;
+    bitcts_lent_desc lent; /* the description lent to the backend */
     uint64_t total, checked, chunks, mismatches, first_bad, oob, oob_mask, oob_saturate;
     double backend_s, device_s, fill_s, check_s;
 } sweep;
@@ -352,14 +353,13 @@ static int32_t run_chunk(sweep *s, uint32_t n)
         bitcts_tensor_make_packed(s->cfg->type, 1, &n, &d.inputs[k]);
     }
     bitcts_tensor_make_packed(s->cfg->out_type, 1, &n, &d.output);
-    bitcts_abi_tensor tensors[3];
-    bitcts_abi_operator_desc desc;
-    bitcts_worker_abi_desc(&d, tensors, &desc);
+    const bitcts_abi_operator_desc *desc = bitcts_lent_desc_lend(&s->lent, &d, s->chunks);
     const void *inputs[2] = {s->in[0], s->in[1]};
     void *op = NULL;
     const double t0 = bitcts_clock_now();
     bitcts_supervise_mark('M', BITCTS_SUPERVISE_CALL_OPERATOR_CREATE);
-    int32_t st = t->operator_create(s->instance, &desc, &op);
+    int32_t st =
+        desc != NULL ? t->operator_create(s->instance, desc, &op) : BITCTS_ABI_E_OUT_OF_MEMORY;
     if (st == BITCTS_ABI_OK && s->timing != NULL) {
         uint64_t ns = 0;
         bitcts_supervise_mark('M', BITCTS_SUPERVISE_CALL_TIME_EXECUTE);

@@ -4,6 +4,7 @@
  * guarded buffers twice (complementary guard bytes), compare. Fatal signals are reported with
  * the faulting address named; damage the backend leaves in the process (resource limits, the
  * channel, the fault handlers) ends the worker after the case that caused it. */
+#define _DEFAULT_SOURCE /* syscall */
 
 #include <signal.h>       /* sigaction */
 #include <stdio.h>        /* snprintf */
@@ -11,6 +12,7 @@
 #include <string.h>       /* memcpy */
 #include <sys/resource.h> /* getrlimit */
 #include <sys/stat.h>     /* fstat */
+#include <sys/syscall.h>  /* SYS_gettid */
 #include <unistd.h>       /* _exit */
 
 #include "bitcts/bitcts_status.h"
@@ -19,6 +21,7 @@
 #include "case_result.h"
 #include "clock.h"
 #include "digest.h"
+#include "lent_desc.h"
 #include "sandbox.h"
 #include "sigsafe.h"
 #include "validate.h"
@@ -31,6 +34,11 @@ static bitcts_sandbox_status *worker_status;
 static volatile long worker_case = -1;
 static uintptr_t worker_stack_top;   /* an address near the top of the main stack */
 static uintptr_t worker_stack_limit; /* RLIMIT_STACK, or 64 MiB when unlimited */
+static void *worker_reserve;         /* memory released when the backend leaves none */
+static long worker_tid;              /* the thread that runs the cases */
+
+#define BITCTS_WORKER_RESERVE ((size_t)4 << 20)     /* enough to report a case */
+#define BITCTS_WORKER_HEADROOM ((uint64_t)64 << 20) /* what the probe leaves the workers */
 
 static const int limits_watched[] = {RLIMIT_AS,    RLIMIT_DATA, RLIMIT_STACK, RLIMIT_NOFILE,
                                      RLIMIT_FSIZE, RLIMIT_CPU,  RLIMIT_CORE};
@@ -59,13 +67,28 @@ static void send_mark(char kind, long index)
 
 /* ---- fatal signals ---- */
 
+/* The case a fault is charged to: the case at hand, unless a thread other than the one that
+ * runs the cases (one the backend left running) wrote into a retired buffer: then the case
+ * that buffer belonged to, whose calls left that thread behind. */
+static uint64_t fault_owner(int sig, const siginfo_t *info, int *late)
+{
+    uint64_t owner = worker_case >= 0 ? (uint64_t)worker_case : 0;
+    uint64_t buffer_case = 0;
+    *late = (sig == SIGSEGV || sig == SIGBUS) && syscall(SYS_gettid) != worker_tid &&
+            bitcts_guard_owner(info->si_addr, &buffer_case) == BITCTS_GUARD_KIND_RETIRED &&
+            (long)buffer_case != worker_case;
+    return *late ? buffer_case : owner;
+}
+
 static void on_fatal(int sig, siginfo_t *info, void *context)
 {
     (void)context;
     char text[600];
     bitcts_sigsafe_line l = {text, sizeof text, 0};
+    int late = 0;
+    const uint64_t owner = fault_owner(sig, info, &late);
     bitcts_sigsafe_text(&l, "F ");
-    bitcts_sigsafe_number(&l, worker_case >= 0 ? (uint64_t)worker_case : 0);
+    bitcts_sigsafe_number(&l, owner);
     bitcts_sigsafe_text(&l, " signal ");
     bitcts_sigsafe_number(&l, (uint64_t)sig);
     if (sig == SIGSEGV || sig == SIGBUS) {
@@ -82,6 +105,12 @@ static void on_fatal(int sig, siginfo_t *info, void *context)
         } else {
             bitcts_guard_describe(info->si_addr, where, sizeof where);
             bitcts_sigsafe_text(&l, where);
+        }
+        if (late) {
+            bitcts_sigsafe_text(&l, ", written by a thread the backend left running after that "
+                                    "case's calls, during case ");
+            bitcts_sigsafe_number(&l, worker_case >= 0 ? (uint64_t)worker_case : 0);
+            bitcts_sigsafe_text(&l, " (which goes back to the queue)");
         }
     }
     bitcts_sandbox_send(worker_chan, worker_nonce, text, l.len);
@@ -144,32 +173,72 @@ typedef struct worker {
     void *instance;
     process_state state;
     bitcts_case_pool pool; /* the case mappings, reused case after case */
+    bitcts_lent_desc lent; /* the description the backend is lent, case after case */
     int damaged;           /* the process is no longer trusted: stop after this case */
     char damage_text[300];
+    char violation[400]; /* what the backend did to the case's lent data, or "" */
+    char claims[BITCTS_BACKEND_CLAIMS_TEXT]; /* this worker's claims differ from the probe's */
+    unsigned long calls;                     /* operator calls made in this process */
+    unsigned long calls_at_case;             /* ... when the case at hand began */
+    long last_case;                          /* the plan index of the case before it, or -1 */
+    int no_result; /* the case at hand did not run: it goes back to the queue */
 } worker;
 
-void bitcts_worker_abi_desc(const bitcts_op_desc *desc, bitcts_abi_tensor tensors[3],
-                            bitcts_abi_operator_desc *out)
+/* The process's virtual size and resident set in MiB, from /proc/self/statm (0 when unknown). */
+static void process_mib(double *vm, double *rss)
 {
-    for (uint32_t t = 0; t <= desc->input_count; ++t) {
-        const bitcts_tensor_desc *d = t < desc->input_count ? &desc->inputs[t] : &desc->output;
-        bitcts_abi_tensor *a = &tensors[t];
-        memset(a, 0, sizeof *a);
-        a->struct_size = sizeof *a;
-        a->data_type = d->data_type;
-        a->flags = d->flags;
-        a->dimension_count = d->dimension_count;
-        a->sizes = d->sizes;
-        a->strides = d->has_strides ? d->strides : NULL;
-        a->total_tensor_size_in_bytes = d->total_tensor_size_in_bytes;
-        a->guaranteed_base_offset_alignment = d->guaranteed_base_offset_alignment;
+    *vm = *rss = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long long pages = 0, resident = 0;
+    if (f != NULL && fscanf(f, "%llu %llu", &pages, &resident) == 2) {
+        const double page = (double)sysconf(_SC_PAGESIZE);
+        *vm = (double)pages * page / (1 << 20);
+        *rss = (double)resident * page / (1 << 20);
     }
-    memset(out, 0, sizeof *out);
-    out->struct_size = sizeof *out;
-    out->operator_type = desc->op;
-    out->input_count = desc->input_count;
-    out->inputs = tensors;
-    out->output = &tensors[desc->input_count];
+    if (f != NULL) {
+        fclose(f);
+    }
+}
+
+/* The harness could not get memory or address space for its own work on a case. Once the
+ * backend has been called in this process, what it holds there is the likely cause, and the
+ * backend is charged: the case fails, naming what the process held, and the worker ends after
+ * it (its successor starts clean). Before any call, it is the harness's: internal_error. */
+static void out_of_memory(worker *w, const char *what, bitcts_case_result *r)
+{
+    double vm, rss;
+    process_mib(&vm, &rss);
+    struct rlimit as;
+    char limit[64] = "unlimited";
+    if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+        snprintf(limit, sizeof limit, "%.0f MiB", (double)as.rlim_cur / (1 << 20));
+    }
+    if (w->calls == 0) {
+        r->verdict = BITCTS_VERDICT_INTERNAL_ERROR;
+        snprintf(r->detail, sizeof r->detail,
+                 "the harness ran out of memory or address space %s (the worker holds %.0f MiB "
+                 "of address space, %.0f MiB resident; RLIMIT_AS %s)",
+                 what, vm, rss, limit);
+        return;
+    }
+    free(worker_reserve); /* enough for this case's result to be written and sent */
+    worker_reserve = NULL;
+    w->damaged = 1;
+    const int earlier = w->calls == w->calls_at_case && w->last_case >= 0;
+    snprintf(w->damage_text, sizeof w->damage_text,
+             "out of memory: after the backend's %lu operator calls %s, the harness could get "
+             "no memory or address space %s%s (the worker holds %.0f MiB of address space, "
+             "%.0f MiB resident; RLIMIT_AS %s): charged to the backend",
+             earlier ? w->calls : w->calls - w->calls_at_case,
+             earlier ? "in this worker" : "for this case", what,
+             earlier ? " for the next case" : "", vm, rss, limit);
+    if (earlier) { /* the memory went in an earlier case's calls: the case before is charged,
+                    * and this one, which never reached the backend, goes back to the queue */
+        char line[sizeof w->damage_text + 32];
+        snprintf(line, sizeof line, "O %ld %s", w->last_case, w->damage_text);
+        send_text(line);
+        w->no_result = 1;
+    }
 }
 
 /* Why the backend's claimed capabilities exclude the case, or NULL. */
@@ -216,6 +285,7 @@ static void not_supported(const bitcts_backend *b, const bitcts_case_key *k, con
  * process is looked at. */
 static void enter_backend(worker *w, long idx)
 {
+    ++w->calls;
     snapshot(&w->state);
     send_mark('P', idx);
 }
@@ -223,6 +293,9 @@ static void enter_backend(worker *w, long idx)
 static void leave_backend(worker *w, long idx, const char *call)
 {
     send_mark('C', idx);
+    if (w->violation[0] == '\0') {
+        (void)bitcts_lent_desc_changed(&w->lent, call, w->violation, sizeof w->violation);
+    }
     if (!w->damaged && damage(&w->state, call, w->damage_text, sizeof w->damage_text)) {
         w->damaged = 1;
     }
@@ -231,13 +304,15 @@ static void leave_backend(worker *w, long idx, const char *call)
 static void run_negative(worker *w, size_t idx, const bitcts_case_data *data, bitcts_case_result *r)
 {
     const bitcts_case_key *k = &w->job->plan->cases[idx];
-    bitcts_abi_tensor tensors[3];
-    bitcts_abi_operator_desc desc;
-    bitcts_worker_abi_desc(&data->desc, tensors, &desc);
+    const bitcts_abi_operator_desc *desc = bitcts_lent_desc_lend(&w->lent, &data->desc, idx);
+    if (desc == NULL) {
+        out_of_memory(w, "lending the description", r);
+        return;
+    }
     void *op = NULL;
     enter_backend(w, (long)idx);
     const double t0 = bitcts_clock_now();
-    const int32_t st = w->backend.table->operator_create(w->instance, &desc, &op);
+    const int32_t st = w->backend.table->operator_create(w->instance, desc, &op);
     if (st == BITCTS_ABI_OK) {
         w->backend.table->operator_destroy(w->instance, op);
     }
@@ -266,6 +341,10 @@ static int32_t execute_pass(worker *w, size_t idx, const bitcts_abi_operator_des
     if (*op == NULL) {
         st = w->backend.table->operator_create(w->instance, desc, op);
         *failed_call = "operator_create";
+        if (w->violation[0] == '\0') { /* named apart: create and execute share a bracket */
+            (void)bitcts_lent_desc_changed(&w->lent, *failed_call, w->violation,
+                                           sizeof w->violation);
+        }
     }
     if (st == BITCTS_ABI_OK) {
         st = w->backend.table->operator_execute(w->instance, *op, inputs, x->out);
@@ -322,19 +401,17 @@ static void run_passes(worker *w, size_t idx, const bitcts_case_data *d, bitcts_
                        int recorded, bitcts_case_result *r)
 {
     const bitcts_case_key *k = &w->job->plan->cases[idx];
-    bitcts_abi_tensor tensors[3];
-    bitcts_abi_operator_desc desc;
-    bitcts_worker_abi_desc(&d->desc, tensors, &desc);
+    const bitcts_abi_operator_desc *desc = bitcts_lent_desc_lend(&w->lent, &d->desc, idx);
     const size_t out_bytes = (size_t)d->desc.output.total_tensor_size_in_bytes;
     uint8_t *guards = malloc(x->guard_bytes + 1);
     uint8_t *first_out = malloc(out_bytes + 1);
     void *op = NULL;
-    for (uint32_t pass = 0; guards != NULL && first_out != NULL && pass < BITCTS_CASE_PASSES;
-         ++pass) {
+    for (uint32_t pass = 0;
+         desc != NULL && guards != NULL && first_out != NULL && pass < BITCTS_CASE_PASSES; ++pass) {
         bitcts_case_buffers_arm(x, pass);
         const char *call = "operator_create";
         const double t0 = bitcts_clock_now();
-        const int32_t st = execute_pass(w, idx, &desc, x, &op, &call);
+        const int32_t st = execute_pass(w, idx, desc, x, &op, &call);
         if (pass == 0) {
             r->duration_ms = 1e3 * (bitcts_clock_now() - t0);
         }
@@ -347,10 +424,10 @@ static void run_passes(worker *w, size_t idx, const bitcts_case_data *d, bitcts_
         if (pass == 1) {
             check_second_pass(&args, first_out, r);
         } else if (bitcts_compare_case(&args, r) != BITCTS_OK) {
-            r->verdict = BITCTS_VERDICT_INTERNAL_ERROR;
-            snprintf(r->detail, sizeof r->detail, "out of memory while comparing");
+            out_of_memory(w, "comparing the output", r);
         }
-        if (bitcts_verdict_is_failure(r->verdict) || r->verdict == BITCTS_VERDICT_INTERNAL_ERROR) {
+        if (bitcts_verdict_is_failure(r->verdict) || r->verdict == BITCTS_VERDICT_INTERNAL_ERROR ||
+            w->damaged) {
             break;
         }
         memcpy(first_out, x->out, out_bytes);
@@ -360,8 +437,8 @@ static void run_passes(worker *w, size_t idx, const bitcts_case_data *d, bitcts_
         w->backend.table->operator_destroy(w->instance, op);
         leave_backend(w, (long)idx, "operator_destroy");
     }
-    if (guards == NULL || first_out == NULL) {
-        snprintf(r->detail, sizeof r->detail, "out of memory preparing the comparison");
+    if (desc == NULL || guards == NULL || first_out == NULL) {
+        out_of_memory(w, "preparing the comparison", r);
     }
     free(guards);
     free(first_out);
@@ -378,10 +455,14 @@ static void run_valid(worker *w, size_t idx, const bitcts_case_data *d, bitcts_c
     }
     const int recorded = bitcts_case_is_recorded(k);
     bitcts_case_buffers x;
-    if (bitcts_case_buffers_prepare(d, recorded, idx, &w->pool, &x, r->detail, sizeof r->detail) !=
-        0) {
+    const int prepared =
+        bitcts_case_buffers_prepare(d, recorded, idx, &w->pool, &x, r->detail, sizeof r->detail);
+    if (prepared != 0) {
         bitcts_case_buffers_retire(&x);
-        return; /* internal_error: the harness could not prepare the case */
+        if (prepared == -1) {
+            out_of_memory(w, "mapping the case's buffers", r);
+        }
+        return; /* -2: internal_error, the reference refused the case */
     }
     run_passes(w, idx, d, &x, recorded, r);
     bitcts_case_buffers_retire(&x);
@@ -420,9 +501,14 @@ static void run_case(worker *w, size_t idx)
     worker_case = (long)idx;
     send_mark('B', (long)idx);
     bitcts_sandbox_mark_output(worker_nonce, (int64_t)idx);
+    w->violation[0] = '\0';
+    w->calls_at_case = w->calls;
     bitcts_case_data data;
     const int st = bitcts_plan_case_data(w->job->plan, idx, w->job->seed, &data);
-    if (st != BITCTS_OK) {
+    if (w->claims[0] != '\0') { /* the backend is not asked: what it claims here is not known */
+        r.verdict = BITCTS_VERDICT_FAIL;
+        snprintf(r.detail, sizeof r.detail, "%s", w->claims);
+    } else if (st != BITCTS_OK) {
         snprintf(r.detail, sizeof r.detail, "cannot generate the case: %s",
                  bitcts_status_message(st));
     } else if (k->pattern == BITCTS_PAT_INVALID) {
@@ -431,11 +517,18 @@ static void run_case(worker *w, size_t idx)
         run_valid(w, idx, &data, &r);
     }
     bitcts_case_free(&data);
+    if (w->violation[0] != '\0') { /* the case's own verdict was judged on the host's copy */
+        r.verdict = BITCTS_VERDICT_FAIL;
+        snprintf(r.detail, sizeof r.detail, "%s", w->violation);
+    }
     if (w->damaged) { /* the case that did it fails, and the process ends after it */
         r.verdict = BITCTS_VERDICT_FAIL;
         snprintf(r.detail, sizeof r.detail, "%s", w->damage_text);
     }
-    send_result(w, idx, &r);
+    if (!w->no_result) {
+        send_result(w, idx, &r);
+    }
+    w->last_case = (long)idx;
 }
 
 /* ---- the process ---- */
@@ -462,17 +555,38 @@ static int start(worker *w)
     }
     send_mark('Q', -1);
     st = bitcts_backend_query(&w->backend, w->instance, err, sizeof err);
+    if (st == BITCTS_OK && bitcts_guard_choose_zone(w->job->probe ? BITCTS_WORKER_HEADROOM : 0, err,
+                                                    sizeof err) != 0) {
+        st = BITCTS_E_OUT_OF_MEMORY; /* the address space is too small: said up front */
+    }
     if (st != BITCTS_OK) {
         char line[1100];
         snprintf(line, sizeof line, "S %d %s", st, err);
         send_text(line);
         return -1;
     }
+    worker_reserve = malloc(BITCTS_WORKER_RESERVE);
     return 0;
+}
+
+/* Whether this worker's instance claims what the probe's did: the verdicts of every case
+ * follow the claims, and the report states the probe's; a backend whose claims change from
+ * instance to instance has every case of such a worker fail with the difference. */
+static void compare_claims(worker *w)
+{
+    char mine[BITCTS_BACKEND_CLAIMS_TEXT];
+    bitcts_backend_claims_text(&w->backend, mine, sizeof mine);
+    if (w->job->claims == NULL || w->job->claims[0] == '\0' || strcmp(mine, w->job->claims) == 0) {
+        return;
+    }
+    bitcts_backend_claims_diff(w->job->claims, mine, w->claims, sizeof w->claims);
 }
 
 static void send_identity(worker *w)
 {
+    char claims[BITCTS_BACKEND_CLAIMS_TEXT + 2] = "Y ";
+    bitcts_backend_claims_text(&w->backend, claims + 2, sizeof claims - 2);
+    send_text(claims);
     json_t *id = bitcts_backend_identity_json(&w->backend);
     char *text = id != NULL ? json_dumps(id, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
     json_decref(id);
@@ -497,6 +611,7 @@ void bitcts_worker_main(void *arg, int chan, const char *nonce, bitcts_sandbox_s
     worker_stack_limit = getrlimit(RLIMIT_STACK, &stack) == 0 && stack.rlim_cur != RLIM_INFINITY
                              ? (uintptr_t)stack.rlim_cur
                              : (uintptr_t)64 << 20;
+    worker_tid = (long)syscall(SYS_gettid);
     worker_chan = chan;
     worker_nonce = nonce;
     worker_status = status;
@@ -504,9 +619,12 @@ void bitcts_worker_main(void *arg, int chan, const char *nonce, bitcts_sandbox_s
     worker w;
     memset(&w, 0, sizeof w);
     w.job = arg;
+    w.last_case = -1;
     if (start(&w) == 0) {
         if (w.job->probe) {
             send_identity(&w);
+        } else {
+            compare_claims(&w);
         }
         for (size_t i = 0; !w.job->probe && i < w.job->count && !w.damaged; ++i) {
             run_case(&w, w.job->indices[i]);
@@ -515,6 +633,7 @@ void bitcts_worker_main(void *arg, int chan, const char *nonce, bitcts_sandbox_s
         send_mark('D', -1);
         w.backend.table->instance_destroy(w.instance);
         bitcts_backend_close(&w.backend);
+        bitcts_lent_desc_free(&w.lent);
     }
     send_mark('X', -1);
     _exit(0);

@@ -204,6 +204,24 @@ SCENARIOS = {
                       "*.uint16.*r2.packed.*"),
     "shutdown_crash": all_("crash", r"after this case ended .*signal 11", CASE,
                            "*.uint16.*r2.packed.*"),
+    # The data boundary: the description a plugin is lent is a read-only copy, compared after
+    # every call; the claims of every worker's instance must be the probe's.
+    "desc_shrink": count("crash", r"the harness's operator description \(read-only"),
+    "desc_unprotect_shrink": count(
+        "fail", r"changed the operator description it was lent during operator_create: "
+                r"Input sizes\[\d\] \d+ -> 1"),
+    "caps_fickle": all_("fail", r"claims differ from the probe instance's: it was told "
+                                r"'bit_and=in:0x[0-9a-f]+,.*', this worker's instance says "
+                                r"'bit_and=none'"),
+    # A write that lands after its case (a thread left running) is charged to the case whose
+    # call left it, never to the case running when it lands (that one is run again).
+    "exec_late_write": count({"pass", "crash"},
+                             r"retired buffer \(Output\) of case \d+.*written by a thread the "
+                             r"backend left running after that case's calls, during case \d+"),
+    # A plugin that exhausts the process's memory is charged with it, never the harness.
+    # (A case whose calls took it passes when nothing after it in its worker needed memory;
+    # special_checks requires that the exhaustion was charged at least once.)
+    "mem_eat_address_space": count({"pass", "fail"}, r"^out of memory: .* charged to the backend"),
 }
 
 
@@ -234,6 +252,21 @@ def scenario(name):
 
 
 def special_checks(results):
+    # Each late write is charged to the case that owned the buffer, and only BIT_COUNT's calls
+    # leave writers behind: so the cases charged are BIT_COUNT's, each its own plan index.
+    late = results.get("exec_late_write") or {}
+    charged = [c for c in late.values() if c["verdict"] == "crash"]
+    if not charged:
+        fail("exec_late_write", "no late write was charged")
+    for c in charged:
+        owner = re.search(r"retired buffer \(Output\) of case (\d+)", c["detail"])
+        if owner is None or int(owner.group(1)) != c["plan_index"]:
+            fail("exec_late_write", f"{c['id']} (plan index {c['plan_index']}) was charged with "
+                                    f"another case's late write: {c['detail']}")
+    # Exhausted memory is charged to BIT_COUNT's cases (whose calls took it), never another's.
+    eaten = results.get("mem_eat_address_space") or {}
+    if not any(c["verdict"] == "fail" for c in eaten.values()):
+        fail("mem_eat_address_space", "no case was charged with the exhausted memory")
     # The flooding plugins' output is in the report, bounded; the terminal saw none of it.
     flood = results.get("exec_flood_stdout") or {}
     counted = [c for c in flood.values() if c["id"].startswith("bit_count")]
@@ -299,6 +332,53 @@ def careless():
         else:
             print("ok: careless users: baseline kinds, timeout durations, Ctrl-C and --resume",
                   flush=True)
+
+
+def address_space():
+    """Under a 4 GiB address-space limit (common on shared machines) every smoke case runs as
+    without one; under a limit too small for a worker, the run stops up front with one line
+    naming the limit and the need, and writes no report."""
+    import resource
+
+    def limited(mib):
+        def apply():
+            resource.setrlimit(resource.RLIMIT_AS, (mib << 20, mib << 20))
+        return apply
+
+    report = os.path.join(WORK, "rlimit-as-4g")
+    shutil.rmtree(report, ignore_errors=True)
+    p = subprocess.run([BITCTS, "run", "--backend", "cpu", "--tier", "smoke", "--jobs", "2",
+                        "--report", report, "--quiet"], capture_output=True,
+                       preexec_fn=limited(4096), timeout=600)
+    try:
+        cases = json.load(open(os.path.join(report, "report.json")))["cases"]
+    except (OSError, ValueError):
+        cases = []
+    bad = [c for c in cases if c["verdict"] not in OK]
+    if p.returncode != 0 or len(cases) != len(listed_tier("smoke")) or bad:
+        fail("address_space", f"under RLIMIT_AS 4 GiB: rc {p.returncode}, {len(cases)} cases, "
+                              f"{len(bad)} not passed: {(bad or [{}])[0].get('detail', '')!r} "
+                              f"{p.stderr[-300:]!r}")
+        return
+    report = os.path.join(WORK, "rlimit-as-tiny")
+    shutil.rmtree(report, ignore_errors=True)
+    p = subprocess.run([BITCTS, "run", "--backend", "cpu", "--tier", "smoke", "--report",
+                        report, "--quiet"], capture_output=True, preexec_fn=limited(40),
+                       timeout=600)
+    err = p.stderr.decode("utf-8", "replace").strip()
+    if (p.returncode != 2 or len(err.splitlines()) != 1 or "RLIMIT_AS" not in err or
+            "a worker needs at least" not in err or
+            os.path.exists(os.path.join(report, "report.json"))):
+        fail("address_space", f"under RLIMIT_AS 40 MiB: rc {p.returncode}, stderr {err!r}")
+        return
+    print(f"ok: address space: smoke tier whole under RLIMIT_AS 4 GiB; 40 MiB refused: {err}",
+          flush=True)
+
+
+def listed_tier(tier):
+    out = subprocess.run([BITCTS, "list", "--tier", tier], capture_output=True, text=True,
+                         check=True)
+    return out.stdout.split()
 
 
 def mutant():
@@ -410,6 +490,7 @@ def main():
         return 1 if failures else 0
     special_checks(results)
     careless()
+    address_space()
     mutant()
     flake()
     repro_shell()

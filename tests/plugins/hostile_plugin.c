@@ -5,15 +5,19 @@
  * earn). Behaviours named exec_* strike in operator_execute of BIT_COUNT only, so the other
  * operators' cases show that the blame stays where it belongs; mutant_* in every execute; the
  * rest while loading, creating, querying, destroying or unloading, so every case of the run is
- * affected. */
+ * affected, except desc_* (operator_create of BIT_COUNT only) and mem_* (operator_execute of
+ * BIT_COUNT only). */
 #define _GNU_SOURCE /* setsid, RLIMIT_*, pipe2 */
 
 #include <fcntl.h>        /* open */
+#include <pthread.h>      /* pthread_create */
+#include <semaphore.h>    /* sem_t */
 #include <signal.h>       /* raise, sigaction, kill */
 #include <stdint.h>       /* uint8_t */
 #include <stdio.h>        /* snprintf */
 #include <stdlib.h>       /* exit, abort, getenv */
 #include <string.h>       /* strcmp, memset */
+#include <sys/mman.h>     /* mprotect, mmap */
 #include <sys/resource.h> /* setrlimit */
 #include <sys/stat.h>     /* mkdir */
 #include <unistd.h>       /* fork, _exit, write, close */
@@ -171,6 +175,67 @@ static void spill(uint8_t *out, uint64_t bytes, const uint8_t *in, uint64_t in_b
     *(volatile uint8_t *)target = value;
 }
 
+/* Every size of every tensor of a description rewritten to 1, through its const pointers: the
+ * case's check would then look at one element, if the harness trusted what it lent. With
+ * `unprotect`, the pages are made writable first (as a plugin determined to do it would). */
+static void shrink_desc(const bitcts_abi_operator_desc *desc, int unprotect)
+{
+    for (uint32_t t = 0; t <= desc->input_count; ++t) {
+        const bitcts_abi_tensor *a = t < desc->input_count ? &desc->inputs[t] : desc->output;
+        uint32_t *sizes = (uint32_t *)(uintptr_t)a->sizes;
+        if (unprotect) {
+            const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+            const uintptr_t lo = (uintptr_t)sizes & ~(page - 1);
+            const uintptr_t hi = ((uintptr_t)(sizes + a->dimension_count) + page - 1) & ~(page - 1);
+            mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE);
+        }
+        for (uint32_t i = 0; i < a->dimension_count; ++i) {
+            sizes[i] = 1;
+        }
+    }
+}
+
+/* Address space taken until none is left (PROT_NONE, so no memory is used), then what the heap
+ * has free: the allocations that follow in the process fail. */
+static void eat_address_space(void)
+{
+    for (size_t chunk = (size_t)1 << 40; chunk >= 4096; chunk /= 2) {
+        while (mmap(NULL, chunk, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0) !=
+               MAP_FAILED) {
+        }
+    }
+    while (malloc(64) != NULL) {
+    }
+}
+
+/* exec_late_write: each call leaves a thread behind that writes into that call's output when
+ * the next call begins (a late completion), and the next call waits for it: the write lands
+ * while another case runs, deterministically. */
+static sem_t late_go;
+static pthread_t late_thread;
+static int late_pending;
+
+static void *late_writer(void *output)
+{
+    while (sem_wait(&late_go) != 0) {
+    }
+    ((volatile uint8_t *)output)[0] ^= 0xFF;
+    return NULL;
+}
+
+static void late_write(void *output)
+{
+    if (late_pending) { /* the previous call's thread writes now, into its own call's output */
+        sem_post(&late_go);
+        pthread_join(late_thread, NULL);
+        late_pending = 0;
+    }
+    if (sem_init(&late_go, 0, 0) == 0 &&
+        pthread_create(&late_thread, NULL, late_writer, output) == 0) {
+        late_pending = 1;
+    }
+}
+
 /* ---- the wrapped table ---- */
 
 typedef struct hostile_op {
@@ -224,6 +289,21 @@ static int32_t BITCTS_PLUGIN_CALL h_query_caps(void *instance, bitcts_abi_caps *
     return inner->query_caps(instance, out);
 }
 
+/* caps_fickle: the first instance of a run (the harness's probe) claims what the example
+ * does, every later one claims nothing. */
+static int32_t BITCTS_PLUGIN_CALL h_query_op_caps(void *instance, uint32_t operator_type,
+                                                  bitcts_abi_op_caps *out)
+{
+    static int first = -1;
+    if (is("caps_fickle")) {
+        first = first < 0 ? first_create_of_run() : first;
+        if (first == 0) {
+            return BITCTS_ABI_E_NOT_SUPPORTED;
+        }
+    }
+    return inner->query_op_caps(instance, operator_type, out);
+}
+
 static const char *BITCTS_PLUGIN_CALL h_instance_info(void *instance, const char *key)
 {
     if (is("info_garbage")) {
@@ -243,6 +323,10 @@ static int32_t BITCTS_PLUGIN_CALL h_operator_create(void *instance,
     if (op == NULL || out == NULL) {
         free(op);
         return BITCTS_ABI_E_OUT_OF_MEMORY;
+    }
+    if (desc != NULL && desc->operator_type == BITCTS_OP_BIT_COUNT &&
+        (is("desc_shrink") || is("desc_unprotect_shrink"))) {
+        shrink_desc(desc, is("desc_unprotect_shrink"));
     }
     const int32_t st = inner->operator_create(instance, desc, &op->inner);
     if (st != BITCTS_ABI_OK) {
@@ -303,6 +387,10 @@ static int32_t strike(hostile_op *op, const void *const *inputs, void *output, i
             strike(op, inputs, output, (int)big[0] + 1);
         } else if (is("exec_bad_error")) {
             return BITCTS_ABI_E_BACKEND_FAILED;
+        } else if (is("mem_eat_address_space")) {
+            eat_address_space();
+        } else if (is("exec_late_write")) {
+            late_write(output);
         }
         return BITCTS_ABI_OK;
     }
@@ -432,6 +520,7 @@ bitcts_plugin_negotiate(bitcts_plugin_negotiation *n)
     table.instance_destroy = h_instance_destroy;
     table.instance_last_error = h_last_error;
     table.query_caps = h_query_caps;
+    table.query_op_caps = h_query_op_caps;
     table.instance_info = h_instance_info;
     table.operator_create = h_operator_create;
     table.operator_destroy = h_operator_destroy;
