@@ -180,7 +180,7 @@ static double device_copy(bench *x, uint64_t bytes, uint32_t method, uint32_t re
 {
     uint64_t ns[BITCTS_BENCH_MAX_REPS + 1];
     double t[BITCTS_BENCH_MAX_REPS];
-    bitcts_supervise_mark('M', BITCTS_SUPERVISE_CALL_TIME_COPY);
+    bitcts_supervise_mark('P', BITCTS_SUPERVISE_CALL_TIME_COPY);
     const int32_t st = x->timing->time_copy(x->inst[0], bytes, method, reps + 1, ns);
     bitcts_supervise_mark('C', -1);
     for (uint32_t k = 0; k < reps; ++k) {
@@ -331,7 +331,7 @@ static double host_limit(bench *x, int i, int triad)
     const uint32_t reps = x->cfg->reps;
     double t[BITCTS_BENCH_MAX_REPS];
     int32_t rc = BITCTS_ABI_OK;
-    bitcts_supervise_mark('M', BITCTS_SUPERVISE_CALL_STREAM);
+    bitcts_supervise_mark('P', BITCTS_SUPERVISE_CALL_STREAM);
     for (uint32_t k = 0; k <= reps && rc == BITCTS_ABI_OK; ++k) {
         const double t0 = bitcts_clock_now();
         rc = triad ? x->stream->triad(x->inst[i], x->out, x->a, x->b, size / 8)
@@ -388,7 +388,7 @@ static const char *expected(bench *x, size_t n)
         const bitcts_abi_operator_desc *od = bitcts_lent_desc_lend(&x->lent, d, n);
         void *op = NULL;
         const bitcts_plugin_table *t = x->judge.table;
-        bitcts_supervise_mark('M', BITCTS_SUPERVISE_CALL_REFERENCE_BACKEND);
+        bitcts_supervise_mark('P', BITCTS_SUPERVISE_CALL_REFERENCE_BACKEND);
         int32_t st =
             od != NULL ? t->operator_create(x->judge_inst, od, &op) : BITCTS_ABI_E_OUT_OF_MEMORY;
         if (st == BITCTS_ABI_OK) {
@@ -418,7 +418,7 @@ static int32_t time_host(bench *x, void *inst, void *op, double *seconds)
     double times[BITCTS_BENCH_MAX_REPS];
     int32_t rc = BITCTS_ABI_OK;
     for (uint32_t k = 0; k < x->cfg->reps && rc == BITCTS_ABI_OK; ++k) {
-        bitcts_supervise_mark('M', BITCTS_SUPERVISE_CALL_OPERATOR_EXECUTE);
+        bitcts_supervise_mark('P', BITCTS_SUPERVISE_CALL_OPERATOR_EXECUTE);
         const double t0 = bitcts_clock_now();
         rc = t->operator_execute(inst, op, inputs, x->out);
         times[k] = bitcts_clock_now() - t0;
@@ -434,7 +434,7 @@ static int32_t time_device(bench *x, void *inst, void *op, double *seconds)
     uint64_t ns[BITCTS_BENCH_MAX_REPS + 1];
     double times[BITCTS_BENCH_MAX_REPS];
     const void *inputs[2] = {x->a, x->b};
-    bitcts_supervise_mark('M', BITCTS_SUPERVISE_CALL_TIME_EXECUTE);
+    bitcts_supervise_mark('P', BITCTS_SUPERVISE_CALL_TIME_EXECUTE);
     const int32_t rc = x->timing->time_execute(inst, op, inputs, x->out, x->cfg->reps + 1, ns);
     bitcts_supervise_mark('C', -1);
     for (uint32_t k = 0; k < x->cfg->reps; ++k) {
@@ -464,7 +464,7 @@ static void run_row(bench *x, size_t n)
     if (check == NULL) {
         const bitcts_abi_operator_desc *od = bitcts_lent_desc_lend(&x->lent, d, n);
         void *op = NULL;
-        bitcts_supervise_mark('M', BITCTS_SUPERVISE_CALL_OPERATOR_CREATE);
+        bitcts_supervise_mark('P', BITCTS_SUPERVISE_CALL_OPERATOR_CREATE);
         int32_t st = od != NULL ? t->operator_create(inst, od, &op) : BITCTS_ABI_E_OUT_OF_MEMORY;
         const int at_create = st != BITCTS_ABI_OK;
         const size_t out_bytes = (size_t)d->output.total_tensor_size_in_bytes;
@@ -480,7 +480,7 @@ static void run_row(bench *x, size_t n)
             check = memcmp(x->out, x->ref, out_bytes) == 0 ? "ok" : "WRONG";
         }
         if (op != NULL) {
-            bitcts_supervise_mark('M', BITCTS_SUPERVISE_CALL_OPERATOR_DESTROY);
+            bitcts_supervise_mark('P', BITCTS_SUPERVISE_CALL_OPERATOR_DESTROY);
             t->operator_destroy(inst, op);
             bitcts_supervise_mark('C', -1);
         }
@@ -503,7 +503,7 @@ static double small_ns(bench *x, void *inst, const bitcts_op_desc *d, const char
     const bitcts_plugin_table *t = x->backend.table;
     const bitcts_abi_operator_desc *od = bitcts_lent_desc_lend(&x->lent, d, 0);
     void *op = NULL;
-    bitcts_supervise_mark('M', BITCTS_SUPERVISE_CALL_OPERATOR_CREATE);
+    bitcts_supervise_mark('P', BITCTS_SUPERVISE_CALL_OPERATOR_CREATE);
     const int32_t st = od != NULL ? t->operator_create(inst, od, &op) : BITCTS_ABI_E_OUT_OF_MEMORY;
     if (st != BITCTS_ABI_OK) {
         bitcts_supervise_mark('C', -1);
@@ -513,7 +513,7 @@ static double small_ns(bench *x, void *inst, const bitcts_op_desc *d, const char
     const void *inputs[2] = {x->a, x->b};
     const size_t bytes = (size_t)d->output.total_tensor_size_in_bytes;
     memset(x->out, BENCH_POISON, bytes);
-    bitcts_supervise_mark('M', BITCTS_SUPERVISE_CALL_OPERATOR_EXECUTE);
+    bitcts_supervise_mark('P', BITCTS_SUPERVISE_CALL_OPERATOR_EXECUTE);
     double t0 = bitcts_clock_now();
     const int32_t rc = t->operator_execute(inst, op, inputs, x->out);
     const double one = bitcts_clock_now() - t0;
@@ -532,7 +532,7 @@ static double small_ns(bench *x, void *inst, const bitcts_op_desc *d, const char
         }
         times[k] = (bitcts_clock_now() - t0) / calls * 1e9;
     }
-    bitcts_supervise_mark('M', BITCTS_SUPERVISE_CALL_OPERATOR_DESTROY);
+    bitcts_supervise_mark('P', BITCTS_SUPERVISE_CALL_OPERATOR_DESTROY);
     t->operator_destroy(inst, op);
     bitcts_supervise_mark('C', -1);
     return median(times, BENCH_SMALL_REPS);

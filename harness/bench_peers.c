@@ -179,7 +179,7 @@ static int build_argv(peer_run *pr, char *store, size_t cap)
 static void explain_end(bitcts_bench_peer *p, const bitcts_supervise_result *sv, double timeout)
 {
     char how[700];
-    if (sv->killed_for != 0 || (sv->exited && WIFSIGNALED(sv->status) && sv->interrupted)) {
+    if (sv->timed_out || (sv->exited && WIFSIGNALED(sv->status) && sv->interrupted)) {
         snprintf(how, sizeof how, "no result within %.0f s; the Python process was killed",
                  timeout);
     } else if (sv->exited && WIFEXITED(sv->status) && WEXITSTATUS(sv->status) == 127) {
@@ -214,8 +214,6 @@ static void run_peer(const bitcts_bench_config *cfg, bitcts_bench_result *r, int
     }
     const double timeout = cfg->peer_timeout_s > 0 ? cfg->peer_timeout_s : 120;
     const bitcts_supervise_config sv_cfg = {.timeout_s = timeout,
-                                            .harness_s = timeout,
-                                            .exit_s = timeout,
                                             .lines_are_progress = 1,
                                             .on_line = peer_line,
                                             .user = &pr,
@@ -223,7 +221,7 @@ static void run_peer(const bitcts_bench_config *cfg, bitcts_bench_result *r, int
     bitcts_supervise_result sv;
     if (bitcts_supervise_run(&sv_cfg, peer_main, &pr, &sv, err, sizeof err) != 0) {
         add_note(p, err);
-    } else if (!p->present || sv.killed_for != 0) {
+    } else if (!p->present || sv.timed_out) {
         explain_end(p, &sv, timeout);
     }
     if (p->note[0] == '\0' && !p->present) {

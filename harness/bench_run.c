@@ -13,8 +13,6 @@
 #include "sanitize.h"
 #include "supervise.h"
 
-#define BENCH_HARNESS_MIN_S 600.0 /* the child's own work on a row: at least this long */
-
 typedef struct bench_parent {
     const bitcts_bench_config *cfg;
     bitcts_bench_result *r;
@@ -269,8 +267,8 @@ static int settle(bench_parent *b, const bitcts_supervise_result *sv, char *err,
     if (!bitcts_supervise_clean(sv)) {
         bitcts_supervise_describe(sv, r->error, sizeof r->error);
         const size_t used = strlen(r->error);
-        const char phase = sv->killed_for != 0 ? sv->killed_for : sv->phase;
-        if (b->current >= 0 && (phase == 'M' || phase == 'C') && used < sizeof r->error) {
+        const char phase = sv->timed_out ? sv->killed_for : sv->phase;
+        if (b->current >= 0 && (phase == 'P' || phase == 'C') && used < sizeof r->error) {
             const bitcts_bench_row *row = &r->rows[b->current];
             snprintf(r->error + used, sizeof r->error - used, " (row %ld: %s %s->%s %s)",
                      b->current, bitcts_op_name(row->op), bitcts_dtype_name(row->in_type),
@@ -311,12 +309,7 @@ int bitcts_bench_run(const bitcts_bench_config *cfg, bitcts_bench_result *out, c
     bench_parent b = {.cfg = cfg, .r = out, .current = -1};
     const double timeout = cfg->timeout_s > 0 ? cfg->timeout_s : 120;
     const bitcts_supervise_config sv_cfg = {
-        .timeout_s = timeout,
-        .harness_s = 10 * timeout > BENCH_HARNESS_MIN_S ? 10 * timeout : BENCH_HARNESS_MIN_S,
-        .exit_s = timeout,
-        .on_line = on_line,
-        .user = &b,
-        .interrupted = cfg->interrupted};
+        .timeout_s = timeout, .on_line = on_line, .user = &b, .interrupted = cfg->interrupted};
     bitcts__bench_job job = {.cfg = cfg, .spec = &spec};
     bitcts_supervise_result sv;
     if (bitcts_supervise_run(&sv_cfg, bitcts__bench_child_main, &job, &sv, err, cap) != 0) {

@@ -32,21 +32,17 @@ static long batch_position(const worker_slot *w, size_t idx)
 
 void bitcts__slot_observe(worker_slot *w)
 {
-    const bitcts_sandbox_status *page = w->sb.shared;
-    if (page == NULL || page->seq == w->seen_seq) {
+    const bitcts_sandbox_status *page = w->c.sb.shared;
+    if (!bitcts_child_observe(&w->c)) {
         return;
     }
-    w->seen_seq = page->seq;
-    const char phase = page->phase;
-    w->phase = strchr("LIQBPCDX", phase) != NULL && phase != '\0' ? phase : w->phase;
-    w->phase_start = 1e-9 * (double)page->since_ns;
-    const int64_t index = page->index;
+    const int64_t index = w->c.index;
     const uint64_t begun = page->begun;
     if (begun > 0 && begun - 1 < w->job.plan->count) {
         w->last_begun = batch_position(w, (size_t)(begun - 1)) >= 0 ? (long)(begun - 1) : -1;
     }
     w->current = -1;
-    if ((w->phase == 'B' || w->phase == 'P' || w->phase == 'C') && index >= 0) {
+    if ((w->c.phase == 'B' || w->c.phase == 'P' || w->c.phase == 'C') && index >= 0) {
         const long pos = batch_position(w, (size_t)index);
         w->current = pos >= 0 && !w->ended[pos] ? (long)index : -1;
         w->began_cases |= w->current >= 0;
@@ -62,23 +58,23 @@ static void take_result(run_state *s, worker_slot *w, size_t idx, const char *js
     if (obj == NULL || id == NULL || strcmp(id, s->plan->cases[idx].id) != 0 ||
         bitcts_report_validate_case(obj, err, sizeof err) != BITCTS_OK) {
         json_decref(obj);
-        ++w->sb.garbage; /* not the harness's: the backend wrote on the channel */
+        ++w->c.sb.garbage; /* not the harness's: the backend wrote on the channel */
         return;
     }
     char excerpt[BITCTS_SANDBOX_CAPTURE_MAX * 4 + 8];
     const uint64_t bytes =
-        bitcts_sandbox_take_output(&w->sb, (int64_t)idx, excerpt, sizeof excerpt);
+        bitcts_sandbox_take_output(&w->c.sb, (int64_t)idx, excerpt, sizeof excerpt);
     if (bytes > 0) {
         json_object_set_new(
             obj, "output", json_pack("{s:I, s:s}", "bytes", (json_int_t)bytes, "excerpt", excerpt));
     }
-    if (w->sb.garbage > w->garbage_seen) { /* written while this case ran (or before it) */
+    if (w->c.sb.garbage > w->garbage_seen) { /* written while this case ran (or before it) */
         char warning[200];
         snprintf(warning, sizeof warning,
                  "the backend wrote %llu lines to the harness's result channel, a descriptor it "
                  "does not own",
-                 (unsigned long long)(w->sb.garbage - w->garbage_seen));
-        w->garbage_seen = w->sb.garbage;
+                 (unsigned long long)(w->c.sb.garbage - w->garbage_seen));
+        w->garbage_seen = w->c.sb.garbage;
         json_array_append_new(json_object_get(obj, "warnings"), json_string(warning));
         if (bitcts_report_case_verdict(obj) == BITCTS_VERDICT_PASS) {
             json_object_set_new(obj, "verdict",
@@ -112,7 +108,7 @@ void bitcts__slot_line(run_state *s, worker_slot *w, char *line)
         if (has_index) {
             take_result(s, w, idx, end);
         } else {
-            ++w->sb.garbage;
+            ++w->c.sb.garbage;
         }
         break;
     case 'O': /* out of memory: the case that took it is charged, the next one is requeued */
@@ -121,7 +117,7 @@ void bitcts__slot_line(run_state *s, worker_slot *w, char *line)
                                    0, NULL);
             w->requeue_begun = 1;
         } else {
-            ++w->sb.garbage;
+            ++w->c.sb.garbage;
         }
         break;
     case 'F': /* a fault charged to a case that already ended: a write that landed late */
@@ -136,62 +132,44 @@ void bitcts__slot_line(run_state *s, worker_slot *w, char *line)
         if (w->job.probe) {
             snprintf(s->claims, sizeof s->claims, "%s", rest);
         } else {
-            ++w->sb.garbage;
+            ++w->c.sb.garbage;
         }
         break;
     case 'R':
         json_decref(w->identity);
         w->identity = json_loads(rest, JSON_REJECT_DUPLICATES, NULL);
         break;
-    default: ++w->sb.garbage; break;
-    }
-}
-
-/* What the phase letters mean in a detail. */
-static const char *phase_name(char phase)
-{
-    switch (phase) {
-    case 'L': return "loading the backend (its constructors and negotiation)";
-    case 'I': return "instance_create";
-    case 'Q': return "the capability queries";
-    case 'B': return "the harness generating the case (after the backend had run in the process)";
-    case 'P': return "the backend (operator_create, execute or destroy)";
-    case 'C': return "the harness checking the case (after the backend returned)";
-    case 'D': return "instance_destroy or plugin_shutdown";
-    case 'X': return "the worker's exit (the backend's destructors)";
-    default: return "starting the worker";
+    default: ++w->c.sb.garbage; break;
     }
 }
 
 /* How the worker ended, in words: killed by the watchdog, a signal (with the fault's address),
  * an exit status. */
-static void describe_end(const run_state *s, const worker_slot *w, char *out, size_t cap)
+static void describe_end(const worker_slot *w, char *out, size_t cap)
 {
     char how[160];
-    bitcts_sandbox_describe(w->sb.status, how, sizeof how);
-    if (w->killed_for != 0) {
-        snprintf(out, cap, "no progress within %.3g s in %s; the worker was killed",
-                 w->killed_for == 'B' || w->killed_for == 'C' ? s->cfg->timeout_s * 10
-                                                              : s->cfg->timeout_s,
-                 phase_name((char)w->killed_for));
+    bitcts_sandbox_describe(w->c.sb.status, how, sizeof how);
+    if (w->c.timed_out) {
+        bitcts_child_killed_text(&w->c, bitcts_child_phase_name(w->c.killed_for), out, cap);
     } else if (w->fault[0] != '\0') {
-        snprintf(out, cap, "the worker died in %s: %s (%s)", phase_name(w->phase), how, w->fault);
+        snprintf(out, cap, "the worker died in %s: %s (%s)", bitcts_child_phase_name(w->c.phase),
+                 how, w->fault);
     } else {
-        snprintf(out, cap, "the worker ended in %s: %s", phase_name(w->phase), how);
+        snprintf(out, cap, "the worker ended in %s: %s", bitcts_child_phase_name(w->c.phase), how);
     }
-    if (w->sb.garbage > 0) {
+    if (w->c.sb.garbage > 0) {
         const size_t used = strlen(out);
         snprintf(out + used, cap - used,
                  "; %llu lines on the harness's channel were not the harness's (the backend "
                  "wrote to a descriptor it does not own)",
-                 (unsigned long long)w->sb.garbage);
+                 (unsigned long long)w->c.sb.garbage);
     }
 }
 
 /* The verdict of a worker's end: a timeout when the watchdog killed it, else a crash. */
 static int end_verdict(const worker_slot *w)
 {
-    return w->killed_for != 0 ? BITCTS_VERDICT_TIMEOUT : BITCTS_VERDICT_CRASH;
+    return w->c.timed_out ? BITCTS_VERDICT_TIMEOUT : BITCTS_VERDICT_CRASH;
 }
 
 /* A worker that never began a case: retry the batch, or after BITCTS_RUN_BATCH_ATTEMPTS give
@@ -229,10 +207,10 @@ static void settle_after_cases(run_state *s, worker_slot *w, const char *how)
 void bitcts__slot_finish(run_state *s, worker_slot *w)
 {
     bitcts__slot_observe(w); /* the child is gone: the page is final */
-    const int clean = w->killed_for == 0 && w->phase == 'X' && WIFEXITED(w->sb.status) &&
-                      WEXITSTATUS(w->sb.status) == 0;
+    const int clean = !w->c.timed_out && w->c.phase == 'X' && WIFEXITED(w->c.sb.status) &&
+                      WEXITSTATUS(w->c.sb.status) == 0;
     char how[1100];
-    describe_end(s, w, how, sizeof how);
+    describe_end(w, how, sizeof how);
     if (w->job.probe) {
         return; /* the probe's end is read by the runner */
     }
@@ -249,15 +227,15 @@ void bitcts__slot_finish(run_state *s, worker_slot *w)
         const long pos = batch_position(w, (size_t)w->last_begun);
         if (pos >= 0 && !w->ended[pos]) {
             char end[200];
-            bitcts_sandbox_describe(w->sb.status, end, sizeof end);
+            bitcts_sandbox_describe(w->c.sb.status, end, sizeof end);
             w->current = w->last_begun;
-            if (w->killed_for == 0) {
+            if (!w->c.timed_out) {
                 snprintf(
                     how, sizeof how,
                     "the case ran, but its result never reached the harness: the backend "
                     "closed or replaced the harness's descriptors while running it (the worker "
                     "then ended in %s: %s)",
-                    phase_name(w->phase), end);
+                    bitcts_child_phase_name(w->c.phase), end);
             }
         }
     }
@@ -269,8 +247,8 @@ void bitcts__slot_finish(run_state *s, worker_slot *w)
         const size_t idx = (size_t)w->current;
         bitcts__run_log(s, json_pack("{s:s, s:s, s:I}", "record", "begin", "id",
                                      s->plan->cases[idx].id, "round", (json_int_t)w->batch.round));
-        const double ms = w->phase == 'P' ? 1e3 * (bitcts_clock_now() - w->phase_start) : 0;
-        bitcts__run_synthesize(s, idx, w->batch.round, end_verdict(w), how, ms, &w->sb);
+        const double ms = w->c.phase == 'P' ? 1e3 * (bitcts_clock_now() - w->c.phase_start) : 0;
+        bitcts__run_synthesize(s, idx, w->batch.round, end_verdict(w), how, ms, &w->c.sb);
         const long pos = batch_position(w, idx);
         if (pos >= 0) {
             w->ended[pos] = 1;
@@ -286,7 +264,7 @@ void bitcts__slot_finish(run_state *s, worker_slot *w)
     } else if (!w->began_cases && !clean) {
         settle_unstarted(s, w, how);
         return;
-    } else if (!clean && (w->phase == 'D' || w->phase == 'X' || w->killed_for != 0)) {
+    } else if (!clean && (w->c.phase == 'D' || w->c.phase == 'X' || w->c.timed_out)) {
         settle_after_cases(s, w, how);
     }
     size_t rest = 0; /* what never began goes back to the queue */

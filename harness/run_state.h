@@ -11,6 +11,7 @@
 #include "backend.h"
 #include "baseline.h"
 #include "case_plan.h"
+#include "child.h"
 #include "runner.h"
 #include "sandbox.h"
 #include "worker.h"
@@ -25,18 +26,14 @@ typedef struct run_batch {
 } run_batch;
 
 typedef struct worker_slot {
-    bitcts_sandbox sb;
+    bitcts_child c;        /* the worker process, its phase and deadline */
     bitcts_worker_job job; /* read by the child after the fork */
     run_batch batch;
     unsigned char *ended;  /* per batch item */
-    uint64_t seen_seq;     /* the status page's seq when last read */
     long current;          /* the case of the phase (B, P, C), or -1 */
     long last_ended;       /* the last plan index that ended in this worker, or -1 */
     long last_begun;       /* the last plan index the worker began (its page says), or -1 */
     uint64_t garbage_seen; /* sb.garbage when the last case's result came */
-    char phase;            /* the status page's phase: 0 (started), L I Q B P C D X */
-    double phase_start;    /* when it began (the child's own clock reading) */
-    int killed_for;        /* 0, or the phase whose deadline killed it */
     int began_cases;       /* a case of the batch began in this worker */
     int requeue_begun;     /* the case at hand is not charged: it goes back to the queue */
     long fault_owner;      /* an F line charged to a case that had ended (a late write), or -1 */

@@ -21,19 +21,6 @@
 #include "run_state.h"
 #include "sanitize.h"
 
-#define RUN_EXIT_DEADLINE_S 10.0 /* for a worker to exit after instance_destroy */
-
-/* The deadline of a phase: backend phases get --timeout, the harness's own work on a case ten
- * times that (at least a minute: generating and checking a large case takes seconds). */
-static double phase_deadline(const run_state *s, char phase)
-{
-    if (phase == 'B' || phase == 'C') {
-        const double harness = 10 * s->cfg->timeout_s;
-        return harness > 60 ? harness : 60;
-    }
-    return phase == 'X' ? RUN_EXIT_DEADLINE_S : s->cfg->timeout_s;
-}
-
 /* ---- the queue ---- */
 
 static int queue_push(run_state *s, run_batch b)
@@ -96,26 +83,27 @@ void bitcts__run_requeue(run_state *s, const size_t *items, size_t count, uint32
 static bitcts_sandbox **all_sandboxes(run_state *s, bitcts_sandbox **out)
 {
     for (int i = 0; i < s->jobs; ++i) {
-        out[i] = s->slots[i].sb.pid > 0 ? &s->slots[i].sb : NULL;
+        out[i] = s->slots[i].c.sb.pid > 0 ? &s->slots[i].c.sb : NULL;
     }
     return out;
 }
 
 static void slot_release(run_state *s, worker_slot *w)
 {
-    bitcts_sandbox_kill(&w->sb); /* whatever it left in its group */
-    bitcts_sandbox_close(&w->sb);
+    bitcts_sandbox_kill(&w->c.sb); /* whatever it left in its group */
+    bitcts_sandbox_close(&w->c.sb);
     free(w->batch.items);
     free(w->ended);
     json_decref(w->identity);
     memset(w, 0, sizeof *w);
-    w->sb.chan = w->sb.capture = -1;
+    w->c.sb.chan = w->c.sb.capture = -1;
     (void)s;
 }
 
 static int slot_start(run_state *s, worker_slot *w, run_batch b, int probe, char *err, size_t cap)
 {
     memset(w, 0, sizeof *w);
+    w->c.sb.chan = w->c.sb.capture = -1;
     w->batch = b;
     w->ended = calloc(b.count + 1, 1);
     w->current = -1;
@@ -130,13 +118,12 @@ static int slot_start(run_state *s, worker_slot *w, run_batch b, int probe, char
                                  .claims = s->claims,
                                  .indices = b.items,
                                  .count = b.count};
-    if (w->ended == NULL ||
-        bitcts_sandbox_spawn(&w->sb, bitcts_worker_main, &w->job, err, cap) != 0) {
+    if (w->ended == NULL || bitcts_child_spawn(&w->c, bitcts_worker_main, &w->job,
+                                               s->cfg->timeout_s, 0, err, cap) != 0) {
         free(w->ended);
         w->ended = NULL;
         return -1;
     }
-    w->phase_start = bitcts_clock_now();
     return 0;
 }
 
@@ -149,22 +136,11 @@ static void on_slot_line(void *user, char *line)
 static void pump_slot(run_state *s, worker_slot *w)
 {
     void *pair[2] = {s, w};
-    bitcts_sandbox_pump(&w->sb, on_slot_line, pair);
-}
-
-static void enforce_deadline(run_state *s, worker_slot *w, double now)
-{
-    if (w->sb.exited || w->killed_for != 0) {
-        return;
-    }
-    if (now - w->phase_start > phase_deadline(s, w->phase)) {
-        w->killed_for = w->phase != 0 ? w->phase : 'L';
-        bitcts_sandbox_kill(&w->sb);
-    }
+    bitcts_sandbox_pump(&w->c.sb, on_slot_line, pair);
 }
 
 /* Waits for the slots' descriptors, at most until the nearest deadline. */
-static void wait_for_workers(run_state *s, worker_slot *slots, int n)
+static void wait_for_workers(worker_slot *slots, int n)
 {
     struct pollfd fds[2 * 256];
     int k = 0;
@@ -172,16 +148,16 @@ static void wait_for_workers(run_state *s, worker_slot *slots, int n)
     const double now = bitcts_clock_now();
     for (int i = 0; i < n && k + 2 <= (int)(sizeof fds / sizeof fds[0]); ++i) {
         worker_slot *w = &slots[i];
-        if (w->sb.pid <= 0) {
+        if (w->c.sb.pid <= 0) {
             continue;
         }
-        if (w->sb.chan >= 0) {
-            fds[k++] = (struct pollfd){.fd = w->sb.chan, .events = POLLIN};
+        if (w->c.sb.chan >= 0) {
+            fds[k++] = (struct pollfd){.fd = w->c.sb.chan, .events = POLLIN};
         }
-        if (w->sb.capture >= 0) {
-            fds[k++] = (struct pollfd){.fd = w->sb.capture, .events = POLLIN};
+        if (w->c.sb.capture >= 0) {
+            fds[k++] = (struct pollfd){.fd = w->c.sb.capture, .events = POLLIN};
         }
-        const double left = w->phase_start + phase_deadline(s, w->phase) - now;
+        const double left = bitcts_child_left(&w->c, now);
         wait = left < wait ? (left > 0 ? left : 0) : wait;
     }
     if (poll(fds, (nfds_t)k, (int)(wait * 1000) + 1) < 0 && errno != EINTR) {
@@ -194,10 +170,10 @@ static void service(run_state *s, worker_slot *slots, int n)
 {
     bitcts_sandbox *sbs[256] = {NULL};
     for (int i = 0; i < n; ++i) {
-        sbs[i] = slots[i].sb.pid > 0 ? &slots[i].sb : NULL;
+        sbs[i] = slots[i].c.sb.pid > 0 ? &slots[i].c.sb : NULL;
     }
     for (int i = 0; i < n; ++i) {
-        if (slots[i].sb.pid > 0) {
+        if (slots[i].c.sb.pid > 0) {
             bitcts__slot_observe(&slots[i]);
             pump_slot(s, &slots[i]);
         }
@@ -206,10 +182,10 @@ static void service(run_state *s, worker_slot *slots, int n)
     const double now = bitcts_clock_now();
     for (int i = 0; i < n; ++i) {
         worker_slot *w = &slots[i];
-        if (w->sb.pid <= 0) {
+        if (w->c.sb.pid <= 0) {
             continue;
         }
-        if (w->sb.exited) {
+        if (w->c.sb.exited) {
             bitcts__slot_observe(w); /* the child is gone: its status page is final */
             pump_slot(s, w);         /* and so is what it wrote */
             if (!w->job.probe) {
@@ -220,7 +196,7 @@ static void service(run_state *s, worker_slot *slots, int n)
             }
             continue;
         }
-        enforce_deadline(s, w, now);
+        (void)bitcts_child_enforce(&w->c, now);
     }
 }
 
@@ -236,8 +212,8 @@ static int probe(run_state *s, char *err, size_t cap)
     if (slot_start(s, &w, none, 1, err, cap) != 0) {
         return BITCTS_E_INTERNAL;
     }
-    while (!w.sb.exited) {
-        wait_for_workers(s, &w, 1);
+    while (!w.c.sb.exited) {
+        wait_for_workers(&w, 1);
         service(s, &w, 1);
     }
     int st = BITCTS_OK;
@@ -252,16 +228,19 @@ static int probe(run_state *s, char *err, size_t cap)
         s->backend_json = json_incref(w.identity);
     } else {
         char how[600];
+        char what[700];
         char shown[BITCTS_BACKEND_TEXT];
-        bitcts_sandbox_describe(w.sb.status, how, sizeof how);
+        bitcts_sandbox_describe(w.c.sb.status, how, sizeof how);
+        if (w.c.timed_out) {
+            bitcts_child_killed_text(&w.c, bitcts_child_phase_name(w.c.killed_for), what,
+                                     sizeof what);
+        } else {
+            snprintf(what, sizeof what, "the process ended in %s (%s)",
+                     bitcts_child_phase_name(w.c.phase), how);
+        }
         snprintf(s->backend_problem, sizeof s->backend_problem,
-                 "the backend could not be started: %s %s (%s)%s%s",
-                 w.killed_for != 0 ? "no progress within the timeout in" : "the process ended in",
-                 w.phase == 0 || w.phase == 'L' ? "loading (constructors and negotiation)"
-                 : w.phase == 'I'               ? "instance_create"
-                 : w.phase == 'Q'               ? "the capability queries"
-                                                : "instance_destroy",
-                 w.killed_for != 0 ? "killed" : how, w.fault[0] != '\0' ? ": " : "", w.fault);
+                 "the backend could not be started: %s%s%s", what, w.fault[0] != '\0' ? ": " : "",
+                 w.fault);
         s->backend_json = json_pack(
             "{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:{}, s:{s:s, s:s, s:s}}", "spec",
             bitcts_sanitize_string(s->cfg->backend_spec, 4096, shown, sizeof shown), "path", shown,
@@ -280,8 +259,8 @@ static int probe(run_state *s, char *err, size_t cap)
 static void kill_all(run_state *s)
 {
     for (int i = 0; i < s->jobs; ++i) {
-        if (s->slots[i].sb.pid > 0) {
-            bitcts_sandbox_kill(&s->slots[i].sb);
+        if (s->slots[i].c.sb.pid > 0) {
+            bitcts_sandbox_kill(&s->slots[i].c.sb);
         }
     }
     for (int round = 0; round < 200; ++round) { /* reap them: bounded, they were SIGKILLed */
@@ -289,7 +268,7 @@ static void kill_all(run_state *s)
         int left = 0;
         bitcts_sandbox_reap(all_sandboxes(s, live), (size_t)s->jobs);
         for (int i = 0; i < s->jobs; ++i) {
-            left += s->slots[i].sb.pid > 0 && !s->slots[i].sb.exited;
+            left += s->slots[i].c.sb.pid > 0 && !s->slots[i].c.sb.exited;
         }
         if (left == 0) {
             break;
@@ -298,7 +277,7 @@ static void kill_all(run_state *s)
         nanosleep(&pause, NULL);
     }
     for (int i = 0; i < s->jobs; ++i) {
-        if (s->slots[i].sb.pid > 0) {
+        if (s->slots[i].c.sb.pid > 0) {
             slot_release(s, &s->slots[i]);
         }
     }
@@ -319,18 +298,18 @@ static void run_loop(run_state *s)
         const int starting = s->cfg->stop_at <= 0 || bitcts_clock_now() < s->cfg->stop_at;
         for (int i = 0; i < s->jobs && !interrupted(s); ++i) {
             worker_slot *w = &s->slots[i];
-            if (w->sb.pid <= 0 && s->queue_count > 0 && starting) {
+            if (w->c.sb.pid <= 0 && s->queue_count > 0 && starting) {
                 run_batch b = s->queue[--s->queue_count];
                 if (slot_start(s, w, b, 0, err, sizeof err) != 0) {
                     queue_push(s, b); /* out of processes: retry when a worker ends */
                 }
             }
-            active += w->sb.pid > 0;
+            active += w->c.sb.pid > 0;
         }
         if (active == 0 || interrupted(s)) {
             break;
         }
-        wait_for_workers(s, s->slots, s->jobs);
+        wait_for_workers(s->slots, s->jobs);
         service(s, s->slots, s->jobs);
         bitcts__run_progress(s, 0);
     }
@@ -369,7 +348,7 @@ static int select_cases(run_state *s, char *err, size_t cap)
         }
     }
     for (int i = 0; i < s->jobs; ++i) {
-        s->slots[i].sb.chan = s->slots[i].sb.capture = -1;
+        s->slots[i].c.sb.chan = s->slots[i].c.sb.capture = -1;
     }
     if (s->selected_count == 0) {
         snprintf(err, cap, "the selection matches no case%s (see bitcts list)",

@@ -7,7 +7,6 @@
 
 #include <dirent.h>   /* opendir */
 #include <errno.h>    /* errno */
-#include <fcntl.h>    /* open */
 #include <poll.h>     /* poll */
 #include <stdarg.h>   /* va_list */
 #include <stdio.h>    /* snprintf */
@@ -17,13 +16,13 @@
 #include <time.h>     /* nanosleep */
 #include <unistd.h>   /* getpid */
 
+#include "child.h"
 #include "clock.h"
 #include "sandbox.h"
 #include "sigsafe.h"
 #include "supervise.h"
 
 #define SUPERVISE_REAP_S 10.0 /* for a killed child to be reaped (it may sit in a driver call) */
-#define SUPERVISE_PHASES "LIQMCDX"
 
 #define SUPERVISE_CALL_NAME(name, text) text,
 static const char *const call_names[BITCTS_SUPERVISE_CALLS] = {
@@ -32,16 +31,10 @@ static const char *const call_names[BITCTS_SUPERVISE_CALLS] = {
 
 const char *bitcts_supervise_phase_name(char phase, int64_t call)
 {
-    switch (phase) {
-    case 'L': return "loading the backend (dlopen, constructors, negotiation)";
-    case 'I': return "instance_create";
-    case 'Q': return "the capability and info queries";
-    case 'M': return call >= 0 && call < BITCTS_SUPERVISE_CALLS ? call_names[call] : "the backend";
-    case 'C': return "the harness's checking (after the backend had run in the process)";
-    case 'D': return "instance_destroy or plugin_shutdown";
-    case 'X': return "the process's exit (the backend's destructors)";
-    default: return "starting the process";
+    if (phase == 'P' && call > 0 && call < BITCTS_SUPERVISE_CALLS) {
+        return call_names[call];
     }
+    return bitcts_child_phase_name(phase);
 }
 
 /* ---- the child's side ---- */
@@ -109,7 +102,7 @@ static int child_has_children(void)
 
 void bitcts_supervise_mark(char phase, int64_t call)
 {
-    const int backend_phase = child_phase != 0 && strchr("LIQMD", child_phase) != NULL;
+    const int backend_phase = child_phase != 0 && strchr("LIQPD", child_phase) != NULL;
     if (backend_phase && (phase != child_phase || call != child_call) && !child_kept_sent &&
         child_has_children()) {
         bitcts_supervise_sendf("K %c %lld", child_phase, (long long)child_call);
@@ -142,22 +135,18 @@ void bitcts_supervise_sendf(const char *fmt, ...)
 
 typedef struct supervisor {
     const bitcts_supervise_config *cfg;
-    bitcts_sandbox sb;
+    bitcts_child c;
     bitcts_supervise_result *r;
-    uint64_t seen_seq;
-    double phase_start;
 } supervisor;
 
 static void on_channel_line(void *user, char *line)
 {
     supervisor *s = user;
-    if (s->cfg->lines_are_progress) {
-        s->phase_start = bitcts_clock_now();
-    }
+    bitcts_child_progress(&s->c);
     if (line[0] == 'F' && line[1] == ' ') {
         snprintf(s->r->fault, sizeof s->r->fault, "%s", line + 2);
     } else if (line[0] == 'K' && line[1] == ' ' && line[2] != '\0' &&
-               strchr(SUPERVISE_PHASES, line[2]) != NULL && s->r->kept_phase == 0) {
+               strchr(BITCTS_CHILD_PHASES, line[2]) != NULL && s->r->kept_phase == 0) {
         s->r->kept_phase = line[2];
         s->r->kept_call = line[3] == ' ' ? strtoll(line + 4, NULL, 10) : -1;
     } else if (s->cfg->on_line == NULL || s->cfg->on_line(s->cfg->user, line) != 0) {
@@ -165,60 +154,13 @@ static void on_channel_line(void *user, char *line)
     }
 }
 
-/* The phase page: the phase, its call, and since when (the child's reading of the clock both
- * processes share). */
+/* The phase page: the phase, its call, and since when. */
 static void observe(supervisor *s)
 {
-    const bitcts_sandbox_status *page = s->sb.shared;
-    if (page == NULL || page->seq == s->seen_seq) {
-        return;
+    if (bitcts_child_observe(&s->c) && s->c.phase != 0) {
+        s->r->phase = s->c.phase;
+        s->r->call = s->c.index;
     }
-    s->seen_seq = page->seq;
-    const char phase = page->phase;
-    if (phase != '\0' && strchr(SUPERVISE_PHASES, phase) != NULL) {
-        s->r->phase = phase;
-        s->r->call = page->index;
-        s->phase_start = 1e-9 * (double)page->since_ns;
-    }
-}
-
-static double deadline_of(const supervisor *s)
-{
-    switch (s->r->phase) {
-    case 'C':
-    case 0: return s->cfg->harness_s;
-    case 'X': return s->cfg->exit_s;
-    default: return s->cfg->timeout_s;
-    }
-}
-
-/* The state letter of a process in /proc (R, S, D, T, t, Z), or '?'. */
-static char process_state(pid_t pid, pid_t *pgrp)
-{
-    char path[64];
-    char text[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    const int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        return '?';
-    }
-    const ssize_t got = read(fd, text, sizeof text - 1);
-    close(fd);
-    if (got <= 0) {
-        return '?';
-    }
-    text[got] = '\0';
-    const char *paren = strrchr(text, ')'); /* the name may hold spaces and parentheses */
-    char state = '?';
-    int ppid = 0;
-    int group = 0;
-    if (paren == NULL || sscanf(paren + 1, " %c %d %d", &state, &ppid, &group) != 3) {
-        return '?';
-    }
-    if (pgrp != NULL) {
-        *pgrp = (pid_t)group;
-    }
-    return state;
 }
 
 /* Live (not zombie) processes in process group `group`. */
@@ -233,7 +175,8 @@ static size_t group_members(pid_t group)
         char *end = NULL;
         const long pid = strtol(e->d_name, &end, 10);
         pid_t pgrp = 0;
-        if (pid > 0 && *end == '\0' && process_state((pid_t)pid, &pgrp) != 'Z' && pgrp == group) {
+        if (pid > 0 && *end == '\0' && bitcts_child_proc_state((pid_t)pid, &pgrp) != 'Z' &&
+            pgrp == group) {
             ++n;
         }
     }
@@ -245,11 +188,11 @@ static void wait_for_child(supervisor *s, double max_s)
 {
     struct pollfd fds[2];
     nfds_t n = 0;
-    if (s->sb.chan >= 0) {
-        fds[n++] = (struct pollfd){.fd = s->sb.chan, .events = POLLIN};
+    if (s->c.sb.chan >= 0) {
+        fds[n++] = (struct pollfd){.fd = s->c.sb.chan, .events = POLLIN};
     }
-    if (s->sb.capture >= 0) {
-        fds[n++] = (struct pollfd){.fd = s->sb.capture, .events = POLLIN};
+    if (s->c.sb.capture >= 0) {
+        fds[n++] = (struct pollfd){.fd = s->c.sb.capture, .events = POLLIN};
     }
     const double wait = max_s < 0.1 ? (max_s > 0 ? max_s : 0) : 0.1;
     if (poll(fds, n, (int)(wait * 1000) + 1) < 0 && errno != EINTR) {
@@ -258,46 +201,36 @@ static void wait_for_child(supervisor *s, double max_s)
     }
 }
 
-static void kill_child(supervisor *s, double *killed_at)
-{
-    if (*killed_at == 0) {
-        bitcts_sandbox_kill(&s->sb);
-        *killed_at = bitcts_clock_now();
-    }
-}
-
 /* The loop: until the child is reaped (or, once killed, SUPERVISE_REAP_S have passed). */
 static void watch(supervisor *s)
 {
-    bitcts_sandbox *all[1] = {&s->sb};
-    double killed_at = 0;
+    bitcts_sandbox *all[1] = {&s->c.sb};
     for (;;) {
         observe(s);
-        bitcts_sandbox_pump(&s->sb, on_channel_line, s);
+        bitcts_sandbox_pump(&s->c.sb, on_channel_line, s);
         bitcts_sandbox_reap(all, 1);
-        if (s->sb.exited) {
+        if (s->c.sb.exited) {
             observe(s); /* the child is gone: its page and what it wrote are final */
-            bitcts_sandbox_pump(&s->sb, on_channel_line, s);
+            bitcts_sandbox_pump(&s->c.sb, on_channel_line, s);
             s->r->exited = 1;
-            s->r->status = s->sb.status;
+            s->r->status = s->c.sb.status;
             return;
         }
         const double now = bitcts_clock_now();
-        if (killed_at > 0 && now - killed_at > SUPERVISE_REAP_S) {
+        if (s->c.killed_at > 0 && now - s->c.killed_at > SUPERVISE_REAP_S) {
             return; /* unkillable for now (a driver call); it dies with this process */
         }
-        if (killed_at == 0 && s->cfg->interrupted != NULL && *s->cfg->interrupted != 0) {
+        if (s->c.killed_at == 0 && s->cfg->interrupted != NULL && *s->cfg->interrupted != 0) {
             s->r->interrupted = 1;
-            kill_child(s, &killed_at);
+            bitcts_child_kill(&s->c, now);
         }
-        const double left = s->phase_start + deadline_of(s) - now;
-        if (killed_at == 0 && left < 0) {
-            s->r->killed_for = s->r->phase != 0 ? s->r->phase : 'L';
-            s->r->deadline_s = deadline_of(s);
-            s->r->state = process_state(s->sb.pid, NULL);
-            kill_child(s, &killed_at);
+        if (bitcts_child_enforce(&s->c, now)) {
+            s->r->timed_out = 1;
+            s->r->killed_for = s->c.killed_for;
+            s->r->deadline_s = s->c.deadline_s;
+            s->r->state = s->c.state;
         }
-        wait_for_child(s, killed_at > 0 ? 0.01 : left);
+        wait_for_child(s, s->c.killed_at > 0 ? 0.01 : bitcts_child_left(&s->c, now));
     }
 }
 
@@ -306,21 +239,21 @@ int bitcts_supervise_run(const bitcts_supervise_config *cfg, bitcts_sandbox_main
 {
     memset(out, 0, sizeof *out);
     out->call = -1;
+    out->foreign = cfg->lines_are_progress;
     supervisor s;
     memset(&s, 0, sizeof s);
     s.cfg = cfg;
     s.r = out;
     bitcts_sandbox_init();
     const double t0 = bitcts_clock_now();
-    if (bitcts_sandbox_spawn(&s.sb, fn, arg, err, cap) != 0) {
+    if (bitcts_child_spawn(&s.c, fn, arg, cfg->timeout_s, cfg->lines_are_progress, err, cap) != 0) {
         return -1;
     }
-    s.phase_start = t0;
     watch(&s);
     /* What the child left: members of its group, then orphans that left the group. */
-    const pid_t group = s.sb.pid;
+    const pid_t group = s.c.sb.pid;
     out->leftovers = group_members(group);
-    bitcts_sandbox_kill(&s.sb);
+    bitcts_sandbox_kill(&s.c.sb);
     bitcts_sandbox *none[1] = {NULL};
     const struct timespec pause = {0, 2000000};
     for (int i = 0; i < 500 && group_members(group) > 0; ++i) { /* gone before the sweep looks */
@@ -330,54 +263,39 @@ int bitcts_supervise_run(const bitcts_supervise_config *cfg, bitcts_sandbox_main
     out->leftovers += bitcts_sandbox_sweep(none, 1, 2.0);
     nanosleep(&pause, NULL);
     bitcts_sandbox_reap(none, 1); /* the killed leftovers, reparented here */
-    out->output_bytes = bitcts_sandbox_take_output(&s.sb, -1, out->output, sizeof out->output);
-    out->garbage += s.sb.garbage; /* lines without the nonce */
+    out->output_bytes = bitcts_sandbox_take_output(&s.c.sb, -1, out->output, sizeof out->output);
+    out->garbage += s.c.sb.garbage; /* lines without the nonce */
     if (!out->exited) {
-        s.sb.exited = 1; /* closed unreaped: it goes with the group kill above */
+        s.c.sb.exited = 1; /* closed unreaped: it goes with the group kill above */
     }
-    bitcts_sandbox_close(&s.sb);
+    bitcts_sandbox_close(&s.c.sb);
     out->seconds = bitcts_clock_now() - t0;
     return 0;
 }
 
 int bitcts_supervise_clean(const bitcts_supervise_result *r)
 {
-    return r->exited && r->killed_for == 0 && !r->interrupted && r->phase == 'X' &&
+    return r->exited && !r->timed_out && !r->interrupted && r->phase == 'X' &&
            WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0 && r->garbage == 0 &&
            r->kept_phase == 0 && r->leftovers == 0;
-}
-
-static const char *state_words(char state)
-{
-    switch (state) {
-    case 'R': return "running (a busy loop?)";
-    case 'S': return "sleeping";
-    case 'D': return "in uninterruptible sleep (a driver call?)";
-    default: return "in state ?";
-    }
 }
 
 /* The main event: killed, signalled, exited early; "" when none. */
 static void describe_end(const bitcts_supervise_result *r, char *out, size_t cap)
 {
     const char *where =
-        bitcts_supervise_phase_name(r->killed_for ? r->killed_for : r->phase, r->call);
+        bitcts_supervise_phase_name(r->timed_out ? r->killed_for : r->phase, r->call);
     char how[160];
     out[0] = '\0';
     if (r->interrupted) {
         snprintf(out, cap, "interrupted in %s; the backend's process was killed", where);
-    } else if (r->killed_for != 0 && (r->state == 'T' || r->state == 't')) {
-        snprintf(out, cap,
-                 "the backend stopped its process (SIGSTOP or a tracer) in %s: no progress "
-                 "within %.3g s; killed",
-                 where, r->deadline_s);
-    } else if (r->killed_for == 'C') {
-        snprintf(out, cap, "no progress within %.3g s in %s; killed", r->deadline_s, where);
-    } else if (r->killed_for != 0) {
-        snprintf(out, cap,
-                 "the backend hung in %s: no progress within %.3g s, the process %s; "
-                 "killed",
-                 where, r->deadline_s, state_words(r->state));
+    } else if (r->timed_out) {
+        const bitcts_child killed = {.timed_out = 1,
+                                     .killed_for = r->killed_for,
+                                     .deadline_s = r->deadline_s,
+                                     .state = r->state,
+                                     .foreign = r->foreign};
+        bitcts_child_killed_text(&killed, where, out, cap);
     } else if (!r->exited) {
         snprintf(out, cap, "the backend's process could not be reaped in %s", where);
     } else if (WIFSIGNALED(r->status)) {

@@ -6,14 +6,8 @@
  * and when the child is gone kills whatever it left behind and says in one line what went
  * wrong. The child side marks phases, sends lines, reports fatal signals, and notices a
  * backend that left a process of its own running.
- * Phases (the status page's letter; `call` names the backend function within M):
- *   L  loading the backend (dlopen, constructors, negotiation)
- *   I  instance_create
- *   Q  the capability and info queries
- *   M  the backend's operators and timing functions (the call says which)
- *   C  the harness's own work (generating, the reference, checking) after the backend ran
- *   D  instance_destroy and plugin_shutdown
- *   X  done; the process exits
+ * Phases and deadlines are harness/child.h's, the same as `bitcts run`'s; in phase P the page's
+ * index names the backend function called (BITCTS_SUPERVISE_CALL_*).
  * Thread-safety: one supervised child per process at a time; the child side is for the child's
  * one thread (the fatal-signal handler is process-wide). */
 #ifndef BITCTS_HARNESS_SUPERVISE_H
@@ -25,7 +19,7 @@
 
 #include "sandbox.h" /* bitcts_sandbox_main_fn, bitcts_sandbox_status */
 
-/* The backend functions a child calls in phase M, as the status page's index. */
+/* The backend functions a child calls in phase P, as the status page's index. */
 #define BITCTS_SUPERVISE_CALL_LIST(X)                                                              \
     X(NONE, "the backend")                                                                         \
     X(OPERATOR_CREATE, "operator_create")                                                          \
@@ -42,13 +36,11 @@ enum { BITCTS_SUPERVISE_CALL_LIST(BITCTS_SUPERVISE_CALL_ENUM) BITCTS_SUPERVISE_C
 
 #define BITCTS_SUPERVISE_OUTPUT_CAP (4 * BITCTS_SANDBOX_CAPTURE_MAX + 8) /* sanitised excerpt */
 
-/** How the parent watches. Deadlines are seconds without a new phase mark. */
+/** How the parent watches. Deadlines follow harness/child.h's one rule from timeout_s. */
 typedef struct bitcts_supervise_config {
-    double timeout_s;       /* the backend's phases: L I Q M D */
-    double harness_s;       /* C, and the time before the first mark */
-    double exit_s;          /* X */
-    int lines_are_progress; /* a child that marks no phase (an interpreter): every line it
-                             * sends restarts its deadline */
+    double timeout_s;       /* the backend's phases; the harness's get ten times that (>= 60 s) */
+    int lines_are_progress; /* a child that marks no phase (an interpreter): every phase is the
+                             * backend's, and every line it sends restarts its deadline */
     /** A channel line of the command's (not F or K, which the supervisor takes): 0, or -1 when
      * the line is not one the command knows (counted as garbage). */
     int (*on_line)(void *user, char *line);
@@ -62,8 +54,10 @@ typedef struct bitcts_supervise_result {
     int status;
     char phase;        /* the last phase marked (0: none) */
     int64_t call;      /* BITCTS_SUPERVISE_CALL_* of that phase, or -1 */
-    char killed_for;   /* the phase whose deadline passed (0: none) */
+    int timed_out;     /* killed at a deadline: */
+    char killed_for;   /* the phase whose deadline passed, */
     double deadline_s; /* that deadline */
+    int foreign;       /* the child marked no phase (cfg.lines_are_progress) */
     char state;        /* the child's state in /proc when it was killed (T: stopped, R, S, D) */
     int interrupted;   /* killed because cfg->interrupted was set */
     uint64_t garbage;  /* channel lines without the nonce, or that on_line refused */
@@ -101,7 +95,7 @@ const char *bitcts_supervise_phase_name(char phase, int64_t call);
  * SIGILL, SIGFPE, SIGABRT: an F line, then the signal's default action). Call first. */
 void bitcts_supervise_child_start(int chan, const char *nonce, bitcts_sandbox_status *status);
 
-/** Marks a phase (and, in M, the call). When the phase left was the backend's and the process
+/** Marks a phase (and, in P, the call). When the phase left was the backend's and the process
  * now has a child process, sends "K <phase>" once. */
 void bitcts_supervise_mark(char phase, int64_t call);
 

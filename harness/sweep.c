@@ -357,20 +357,20 @@ static int32_t run_chunk(sweep *s, uint32_t n)
     const void *inputs[2] = {s->in[0], s->in[1]};
     void *op = NULL;
     const double t0 = bitcts_clock_now();
-    bitcts_supervise_mark('M', BITCTS_SUPERVISE_CALL_OPERATOR_CREATE);
+    bitcts_supervise_mark('P', BITCTS_SUPERVISE_CALL_OPERATOR_CREATE);
     int32_t st =
         desc != NULL ? t->operator_create(s->instance, desc, &op) : BITCTS_ABI_E_OUT_OF_MEMORY;
     if (st == BITCTS_ABI_OK && s->timing != NULL) {
         uint64_t ns = 0;
-        bitcts_supervise_mark('M', BITCTS_SUPERVISE_CALL_TIME_EXECUTE);
+        bitcts_supervise_mark('P', BITCTS_SUPERVISE_CALL_TIME_EXECUTE);
         st = s->timing->time_execute(s->instance, op, inputs, s->out, 1, &ns);
         s->device_s += 1e-9 * (double)ns;
     } else if (st == BITCTS_ABI_OK) {
-        bitcts_supervise_mark('M', BITCTS_SUPERVISE_CALL_OPERATOR_EXECUTE);
+        bitcts_supervise_mark('P', BITCTS_SUPERVISE_CALL_OPERATOR_EXECUTE);
         st = t->operator_execute(s->instance, op, inputs, s->out);
     }
     if (op != NULL) {
-        bitcts_supervise_mark('M', BITCTS_SUPERVISE_CALL_OPERATOR_DESTROY);
+        bitcts_supervise_mark('P', BITCTS_SUPERVISE_CALL_OPERATOR_DESTROY);
         t->operator_destroy(s->instance, op);
     }
     s->backend_s += bitcts_clock_now() - t0;

@@ -14,8 +14,6 @@
 #include "sweep.h"
 #include "tensor_model.h"
 
-#define SWEEP_HARNESS_MIN_S 600.0 /* the child's own work on a chunk: at least this long */
-
 int bitcts_sweep_check(const bitcts_sweep_config *cfg, uint64_t *total, char *err, size_t cap)
 {
     const uint32_t width = bitcts_dtype_size(cfg->type) * 8;
@@ -171,8 +169,8 @@ static int settle(const bitcts_sweep_config *cfg, sweep_parent *p,
         char what[1200];
         bitcts_supervise_describe(sv, what, sizeof what);
         const size_t used = (size_t)snprintf(err, cap, "%s", what);
-        const char phase = sv->killed_for != 0 ? sv->killed_for : sv->phase;
-        if (p->has_current && used < cap && (phase == 'M' || phase == 'C')) {
+        const char phase = sv->timed_out ? sv->killed_for : sv->phase;
+        if (p->has_current && used < cap && (phase == 'P' || phase == 'C')) {
             snprintf(err + used, cap - used, " (the chunk starting at element %llu of %s %s)",
                      (unsigned long long)p->current, bitcts_op_name(cfg->op),
                      bitcts_dtype_name(cfg->type));
@@ -218,12 +216,7 @@ int bitcts_sweep_run(const bitcts_sweep_config *cfg, bitcts_sweep_result *out, c
     p.r = out;
     const double timeout = cfg->timeout_s > 0 ? cfg->timeout_s : 120;
     const bitcts_supervise_config sv_cfg = {
-        .timeout_s = timeout,
-        .harness_s = 10 * timeout > SWEEP_HARNESS_MIN_S ? 10 * timeout : SWEEP_HARNESS_MIN_S,
-        .exit_s = timeout,
-        .on_line = on_line,
-        .user = &p,
-        .interrupted = cfg->interrupted};
+        .timeout_s = timeout, .on_line = on_line, .user = &p, .interrupted = cfg->interrupted};
     bitcts__sweep_job job = {.cfg = cfg, .spec = &spec};
     bitcts_supervise_result sv;
     if (bitcts_supervise_run(&sv_cfg, bitcts__sweep_child_main, &job, &sv, err, cap) != 0) {
