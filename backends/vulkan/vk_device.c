@@ -275,10 +275,10 @@ static void vk_read_properties(bitcts__vk_instance *inst)
      * an H100 the copy kernel ran at 2850 GB/s with 4096 workgroups, at 2975 unbounded. */
     const uint32_t bound = inst->opt.max_groups != 0 ? inst->opt.max_groups : groups;
     inst->max_groups = groups < bound ? groups : bound;
-    inst->max_shared = lim->maxComputeSharedMemorySize;
-    inst->max_threads = lim->maxComputeWorkGroupInvocations < lim->maxComputeWorkGroupSize[0]
-                            ? lim->maxComputeWorkGroupInvocations
-                            : lim->maxComputeWorkGroupSize[0];
+    inst->limits.max_shared = lim->maxComputeSharedMemorySize;
+    inst->limits.max_threads = lim->maxComputeWorkGroupInvocations < lim->maxComputeWorkGroupSize[0]
+                                   ? lim->maxComputeWorkGroupInvocations
+                                   : lim->maxComputeWorkGroupSize[0];
     /* Timing rounds (vk_timing.c): a GPU's clocks need rounds of work to settle; a CPU device
      * runs at the host's, and its noise would only repeat rounds. */
     const int cpu = p.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
