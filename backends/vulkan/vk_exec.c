@@ -9,9 +9,6 @@
 
 #include "vk_internal.h"
 
-#define VK_GROUP_SIZE 256u
-#define VK_TILE 32u
-
 /* Push constants, laid out as the shaders' push_constant blocks (std430). */
 typedef struct vk_packed_push {
     VkDeviceAddress out, a, b;
@@ -132,7 +129,7 @@ static uint32_t vk_dispatch_strided(bitcts__vk_instance *inst, const bitcts__vk_
         .stride_a = p->strides[BITCTS__VK_A][inner],
         .stride_b = binary ? p->strides[BITCTS__VK_B][inner] : 0u,
         .outer = 1,
-        .more_dims = op->params_words / 8,
+        .more_dims = op->params_words / BITCTS_VK_OUTER_DIM_WORDS,
     };
     bitcts__vk_divisor(pc.inner, &pc.inner_magic, &pc.inner_shifts);
     if (p->rank >= 2) {
@@ -146,7 +143,7 @@ static uint32_t vk_dispatch_strided(bitcts__vk_instance *inst, const bitcts__vk_
     inst->vk.vkCmdPushConstants(inst->cmd, inst->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc,
                                 &pc);
     /* vk_strided.comp's elements per invocation and pass (UNROLL). */
-    const uint64_t per_group = (uint64_t)VK_GROUP_SIZE * inst->opt.unroll;
+    const uint64_t per_group = (uint64_t)BITCTS_VK_STRIDED_THREADS * inst->opt.unroll;
     return vk_groups(inst, ((uint64_t)p->count + per_group - 1) / per_group);
 }
 
@@ -157,7 +154,7 @@ static uint32_t vk_dispatch_tile(bitcts__vk_instance *inst, const bitcts__vk_pla
 {
     const uint32_t side = p->kind == BITCTS__VK_KIND_TILEW
                               ? bitcts__vk_tilew_side(p->width[BITCTS__VK_OUT])
-                              : VK_TILE;
+                              : BITCTS_VK_TILE;
     const uint32_t c = p->rank - 1;
     const uint32_t r = p->rank - 2;
     const int batched = p->rank == 3;

@@ -12,6 +12,7 @@
 #include <stdint.h> /* fixed-width integers */
 
 #include "bitcts/bitcts_plugin.h" /* bitcts_abi_*, BITCTS_ABI_*, BITCTS_DT_*, BITCTS_OP_* */
+#include "vk_abi.h"               /* BITCTS_VK_*: the numbers the shaders share */
 #include <volk.h>                 /* Vulkan types, struct VolkDeviceTable */
 
 #ifdef __cplusplus
@@ -66,27 +67,13 @@ int32_t bitcts__vk_options_parse(const bitcts_abi_create_info *info, bitcts__vk_
 #define BITCTS__VK_KIND_TILEW 4u /* the tile path a 32-bit word at a time (8/16-bit) */
 #define BITCTS__VK_KIND_COUNT 5u
 
-/* The specialization constants, by id: 0 the operator, 1 fault=hang (the strided shader
- * spins), 2 the strided shader's unroll, 3 ROWS and 4 the unroll (the packed shader's), 5 B
- * transposed with a shared tile and 6 the workgroup size (the tile shaders'), 7 the packed
- * shader's workgroup size. A shader ignores the constants it does not declare. */
-#define BITCTS__VK_SPEC_OP 0u
-#define BITCTS__VK_SPEC_FAULT_HANG 1u
-#define BITCTS__VK_SPEC_STRIDED_UNROLL 2u
-#define BITCTS__VK_SPEC_ROWS 3u
-#define BITCTS__VK_SPEC_PACKED_UNROLL 4u
-#define BITCTS__VK_SPEC_B_TILED 5u
-#define BITCTS__VK_SPEC_TILE_THREADS 6u
-#define BITCTS__VK_SPEC_PACKED_THREADS 7u
-#define BITCTS__VK_SPEC_COUNT 8u
-
 /* What a pipeline is created from, and the pipeline cache's key: a shader binary (its index
  * in the embedded table, which names the shader, the widths and the packed shader's chunk)
  * and the values of its specialization constants (the operator; the flavors hang, rows and B
  * tiled; the unrolls; the workgroup sizes). Plans with equal keys share a pipeline. */
 typedef struct bitcts__vk_pipeline_key {
     uint32_t binary;
-    uint32_t spec[BITCTS__VK_SPEC_COUNT];
+    uint32_t spec[BITCTS_VK_SPEC_COUNT];
 } bitcts__vk_pipeline_key;
 
 /* What planning needs to know of the device. */
@@ -107,7 +94,7 @@ typedef struct bitcts__vk_packed_shape {
  * of w-byte elements. */
 static inline uint32_t bitcts__vk_tilew_side(uint32_t w)
 {
-    return 32u * (4u / w);
+    return BITCTS_VK_TILE * (4u / w);
 }
 
 /* Operand slots in the plan: output first, then the inputs. */
@@ -117,7 +104,7 @@ static inline uint32_t bitcts__vk_tilew_side(uint32_t w)
 
 typedef struct bitcts__vk_plan {
     uint32_t kind;      /* BITCTS__VK_KIND_* */
-    uint32_t shader_op; /* the shaders' operator code (vk_common.glsl) */
+    uint32_t shader_op; /* the shaders' operator code (vk_abi.h) */
     uint32_t operator_type;
     uint32_t input_count;
     uint32_t width[3]; /* element bytes per operand */
@@ -356,7 +343,7 @@ typedef struct bitcts__vk_operator {
     bitcts__vk_plan plan;
     VkPipeline pipeline;
     uint32_t params_words; /* strided: uint32 words of outer dimensions */
-    uint32_t params[8 * BITCTS_MAX_DIMS];
+    uint32_t params[BITCTS_VK_OUTER_DIM_WORDS * BITCTS_MAX_DIMS];
 } bitcts__vk_operator;
 
 /** Gets the pipeline of a planned operator, after checking the storage features its plan

@@ -13,19 +13,23 @@
 
 #include "vk_internal.h"
 
-/* Shader operator codes, as vk_common.glsl numbers them. */
-static uint32_t vk_shader_op(uint32_t op)
-{
-    switch (op) {
-    case BITCTS_OP_BIT_AND: return 1;
-    case BITCTS_OP_BIT_OR: return 2;
-    case BITCTS_OP_BIT_XOR: return 3;
-    case BITCTS_OP_BIT_NOT: return 4;
-    case BITCTS_OP_BIT_COUNT: return 5;
-    case BITCTS_OP_BIT_SHIFT_LEFT: return 6;
-    default: return 7; /* BIT_SHIFT_RIGHT */
-    }
-}
+/* The shaders' operator codes are DirectML's operator numbers (vk_abi.h, bitcts_dml.h): a plan
+ * hands its operator to the shader as it is. */
+_Static_assert(BITCTS_VK_OP_AND == BITCTS_OP_BIT_AND, "vk_abi.h: AND is not DirectML's");
+_Static_assert(BITCTS_VK_OP_OR == BITCTS_OP_BIT_OR, "vk_abi.h: OR is not DirectML's");
+_Static_assert(BITCTS_VK_OP_XOR == BITCTS_OP_BIT_XOR, "vk_abi.h: XOR is not DirectML's");
+_Static_assert(BITCTS_VK_OP_NOT == BITCTS_OP_BIT_NOT, "vk_abi.h: NOT is not DirectML's");
+_Static_assert(BITCTS_VK_OP_COUNT == BITCTS_OP_BIT_COUNT, "vk_abi.h: COUNT is not DirectML's");
+_Static_assert(BITCTS_VK_OP_SHL == BITCTS_OP_BIT_SHIFT_LEFT, "vk_abi.h: SHL is not DirectML's");
+_Static_assert(BITCTS_VK_OP_SHR == BITCTS_OP_BIT_SHIFT_RIGHT, "vk_abi.h: SHR is not DirectML's");
+_Static_assert(BITCTS_VK_OP_COPY == 0u, "vk_abi.h: the copy kernel's code is no DirectML operator");
+/* The plan's flags are the shaders' bits: input k (A 1, B 2) is bit k - 1. */
+_Static_assert(BITCTS_VK_FLAG_A_SCALAR == 1u << (BITCTS__VK_A - 1) &&
+                   BITCTS_VK_FLAG_B_SCALAR == 1u << (BITCTS__VK_B - 1),
+               "vk_abi.h: scalar flags are not bits 0 (A) and 1 (B)");
+_Static_assert(BITCTS_VK_FLAG_A_TRANSPOSED == 1u << (BITCTS__VK_A - 1) &&
+                   BITCTS_VK_FLAG_B_TRANSPOSED == 1u << (BITCTS__VK_B - 1),
+               "vk_abi.h: transposed flags are not bits 0 (A) and 1 (B)");
 
 /* Dimensions of size > 1, sorted by output stride, largest first (insertion sort: rank <= 8). */
 static uint32_t vk_sorted_dims(const bitcts__vk_desc *desc, uint32_t *order)
@@ -254,17 +258,17 @@ static uint64_t vk_tile_shared(const bitcts__vk_plan *p, int b_tiled)
 {
     if (p->kind == BITCTS__VK_KIND_TILEW) {
         const uint64_t side = bitcts__vk_tilew_side(p->width[BITCTS__VK_OUT]);
-        return (side + (b_tiled ? side : 1u)) * 32u * 4u;
+        return (side + (b_tiled ? side : 1u)) * BITCTS_VK_TILE * 4u; /* rows of 32 words */
     }
     const uint64_t elem = p->width[BITCTS__VK_A] == 8 ? 8u : 4u;
-    return (32u + (b_tiled ? 32u : 1u)) * 33u * elem;
+    return (BITCTS_VK_TILE + (b_tiled ? BITCTS_VK_TILE : 1u)) * (BITCTS_VK_TILE + 1u) * elem;
 }
 
 /* Whether B of a tile-kind plan is transposed, so that it gets a shared tile of its own. */
 static int vk_b_tiled(const bitcts__vk_plan *p)
 {
     const int tile = p->kind == BITCTS__VK_KIND_TILE || p->kind == BITCTS__VK_KIND_TILEW;
-    return tile && p->input_count == 2 && (p->flags & (1u << (BITCTS__VK_B - 1))) != 0;
+    return tile && p->input_count == 2 && (p->flags & BITCTS_VK_FLAG_B_TRANSPOSED) != 0;
 }
 
 /* The strided shader in place of the kind chosen: under fault=hang (the strided shader is the
@@ -317,15 +321,15 @@ static int32_t vk_plan_key(bitcts__vk_plan *p, const bitcts__vk_options *opt,
     }
     bitcts__vk_pipeline_key *key = &p->key;
     key->binary = (uint32_t)index;
-    key->spec[BITCTS__VK_SPEC_OP] = p->shader_op;
-    key->spec[BITCTS__VK_SPEC_FAULT_HANG] =
+    key->spec[BITCTS_VK_SPEC_OP] = p->shader_op;
+    key->spec[BITCTS_VK_SPEC_FAULT_HANG] =
         p->kind == BITCTS__VK_KIND_STRIDED && opt->fault == BITCTS__VK_FAULT_HANG;
-    key->spec[BITCTS__VK_SPEC_STRIDED_UNROLL] = opt->unroll;
-    key->spec[BITCTS__VK_SPEC_ROWS] = p->kind == BITCTS__VK_KIND_ROWS;
-    key->spec[BITCTS__VK_SPEC_PACKED_UNROLL] = opt->packed_unroll;
-    key->spec[BITCTS__VK_SPEC_B_TILED] = (uint32_t)vk_b_tiled(p);
-    key->spec[BITCTS__VK_SPEC_TILE_THREADS] = vk_tile_threads(p, opt, lim);
-    key->spec[BITCTS__VK_SPEC_PACKED_THREADS] = packed ? p->threads : 1024u; /* unused else */
+    key->spec[BITCTS_VK_SPEC_STRIDED_UNROLL] = opt->unroll;
+    key->spec[BITCTS_VK_SPEC_ROWS] = p->kind == BITCTS__VK_KIND_ROWS;
+    key->spec[BITCTS_VK_SPEC_PACKED_UNROLL] = opt->packed_unroll;
+    key->spec[BITCTS_VK_SPEC_B_TILED] = (uint32_t)vk_b_tiled(p);
+    key->spec[BITCTS_VK_SPEC_TILE_THREADS] = vk_tile_threads(p, opt, lim);
+    key->spec[BITCTS_VK_SPEC_PACKED_THREADS] = packed ? p->threads : 1024u; /* unused else */
     return BITCTS_ABI_OK;
 }
 
@@ -365,7 +369,7 @@ int32_t bitcts__vk_plan_build(const bitcts__vk_desc *desc, const bitcts__vk_opti
 {
     memset(p, 0, sizeof *p);
     p->operator_type = desc->op;
-    p->shader_op = vk_shader_op(desc->op);
+    p->shader_op = desc->op;
     p->input_count = desc->input_count;
     const int32_t rc = vk_plan_spans(desc, p, err, cap);
     if (rc != BITCTS_ABI_OK) {
@@ -386,7 +390,7 @@ int32_t bitcts__vk_plan_copy(uint64_t bytes, const bitcts__vk_options *opt,
                              size_t cap)
 {
     memset(p, 0, sizeof *p);
-    p->shader_op = 0; /* vk_common.glsl's VK_OP_COPY */
+    p->shader_op = BITCTS_VK_OP_COPY;
     p->input_count = 1;
     p->width[BITCTS__VK_OUT] = 4;
     p->width[BITCTS__VK_A] = 4;

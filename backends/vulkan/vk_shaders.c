@@ -64,12 +64,12 @@ static int32_t vk_pipeline_create(bitcts__vk_instance *inst, const bitcts__vk_pi
     if (rc != BITCTS_ABI_OK) {
         return rc;
     }
-    VkSpecializationMapEntry entries[BITCTS__VK_SPEC_COUNT];
-    for (uint32_t i = 0; i < BITCTS__VK_SPEC_COUNT; ++i) {
+    VkSpecializationMapEntry entries[BITCTS_VK_SPEC_COUNT];
+    for (uint32_t i = 0; i < BITCTS_VK_SPEC_COUNT; ++i) {
         entries[i] =
             (VkSpecializationMapEntry){i, i * (uint32_t)sizeof(uint32_t), sizeof(uint32_t)};
     }
-    const VkSpecializationInfo spec = {BITCTS__VK_SPEC_COUNT, entries, sizeof key->spec, key->spec};
+    const VkSpecializationInfo spec = {BITCTS_VK_SPEC_COUNT, entries, sizeof key->spec, key->spec};
     const VkComputePipelineCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage =

@@ -1320,7 +1320,7 @@ static void check_key(const char *why, const bitcts__vk_plan *p, const bitcts__v
         CHECK_EQ_U64(bin->chunk, s.chunk);
         CHECK_EQ_U64(p->chunk, s.chunk);
         CHECK_EQ_U64(p->threads, s.threads);
-        CHECK_EQ_U64(spec[BITCTS__VK_SPEC_PACKED_THREADS], s.threads);
+        CHECK_EQ_U64(spec[BITCTS_VK_SPEC_PACKED_THREADS], s.threads);
     } else {
         CHECK_EQ_U64(bin->chunk, 0);
     }
@@ -1331,11 +1331,11 @@ static void check_key(const char *why, const bitcts__vk_plan *p, const bitcts__v
     CHECK_EQ_U64(bin->kind, packed ? BITCTS__VK_KIND_PACKED : p->kind);
     CHECK_EQ_U64(bin->in_w, in_w);
     CHECK_EQ_U64(bin->out_w, out_w);
-    CHECK_EQ_U64(spec[BITCTS__VK_SPEC_OP], p->shader_op);
-    CHECK_EQ_U64(spec[BITCTS__VK_SPEC_ROWS], p->kind == BITCTS__VK_KIND_ROWS);
-    CHECK_EQ_U64(spec[BITCTS__VK_SPEC_STRIDED_UNROLL], opt->unroll);
-    CHECK_EQ_U64(spec[BITCTS__VK_SPEC_PACKED_UNROLL], opt->packed_unroll);
-    CHECK_EQ_U64(spec[BITCTS__VK_SPEC_FAULT_HANG],
+    CHECK_EQ_U64(spec[BITCTS_VK_SPEC_OP], p->shader_op);
+    CHECK_EQ_U64(spec[BITCTS_VK_SPEC_ROWS], p->kind == BITCTS__VK_KIND_ROWS);
+    CHECK_EQ_U64(spec[BITCTS_VK_SPEC_STRIDED_UNROLL], opt->unroll);
+    CHECK_EQ_U64(spec[BITCTS_VK_SPEC_PACKED_UNROLL], opt->packed_unroll);
+    CHECK_EQ_U64(spec[BITCTS_VK_SPEC_FAULT_HANG],
                  p->kind == BITCTS__VK_KIND_STRIDED && opt->fault == BITCTS__VK_FAULT_HANG);
 }
 
@@ -1370,17 +1370,17 @@ static void test_plan_keys(void)
             plan_of(&dflt, &roomy, cases[i].op, cases[i].in_w, cases[i].out_w, cases[i].rows,
                     cases[i].cols, cases[i].so, cases[i].sa, cases[i].sb);
         check_key(cases[i].why, &p, &dflt, &roomy);
-        CHECK_EQ_U64(p.key.spec[BITCTS__VK_SPEC_B_TILED], cases[i].b_tiled);
+        CHECK_EQ_U64(p.key.spec[BITCTS_VK_SPEC_B_TILED], cases[i].b_tiled);
     }
     /* A device of 512 invocations: the packed workgroup of 1024 becomes 256, in the plan and
      * in its key; the tile shaders' too. */
     const bitcts__vk_limits small = {.max_threads = 512, .max_shared = 65536};
     bitcts__vk_plan p = plan_of(&dflt, &small, not_op, 4, 4, 9, 64, st_dense, st_dense, NULL);
     check_key("NOT on 512 invocations", &p, &dflt, &small);
-    CHECK_EQ_U64(p.key.spec[BITCTS__VK_SPEC_PACKED_THREADS], 256);
+    CHECK_EQ_U64(p.key.spec[BITCTS_VK_SPEC_PACKED_THREADS], 256);
     p = plan_of(&dflt, &small, xor_op, 1, 1, 64, 64, st_dense, st_t64, st_dense);
     CHECK_EQ_U64(p.kind, BITCTS__VK_KIND_TILEW);
-    CHECK_EQ_U64(p.key.spec[BITCTS__VK_SPEC_TILE_THREADS], 256);
+    CHECK_EQ_U64(p.key.spec[BITCTS_VK_SPEC_TILE_THREADS], 256);
     /* Shared memory for the word tile of A (16.1 KiB) but not for A's and B's (32 KiB): the
      * second plan runs on the strided shader, without B's tile. */
     const bitcts__vk_limits little = {.max_threads = 1024, .max_shared = 20000};
@@ -1389,7 +1389,7 @@ static void test_plan_keys(void)
     p = plan_of(&dflt, &little, xor_op, 1, 1, 64, 64, st_dense, st_t64, st_t64);
     CHECK_EQ_U64(p.kind, BITCTS__VK_KIND_STRIDED);
     check_key("both transposed, little shared memory", &p, &dflt, &little);
-    CHECK_EQ_U64(p.key.spec[BITCTS__VK_SPEC_B_TILED], 0);
+    CHECK_EQ_U64(p.key.spec[BITCTS_VK_SPEC_B_TILED], 0);
     /* fault=hang: every plan on the strided shader, which spins. */
     const char *hang[2] = {"fault", "hang"};
     const bitcts__vk_options spin = options_of(hang, 1);
@@ -1401,7 +1401,7 @@ static void test_plan_keys(void)
     CHECK_EQ_U64(bitcts__vk_plan_copy(1000, &dflt, &roomy, &p, err, sizeof err), BITCTS_ABI_OK);
     check_key("the copy kernel", &p, &dflt, &roomy);
     CHECK_EQ_U64(p.count, 250);
-    CHECK_EQ_U64(p.key.spec[BITCTS__VK_SPEC_PACKED_THREADS], 1024);
+    CHECK_EQ_U64(p.key.spec[BITCTS_VK_SPEC_PACKED_THREADS], 1024);
     /* Equal keys where only the sizes differ; another operator, another key. */
     const bitcts__vk_plan a =
         plan_of(&dflt, &roomy, and_op, 4, 4, 9, 64, st_dense, st_dense, st_dense);
@@ -1411,6 +1411,9 @@ static void test_plan_keys(void)
         plan_of(&dflt, &roomy, xor_op, 4, 4, 9, 64, st_dense, st_dense, st_dense);
     CHECK_EQ_U64(memcmp(&a.key, &b.key, sizeof a.key), 0);
     CHECK(memcmp(&a.key, &c.key, sizeof a.key) != 0);
+    /* The shaders' operator code is DirectML's number (vk_abi.h). */
+    CHECK_EQ_U64(a.key.spec[BITCTS_VK_SPEC_OP], BITCTS_OP_BIT_AND);
+    CHECK_EQ_U64(c.key.spec[BITCTS_VK_SPEC_OP], BITCTS_OP_BIT_XOR);
 }
 
 /* An operator of 32-bit elements, one dimension of n, created and returned (NULL on failure). */
