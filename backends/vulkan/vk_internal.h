@@ -252,16 +252,18 @@ int32_t bitcts__vk_device_create(bitcts__vk_instance *inst, char *err, size_t ca
 /** Releases everything bitcts__vk_device_create and later calls made; NULL handles are skipped. */
 void bitcts__vk_device_destroy(bitcts__vk_instance *inst);
 
+/** BITCTS_ABI_E_BACKEND_FAILED with the first validation message when messages arrived
+ * since the last check; BITCTS_ABI_OK otherwise. */
+int32_t bitcts__vk_check_validation(bitcts__vk_instance *inst);
+
+/* ---- vk_result.c ---- */
+
 /** Text name of a VkResult ("VK_ERROR_DEVICE_LOST"). */
 const char *bitcts__vk_result_name(VkResult result);
 
 /** Maps a failed VkResult to a status, marks the instance lost on VK_ERROR_DEVICE_LOST and
  * writes "what: VK_..." into last_error. */
 int32_t bitcts__vk_fail(bitcts__vk_instance *inst, VkResult result, const char *what);
-
-/** BITCTS_ABI_E_BACKEND_FAILED with the first validation message when messages arrived
- * since the last check; BITCTS_ABI_OK otherwise. */
-int32_t bitcts__vk_check_validation(bitcts__vk_instance *inst);
 
 /* ---- vk_memory.c ---- */
 
