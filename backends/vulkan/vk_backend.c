@@ -140,8 +140,8 @@ static int32_t BITCTS_PLUGIN_CALL vk_operator_create(void *instance,
         snprintf(inst->last_error, sizeof inst->last_error, "out of memory");
         return BITCTS_ABI_E_OUT_OF_MEMORY;
     }
-    rc =
-        bitcts__vk_plan_build(&d, &inst->opt, &op->plan, inst->last_error, sizeof inst->last_error);
+    rc = bitcts__vk_plan_build(&d, &inst->opt, &inst->limits, &op->plan, inst->last_error,
+                               sizeof inst->last_error);
     if (rc == BITCTS_ABI_OK) {
         rc = bitcts__vk_operator_prepare(inst, op);
     }

@@ -20,43 +20,6 @@
 /* The one process-wide lock: volk's global loader and instance pointers. */
 static pthread_mutex_t vk_loader_lock = PTHREAD_MUTEX_INITIALIZER;
 
-const char *bitcts__vk_result_name(VkResult r)
-{
-    switch (r) {
-    case VK_SUCCESS: return "VK_SUCCESS";
-    case VK_NOT_READY: return "VK_NOT_READY";
-    case VK_TIMEOUT: return "VK_TIMEOUT";
-    case VK_INCOMPLETE: return "VK_INCOMPLETE";
-    case VK_ERROR_OUT_OF_HOST_MEMORY: return "VK_ERROR_OUT_OF_HOST_MEMORY";
-    case VK_ERROR_OUT_OF_DEVICE_MEMORY: return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
-    case VK_ERROR_INITIALIZATION_FAILED: return "VK_ERROR_INITIALIZATION_FAILED";
-    case VK_ERROR_DEVICE_LOST: return "VK_ERROR_DEVICE_LOST";
-    case VK_ERROR_MEMORY_MAP_FAILED: return "VK_ERROR_MEMORY_MAP_FAILED";
-    case VK_ERROR_LAYER_NOT_PRESENT: return "VK_ERROR_LAYER_NOT_PRESENT";
-    case VK_ERROR_EXTENSION_NOT_PRESENT: return "VK_ERROR_EXTENSION_NOT_PRESENT";
-    case VK_ERROR_FEATURE_NOT_PRESENT: return "VK_ERROR_FEATURE_NOT_PRESENT";
-    case VK_ERROR_INCOMPATIBLE_DRIVER: return "VK_ERROR_INCOMPATIBLE_DRIVER";
-    case VK_ERROR_TOO_MANY_OBJECTS: return "VK_ERROR_TOO_MANY_OBJECTS";
-    case VK_ERROR_OUT_OF_POOL_MEMORY: return "VK_ERROR_OUT_OF_POOL_MEMORY";
-    case VK_ERROR_INVALID_SHADER_NV: return "VK_ERROR_INVALID_SHADER_NV";
-    default: return "VkResult (other)";
-    }
-}
-
-int32_t bitcts__vk_fail(bitcts__vk_instance *inst, VkResult r, const char *what)
-{
-    snprintf(inst->last_error, sizeof inst->last_error, "%s: %s (%d)", what,
-             bitcts__vk_result_name(r), (int)r);
-    switch (r) {
-    case VK_ERROR_OUT_OF_HOST_MEMORY:
-    case VK_ERROR_OUT_OF_DEVICE_MEMORY:
-    case VK_ERROR_OUT_OF_POOL_MEMORY:
-    case VK_ERROR_TOO_MANY_OBJECTS: return BITCTS_ABI_E_OUT_OF_MEMORY;
-    case VK_ERROR_DEVICE_LOST: inst->state = BITCTS__VK_STATE_LOST; return BITCTS_ABI_E_DEVICE;
-    default: return BITCTS_ABI_E_DEVICE;
-    }
-}
-
 int32_t bitcts__vk_check_validation(bitcts__vk_instance *inst)
 {
     if (inst->validation_count == inst->validation_reported) {
@@ -275,10 +238,10 @@ static void vk_read_properties(bitcts__vk_instance *inst)
      * an H100 the copy kernel ran at 2850 GB/s with 4096 workgroups, at 2975 unbounded. */
     const uint32_t bound = inst->opt.max_groups != 0 ? inst->opt.max_groups : groups;
     inst->max_groups = groups < bound ? groups : bound;
-    inst->max_shared = lim->maxComputeSharedMemorySize;
-    inst->max_threads = lim->maxComputeWorkGroupInvocations < lim->maxComputeWorkGroupSize[0]
-                            ? lim->maxComputeWorkGroupInvocations
-                            : lim->maxComputeWorkGroupSize[0];
+    inst->limits.max_shared = lim->maxComputeSharedMemorySize;
+    inst->limits.max_threads = lim->maxComputeWorkGroupInvocations < lim->maxComputeWorkGroupSize[0]
+                                   ? lim->maxComputeWorkGroupInvocations
+                                   : lim->maxComputeWorkGroupSize[0];
     /* Timing rounds (vk_timing.c): a GPU's clocks need rounds of work to settle; a CPU device
      * runs at the host's, and its noise would only repeat rounds. */
     const int cpu = p.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;

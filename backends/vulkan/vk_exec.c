@@ -1,16 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Running a planned operator: the pipeline it needs (after checking the storage features its
- * element widths and layout require), the push constants of its shader kind, and one
- * execution: inputs up to device-local slots through staging, the dispatch, the output back.
- * Shaders reach the slots through buffer device addresses, so a tensor may exceed
+/* Running a planned operator: the pipeline of its plan's key (after checking the storage
+ * features its element widths and layout require), the push constants of its shader kind,
+ * and one execution: inputs up to device-local slots through staging, the dispatch, the output
+ * back. Shaders reach the slots through buffer device addresses, so a tensor may exceed
  * maxStorageBufferRange. */
 #include <stdio.h>  /* snprintf */
 #include <string.h> /* memcpy */
 
 #include "vk_internal.h"
-
-#define VK_GROUP_SIZE 256u
-#define VK_TILE 32u
 
 /* Push constants, laid out as the shaders' push_constant blocks (std430). */
 typedef struct vk_packed_push {
@@ -61,34 +58,9 @@ static int32_t vk_need_storage(bitcts__vk_instance *inst, uint32_t width)
     return BITCTS_ABI_E_NOT_SUPPORTED;
 }
 
-/* Shared memory a tile-kind plan needs: the tile of A and, when B is transposed, B's (else
- * one row), as vk_tile.comp and vk_tilew.comp declare them. */
-static uint64_t vk_tile_shared(const bitcts__vk_plan *p, int b_tiled)
-{
-    if (p->kind == BITCTS__VK_KIND_TILEW) {
-        const uint64_t side = bitcts__vk_tilew_side(p->width[BITCTS__VK_OUT]);
-        return (side + (b_tiled ? side : 1u)) * 32u * 4u;
-    }
-    const uint64_t elem = p->width[BITCTS__VK_A] == 8 ? 8u : 4u;
-    return (32u + (b_tiled ? 32u : 1u)) * 33u * elem;
-}
-
 int32_t bitcts__vk_operator_prepare(bitcts__vk_instance *inst, bitcts__vk_operator *op)
 {
-    bitcts__vk_plan *p = &op->plan;
-    const uint32_t hang = inst->opt.fault == BITCTS__VK_FAULT_HANG;
-    if (hang) {
-        p->kind = BITCTS__VK_KIND_STRIDED;
-    }
-    uint32_t flavor = hang ? BITCTS__VK_FLAVOR_HANG : 0u;
-    if (p->kind == BITCTS__VK_KIND_TILE || p->kind == BITCTS__VK_KIND_TILEW) {
-        const int b_tiled = p->input_count == 2 && (p->flags & (1u << (BITCTS__VK_B - 1))) != 0;
-        if (vk_tile_shared(p, b_tiled) > inst->max_shared) {
-            p->kind = BITCTS__VK_KIND_STRIDED; /* a device with less shared memory */
-        } else if (b_tiled) {
-            flavor |= BITCTS__VK_FLAVOR_B_TILED;
-        }
-    }
+    const bitcts__vk_plan *p = &op->plan;
     /* Only the element-by-element shaders (tile, strided) load and store 8/16-bit values. */
     if (p->kind == BITCTS__VK_KIND_TILE || p->kind == BITCTS__VK_KIND_STRIDED) {
         for (uint32_t k = 0; k <= p->input_count; ++k) {
@@ -98,18 +70,9 @@ int32_t bitcts__vk_operator_prepare(bitcts__vk_instance *inst, bitcts__vk_operat
             }
         }
     }
-    if (p->kind == BITCTS__VK_KIND_PACKED || p->kind == BITCTS__VK_KIND_ROWS) {
-        const int two = p->input_count == 2 && p->flags == 0;
-        flavor |= two ? BITCTS__VK_FLAVOR_TWO_STREAMS : 0u;
-        p->threads =
-            bitcts__vk_packed_shape_of(&inst->opt, inst->max_threads, p->width[BITCTS__VK_A],
-                                       p->width[BITCTS__VK_OUT], two)
-                .threads;
-    }
     op->params_words =
         p->kind == BITCTS__VK_KIND_STRIDED ? bitcts__vk_plan_outer_dims(p, op->params) : 0u;
-    return bitcts__vk_pipeline_get(inst, p->kind, p->width[BITCTS__VK_A], p->width[BITCTS__VK_OUT],
-                                   p->shader_op, flavor, &op->pipeline);
+    return bitcts__vk_pipeline_get(inst, &p->key, &op->pipeline);
 }
 
 static uint32_t vk_groups(const bitcts__vk_instance *inst, uint64_t items_per_group_256)
@@ -166,7 +129,7 @@ static uint32_t vk_dispatch_strided(bitcts__vk_instance *inst, const bitcts__vk_
         .stride_a = p->strides[BITCTS__VK_A][inner],
         .stride_b = binary ? p->strides[BITCTS__VK_B][inner] : 0u,
         .outer = 1,
-        .more_dims = op->params_words / 8,
+        .more_dims = op->params_words / BITCTS_VK_OUTER_DIM_WORDS,
     };
     bitcts__vk_divisor(pc.inner, &pc.inner_magic, &pc.inner_shifts);
     if (p->rank >= 2) {
@@ -180,7 +143,7 @@ static uint32_t vk_dispatch_strided(bitcts__vk_instance *inst, const bitcts__vk_
     inst->vk.vkCmdPushConstants(inst->cmd, inst->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc,
                                 &pc);
     /* vk_strided.comp's elements per invocation and pass (UNROLL). */
-    const uint64_t per_group = (uint64_t)VK_GROUP_SIZE * inst->opt.unroll;
+    const uint64_t per_group = (uint64_t)BITCTS_VK_STRIDED_THREADS * inst->opt.unroll;
     return vk_groups(inst, ((uint64_t)p->count + per_group - 1) / per_group);
 }
 
@@ -191,7 +154,7 @@ static uint32_t vk_dispatch_tile(bitcts__vk_instance *inst, const bitcts__vk_pla
 {
     const uint32_t side = p->kind == BITCTS__VK_KIND_TILEW
                               ? bitcts__vk_tilew_side(p->width[BITCTS__VK_OUT])
-                              : VK_TILE;
+                              : BITCTS_VK_TILE;
     const uint32_t c = p->rank - 1;
     const uint32_t r = p->rank - 2;
     const int batched = p->rank == 3;

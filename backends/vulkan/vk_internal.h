@@ -12,6 +12,7 @@
 #include <stdint.h> /* fixed-width integers */
 
 #include "bitcts/bitcts_plugin.h" /* bitcts_abi_*, BITCTS_ABI_*, BITCTS_DT_*, BITCTS_OP_* */
+#include "vk_abi.h"               /* BITCTS_VK_*: the numbers the shaders share */
 #include <volk.h>                 /* Vulkan types, struct VolkDeviceTable */
 
 #ifdef __cplusplus
@@ -66,11 +67,20 @@ int32_t bitcts__vk_options_parse(const bitcts_abi_create_info *info, bitcts__vk_
 #define BITCTS__VK_KIND_TILEW 4u /* the tile path a 32-bit word at a time (8/16-bit) */
 #define BITCTS__VK_KIND_COUNT 5u
 
-/* Pipeline flavors (specialization beyond the operator), bits of the cache's last index. */
-#define BITCTS__VK_FLAVOR_HANG 1u        /* fault=hang: the strided shader spins */
-#define BITCTS__VK_FLAVOR_B_TILED 2u     /* tile kinds: B is transposed, so it gets a shared tile */
-#define BITCTS__VK_FLAVOR_TWO_STREAMS 4u /* packed and rows: both inputs are read, not scalars */
-#define BITCTS__VK_FLAVORS 8u
+/* What a pipeline is created from, and the pipeline cache's key: a shader binary (its index
+ * in the embedded table, which names the shader, the widths and the packed shader's chunk)
+ * and the values of its specialization constants (the operator; the flavors hang, rows and B
+ * tiled; the unrolls; the workgroup sizes). Plans with equal keys share a pipeline. */
+typedef struct bitcts__vk_pipeline_key {
+    uint32_t binary;
+    uint32_t spec[BITCTS_VK_SPEC_COUNT];
+} bitcts__vk_pipeline_key;
+
+/* What planning needs to know of the device. */
+typedef struct bitcts__vk_limits {
+    uint32_t max_threads; /* the largest workgroup along x the device allows */
+    uint32_t max_shared;  /* maxComputeSharedMemorySize */
+} bitcts__vk_limits;
 
 /* The packed shader's shape for an operator: output bytes per chunk and invocations per
  * workgroup (before the device's bound), by the options packed_chunk and packed_threads or
@@ -84,7 +94,7 @@ typedef struct bitcts__vk_packed_shape {
  * of w-byte elements. */
 static inline uint32_t bitcts__vk_tilew_side(uint32_t w)
 {
-    return 32u * (4u / w);
+    return BITCTS_VK_TILE * (4u / w);
 }
 
 /* Operand slots in the plan: output first, then the inputs. */
@@ -94,7 +104,7 @@ static inline uint32_t bitcts__vk_tilew_side(uint32_t w)
 
 typedef struct bitcts__vk_plan {
     uint32_t kind;      /* BITCTS__VK_KIND_* */
-    uint32_t shader_op; /* the shaders' operator code (vk_common.glsl) */
+    uint32_t shader_op; /* the shaders' operator code (vk_abi.h) */
     uint32_t operator_type;
     uint32_t input_count;
     uint32_t width[3]; /* element bytes per operand */
@@ -106,7 +116,8 @@ typedef struct bitcts__vk_plan {
     uint32_t out_dense;                   /* the output's elements fill [0, span) */
     uint32_t flags;   /* packed and rows: scalar inputs; tile: transposed inputs */
     uint32_t chunk;   /* packed and rows: output bytes per chunk (bitcts__vk_packed_shape_of) */
-    uint32_t threads; /* packed and rows: invocations per workgroup (set by operator_prepare) */
+    uint32_t threads; /* packed and rows: invocations per workgroup (the same, within the device) */
+    bitcts__vk_pipeline_key key; /* the pipeline it runs on */
 } bitcts__vk_plan;
 
 /* An operator description, validated (vk_validate.c). */
@@ -120,12 +131,21 @@ typedef struct bitcts__vk_desc {
     uint32_t strides[3][BITCTS_MAX_DIMS]; /* explicit, or the packed strides */
 } bitcts__vk_desc;
 
-/** Builds the plan under the options (path, and the packed shader's shape): coalesced
- * dimensions, the shader kind, spans.
- * @return BITCTS_ABI_OK, or BITCTS_ABI_E_NOT_SUPPORTED (an element offset beyond 2^32-1,
- *         explained in err). */
+/** Builds the final plan of an operator under the options and the device's limits: coalesced
+ * dimensions, spans, the shader kind (fault=hang and too little shared memory included), the
+ * packed shader's shape and the pipeline key. Nothing changes a plan after this.
+ * @return BITCTS_ABI_OK, or BITCTS_ABI_E_NOT_SUPPORTED (an element offset beyond 2^32-1, or
+ *         no shader binary for the widths; explained in err). */
 int32_t bitcts__vk_plan_build(const bitcts__vk_desc *desc, const bitcts__vk_options *opt,
-                              bitcts__vk_plan *plan, char *err, size_t cap);
+                              const bitcts__vk_limits *lim, bitcts__vk_plan *plan, char *err,
+                              size_t cap);
+
+/** The plan of the timing extension's copy kernel: the packed shader's copy operator over
+ * `bytes` (rounded up to 32-bit words).
+ * @return as bitcts__vk_plan_build. */
+int32_t bitcts__vk_plan_copy(uint64_t bytes, const bitcts__vk_options *opt,
+                             const bitcts__vk_limits *lim, bitcts__vk_plan *plan, char *err,
+                             size_t cap);
 
 /** The packed shader's shape for in_w-byte inputs to out_w-byte outputs, two_streams when
  * both inputs of a binary operator are read (neither is a broadcast scalar); threads is at
@@ -163,9 +183,13 @@ typedef struct bitcts__vk_buffer {
 #define BITCTS__VK_SLOT_PRISTINE 4u
 #define BITCTS__VK_SLOT_COUNT 5u
 
-#define BITCTS__VK_VARIANTS 10u /* (input width, output width) pairs with a shader binary */
-#define BITCTS__VK_MODULES 64u  /* room for every shader binary (vk_spirv.h's table) */
-#define BITCTS__VK_SHADER_OPS 8u
+#define BITCTS__VK_MODULES 64u /* room for every shader binary (vk_spirv.h's table) */
+
+/* A pipeline of the instance's cache, and the key it was created from. */
+typedef struct bitcts__vk_cached_pipeline {
+    bitcts__vk_pipeline_key key;
+    VkPipeline pipeline;
+} bitcts__vk_cached_pipeline;
 
 /* instance->state */
 #define BITCTS__VK_STATE_OK 0u
@@ -187,14 +211,13 @@ typedef struct bitcts__vk_instance {
     VkFence fence;
     VkPipelineLayout layout;
     VkShaderModule modules[BITCTS__VK_MODULES]; /* by index in the SPIR-V table */
-    VkPipeline pipelines[BITCTS__VK_KIND_COUNT][BITCTS__VK_VARIANTS][BITCTS__VK_SHADER_OPS]
-                        [BITCTS__VK_FLAVORS];
+    bitcts__vk_cached_pipeline *pipelines;      /* owned; pipeline_count of pipeline_room in use */
     uint32_t pipeline_count;
+    uint32_t pipeline_room;
     VkPhysicalDeviceMemoryProperties memory;
     VkDeviceSize max_allocation;
     uint32_t max_groups;
-    uint32_t max_shared;    /* maxComputeSharedMemorySize */
-    uint32_t max_threads;   /* the largest workgroup along x the device allows */
+    bitcts__vk_limits limits;
     uint32_t timing_rounds; /* most timed rounds (option; auto: 1 on a CPU device, else 40) */
     float timestamp_period; /* ns per tick */
     uint32_t timestamp_bits;
@@ -229,16 +252,18 @@ int32_t bitcts__vk_device_create(bitcts__vk_instance *inst, char *err, size_t ca
 /** Releases everything bitcts__vk_device_create and later calls made; NULL handles are skipped. */
 void bitcts__vk_device_destroy(bitcts__vk_instance *inst);
 
+/** BITCTS_ABI_E_BACKEND_FAILED with the first validation message when messages arrived
+ * since the last check; BITCTS_ABI_OK otherwise. */
+int32_t bitcts__vk_check_validation(bitcts__vk_instance *inst);
+
+/* ---- vk_result.c ---- */
+
 /** Text name of a VkResult ("VK_ERROR_DEVICE_LOST"). */
 const char *bitcts__vk_result_name(VkResult result);
 
 /** Maps a failed VkResult to a status, marks the instance lost on VK_ERROR_DEVICE_LOST and
  * writes "what: VK_..." into last_error. */
 int32_t bitcts__vk_fail(bitcts__vk_instance *inst, VkResult result, const char *what);
-
-/** BITCTS_ABI_E_BACKEND_FAILED with the first validation message when messages arrived
- * since the last check; BITCTS_ABI_OK otherwise. */
-int32_t bitcts__vk_check_validation(bitcts__vk_instance *inst);
 
 /* ---- vk_memory.c ---- */
 
@@ -282,17 +307,34 @@ int32_t bitcts__vk_run(bitcts__vk_instance *inst, const bitcts__vk_transfer *up,
 
 /* ---- vk_shaders.c ---- */
 
-/** The pipeline of (kind, widths, operator, flavor: BITCTS__VK_FLAVOR_* bits), created on
- * first use and cached.
- * @return BITCTS_ABI_OK, BITCTS_ABI_E_NOT_SUPPORTED (no binary for the widths), or a mapped
- *         Vulkan failure. */
-int32_t bitcts__vk_pipeline_get(bitcts__vk_instance *inst, uint32_t kind, uint32_t in_w,
-                                uint32_t out_w, uint32_t shader_op, uint32_t flavor,
-                                VkPipeline *out);
+/* One shader binary of the embedded table (vk_spirv.h): the shader (BITCTS__VK_KIND_PACKED,
+ * _TILE, _TILEW or _STRIDED), the widths it was built for and the packed shader's chunk. */
+typedef struct bitcts__vk_spirv {
+    uint32_t kind;
+    uint32_t in_w;
+    uint32_t out_w;
+    uint32_t chunk; /* the packed shader's output bytes per chunk; 0 for the others */
+    const uint32_t *words;
+    size_t bytes;
+} bitcts__vk_spirv;
+
+/** The index in the embedded table of the binary of a shader, or -1 where the build made
+ * none. */
+int bitcts__vk_binary_find(uint32_t kind, uint32_t in_w, uint32_t out_w, uint32_t chunk);
+
+/** The binary at an index bitcts__vk_binary_find returned. */
+const bitcts__vk_spirv *bitcts__vk_binary(uint32_t index);
 
 /** Whether the build made the packed shader with chunks of c output bytes for the widths (the
  * embedded table: 4, 8 or 16 bytes holding at least an output element and an input word). */
 int bitcts__vk_packed_chunk_made(uint32_t in_w, uint32_t out_w, uint32_t c);
+
+/** The pipeline of a key (a plan's): the instance's cached one, or one created from the key
+ * and cached.
+ * @return BITCTS_ABI_OK, BITCTS_ABI_E_OUT_OF_MEMORY (the cache cannot grow), or a mapped
+ *         Vulkan failure. */
+int32_t bitcts__vk_pipeline_get(bitcts__vk_instance *inst, const bitcts__vk_pipeline_key *key,
+                                VkPipeline *out);
 
 /** Destroys every cached pipeline and shader module. */
 void bitcts__vk_pipelines_destroy(bitcts__vk_instance *inst);
@@ -303,10 +345,11 @@ typedef struct bitcts__vk_operator {
     bitcts__vk_plan plan;
     VkPipeline pipeline;
     uint32_t params_words; /* strided: uint32 words of outer dimensions */
-    uint32_t params[8 * BITCTS_MAX_DIMS];
+    uint32_t params[BITCTS_VK_OUTER_DIM_WORDS * BITCTS_MAX_DIMS];
 } bitcts__vk_operator;
 
-/** Chooses the pipeline of a planned operator (feature checks, fault=hang). */
+/** Gets the pipeline of a planned operator, after checking the storage features its plan
+ * needs, and the strided shader's parameter block. The plan is not changed. */
 int32_t bitcts__vk_operator_prepare(bitcts__vk_instance *inst, bitcts__vk_operator *op);
 
 /** operator_execute: uploads, dispatches, downloads. */

@@ -4,25 +4,32 @@
  * shader kind: packed (one contiguous run or a broadcast scalar per operand), rows (rows of
  * packed elements at any row strides, each a whole number of output chunks), tile (a
  * 2-D transpose, with an optional batch dimension; tilew, the same a 32-bit word at a time,
- * for 8- and 16-bit elements where every start is word-aligned) or strided (anything else). */
+ * for 8- and 16-bit elements where every start is word-aligned) or strided (anything else).
+ * The plan is final: fault=hang and the device's shared memory are applied here, and the
+ * plan carries the packed shader's shape and the key its pipeline is created from, derived
+ * here alone. */
 #include <stdio.h>  /* snprintf */
 #include <string.h> /* memset */
 
 #include "vk_internal.h"
 
-/* Shader operator codes, as vk_common.glsl numbers them. */
-static uint32_t vk_shader_op(uint32_t op)
-{
-    switch (op) {
-    case BITCTS_OP_BIT_AND: return 1;
-    case BITCTS_OP_BIT_OR: return 2;
-    case BITCTS_OP_BIT_XOR: return 3;
-    case BITCTS_OP_BIT_NOT: return 4;
-    case BITCTS_OP_BIT_COUNT: return 5;
-    case BITCTS_OP_BIT_SHIFT_LEFT: return 6;
-    default: return 7; /* BIT_SHIFT_RIGHT */
-    }
-}
+/* The shaders' operator codes are DirectML's operator numbers (vk_abi.h, bitcts_dml.h): a plan
+ * hands its operator to the shader as it is. */
+_Static_assert(BITCTS_VK_OP_AND == BITCTS_OP_BIT_AND, "vk_abi.h: AND is not DirectML's");
+_Static_assert(BITCTS_VK_OP_OR == BITCTS_OP_BIT_OR, "vk_abi.h: OR is not DirectML's");
+_Static_assert(BITCTS_VK_OP_XOR == BITCTS_OP_BIT_XOR, "vk_abi.h: XOR is not DirectML's");
+_Static_assert(BITCTS_VK_OP_NOT == BITCTS_OP_BIT_NOT, "vk_abi.h: NOT is not DirectML's");
+_Static_assert(BITCTS_VK_OP_COUNT == BITCTS_OP_BIT_COUNT, "vk_abi.h: COUNT is not DirectML's");
+_Static_assert(BITCTS_VK_OP_SHL == BITCTS_OP_BIT_SHIFT_LEFT, "vk_abi.h: SHL is not DirectML's");
+_Static_assert(BITCTS_VK_OP_SHR == BITCTS_OP_BIT_SHIFT_RIGHT, "vk_abi.h: SHR is not DirectML's");
+_Static_assert(BITCTS_VK_OP_COPY == 0u, "vk_abi.h: the copy kernel's code is no DirectML operator");
+/* The plan's flags are the shaders' bits: input k (A 1, B 2) is bit k - 1. */
+_Static_assert(BITCTS_VK_FLAG_A_SCALAR == 1u << (BITCTS__VK_A - 1) &&
+                   BITCTS_VK_FLAG_B_SCALAR == 1u << (BITCTS__VK_B - 1),
+               "vk_abi.h: scalar flags are not bits 0 (A) and 1 (B)");
+_Static_assert(BITCTS_VK_FLAG_A_TRANSPOSED == 1u << (BITCTS__VK_A - 1) &&
+                   BITCTS_VK_FLAG_B_TRANSPOSED == 1u << (BITCTS__VK_B - 1),
+               "vk_abi.h: transposed flags are not bits 0 (A) and 1 (B)");
 
 /* Dimensions of size > 1, sorted by output stride, largest first (insertion sort: rank <= 8). */
 static uint32_t vk_sorted_dims(const bitcts__vk_desc *desc, uint32_t *order)
@@ -129,13 +136,23 @@ bitcts__vk_packed_shape bitcts__vk_packed_shape_of(const bitcts__vk_options *opt
     return s;
 }
 
-/* The output chunk of a packed or rows plan whose scalar inputs are flags. */
-static uint32_t vk_chunk(const bitcts__vk_plan *p, const bitcts__vk_options *opt, uint32_t flags)
+/* The packed shader's shape for a packed or rows plan whose scalar inputs are flags. */
+static bitcts__vk_packed_shape vk_shape(const bitcts__vk_plan *p, const bitcts__vk_options *opt,
+                                        const bitcts__vk_limits *lim, uint32_t flags)
 {
     const int two = p->input_count == 2 && flags == 0;
-    return bitcts__vk_packed_shape_of(opt, UINT32_MAX, p->width[BITCTS__VK_A],
-                                      p->width[BITCTS__VK_OUT], two)
-        .chunk;
+    return bitcts__vk_packed_shape_of(opt, lim->max_threads, p->width[BITCTS__VK_A],
+                                      p->width[BITCTS__VK_OUT], two);
+}
+
+/* Makes p a packed-shader plan (kind packed or rows) with the scalar inputs in flags. */
+static void vk_set_packed(bitcts__vk_plan *p, uint32_t kind, bitcts__vk_packed_shape shape,
+                          uint32_t flags)
+{
+    p->kind = kind;
+    p->flags = flags;
+    p->chunk = shape.chunk;
+    p->threads = shape.threads;
 }
 
 /* Rows for the packed shader's ROWS mode: two dimensions, every operand packed along the
@@ -143,7 +160,8 @@ static uint32_t vk_chunk(const bitcts__vk_plan *p, const bitcts__vk_options *opt
  * every row stride a whole number of the operand's chunks (an input chunk holds the input
  * elements of one output chunk), so each chunk lies inside one row of every operand and is
  * aligned as the shader's vector loads need. Sets the scalar flags. */
-static int vk_rows_fit(bitcts__vk_plan *p, const bitcts__vk_options *opt)
+static int vk_rows_fit(bitcts__vk_plan *p, const bitcts__vk_options *opt,
+                       const bitcts__vk_limits *lim)
 {
     if (p->rank != 2 || p->strides[BITCTS__VK_OUT][1] != 1) {
         return 0;
@@ -153,7 +171,8 @@ static int vk_rows_fit(bitcts__vk_plan *p, const bitcts__vk_options *opt)
         flags |= p->strides[k][0] == 0 && p->strides[k][1] == 0 ? 1u << (k - 1) : 0u;
     }
     const uint64_t ow = p->width[BITCTS__VK_OUT];
-    const uint64_t chunk = vk_chunk(p, opt, flags);
+    const bitcts__vk_packed_shape shape = vk_shape(p, opt, lim, flags);
+    const uint64_t chunk = shape.chunk;
     const uint64_t in_chunk = chunk / ow * p->width[BITCTS__VK_A];
     if ((p->sizes[1] * ow) % chunk != 0 || (p->strides[BITCTS__VK_OUT][0] * ow) % chunk != 0) {
         return 0;
@@ -164,8 +183,7 @@ static int vk_rows_fit(bitcts__vk_plan *p, const bitcts__vk_options *opt)
             return 0;
         }
     }
-    p->flags = flags;
-    p->chunk = (uint32_t)chunk;
+    vk_set_packed(p, BITCTS__VK_KIND_ROWS, shape, flags);
     return 1;
 }
 
@@ -196,7 +214,8 @@ static int vk_tilew_fit(const bitcts__vk_plan *p)
     return 1;
 }
 
-static void vk_choose_kind(bitcts__vk_plan *p, const bitcts__vk_options *opt)
+static void vk_choose_kind(bitcts__vk_plan *p, const bitcts__vk_options *opt,
+                           const bitcts__vk_limits *lim)
 {
     const uint32_t inner = p->rank - 1;
     const uint32_t last_in = p->input_count;
@@ -209,14 +228,11 @@ static void vk_choose_kind(bitcts__vk_plan *p, const bitcts__vk_options *opt)
             flags |= s == 0 ? 1u << (k - 1) : 0u;
         }
         if (packed) {
-            p->kind = BITCTS__VK_KIND_PACKED;
-            p->flags = flags;
-            p->chunk = vk_chunk(p, opt, flags);
+            vk_set_packed(p, BITCTS__VK_KIND_PACKED, vk_shape(p, opt, lim, flags), flags);
             return;
         }
     }
-    if (vk_rows_fit(p, opt)) {
-        p->kind = BITCTS__VK_KIND_ROWS;
+    if (vk_rows_fit(p, opt, lim)) {
         return;
     }
     if ((p->rank == 2 || p->rank == 3) && p->strides[BITCTS__VK_OUT][inner] == 1) {
@@ -236,13 +252,91 @@ static void vk_choose_kind(bitcts__vk_plan *p, const bitcts__vk_options *opt)
     p->flags = 0;
 }
 
-int32_t bitcts__vk_plan_build(const bitcts__vk_desc *desc, const bitcts__vk_options *opt,
-                              bitcts__vk_plan *p, char *err, size_t cap)
+/* Shared memory a tile-kind plan needs: the tile of A and, when B is transposed, B's (else
+ * one row), as vk_tile.comp and vk_tilew.comp declare them. */
+static uint64_t vk_tile_shared(const bitcts__vk_plan *p, int b_tiled)
 {
-    memset(p, 0, sizeof *p);
-    p->operator_type = desc->op;
-    p->shader_op = vk_shader_op(desc->op);
-    p->input_count = desc->input_count;
+    if (p->kind == BITCTS__VK_KIND_TILEW) {
+        const uint64_t side = bitcts__vk_tilew_side(p->width[BITCTS__VK_OUT]);
+        return (side + (b_tiled ? side : 1u)) * BITCTS_VK_TILE * 4u; /* rows of 32 words */
+    }
+    const uint64_t elem = p->width[BITCTS__VK_A] == 8 ? 8u : 4u;
+    return (BITCTS_VK_TILE + (b_tiled ? BITCTS_VK_TILE : 1u)) * (BITCTS_VK_TILE + 1u) * elem;
+}
+
+/* Whether B of a tile-kind plan is transposed, so that it gets a shared tile of its own. */
+static int vk_b_tiled(const bitcts__vk_plan *p)
+{
+    const int tile = p->kind == BITCTS__VK_KIND_TILE || p->kind == BITCTS__VK_KIND_TILEW;
+    return tile && p->input_count == 2 && (p->flags & BITCTS_VK_FLAG_B_TRANSPOSED) != 0;
+}
+
+/* The strided shader in place of the kind chosen: under fault=hang (the strided shader is the
+ * one that spins), and for tile-kind plans whose tiles do not fit the device's shared
+ * memory. */
+static void vk_apply_device(bitcts__vk_plan *p, const bitcts__vk_options *opt,
+                            const bitcts__vk_limits *lim)
+{
+    const int tile = p->kind == BITCTS__VK_KIND_TILE || p->kind == BITCTS__VK_KIND_TILEW;
+    if (opt->fault == BITCTS__VK_FAULT_HANG ||
+        (tile && vk_tile_shared(p, vk_b_tiled(p)) > lim->max_shared)) {
+        p->kind = BITCTS__VK_KIND_STRIDED;
+        p->flags = 0;
+        p->chunk = 0;
+        p->threads = 0;
+    }
+}
+
+/* The tile shaders' workgroup: tile_threads, or by default (auto) 256 for 32 x 32 element
+ * tiles and four passes a tile for the word-wide ones (1024 for 8-bit, 512 for 16-bit
+ * elements), what an H100 run measured fastest (docs/gpu/h100.md); 256 where the device
+ * allows no more. */
+static uint32_t vk_tile_threads(const bitcts__vk_plan *p, const bitcts__vk_options *opt,
+                                const bitcts__vk_limits *lim)
+{
+    uint32_t threads = opt->tile_threads;
+    if (threads == 0) {
+        threads = p->kind == BITCTS__VK_KIND_TILEW
+                      ? 8u * bitcts__vk_tilew_side(p->width[BITCTS__VK_OUT])
+                      : 256u;
+    }
+    return threads > lim->max_threads ? 256u : threads;
+}
+
+/* The key of the plan's pipeline: the binary of its shader (the rows kind is the packed
+ * shader with ROWS set; only the packed shader has chunks) and every specialization
+ * constant, whether the shader declares it or not. */
+static int32_t vk_plan_key(bitcts__vk_plan *p, const bitcts__vk_options *opt,
+                           const bitcts__vk_limits *lim, char *err, size_t cap)
+{
+    const uint32_t in_w = p->width[BITCTS__VK_A];
+    const uint32_t out_w = p->width[BITCTS__VK_OUT];
+    const int packed = p->kind == BITCTS__VK_KIND_PACKED || p->kind == BITCTS__VK_KIND_ROWS;
+    const int index =
+        bitcts__vk_binary_find(packed ? BITCTS__VK_KIND_PACKED : p->kind, in_w, out_w, p->chunk);
+    if (index < 0) {
+        snprintf(err, cap, "no shader for kind %u with %u-byte input and %u-byte output", p->kind,
+                 in_w, out_w);
+        return BITCTS_ABI_E_NOT_SUPPORTED;
+    }
+    bitcts__vk_pipeline_key *key = &p->key;
+    key->binary = (uint32_t)index;
+    key->spec[BITCTS_VK_SPEC_OP] = p->shader_op;
+    key->spec[BITCTS_VK_SPEC_FAULT_HANG] =
+        p->kind == BITCTS__VK_KIND_STRIDED && opt->fault == BITCTS__VK_FAULT_HANG;
+    key->spec[BITCTS_VK_SPEC_STRIDED_UNROLL] = opt->unroll;
+    key->spec[BITCTS_VK_SPEC_ROWS] = p->kind == BITCTS__VK_KIND_ROWS;
+    key->spec[BITCTS_VK_SPEC_PACKED_UNROLL] = opt->packed_unroll;
+    key->spec[BITCTS_VK_SPEC_B_TILED] = (uint32_t)vk_b_tiled(p);
+    key->spec[BITCTS_VK_SPEC_TILE_THREADS] = vk_tile_threads(p, opt, lim);
+    key->spec[BITCTS_VK_SPEC_PACKED_THREADS] = packed ? p->threads : 1024u; /* unused else */
+    return BITCTS_ABI_OK;
+}
+
+/* Logical elements and, per operand, its span and widths; an element offset the shaders
+ * cannot index is NOT_SUPPORTED. */
+static int32_t vk_plan_spans(const bitcts__vk_desc *desc, bitcts__vk_plan *p, char *err, size_t cap)
+{
     uint64_t count = 1;
     for (uint32_t d = 0; d < desc->rank; ++d) {
         count *= desc->sizes[d];
@@ -266,13 +360,47 @@ int32_t bitcts__vk_plan_build(const bitcts__vk_desc *desc, const bitcts__vk_opti
             p->out_dense = last + 1 == count;
         }
     }
+    return BITCTS_ABI_OK;
+}
+
+int32_t bitcts__vk_plan_build(const bitcts__vk_desc *desc, const bitcts__vk_options *opt,
+                              const bitcts__vk_limits *lim, bitcts__vk_plan *p, char *err,
+                              size_t cap)
+{
+    memset(p, 0, sizeof *p);
+    p->operator_type = desc->op;
+    p->shader_op = desc->op;
+    p->input_count = desc->input_count;
+    const int32_t rc = vk_plan_spans(desc, p, err, cap);
+    if (rc != BITCTS_ABI_OK) {
+        return rc;
+    }
     vk_coalesce(desc, p);
     if (opt->path == BITCTS__VK_PATH_STRIDED) {
         p->kind = BITCTS__VK_KIND_STRIDED;
     } else {
-        vk_choose_kind(p, opt);
+        vk_choose_kind(p, opt, lim);
     }
-    return BITCTS_ABI_OK;
+    vk_apply_device(p, opt, lim);
+    return vk_plan_key(p, opt, lim, err, cap);
+}
+
+int32_t bitcts__vk_plan_copy(uint64_t bytes, const bitcts__vk_options *opt,
+                             const bitcts__vk_limits *lim, bitcts__vk_plan *p, char *err,
+                             size_t cap)
+{
+    memset(p, 0, sizeof *p);
+    p->shader_op = BITCTS_VK_OP_COPY;
+    p->input_count = 1;
+    p->width[BITCTS__VK_OUT] = 4;
+    p->width[BITCTS__VK_A] = 4;
+    p->count = (uint32_t)((bytes + 3) / 4);
+    p->rank = 1;
+    p->sizes[0] = p->count;
+    p->strides[BITCTS__VK_OUT][0] = 1;
+    p->strides[BITCTS__VK_A][0] = 1;
+    vk_set_packed(p, BITCTS__VK_KIND_PACKED, vk_shape(p, opt, lim, 0), 0);
+    return vk_plan_key(p, opt, lim, err, cap);
 }
 
 void bitcts__vk_divisor(uint32_t d, uint32_t *magic, uint32_t *shifts)

@@ -233,19 +233,9 @@ static int32_t BITCTS_PLUGIN_CALL vk_time_execute(void *instance, void *op,
 static int32_t vk_copy_operator(bitcts__vk_instance *inst, uint64_t bytes, bitcts__vk_operator *op)
 {
     memset(op, 0, sizeof *op);
-    bitcts__vk_plan *p = &op->plan;
-    p->kind = BITCTS__VK_KIND_PACKED;
-    p->shader_op = 0; /* VK_OP_COPY */
-    p->input_count = 1;
-    p->width[0] = p->width[1] = 4;
-    p->count = (uint32_t)((bytes + 3) / 4);
-    const bitcts__vk_packed_shape shape =
-        bitcts__vk_packed_shape_of(&inst->opt, inst->max_threads, 4, 4, 0);
-    p->chunk = shape.chunk;
-    p->threads = shape.threads;
-    p->rank = 1;
-    p->sizes[0] = p->count;
-    return bitcts__vk_pipeline_get(inst, BITCTS__VK_KIND_PACKED, 4, 4, 0, 0, &op->pipeline);
+    const int32_t rc = bitcts__vk_plan_copy(bytes, &inst->opt, &inst->limits, &op->plan,
+                                            inst->last_error, sizeof inst->last_error);
+    return rc != BITCTS_ABI_OK ? rc : bitcts__vk_pipeline_get(inst, &op->plan.key, &op->pipeline);
 }
 
 static int32_t BITCTS_PLUGIN_CALL vk_time_copy(void *instance, uint64_t bytes, uint32_t method,

@@ -1093,11 +1093,14 @@ static void test_divisor(void)
     CHECK_EQ_U64(wrong, 0);
 }
 
-/* The plan's shader kind for a two-dimensional operator under the options (no device
- * needed). */
-static uint32_t plan_kind(const bitcts__vk_options *opt, uint32_t op, uint32_t in_w, uint32_t out_w,
-                          uint32_t rows, uint32_t cols, const uint32_t *so, const uint32_t *sa,
-                          const uint32_t *sb)
+/* A device's limits as planning sees them: room enough for every tile (no device needed). */
+static const bitcts__vk_limits roomy = {.max_threads = 1024, .max_shared = 65536};
+
+/* The plan of a two-dimensional operator under the options and limits (no device needed). */
+static bitcts__vk_plan plan_of(const bitcts__vk_options *opt, const bitcts__vk_limits *lim,
+                               uint32_t op, uint32_t in_w, uint32_t out_w, uint32_t rows,
+                               uint32_t cols, const uint32_t *so, const uint32_t *sa,
+                               const uint32_t *sb)
 {
     bitcts__vk_desc d;
     memset(&d, 0, sizeof d);
@@ -1114,8 +1117,16 @@ static uint32_t plan_kind(const bitcts__vk_options *opt, uint32_t op, uint32_t i
     }
     bitcts__vk_plan p;
     char err[128];
-    CHECK_EQ_U64(bitcts__vk_plan_build(&d, opt, &p, err, sizeof err), BITCTS_ABI_OK);
-    return p.kind;
+    CHECK_EQ_U64(bitcts__vk_plan_build(&d, opt, lim, &p, err, sizeof err), BITCTS_ABI_OK);
+    return p;
+}
+
+/* The plan's shader kind for a two-dimensional operator under the options. */
+static uint32_t plan_kind(const bitcts__vk_options *opt, uint32_t op, uint32_t in_w, uint32_t out_w,
+                          uint32_t rows, uint32_t cols, const uint32_t *so, const uint32_t *sa,
+                          const uint32_t *sb)
+{
+    return plan_of(opt, &roomy, op, in_w, out_w, rows, cols, so, sa, sb).kind;
 }
 
 /* Options from key=value pairs, as the backend parses them. */
@@ -1292,6 +1303,177 @@ static void test_plan_kinds(void)
                  BITCTS__VK_KIND_ROWS);
 }
 
+/* A plan's pipeline key is what its shape says: the binary of its shader, widths and chunk,
+ * and the specialization constants of its operator, flavor and workgroup. */
+static void check_key(const char *why, const bitcts__vk_plan *p, const bitcts__vk_options *opt,
+                      const bitcts__vk_limits *lim)
+{
+    const int packed = p->kind == BITCTS__VK_KIND_PACKED || p->kind == BITCTS__VK_KIND_ROWS;
+    const bitcts__vk_spirv *bin = bitcts__vk_binary(p->key.binary);
+    const uint32_t in_w = p->width[BITCTS__VK_A];
+    const uint32_t out_w = p->width[BITCTS__VK_OUT];
+    const uint32_t *spec = p->key.spec;
+    if (packed) {
+        const int two = p->input_count == 2 && p->flags == 0;
+        const bitcts__vk_packed_shape s =
+            bitcts__vk_packed_shape_of(opt, lim->max_threads, in_w, out_w, two);
+        CHECK_EQ_U64(bin->chunk, s.chunk);
+        CHECK_EQ_U64(p->chunk, s.chunk);
+        CHECK_EQ_U64(p->threads, s.threads);
+        CHECK_EQ_U64(spec[BITCTS_VK_SPEC_PACKED_THREADS], s.threads);
+    } else {
+        CHECK_EQ_U64(bin->chunk, 0);
+    }
+    if (bin->kind != (packed ? BITCTS__VK_KIND_PACKED : p->kind)) {
+        printf("pipeline key of %s: binary of kind %u for a plan of kind %u\n", why, bin->kind,
+               p->kind);
+    }
+    CHECK_EQ_U64(bin->kind, packed ? BITCTS__VK_KIND_PACKED : p->kind);
+    CHECK_EQ_U64(bin->in_w, in_w);
+    CHECK_EQ_U64(bin->out_w, out_w);
+    CHECK_EQ_U64(spec[BITCTS_VK_SPEC_OP], p->shader_op);
+    CHECK_EQ_U64(spec[BITCTS_VK_SPEC_ROWS], p->kind == BITCTS__VK_KIND_ROWS);
+    CHECK_EQ_U64(spec[BITCTS_VK_SPEC_STRIDED_UNROLL], opt->unroll);
+    CHECK_EQ_U64(spec[BITCTS_VK_SPEC_PACKED_UNROLL], opt->packed_unroll);
+    CHECK_EQ_U64(spec[BITCTS_VK_SPEC_FAULT_HANG],
+                 p->kind == BITCTS__VK_KIND_STRIDED && opt->fault == BITCTS__VK_FAULT_HANG);
+}
+
+/* Plans carry the key of their pipeline, derived once: the shape table's chunk and workgroup,
+ * B's shared tile, the device's bounds (workgroup size, shared memory) and fault=hang. */
+static void test_plan_keys(void)
+{
+    const uint32_t and_op = BITCTS_OP_BIT_AND;
+    const uint32_t xor_op = BITCTS_OP_BIT_XOR;
+    const uint32_t not_op = BITCTS_OP_BIT_NOT;
+    const uint32_t count_op = BITCTS_OP_BIT_COUNT;
+    const bitcts__vk_options dflt = options_of(NULL, 0);
+    const struct {
+        const char *why;
+        uint32_t op, in_w, out_w, rows, cols;
+        const uint32_t *so, *sa, *sb;
+        uint32_t b_tiled;
+    } cases[] = {
+        {"AND, dense", and_op, 1, 1, 9, 64, st_dense, st_dense, st_dense, 0},
+        {"AND with a scalar", and_op, 4, 4, 9, 64, st_dense, st_dense, st_scalar, 0},
+        {"NOT, padded rows", not_op, 2, 2, 9, 64, st_pad80, st_pad80, NULL, 0},
+        {"BIT_COUNT 64 to 8 bits", count_op, 8, 1, 9, 64, st_dense, st_dense, NULL, 0},
+        {"BIT_COUNT 8 to 32 bits", count_op, 1, 4, 9, 64, st_dense, st_dense, NULL, 0},
+        {"32-bit A transposed", xor_op, 4, 4, 64, 64, st_dense, st_t64, st_dense, 0},
+        {"32-bit B transposed", xor_op, 4, 4, 64, 64, st_dense, st_dense, st_t64, 1},
+        {"8-bit B transposed, word-wide", xor_op, 1, 1, 64, 64, st_dense, st_dense, st_t64, 1},
+        {"output rows 68 bytes apart, strided", and_op, 1, 1, 9, 64, st_pad68, st_dense, st_dense,
+         0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        const bitcts__vk_plan p =
+            plan_of(&dflt, &roomy, cases[i].op, cases[i].in_w, cases[i].out_w, cases[i].rows,
+                    cases[i].cols, cases[i].so, cases[i].sa, cases[i].sb);
+        check_key(cases[i].why, &p, &dflt, &roomy);
+        CHECK_EQ_U64(p.key.spec[BITCTS_VK_SPEC_B_TILED], cases[i].b_tiled);
+    }
+    /* A device of 512 invocations: the packed workgroup of 1024 becomes 256, in the plan and
+     * in its key; the tile shaders' too. */
+    const bitcts__vk_limits small = {.max_threads = 512, .max_shared = 65536};
+    bitcts__vk_plan p = plan_of(&dflt, &small, not_op, 4, 4, 9, 64, st_dense, st_dense, NULL);
+    check_key("NOT on 512 invocations", &p, &dflt, &small);
+    CHECK_EQ_U64(p.key.spec[BITCTS_VK_SPEC_PACKED_THREADS], 256);
+    p = plan_of(&dflt, &small, xor_op, 1, 1, 64, 64, st_dense, st_t64, st_dense);
+    CHECK_EQ_U64(p.kind, BITCTS__VK_KIND_TILEW);
+    CHECK_EQ_U64(p.key.spec[BITCTS_VK_SPEC_TILE_THREADS], 256);
+    /* Shared memory for the word tile of A (16.1 KiB) but not for A's and B's (32 KiB): the
+     * second plan runs on the strided shader, without B's tile. */
+    const bitcts__vk_limits little = {.max_threads = 1024, .max_shared = 20000};
+    p = plan_of(&dflt, &little, xor_op, 1, 1, 64, 64, st_dense, st_t64, st_dense);
+    CHECK_EQ_U64(p.kind, BITCTS__VK_KIND_TILEW);
+    p = plan_of(&dflt, &little, xor_op, 1, 1, 64, 64, st_dense, st_t64, st_t64);
+    CHECK_EQ_U64(p.kind, BITCTS__VK_KIND_STRIDED);
+    check_key("both transposed, little shared memory", &p, &dflt, &little);
+    CHECK_EQ_U64(p.key.spec[BITCTS_VK_SPEC_B_TILED], 0);
+    /* fault=hang: every plan on the strided shader, which spins. */
+    const char *hang[2] = {"fault", "hang"};
+    const bitcts__vk_options spin = options_of(hang, 1);
+    p = plan_of(&spin, &roomy, and_op, 1, 1, 9, 64, st_dense, st_dense, st_dense);
+    CHECK_EQ_U64(p.kind, BITCTS__VK_KIND_STRIDED);
+    check_key("AND under fault=hang", &p, &spin, &roomy);
+    /* The timing extension's copy kernel: the packed copy of 32-bit words, one input. */
+    char err[128];
+    CHECK_EQ_U64(bitcts__vk_plan_copy(1000, &dflt, &roomy, &p, err, sizeof err), BITCTS_ABI_OK);
+    check_key("the copy kernel", &p, &dflt, &roomy);
+    CHECK_EQ_U64(p.count, 250);
+    CHECK_EQ_U64(p.key.spec[BITCTS_VK_SPEC_PACKED_THREADS], 1024);
+    /* Equal keys where only the sizes differ; another operator, another key. */
+    const bitcts__vk_plan a =
+        plan_of(&dflt, &roomy, and_op, 4, 4, 9, 64, st_dense, st_dense, st_dense);
+    const bitcts__vk_plan b =
+        plan_of(&dflt, &roomy, and_op, 4, 4, 3, 64, st_dense, st_dense, st_dense);
+    const bitcts__vk_plan c =
+        plan_of(&dflt, &roomy, xor_op, 4, 4, 9, 64, st_dense, st_dense, st_dense);
+    CHECK_EQ_U64(memcmp(&a.key, &b.key, sizeof a.key), 0);
+    CHECK(memcmp(&a.key, &c.key, sizeof a.key) != 0);
+    /* The shaders' operator code is DirectML's number (vk_abi.h). */
+    CHECK_EQ_U64(a.key.spec[BITCTS_VK_SPEC_OP], BITCTS_OP_BIT_AND);
+    CHECK_EQ_U64(c.key.spec[BITCTS_VK_SPEC_OP], BITCTS_OP_BIT_XOR);
+}
+
+/* An operator of 32-bit elements, one dimension of n, created and returned (NULL on failure). */
+static bitcts__vk_operator *operator_1d(void *inst, uint32_t op, uint32_t n)
+{
+    tensor x;
+    tensor_set(&x, BITCTS_DT_UINT32, 1, &n, NULL, 0);
+    bitcts_abi_tensor ins[2] = {x.t, x.t};
+    const uint32_t inputs = op == BITCTS_OP_BIT_NOT ? 1u : 2u;
+    const bitcts_abi_operator_desc desc = {sizeof desc, op, inputs, 0, ins, &x.t};
+    void *handle = NULL;
+    CHECK_EQ_U64(table->operator_create(inst, &desc, &handle), BITCTS_ABI_OK);
+    bitcts__vk_operator *oper = handle;
+    if (oper != NULL) {
+        /* The plan it runs is the plan planning built: nothing rewrote it. */
+        bitcts__vk_desc d;
+        bitcts__vk_plan p;
+        char err[128];
+        const bitcts__vk_instance *vk = inst;
+        CHECK_EQ_U64(bitcts__vk_validate(&desc, &d, err, sizeof err), BITCTS_ABI_OK);
+        CHECK_EQ_U64(bitcts__vk_plan_build(&d, &vk->opt, &vk->limits, &p, err, sizeof err),
+                     BITCTS_ABI_OK);
+        CHECK_EQ_U64(memcmp(&p, &oper->plan, sizeof p), 0);
+    }
+    return oper;
+}
+
+/* Operators whose plans have equal keys share one pipeline, the one the key gives; another key
+ * gets another pipeline. On an instance of its own, so that the cache starts empty. */
+static void test_pipeline_sharing(void)
+{
+    void *inst = NULL;
+    CHECK_EQ_U64(instance_with(NULL, 0, &inst), BITCTS_ABI_OK);
+    bitcts__vk_instance *vk = inst;
+    if (vk == NULL) {
+        return;
+    }
+    bitcts__vk_operator *a = operator_1d(inst, BITCTS_OP_BIT_AND, 100);
+    CHECK_EQ_U64(vk->pipeline_count, 1);
+    bitcts__vk_operator *b = operator_1d(inst, BITCTS_OP_BIT_AND, 1000);
+    CHECK_EQ_U64(vk->pipeline_count, 1);
+    bitcts__vk_operator *c = operator_1d(inst, BITCTS_OP_BIT_XOR, 100);
+    CHECK_EQ_U64(vk->pipeline_count, 2);
+    if (a != NULL && b != NULL && c != NULL) {
+        CHECK_EQ_U64(memcmp(&a->plan.key, &b->plan.key, sizeof a->plan.key), 0);
+        CHECK(a->pipeline == b->pipeline);
+        CHECK(a->pipeline != c->pipeline);
+        VkPipeline again = VK_NULL_HANDLE;
+        CHECK_EQ_U64(bitcts__vk_pipeline_get(vk, &a->plan.key, &again), BITCTS_ABI_OK);
+        CHECK(again == a->pipeline);
+        CHECK(vk->pipelines[0].pipeline == a->pipeline);
+        CHECK_EQ_U64(memcmp(&vk->pipelines[0].key, &a->plan.key, sizeof a->plan.key), 0);
+        CHECK_EQ_U64(vk->pipeline_count, 2);
+    }
+    table->operator_destroy(inst, a);
+    table->operator_destroy(inst, b);
+    table->operator_destroy(inst, c);
+    table->instance_destroy(inst);
+}
+
 /* The tests of results, every layout and shader kind. */
 static void test_layouts(void *inst)
 {
@@ -1311,6 +1493,7 @@ int main(void)
     test_divisor();
     test_packed_shape();
     test_plan_kinds();
+    test_plan_keys();
     bitcts_plugin_negotiation n = {.struct_size = sizeof n,
                                    .host_min_version = BITCTS_ABI_VERSION_1_0,
                                    .host_max_version = BITCTS_ABI_VERSION_1_0,
@@ -1331,6 +1514,7 @@ int main(void)
     test_layouts(inst);
     test_validation(inst);
     test_info_and_caps(inst);
+    test_pipeline_sharing();
     test_timing(inst);
     test_huge(inst);
     table->instance_destroy(inst);

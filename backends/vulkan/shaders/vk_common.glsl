@@ -7,23 +7,17 @@
 
 #extension GL_EXT_buffer_reference : require
 
-// Operator codes (specialization constant 0); the host's table in vk_shaders.c matches them.
-#define VK_OP_COPY 0u
-#define VK_OP_AND 1u
-#define VK_OP_OR 2u
-#define VK_OP_XOR 3u
-#define VK_OP_NOT 4u
-#define VK_OP_COUNT 5u
-#define VK_OP_SHL 6u
-#define VK_OP_SHR 7u
+// Operator codes, specialization constant ids, flag bits and tile sides: the host's own
+// (backends/vulkan/vk_abi.h).
+#include "vk_abi.h"
 
-layout(constant_id = 0) const uint OP = VK_OP_COPY;
+layout(constant_id = BITCTS_VK_SPEC_OP) const uint OP = BITCTS_VK_OP_COPY;
 
 // Whether the operator reads a second input (B).
 bool vk_is_binary()
 {
-    return OP == VK_OP_AND || OP == VK_OP_OR || OP == VK_OP_XOR || OP == VK_OP_SHL ||
-           OP == VK_OP_SHR;
+    return OP == BITCTS_VK_OP_AND || OP == BITCTS_VK_OP_OR || OP == BITCTS_VK_OP_XOR ||
+           OP == BITCTS_VK_OP_SHL || OP == BITCTS_VK_OP_SHR;
 }
 
 // n / d by a multiply-high and shifts, for the d whose constants these are (the host's
@@ -116,32 +110,32 @@ uint vk_popcount(uint a)
 VOUT vk_apply(VIN a, VIN b)
 {
 #if IN_W == OUT_W
-    if (OP == VK_OP_AND) {
+    if (OP == BITCTS_VK_OP_AND) {
         return a & b;
     }
-    if (OP == VK_OP_OR) {
+    if (OP == BITCTS_VK_OP_OR) {
         return a | b;
     }
-    if (OP == VK_OP_XOR) {
+    if (OP == BITCTS_VK_OP_XOR) {
         return a ^ b;
     }
-    if (OP == VK_OP_NOT) {
+    if (OP == BITCTS_VK_OP_NOT) {
         return ~a & IN_MASK;
     }
-    if (OP == VK_OP_SHL) {
+    if (OP == BITCTS_VK_OP_SHL) {
         return vk_shl(a, b);
     }
-    if (OP == VK_OP_SHR) {
+    if (OP == BITCTS_VK_OP_SHR) {
         return vk_shr(a, b);
     }
-    if (OP == VK_OP_COUNT) {
+    if (OP == BITCTS_VK_OP_COUNT) {
 #if OUT_W == 8
         return uvec2(vk_popcount(a), 0u);
 #else
         return vk_popcount(a);
 #endif
     }
-    return a; // VK_OP_COPY
+    return a; // BITCTS_VK_OP_COPY
 #else
     return vk_popcount(a); // only BIT_COUNT changes the width
 #endif

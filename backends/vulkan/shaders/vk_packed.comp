@@ -18,7 +18,7 @@
 #include "vk_common.glsl"
 
 // The workgroup size: the host's shape for the operator (bitcts__vk_packed_shape_of).
-layout(local_size_x_id = 7) in;
+layout(local_size_x_id = BITCTS_VK_SPEC_PACKED_THREADS) in;
 
 // Output bytes per chunk (CHUNK, given by the build): 4, 8 or 16, a binary each where a chunk
 // holds at least one output element and one input word; the host picks one per operator
@@ -56,12 +56,9 @@ layout(buffer_reference, std430, buffer_reference_align = 4) buffer VkVec1 { uin
 #define VK_IN_VEC VkVec1
 #endif
 
-layout(constant_id = 3) const uint ROWS = 0u;
+layout(constant_id = BITCTS_VK_SPEC_ROWS) const uint ROWS = 0u;
 // Chunks per invocation and pass: the backend option packed_unroll.
-layout(constant_id = 4) const uint UNROLL = 1u;
-
-#define VK_FLAG_A_SCALAR 1u
-#define VK_FLAG_B_SCALAR 2u
+layout(constant_id = BITCTS_VK_SPEC_PACKED_UNROLL) const uint UNROLL = 1u;
 
 layout(push_constant) uniform VkPackedPush
 {
@@ -69,7 +66,7 @@ layout(push_constant) uniform VkPackedPush
     VK_IN_VEC a_ref;
     VK_IN_VEC b_ref;
     uint chunks; // output chunks of CHUNK bytes
-    uint flags;  // VK_FLAG_*
+    uint flags;  // BITCTS_VK_FLAG_*
     // ROWS only: output chunks per row, its divisor constants (vk_div), and the row strides
     // in chunks of each operand (an input chunk is the input bytes of one output chunk).
     uint row_chunks;
@@ -200,17 +197,17 @@ uvec4 vk_words(VK_IN_VEC ref, uint c)
 uvec4 vk_chunk_words(uint ca, uint cb, bool a_scalar, bool b_scalar, uvec4 pa, uvec4 pb)
 {
     const uvec4 a = a_scalar ? pa : vk_words(pc.a_ref, ca);
-    if (OP == VK_OP_NOT) {
+    if (OP == BITCTS_VK_OP_NOT) {
         return ~a;
     }
-    if (OP == VK_OP_COPY) {
+    if (OP == BITCTS_VK_OP_COPY) {
         return a;
     }
     const uvec4 b = b_scalar ? pb : vk_words(pc.b_ref, cb);
-    if (OP == VK_OP_AND) {
+    if (OP == BITCTS_VK_OP_AND) {
         return a & b;
     }
-    if (OP == VK_OP_OR) {
+    if (OP == BITCTS_VK_OP_OR) {
         return a | b;
     }
     return a ^ b;
@@ -221,7 +218,7 @@ uvec4 vk_chunk_words(uint ca, uint cb, bool a_scalar, bool b_scalar, uvec4 pa, u
 // 1, 2 and 4 (masked to stay in the lane); a count of 8 or more (any of bits 3-7) gives 0.
 uint vk_shift_bytes(uint a, uint s)
 {
-    const bool left = OP == VK_OP_SHL;
+    const bool left = OP == BITCTS_VK_OP_SHL;
     uint m = (s & 0x01010101u) * 0xFFu;
     a = (a & ~m) | ((left ? (a << 1) & 0xFEFEFEFEu : (a >> 1) & 0x7F7F7F7Fu) & m);
     m = ((s >> 1) & 0x01010101u) * 0xFFu;
@@ -236,9 +233,10 @@ uint vk_shift_bytes(uint a, uint s)
 
 bool vk_whole_words()
 {
-    return IN_W == OUT_W && (OP == VK_OP_AND || OP == VK_OP_OR || OP == VK_OP_XOR ||
-                             OP == VK_OP_NOT || OP == VK_OP_COPY ||
-                             (OP == VK_OP_COUNT && IN_W == 1));
+    return IN_W == OUT_W &&
+           (OP == BITCTS_VK_OP_AND || OP == BITCTS_VK_OP_OR || OP == BITCTS_VK_OP_XOR ||
+            OP == BITCTS_VK_OP_NOT || OP == BITCTS_VK_OP_COPY ||
+            (OP == BITCTS_VK_OP_COUNT && IN_W == 1));
 }
 
 // Output chunk c: its value, and where it goes (in output chunks).
@@ -256,11 +254,11 @@ uvec4 vk_chunk(uint c, bool a_scalar, bool b_scalar, VIN sa, VIN sb, uvec4 pa, u
         cb = row * pc.b_row + j;
     }
     uvec4 r = uvec4(0u);
-    if (OP == VK_OP_COUNT && IN_W == 1 && OUT_W == 1) {
+    if (OP == BITCTS_VK_OP_COUNT && IN_W == 1 && OUT_W == 1) {
         const uvec4 a = a_scalar ? pa : vk_words(pc.a_ref, ca);
         r = uvec4(vk_popcount_bytes(a.x), vk_popcount_bytes(a.y), vk_popcount_bytes(a.z),
                   vk_popcount_bytes(a.w));
-    } else if ((OP == VK_OP_SHL || OP == VK_OP_SHR) && IN_W == 1 && OUT_W == 1) {
+    } else if ((OP == BITCTS_VK_OP_SHL || OP == BITCTS_VK_OP_SHR) && IN_W == 1 && OUT_W == 1) {
 #if IN_W == 1 && OUT_W == 1
         const uvec4 a = a_scalar ? pa : vk_words(pc.a_ref, ca);
         const uvec4 b = b_scalar ? pb : vk_words(pc.b_ref, cb);
@@ -277,8 +275,8 @@ uvec4 vk_chunk(uint c, bool a_scalar, bool b_scalar, VIN sa, VIN sb, uvec4 pa, u
 
 void main()
 {
-    const bool a_scalar = (pc.flags & VK_FLAG_A_SCALAR) != 0u;
-    const bool b_scalar = (pc.flags & VK_FLAG_B_SCALAR) != 0u;
+    const bool a_scalar = (pc.flags & BITCTS_VK_FLAG_A_SCALAR) != 0u;
+    const bool b_scalar = (pc.flags & BITCTS_VK_FLAG_B_SCALAR) != 0u;
     VIN sa = VIN_ZERO;
     VIN sb = VIN_ZERO;
     if (a_scalar) {

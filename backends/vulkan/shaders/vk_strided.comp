@@ -7,8 +7,8 @@
 // elements a pass, a workgroup's stride apart so that neighbouring invocations touch
 // neighbouring elements, and issues all their loads before any store (in place, an element is
 // read and written by the same invocation, so the order within it holds). UNROLL, the
-// specialization constant 2, is the backend option strided_unroll (default 1: 8, 4 and 2
-// elements by width, in an H100 run, gave padded 8-bit rows 603 GB/s against 845,
+// specialization constant STRIDED_UNROLL, is the backend option strided_unroll (default 1: 8,
+// 4 and 2 elements by width, in an H100 run, gave padded 8-bit rows 603 GB/s against 845,
 // docs/gpu/h100.md). The grid covers every element unless the device or the option max_groups
 // bounds it; a grid-stride loop covers the rest, up to 2^32-1 elements.
 #version 460
@@ -18,11 +18,11 @@
 #include "vk_common.glsl"
 #include "vk_access.glsl"
 
-layout(local_size_x = 256) in;
-layout(constant_id = 1) const uint FAULT_HANG = 0u;
+layout(local_size_x = BITCTS_VK_STRIDED_THREADS) in;
+layout(constant_id = BITCTS_VK_SPEC_FAULT_HANG) const uint FAULT_HANG = 0u;
 
 // Elements per invocation and pass (the host's vk_dispatch_strided reads the same option).
-layout(constant_id = 2) const uint UNROLL = 1u;
+layout(constant_id = BITCTS_VK_SPEC_STRIDED_UNROLL) const uint UNROLL = 1u;
 
 // Per further dimension d (innermost first): dim[2d] = size, output, A and B strides;
 // dim[2d + 1] = the size's magic and shifts.

@@ -7,10 +7,10 @@
 // load of a tile is issued before its first store (loads do not queue behind stores they might
 // alias; in place, an element is read and written by the same invocation). The passes over a
 // tile are unrolled, so the direct operands stay in registers. Tiles are shared out in a
-// grid-stride loop. The workgroup's size is the specialization constant 6 (the backend option
-// tile_threads: 256, 512 or 1024 invocations, 8, 16 or 32 rows a pass); B's shared tile is
-// one row unless the specialization constant 5 says B is transposed (shared memory is what
-// bounds how many workgroups an SM holds).
+// grid-stride loop. The workgroup's size is the specialization constant TILE_THREADS (the
+// backend option tile_threads: 256, 512 or 1024 invocations, 8, 16 or 32 rows a pass); B's
+// shared tile is one row unless the specialization constant B_TILED says B is transposed
+// (shared memory is what bounds how many workgroups an SM holds).
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -18,14 +18,12 @@
 #include "vk_common.glsl"
 #include "vk_access.glsl"
 
-layout(local_size_x = 256, local_size_x_id = 6) in;
-layout(constant_id = 5) const uint B_TILED = 1u;
+layout(local_size_x = 256, local_size_x_id = BITCTS_VK_SPEC_TILE_THREADS) in;
+layout(constant_id = BITCTS_VK_SPEC_B_TILED) const uint B_TILED = 1u;
 
-#define TILE 32u
+#define TILE BITCTS_VK_TILE
 const uint ROWS_PER_PASS = gl_WorkGroupSize.x / TILE;
 const uint PASSES = TILE / ROWS_PER_PASS;
-#define VK_FLAG_A_TRANSPOSED 1u
-#define VK_FLAG_B_TRANSPOSED 2u
 
 layout(push_constant) uniform VkTilePush
 {
@@ -44,7 +42,7 @@ layout(push_constant) uniform VkTilePush
     uint b_row;
     uint b_col;
     uint b_batch;
-    uint flags; // VK_FLAG_*
+    uint flags; // BITCTS_VK_FLAG_*
 }
 pc;
 
@@ -55,8 +53,9 @@ void main()
 {
     const uint tx = gl_LocalInvocationID.x % TILE;
     const uint ty = gl_LocalInvocationID.x / TILE;
-    const bool a_t = (pc.flags & VK_FLAG_A_TRANSPOSED) != 0u;
-    const bool b_t = vk_is_binary() && B_TILED != 0u && (pc.flags & VK_FLAG_B_TRANSPOSED) != 0u;
+    const bool a_t = (pc.flags & BITCTS_VK_FLAG_A_TRANSPOSED) != 0u;
+    const bool b_t =
+        vk_is_binary() && B_TILED != 0u && (pc.flags & BITCTS_VK_FLAG_B_TRANSPOSED) != 0u;
     const uint tiles_per_batch = ((pc.rows + TILE - 1u) / TILE) * pc.tiles_c;
     for (uint t = gl_WorkGroupID.x; t < pc.tiles; t += gl_NumWorkGroups.x) {
         const uint batch = t / tiles_per_batch;

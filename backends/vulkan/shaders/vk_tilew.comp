@@ -9,8 +9,8 @@
 // read a word per invocation, into registers before the barrier. The host takes this path
 // only when R and C are multiples of V and every row, column and batch start of every operand
 // is word-aligned (vk_plan.c), so no word crosses a row's end. As in vk_tile.comp, the
-// workgroup's size is the specialization constant 6 (tile_threads) and B's shared tile is one
-// row unless the specialization constant 5 says B is transposed.
+// workgroup's size is the specialization constant TILE_THREADS (tile_threads) and B's shared
+// tile is one row unless the specialization constant B_TILED says B is transposed.
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -21,15 +21,13 @@
 #error "vk_tilew.comp is built for 8- and 16-bit elements of one width in and out"
 #endif
 
-layout(local_size_x = 256, local_size_x_id = 6) in;
-layout(constant_id = 5) const uint B_TILED = 1u;
+layout(local_size_x = 256, local_size_x_id = BITCTS_VK_SPEC_TILE_THREADS) in;
+layout(constant_id = BITCTS_VK_SPEC_B_TILED) const uint B_TILED = 1u;
 
 #define V (4u / IN_W) // elements per word
-#define TE (32u * V)  // tile side in elements
+#define TE (BITCTS_VK_TILE * V) // tile side in elements
 const uint ROWS_PER_PASS = gl_WorkGroupSize.x / 32u;
 const uint PASSES = TE / ROWS_PER_PASS; // rows (or columns) of the tile each invocation takes
-#define VK_FLAG_A_TRANSPOSED 1u
-#define VK_FLAG_B_TRANSPOSED 2u
 
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer VkWords { uint v[]; };
 
@@ -50,7 +48,7 @@ layout(push_constant) uniform VkTilePush
     uint b_row;
     uint b_col;
     uint b_batch;
-    uint flags; // VK_FLAG_*
+    uint flags; // BITCTS_VK_FLAG_*
 }
 pc;
 
@@ -79,19 +77,19 @@ uint vk_gather(bool use_b, uint c, uint rw, uint l)
 // The operator on a word of V lanes.
 uint vk_apply_word(uint a, uint b)
 {
-    if (OP == VK_OP_AND) {
+    if (OP == BITCTS_VK_OP_AND) {
         return a & b;
     }
-    if (OP == VK_OP_OR) {
+    if (OP == BITCTS_VK_OP_OR) {
         return a | b;
     }
-    if (OP == VK_OP_XOR) {
+    if (OP == BITCTS_VK_OP_XOR) {
         return a ^ b;
     }
-    if (OP == VK_OP_NOT) {
+    if (OP == BITCTS_VK_OP_NOT) {
         return ~a;
     }
-    if (OP == VK_OP_COPY) {
+    if (OP == BITCTS_VK_OP_COPY) {
         return a;
     }
     uint r = 0u;
@@ -105,8 +103,9 @@ void main()
 {
     const uint tx = gl_LocalInvocationID.x % 32u;
     const uint ty = gl_LocalInvocationID.x / 32u;
-    const bool a_t = (pc.flags & VK_FLAG_A_TRANSPOSED) != 0u;
-    const bool b_t = vk_is_binary() && B_TILED != 0u && (pc.flags & VK_FLAG_B_TRANSPOSED) != 0u;
+    const bool a_t = (pc.flags & BITCTS_VK_FLAG_A_TRANSPOSED) != 0u;
+    const bool b_t =
+        vk_is_binary() && B_TILED != 0u && (pc.flags & BITCTS_VK_FLAG_B_TRANSPOSED) != 0u;
     const uint tiles_per_batch = ((pc.rows + TE - 1u) / TE) * pc.tiles_c;
     for (uint t = gl_WorkGroupID.x; t < pc.tiles; t += gl_NumWorkGroups.x) {
         const uint batch = t / tiles_per_batch;
