@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* The "cpu" backend behind the plugin ABI: instance options and variant selection, capability
- * queries, operator creation (validation + walk plan) and execution on the instance's thread
- * pool. Exported as bitcts_cpu_negotiate, and as bitcts_plugin_negotiate when built as a plugin
- * module (BITCTS_CPU_AS_PLUGIN). */
+ * queries, operator creation (the SDK's backend kit validates, then a walk plan) and execution
+ * on the instance's thread pool. Exported as bitcts_cpu_negotiate, and as
+ * bitcts_plugin_negotiate when built as a plugin module (BITCTS_CPU_AS_PLUGIN). */
 #include "cpu_backend.h"
 
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* calloc, free, getenv, strtoul */
 #include <string.h> /* strcmp */
 
+#include "bitcts/bitcts_backend_kit.h" /* validation, negotiation, capability records */
 #include "cpu_dispatch.h"
 #include "cpu_features.h"
 #include "cpu_threads.h"
-#include "cpu_validate.h"
 #include "cpu_walk.h"
 
 #ifndef BITCTS_CPU_BUILD_ID
@@ -40,7 +40,7 @@ typedef struct cpu_operator {
     bitcts__cpu_plan plan;
     bitcts__cpu_kernel_fn *kernel;
     uint32_t flags;
-    uint32_t input_count;
+    bitcts_kit_op desc; /* the validated description, for the check of each call's buffers */
 } cpu_operator;
 
 typedef struct cpu_options {
@@ -52,15 +52,6 @@ typedef struct cpu_options {
 /* Log services of the host that negotiated last. The ABI retains the host table until
  * plugin_shutdown; the text of a refused instance has nowhere else to go (see cpu_backend.h). */
 static const bitcts_abi_host *cpu_host;
-
-static void cpu_log(int32_t level, const char *message)
-{
-    const bitcts_abi_host *host = cpu_host;
-    if (host != NULL && host->struct_size >= offsetof(bitcts_abi_host, log) + sizeof host->log &&
-        host->log != NULL) {
-        host->log(host->user, level, message);
-    }
-}
 
 static int32_t cpu_parse_threads(const char *text, uint32_t *out)
 {
@@ -178,7 +169,7 @@ static int32_t BITCTS_PLUGIN_CALL cpu_instance_create(const bitcts_abi_create_in
     if (rc != BITCTS_ABI_OK) {
         char message[300];
         snprintf(message, sizeof message, "cpu: %s", err[0] ? err : "out of memory");
-        cpu_log(BITCTS_ABI_LOG_ERROR, message);
+        bitcts_kit_host_log(cpu_host, BITCTS_ABI_LOG_ERROR, message);
         free(inst);
         return rc;
     }
@@ -210,29 +201,16 @@ static const char *BITCTS_PLUGIN_CALL cpu_instance_last_error(void *instance)
 
 static int32_t BITCTS_PLUGIN_CALL cpu_query_caps(void *instance, bitcts_abi_caps *out)
 {
-    if (instance == NULL || out == NULL || out->struct_size < sizeof *out) {
-        return BITCTS_ABI_E_INVALID_ARGUMENT;
-    }
-    out->feature_level = CPU_FEATURE_LEVEL;
-    return BITCTS_ABI_OK;
+    return instance != NULL ? bitcts_kit_caps_fill(out, CPU_FEATURE_LEVEL)
+                            : BITCTS_ABI_E_INVALID_ARGUMENT;
 }
 
+/* Everything DirectML documents for the seven operators. */
 static int32_t BITCTS_PLUGIN_CALL cpu_query_op_caps(void *instance, uint32_t operator_type,
                                                     bitcts_abi_op_caps *out)
 {
-    if (instance == NULL || out == NULL || out->struct_size < sizeof *out) {
-        return BITCTS_ABI_E_INVALID_ARGUMENT;
-    }
-    if (bitcts_dml_op_inputs(operator_type) == 0) {
-        return BITCTS_ABI_E_NOT_SUPPORTED;
-    }
-    out->operator_type = operator_type;
-    out->input_types = bitcts_dml_op_input_types(operator_type);
-    out->output_types = bitcts_dml_op_output_types(operator_type);
-    out->dimension_counts = BITCTS_DIMS_1_TO_8;
-    /* BIT_COUNT's page says nothing about in-place execution (spec 2.2). */
-    out->flags = operator_type == BITCTS_OP_BIT_COUNT ? 0u : BITCTS_ABI_CAP_IN_PLACE;
-    return BITCTS_ABI_OK;
+    return instance != NULL ? bitcts_kit_op_caps_fill(out, operator_type)
+                            : BITCTS_ABI_E_INVALID_ARGUMENT;
 }
 
 static uint32_t cpu_log2(uint32_t width)
@@ -241,17 +219,17 @@ static uint32_t cpu_log2(uint32_t width)
 }
 
 static bitcts__cpu_kernel_fn *cpu_pick_kernel(const bitcts__cpu_kernels *k,
-                                              const bitcts__cpu_op_info *info)
+                                              const bitcts_kit_op *desc)
 {
-    const uint32_t lw = cpu_log2(info->width[1]);
-    switch (info->op) {
+    const uint32_t lw = cpu_log2(desc->tensors[BITCTS_KIT_A].width);
+    switch (desc->operator_type) {
     case BITCTS_OP_BIT_AND: return k->bitwise[BITCTS__CPU_BITWISE_AND];
     case BITCTS_OP_BIT_OR: return k->bitwise[BITCTS__CPU_BITWISE_OR];
     case BITCTS_OP_BIT_XOR: return k->bitwise[BITCTS__CPU_BITWISE_XOR];
     case BITCTS_OP_BIT_NOT: return k->bit_not;
     case BITCTS_OP_BIT_SHIFT_LEFT: return k->shift_left[lw];
     case BITCTS_OP_BIT_SHIFT_RIGHT: return k->shift_right[lw];
-    default: return k->count[lw][info->width[0] == 4 ? 1 : 0];
+    default: return k->count[lw][desc->tensors[BITCTS_KIT_OUTPUT].width == 4 ? 1 : 0];
     }
 }
 
@@ -265,9 +243,9 @@ static int32_t BITCTS_PLUGIN_CALL cpu_operator_create(void *instance,
     }
     *out_operator = NULL;
     inst->last_error[0] = '\0';
-    bitcts__cpu_op_info info;
+    bitcts_kit_op checked;
     const int32_t rc =
-        bitcts__cpu_validate_op(desc, &info, inst->last_error, sizeof inst->last_error);
+        bitcts_kit_validate_op(desc, &checked, inst->last_error, sizeof inst->last_error);
     if (rc != BITCTS_ABI_OK) {
         return rc;
     }
@@ -276,15 +254,20 @@ static int32_t BITCTS_PLUGIN_CALL cpu_operator_create(void *instance,
         snprintf(inst->last_error, sizeof inst->last_error, "out of memory");
         return BITCTS_ABI_E_OUT_OF_MEMORY;
     }
-    op->kernel = cpu_pick_kernel(&inst->kernels, &info);
-    op->flags = cpu_log2(info.width[1]) << BITCTS__CPU_F_LOG2W_SHIFT;
-    op->input_count = info.input_count;
+    op->desc = checked;
+    op->kernel = cpu_pick_kernel(&inst->kernels, &checked);
+    op->flags = cpu_log2(checked.tensors[BITCTS_KIT_A].width) << BITCTS__CPU_F_LOG2W_SHIFT;
+    /* The walk's operands: the output, then the inputs; packed ones without strides. */
+    const uint32_t order[3] = {BITCTS_KIT_OUTPUT, BITCTS_KIT_A, BITCTS_KIT_B};
     const uint32_t *strides[3];
+    uint32_t widths[3];
     for (uint32_t k = 0; k < 3; ++k) {
-        strides[k] = info.has_strides[k] ? info.strides[k] : NULL;
+        const bitcts_kit_tensor *t = &op->desc.tensors[order[k]];
+        strides[k] = t->has_strides ? t->strides : NULL;
+        widths[k] = t->width;
     }
-    bitcts__cpu_plan_build(&op->plan, info.rank, info.sizes, 1 + info.input_count, strides,
-                           info.width);
+    bitcts__cpu_plan_build(&op->plan, checked.rank, checked.sizes, 1 + checked.input_count, strides,
+                           widths);
     *out_operator = op;
     return BITCTS_ABI_OK;
 }
@@ -334,9 +317,13 @@ static int32_t BITCTS_PLUGIN_CALL cpu_operator_execute(void *instance, void *op,
 {
     cpu_instance *inst = instance;
     const cpu_operator *oper = op;
-    if (inst == NULL || oper == NULL || inputs == NULL || output == NULL || inputs[0] == NULL ||
-        (oper->input_count == 2 && inputs[1] == NULL)) {
+    if (inst == NULL || oper == NULL) {
         return BITCTS_ABI_E_INVALID_ARGUMENT;
+    }
+    const int32_t rc = bitcts_kit_check_buffers(&oper->desc, inputs, output, inst->last_error,
+                                                sizeof inst->last_error);
+    if (rc != BITCTS_ABI_OK) {
+        return rc;
     }
     const bitcts__cpu_call call = {
         .kernel = oper->kernel,
@@ -344,7 +331,7 @@ static int32_t BITCTS_PLUGIN_CALL cpu_operator_execute(void *instance, void *op,
         .transpose = inst->kernels.transpose,
         .flags = oper->flags | cpu_nt_flag(inst, oper->plan.output_bytes),
         .out = output,
-        .in = {inputs[0], oper->input_count == 2 ? inputs[1] : NULL},
+        .in = {inputs[0], oper->desc.input_count == 2 ? inputs[1] : NULL},
     };
     cpu_task task = {&oper->plan, &call};
     const uint32_t count =
@@ -499,17 +486,7 @@ static const bitcts_plugin_table cpu_table = {
 
 int32_t BITCTS_PLUGIN_CALL bitcts_cpu_negotiate(bitcts_plugin_negotiation *n)
 {
-    if (n == NULL || n->struct_size < sizeof *n) {
-        return BITCTS_ABI_E_INVALID_ARGUMENT;
-    }
-    if (n->host_min_version > BITCTS_ABI_VERSION_1_0 ||
-        n->host_max_version < BITCTS_ABI_VERSION_1_0) {
-        return BITCTS_ABI_E_INCOMPATIBLE;
-    }
-    n->chosen_version = BITCTS_ABI_VERSION_1_0;
-    n->table = &cpu_table;
-    cpu_host = n->host;
-    return BITCTS_ABI_OK;
+    return bitcts_kit_negotiate(n, &cpu_table, &cpu_host);
 }
 
 #if defined(BITCTS_CPU_AS_PLUGIN)

@@ -9,6 +9,7 @@
 #include <stdlib.h> /* calloc, free */
 #include <string.h> /* strcmp */
 
+#include "bitcts/bitcts_backend_kit.h" /* negotiation, capability records */
 #include "vk_internal.h"
 
 #ifndef BITCTS_VK_BUILD_ID
@@ -82,22 +83,12 @@ static int32_t BITCTS_PLUGIN_CALL vk_query_caps(void *instance, bitcts_abi_caps 
     return BITCTS_ABI_OK;
 }
 
+/* Everything DirectML documents for the seven operators. */
 static int32_t BITCTS_PLUGIN_CALL vk_query_op_caps(void *instance, uint32_t operator_type,
                                                    bitcts_abi_op_caps *out)
 {
-    if (instance == NULL || out == NULL || out->struct_size < sizeof *out) {
-        return BITCTS_ABI_E_INVALID_ARGUMENT;
-    }
-    if (bitcts_dml_op_inputs(operator_type) == 0) {
-        return BITCTS_ABI_E_NOT_SUPPORTED;
-    }
-    out->operator_type = operator_type;
-    out->input_types = bitcts_dml_op_input_types(operator_type);
-    out->output_types = bitcts_dml_op_output_types(operator_type);
-    out->dimension_counts = BITCTS_DIMS_1_TO_8;
-    /* BIT_COUNT's page says nothing about in-place execution (spec 2.2). */
-    out->flags = operator_type == BITCTS_OP_BIT_COUNT ? 0u : BITCTS_ABI_CAP_IN_PLACE;
-    return BITCTS_ABI_OK;
+    return instance != NULL ? bitcts_kit_op_caps_fill(out, operator_type)
+                            : BITCTS_ABI_E_INVALID_ARGUMENT;
 }
 
 /* A call may not start on a lost or wedged device, nor after unreported validation messages. */
@@ -249,17 +240,7 @@ static const bitcts_plugin_table vk_table = {
 
 int32_t BITCTS_PLUGIN_CALL bitcts_vulkan_negotiate(bitcts_plugin_negotiation *n)
 {
-    if (n == NULL || n->struct_size < sizeof *n) {
-        return BITCTS_ABI_E_INVALID_ARGUMENT;
-    }
-    if (n->host_min_version > BITCTS_ABI_VERSION_1_0 ||
-        n->host_max_version < BITCTS_ABI_VERSION_1_0) {
-        return BITCTS_ABI_E_INCOMPATIBLE;
-    }
-    n->chosen_version = BITCTS_ABI_VERSION_1_0;
-    n->table = &vk_table;
-    vk_host = n->host;
-    return BITCTS_ABI_OK;
+    return bitcts_kit_negotiate(n, &vk_table, &vk_host);
 }
 
 #if defined(BITCTS_VK_AS_PLUGIN)

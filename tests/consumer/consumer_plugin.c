@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* The smallest well-formed bitcts plugin, built out of tree against the installed plugin SDK
- * (tests/consumer/CMakeLists.txt). It negotiates ABI 1.0, fills every mandatory slot and
- * supports no operator; and it uses every name the SDK declares (tests/consumer/sdk_names.py
- * checks that), which proves that the installed headers are self-contained and define all
- * they declare: a name declared but not defined would fail to link with --no-undefined. */
-#include <bitcts/bitcts_plugin.h>  /* the ABI, bitcts_dml.h and bitcts_status.h */
-#include <bitcts/bitcts_verdict.h> /* the verdict list */
-#include <bitcts/bitcts_version.h> /* the suite's version */
+ * (tests/consumer/CMakeLists.txt). It negotiates through the backend kit, fills every mandatory
+ * slot and supports no operator; and it uses every name the SDK declares
+ * (tests/consumer/sdk_names.py checks that), which proves that the installed headers are
+ * self-contained and define all they declare: a name declared but not defined would fail to
+ * link with --no-undefined. */
+#include <bitcts/bitcts_backend_kit.h> /* the kit; includes the ABI, bitcts_dml.h, bitcts_status.h */
+#include <bitcts/bitcts_verdict.h>     /* the verdict list */
+#include <bitcts/bitcts_version.h>     /* the suite's version */
 
 static int consumer_instance;
 /* The tour's result, kept so that the compiler must evaluate every name it uses. */
@@ -97,10 +98,10 @@ static uint32_t consumer_sdk_tour(void)
     const bitcts_verdict pass = BITCTS_VERDICT_PASS;
     sum = sum * 31u + (uint32_t)ok + (uint32_t)pass + (uint32_t)(BITCTS_MAX_ELEMENTS >> 16);
     sum = sum * 31u + BITCTS_ABI_MAJOR(BITCTS_ABI_VERSION_CURRENT) +
-          BITCTS_ABI_MINOR(BITCTS_ABI_VERSION(1, 0)) + (uint32_t)sizeof(BITCTS_VERSION_STRING) +
-          (uint32_t)sizeof(BITCTS_PLUGIN_ENTRY_NAME) + (uint32_t)sizeof(BITCTS_ABI_EXT_STREAM) +
-          (uint32_t)sizeof(BITCTS_ABI_EXT_DEVICE_TIMING) + BITCTS_ABI_COPY_API +
-          BITCTS_ABI_COPY_KERNEL + BITCTS_ABI_CAP_IN_PLACE;
+          BITCTS_ABI_MINOR(BITCTS_ABI_VERSION(1, 0)) + BITCTS_ABI_VERSION_1_0 +
+          (uint32_t)sizeof(BITCTS_VERSION_STRING) + (uint32_t)sizeof(BITCTS_PLUGIN_ENTRY_NAME) +
+          (uint32_t)sizeof(BITCTS_ABI_EXT_STREAM) + (uint32_t)sizeof(BITCTS_ABI_EXT_DEVICE_TIMING) +
+          BITCTS_ABI_COPY_API + BITCTS_ABI_COPY_KERNEL + BITCTS_ABI_CAP_IN_PLACE;
     sum =
         sum * 31u +
         (uint32_t)(sizeof(bitcts_abi_tensor) + sizeof(bitcts_abi_operator_desc) +
@@ -109,6 +110,46 @@ static uint32_t consumer_sdk_tour(void)
                    sizeof(bitcts_plugin_table) + sizeof(bitcts_abi_device_timing_ext) +
                    sizeof(bitcts_plugin_negotiation) + sizeof(bitcts_plugin_negotiate_fn));
     return sum;
+}
+
+/* The kit's steps one by one on a small description (an XOR of 2x3 UINT8 whose output is
+ * transposed), then as one call, and the buffers of an execution in place. */
+static uint32_t consumer_kit_tour(void)
+{
+    static const uint32_t sizes[2] = {2, 3};
+    static const uint32_t transposed[2] = {1, 2};
+    bitcts_abi_tensor t[3];
+    for (uint32_t k = 0; k < 3; ++k) {
+        const bitcts_abi_tensor one = {sizeof one, BITCTS_DT_UINT8, 0, 2, sizes, NULL, 8, 0, 0};
+        t[k] = one;
+    }
+    t[BITCTS_KIT_OUTPUT].strides = transposed;
+    const bitcts_abi_operator_desc desc = {sizeof desc, BITCTS_OP_BIT_XOR,    2, 0,
+                                           t,           &t[BITCTS_KIT_OUTPUT]};
+    char err[128] = "";
+    uint64_t bytes = 0;
+    int hit = 0;
+    int32_t sum = bitcts_kit_check_tensor(&t[BITCTS_KIT_A], bitcts_kit_role_name(2, BITCTS_KIT_A),
+                                          0, err, sizeof err);
+    sum += bitcts_kit_check_pair(BITCTS_OP_BIT_XOR, &t[BITCTS_KIT_B], "B", 0, &t[BITCTS_KIT_A], "A",
+                                 err, sizeof err);
+    sum += bitcts_kit_check_types(BITCTS_OP_BIT_XOR, &t[BITCTS_KIT_A], "A", &t[BITCTS_KIT_OUTPUT],
+                                  err, sizeof err);
+    sum += bitcts_kit_check_size(&t[BITCTS_KIT_OUTPUT], "Output", err, sizeof err);
+    sum += bitcts_kit_check_output_layout(&t[BITCTS_KIT_OUTPUT], err, sizeof err);
+    sum += bitcts_kit_calc_buffer_size(&t[BITCTS_KIT_OUTPUT], &bytes);
+    sum +=
+        bitcts_kit_overlap_exact(&t[BITCTS_KIT_OUTPUT], BITCTS_KIT_OVERLAP_BITMAP_SPAN >> 24, &hit);
+    bitcts_kit_op op;
+    sum += bitcts_kit_validate_op(&desc, &op, err, sizeof err);
+    bitcts_kit_op_fill(&desc, &op);
+    const bitcts_kit_tensor *b = &op.tensors[BITCTS_KIT_B];
+    const void *in_place[2] = {&op, &op}; /* refused: the output is transposed, A is not */
+    sum += bitcts_kit_check_buffers(&op, in_place, &op, err, sizeof err);
+    sum += bitcts_kit_refuse(err, sizeof err, BITCTS_ABI_OK, "tour: %u", 1u);
+    bitcts_kit_host_log(NULL, BITCTS_ABI_LOG_DEBUG, err);
+    return (uint32_t)sum + (uint32_t)bytes + (uint32_t)hit + b->width +
+           (uint32_t)bitcts_kit_may_alias(&op, BITCTS_KIT_A);
 }
 
 /* ---- the plugin ---- */
@@ -134,20 +175,17 @@ static void BITCTS_PLUGIN_CALL consumer_instance_destroy(void *instance)
 static int32_t BITCTS_PLUGIN_CALL consumer_query_caps(void *instance, bitcts_abi_caps *out)
 {
     (void)instance;
-    if (out == NULL || out->struct_size < sizeof *out) {
-        return BITCTS_ABI_E_INVALID_ARGUMENT;
-    }
-    out->feature_level = 0; /* claims nothing, so nothing is required of it */
-    return BITCTS_ABI_OK;
+    return bitcts_kit_caps_fill(out, 0); /* claims nothing, so nothing is required of it */
 }
 
 static int32_t BITCTS_PLUGIN_CALL consumer_query_op_caps(void *instance, uint32_t operator_type,
                                                          bitcts_abi_op_caps *out)
 {
     (void)instance;
-    (void)operator_type;
+    bitcts_abi_op_caps documented = {sizeof documented, 0, 0, 0, 0, 0};
+    consumer_tour += (uint32_t)bitcts_kit_op_caps_fill(&documented, operator_type);
     (void)out;
-    return BITCTS_ABI_E_NOT_SUPPORTED;
+    return BITCTS_ABI_E_NOT_SUPPORTED; /* none of them here */
 }
 
 static int32_t BITCTS_PLUGIN_CALL consumer_operator_create(void *instance,
@@ -196,15 +234,6 @@ static const bitcts_plugin_table consumer_table = {
 BITCTS_PLUGIN_EXPORT int32_t BITCTS_PLUGIN_CALL
 bitcts_plugin_negotiate(bitcts_plugin_negotiation *n)
 {
-    if (n == NULL || n->struct_size < sizeof *n) {
-        return BITCTS_ABI_E_INVALID_ARGUMENT;
-    }
-    if (n->host_min_version > BITCTS_ABI_VERSION_1_0 ||
-        n->host_max_version < BITCTS_ABI_VERSION_1_0) {
-        return BITCTS_ABI_E_INCOMPATIBLE;
-    }
-    consumer_tour = consumer_sdk_tour();
-    n->chosen_version = BITCTS_ABI_VERSION_1_0;
-    n->table = &consumer_table;
-    return BITCTS_ABI_OK;
+    consumer_tour = consumer_sdk_tour() + consumer_kit_tour();
+    return bitcts_kit_negotiate(n, &consumer_table, NULL);
 }

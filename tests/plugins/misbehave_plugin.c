@@ -12,7 +12,7 @@
 #include <time.h>   /* nanosleep */
 #include <unistd.h> /* fork, write */
 
-#include "bitcts/bitcts_plugin.h" /* the ABI */
+#include "bitcts/bitcts_backend_kit.h" /* negotiation, capability records; the ABI */
 
 #define MB_none 1
 #define MB_exit_load 2       /* exit(0) in bitcts_plugin_negotiate */
@@ -80,11 +80,7 @@ static int32_t BITCTS_PLUGIN_CALL mb_query_caps(void *instance, bitcts_abi_caps 
 #if MB == MB_segv_caps
     raise(SIGSEGV);
 #endif
-    if (out == NULL || out->struct_size < sizeof *out) {
-        return BITCTS_ABI_E_INVALID_ARGUMENT;
-    }
-    out->feature_level = 0; /* claims nothing: nothing is required of it */
-    return BITCTS_ABI_OK;
+    return bitcts_kit_caps_fill(out, 0); /* claims nothing: nothing is required of it */
 }
 
 static const uint32_t mb_types = (1u << BITCTS_DT_UINT8) | (1u << BITCTS_DT_UINT16) |
@@ -245,17 +241,10 @@ bitcts_plugin_negotiate(bitcts_plugin_negotiation *n);
 
 int32_t BITCTS_PLUGIN_CALL bitcts_plugin_negotiate(bitcts_plugin_negotiation *n)
 {
-    if (n == NULL || n->struct_size < sizeof *n) {
-        return BITCTS_ABI_E_INVALID_ARGUMENT;
-    }
 #if MB == MB_exit_load
-    exit(0);
-#endif
-    if (n->host_min_version > BITCTS_ABI_VERSION_CURRENT ||
-        BITCTS_ABI_MAJOR(n->host_max_version) < BITCTS_ABI_MAJOR(BITCTS_ABI_VERSION_CURRENT)) {
-        return BITCTS_ABI_E_INCOMPATIBLE;
+    if (n != NULL) {
+        exit(0);
     }
-    n->chosen_version = BITCTS_ABI_VERSION_CURRENT;
-    n->table = &mb_table;
-    return BITCTS_ABI_OK;
+#endif
+    return bitcts_kit_negotiate(n, &mb_table, NULL);
 }

@@ -813,8 +813,8 @@ static void test_validation(void *inst)
     tensor_set(&b, BITCTS_DT_UINT16, 4, s4, NULL, 0);
     expect_invalid(inst, BITCTS_OP_BIT_COUNT, &a, NULL, &b, "output_type_not_allowed");
     tensor_set(&b, BITCTS_DT_INT32, 4, s4, NULL, 0);
-    /* The output's type is checked first (rule 12 before 13). */
-    expect_invalid(inst, BITCTS_OP_BIT_SHIFT_LEFT, &b, &b, &b, "output_type_not_allowed");
+    /* Rule 12 (BIT_COUNT's output type) does not apply to a shift: its input type is refused. */
+    expect_invalid(inst, BITCTS_OP_BIT_SHIFT_LEFT, &b, &b, &b, "type_not_allowed");
     const uint32_t zero_out[4] = {60, 20, 0, 1};
     tensor_set(&b, BITCTS_DT_UINT8, 4, s4, zero_out, 0);
     expect_invalid(inst, BITCTS_OP_BIT_NOT, &a, NULL, &b, "output_zero_stride");
