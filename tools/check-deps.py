@@ -116,7 +116,8 @@ def walk(root):
     files = []
     for dirpath, dirnames, filenames in os.walk(root):
         rel = os.path.relpath(dirpath, root)
-        dirnames[:] = [d for d in dirnames if d not in (".git", "__pycache__")]
+        dirnames[:] = [d for d in dirnames if d not in (".git", "__pycache__")
+                       and not (rel == "." and d.startswith("build"))]
         for name in filenames:
             files.append(os.path.normpath(os.path.join(rel, name)))
     return files
