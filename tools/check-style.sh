@@ -35,12 +35,20 @@ print('\n'.join(seen))" "$db" "$root")
 declare -A in_db
 for f in "${compiled[@]}"; do in_db[$f]=1; done
 
-# 1. clang-format.
-for f in "${sources[@]}"; do
-    if ! clang-format --dry-run --Werror "$f" >/dev/null 2>&1; then
-        report "$f: not clang-formatted (clang-format -i $f)"
+# 1. clang-format, one process over every file; each file it names is reported once (and if it
+#    fails without naming one, each file is tried alone).
+if ! format_out=$(clang-format --dry-run --Werror "${sources[@]}" 2>&1 >/dev/null); then
+    mapfile -t unformatted < <(sed -nE 's/^([^ :]+):[0-9]+:[0-9]+: (error|warning): .*/\1/p' \
+        <<<"$format_out" | sort -u)
+    if [ ${#unformatted[@]} -eq 0 ]; then
+        for f in "${sources[@]}"; do
+            clang-format --dry-run --Werror "$f" >/dev/null 2>&1 || unformatted+=("$f")
+        done
     fi
-done
+    for f in "${unformatted[@]}"; do
+        report "$f: not clang-formatted (clang-format -i $f)"
+    done
+fi
 
 extra=(--extra-arg=-Wno-unknown-warning-option --extra-arg=-Wno-error)
 # 2. Braces, on every compiled file and the headers it includes from the tree.
@@ -80,14 +88,14 @@ while IFS= read -r line; do
     report "${loc#"$root/"}: a pointer used as a truth value: compare it with NULL"
 done <<<"$query_out"
 
-# 4. Postfix increments whose value is unused: `i++;` statements and `; i++)` increments.
-for f in "${sources[@]}"; do
-    while IFS=: read -r n text; do
-        report "$f:$n: postfix ++/-- whose value is unused: write ++x/--x ($text)"
-    done < <(perl -ne 's{"(?:[^"\\]|\\.)*"}{""}g; s{/\*.*?\*/}{}g; s{//.*}{};
-        print "$.:$_" if /^\s*[\w.\->\[\]]+(\+\+|--)\s*;/ || /;\s*[\w.\->\[\]]+(\+\+|--)\s*\)/ ||
-                         /,\s*[\w.\->\[\]]+(\+\+|--)\s*\)\s*\{?\s*$/' "$f" | sed 's/[[:space:]]\+/ /g')
-done
+# 4. Postfix increments whose value is unused: `i++;` statements and `; i++)` increments; one
+#    perl over every file ($. restarts at each file's first line).
+while IFS=: read -r f n text; do
+    report "$f:$n: postfix ++/-- whose value is unused: write ++x/--x ($text)"
+done < <(perl -ne 's{"(?:[^"\\]|\\.)*"}{""}g; s{/\*.*?\*/}{}g; s{//.*}{};
+    print "$ARGV:$.:$_" if /^\s*[\w.\->\[\]]+(\+\+|--)\s*;/ || /;\s*[\w.\->\[\]]+(\+\+|--)\s*\)/ ||
+                     /,\s*[\w.\->\[\]]+(\+\+|--)\s*\)\s*\{?\s*$/;
+    close ARGV if eof' "${sources[@]}" | sed 's/[[:space:]]\+/ /g')
 
 for f in "${sources[@]}"; do
     case "$f" in *.c) [ -n "${in_db[$f]:-}" ] || echo "check-style: note: $f is not compiled in $build; only its format and increments were checked" ;; esac

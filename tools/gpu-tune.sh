@@ -12,15 +12,17 @@
 # packed_threads and packed_chunk change that kernel too: compare those variants by GB/s). Writes OUTDIR/<variant>.json and .log and prints OUTDIR/tune.md: per layout group, per
 # row, GB/s and the ratio to that kcopy for each variant, the best marked.
 #
-# usage: tools/gpu-tune.sh [--bitcts PATH] [--size-mib N] [--variants LIST] OUTDIR
+# usage: tools/gpu-tune.sh [--bitcts PATH] [--size-mib N] [--variants LIST] [--reps N] OUTDIR
 #   --bitcts PATH     the bitcts executable (default $BITCTS, else build/bitcts)
 #   --size-mib N      MiB per input (default 256)
 #   --variants LIST   comma-separated (default: all of the above)
+#   --reps N          timed repetitions per row, the median reported (default 7)
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 bitcts=${BITCTS:-$here/../build/bitcts}
 size=256
+reps=7
 variants="u1,u2,u4,u8,strided,t256,t512,t1024,p1,p2,p4,w256,w1024,g4096,gauto,c4,c8,c16,cauto"
 out=""
 while [ $# -gt 0 ]; do
@@ -28,7 +30,8 @@ while [ $# -gt 0 ]; do
     --bitcts) bitcts=$2; shift ;;
     --size-mib) size=$2; shift ;;
     --variants) variants=$2; shift ;;
-    -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --reps) reps=$2; shift ;;
+    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "gpu-tune: unknown option $1" >&2; exit 2 ;;
     *) out=$1 ;;
     esac
@@ -40,20 +43,29 @@ mkdir -p "$out" || exit 2
 status=0
 names=()
 IFS=',' read -r -a wanted <<<"$variants"
-for v in "${wanted[@]}"; do
+# variant_args V: the bench options and layouts of variant V in opts and layouts; 1 if unknown.
+variant_args() {
     layouts=padded,transposed
-    case "$v" in
-    u[1248]) opts=(--backend-option "strided_unroll=${v#u}") ;;
+    case "$1" in
+    u[1248]) opts=(--backend-option "strided_unroll=${1#u}") ;;
     strided) opts=(--backend-option path=strided) ;;
-    t256 | t512 | t1024) opts=(--backend-option "tile_threads=${v#t}"); layouts=transposed ;;
-    p[124]) opts=(--backend-option "packed_unroll=${v#p}"); layouts=packed ;;
-    w256 | w1024) opts=(--backend-option "packed_threads=${v#w}"); layouts=packed ;;
-    g4096 | gauto) opts=(--backend-option "max_groups=${v#g}"); layouts=packed,padded,transposed,bcast ;;
-    c4 | c8 | c16 | cauto) opts=(--backend-option "packed_chunk=${v#c}"); layouts=packed,padded,bcast ;;
-    *) echo "gpu-tune: unknown variant $v (u1, u2, u4, u8, strided, t256, t512, t1024, p1, p2, p4, w256, w1024, g4096, gauto, c4, c8, c16, cauto)" >&2; exit 2 ;;
+    t256 | t512 | t1024) opts=(--backend-option "tile_threads=${1#t}"); layouts=transposed ;;
+    p[124]) opts=(--backend-option "packed_unroll=${1#p}"); layouts=packed ;;
+    w256 | w1024) opts=(--backend-option "packed_threads=${1#w}"); layouts=packed ;;
+    g4096 | gauto) opts=(--backend-option "max_groups=${1#g}"); layouts=packed,padded,transposed,bcast ;;
+    c4 | c8 | c16 | cauto) opts=(--backend-option "packed_chunk=${1#c}"); layouts=packed,padded,bcast ;;
+    *) return 1 ;;
     esac
+}
+# Every name is checked before the first bench: a typo costs nothing.
+for v in "${wanted[@]}"; do
+    variant_args "$v" || { echo "gpu-tune: unknown variant $v (u1, u2, u4, u8, strided, t256, t512, t1024, p1, p2, p4, w256, w1024, g4096, gauto, c4, c8, c16, cauto)" >&2; exit 2; }
+done
+case $reps in '' | *[!0-9]* | 0) echo "gpu-tune: --reps takes a positive number" >&2; exit 2 ;; esac
+for v in "${wanted[@]}"; do
+    variant_args "$v"
     echo "gpu-tune: $v" >&2
-    if "$bitcts" bench --backend vulkan "${opts[@]}" --size-mib "$size" --reps 7 \
+    if "$bitcts" bench --backend vulkan "${opts[@]}" --size-mib "$size" --reps "$reps" \
         --layouts "$layouts" --no-peers --json "$out/$v.json" >"$out/$v.log" 2>&1; then
         names+=("$v")
     else

@@ -7,7 +7,9 @@ data file, a wrong size, a wrong CRC, a missing file, an unknown version, hostil
 missing entry, a producer's not_supported; and check's exit codes against run's for the same
 outcomes.
 
-usage: check_results.py BITCTS REF_RESULTS ADAPTERS_DIR WORK_DIR PAD_WRITE_PLUGIN
+usage: check_results.py BITCTS REF_RESULTS ADAPTERS_DIR WORK_DIR PAD_WRITE_PLUGIN [EXPORT]
+EXPORT: the default tier as `bitcts vectors export --tier default` wrote it (read, not changed);
+without it the export is made in WORK_DIR/export.
 Exit 77 (skip) when NumPy is absent."""
 
 import json
@@ -24,6 +26,7 @@ except ImportError:
     sys.exit(77)
 
 BITCTS, REF, ADAPTERS, WORK, PAD_PLUGIN = sys.argv[1:6]
+GIVEN_EXPORT = sys.argv[6] if len(sys.argv) > 6 else None
 FAILURES = []
 
 
@@ -67,8 +70,11 @@ def write_set(path, doc, blobs):
 
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
-EXPORT = os.path.join(WORK, "export")
-sh(BITCTS, "vectors", "export", "--out", EXPORT, "--tier", "default", want=0)
+if GIVEN_EXPORT is not None:
+    EXPORT = GIVEN_EXPORT
+else:
+    EXPORT = os.path.join(WORK, "export")
+    sh(BITCTS, "vectors", "export", "--out", EXPORT, "--tier", "default", want=0)
 with open(os.path.join(EXPORT, "manifest.json")) as f:
     MANIFEST = json.load(f)
 ENTRY = {c["id"]: c for c in MANIFEST["cases"]}

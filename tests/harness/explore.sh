@@ -11,6 +11,9 @@
 #  * run --shrink reduces the failures of broken plugins of other kinds (strides, broadcast,
 #    odd counts, a crash at rank 8) to a few elements;
 #  * a careless command line gets exit 2 and a message naming the problem.
+# No verdict depends on the machine's speed: the shrink budgets (--shrink-seconds) are far above
+# what shrinking takes, so a loaded machine still shrinks to the end, and the --seconds run
+# asserts no count of cases, only that what it reached passes.
 # usage: explore.sh BITCTS WORKDIR name=plugin...
 set -euo pipefail
 bitcts=$1
@@ -35,7 +38,7 @@ echo "broken_permuted_padded passes the default tier ($(grep -o '[0-9]* cases in
 # 2. explore does, and shrinks what it finds.
 rc=0
 "$bitcts" explore --backend "$pp" --cases 200 --jobs 2 --report ex --quiet --shrink-max 4 \
-    --shrink-seconds 60 >ex.log 2>&1 || rc=$?
+    --shrink-seconds 900 >ex.log 2>&1 || rc=$?
 [ "$rc" = 1 ] || { cat ex.log; fail "explore over broken_permuted_padded exited $rc, not 1"; }
 python3 - <<'PY' || fail "explore's report or shrunk cases are wrong"
 import json, os, subprocess, sys
@@ -115,9 +118,9 @@ assert ka == kb, "first difference: %s" % next((x, y) for x, y in zip(ka, kb) if
 assert len(ka) == 300
 print("explore.1000 .. explore.1299: identical ids, verdicts and digests with --jobs 2 and 1")
 PY
-"$bitcts" explore --backend cpu --seconds 10 --jobs 2 --report cpu3 --quiet >cpu3.log 2>&1 ||
-    fail "10 s of explore on the CPU backend: a false alarm: $(tail -n 5 cpu3.log)"
-echo "10 s of explore on the CPU backend: $(grep -o '[0-9]* cases in [0-9.]* s' cpu3.log), no failure"
+"$bitcts" explore --backend cpu --seconds 2 --jobs 2 --report cpu3 --quiet >cpu3.log 2>&1 ||
+    fail "2 s of explore on the CPU backend: a false alarm: $(tail -n 5 cpu3.log)"
+echo "2 s of explore on the CPU backend: $(grep -o '[0-9]* cases in [0-9.]* s' cpu3.log), no failure"
 
 # 4. run --shrink on broken plugins of other kinds.
 for spec in "broken_ignores_strides:*.r3.padded_inner.*:2" "broken_zero_stride:*.r3.broadcast*:2" \
@@ -125,7 +128,7 @@ for spec in "broken_ignores_strides:*.r3.padded_inner.*:2" "broken_zero_stride:*
     IFS=: read -r name filter most <<<"$spec"
     rc=0
     "$bitcts" run --backend "${plugin[$name]}" --tier all --filter "$filter" --jobs 2 --report "rs-$name" \
-        --quiet --shrink --shrink-max 2 --shrink-seconds 40 >"rs-$name.log" 2>&1 || rc=$?
+        --quiet --shrink --shrink-max 2 --shrink-seconds 900 >"rs-$name.log" 2>&1 || rc=$?
     [ "$rc" = 1 ] || { tail -n 20 "rs-$name.log"; fail "$name: run --shrink exited $rc, not 1"; }
     python3 - "rs-$name/shrunk" "$most" "$name" <<'PY' || fail "$name: not shrunk far enough"
 import json, os, sys

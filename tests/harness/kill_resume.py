@@ -61,9 +61,12 @@ def run(report, extra=(), kill_after=None):
             p.send_signal(signal.SIGKILL)
             killed = True
     _, err = p.communicate(timeout=300)
-    for _ in range(50):  # the workers notice their parent's death (PDEATHSIG) at once
+    # The workers notice their parent's death (PDEATHSIG) at once; a loaded machine may take a
+    # while to reap them, so the wait is long, and ends as soon as none is left.
+    deadline = time.monotonic() + 120
+    while True:
         left = left_behind(token)
-        if not left:
+        if not left or time.monotonic() > deadline:
             break
         time.sleep(0.1)
     if left:

@@ -12,7 +12,9 @@ the value formulas are evaluated as the docs print them. Also checks the docs' c
 every entry of every value table occurs in an element of the default tier, for every type it
 applies to.
 
-Usage: rebuild_from_docs.py BITCTS DOCS_DIR WORK_DIR
+Usage: rebuild_from_docs.py BITCTS DOCS_DIR WORK_DIR [EXPORT]
+EXPORT: the default tier as `bitcts vectors export --tier default` wrote it (read, not changed);
+without it the export is made in WORK_DIR/export.
 Exit 0: every case agrees; 1: differences (the first few are printed); 77: NumPy is missing."""
 import json
 import os
@@ -662,16 +664,19 @@ def default_tier(docs, seed):
 # ---- the comparison ----
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) not in (4, 5):
         sys.exit(__doc__)
-    bitcts, docs_dir, work = sys.argv[1:]
+    bitcts, docs_dir, work = sys.argv[1:4]
     docs = Docs(docs_dir)
     seed = 0x0062697463747331
-    out = os.path.join(work, "export")
-    shutil.rmtree(out, ignore_errors=True)
     os.makedirs(work, exist_ok=True)
-    subprocess.run([bitcts, "vectors", "export", "--out", out, "--tier", "default"], check=True,
-                   stderr=subprocess.DEVNULL)
+    if len(sys.argv) == 5:
+        out = sys.argv[4]
+    else:
+        out = os.path.join(work, "export")
+        shutil.rmtree(out, ignore_errors=True)
+        subprocess.run([bitcts, "vectors", "export", "--out", out, "--tier", "default"],
+                       check=True, stderr=subprocess.DEVNULL)
     with open(os.path.join(out, "manifest.json")) as f:
         manifest = json.load(f)
     problems = []
@@ -739,7 +744,8 @@ def main():
     if problems:
         print("\n".join("FAIL: " + p for p in problems[:20]))
         sys.exit(1)
-    shutil.rmtree(out, ignore_errors=True)
+    if len(sys.argv) == 4:
+        shutil.rmtree(out, ignore_errors=True)
     print("every byte of the default tier follows from the docs")
 
 

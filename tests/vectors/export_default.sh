@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The default tier exported once (CTest fixture bitcts_export_default) for the tests that read
+# it: cli.export_determinism, vectors.rebuild_from_docs and check.results. None of them writes
+# into it. An export is about 500 MB in 32,000 files: writing it once instead of five times is
+# most of what those tests used to spend.
+# usage: export_default.sh BITCTS OUT
+set -eu
+bitcts=$1
+out=$2
+rm -rf "$out"
+"$bitcts" vectors export --out "$out" --tier default 2>/dev/null
+echo "export_default: $(find "$out/cases" -mindepth 1 -maxdepth 1 | wc -l) cases in $out"
