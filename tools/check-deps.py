@@ -63,6 +63,11 @@ SYSTEM = {
     "cli": (r"^(?!volk\.h|vulkan/|immintrin\.h|arm_neon\.h)", "no Vulkan and no SIMD intrinsics"),
 }
 
+# SDK headers that are the backends' own: the layers that judge backends never use them (the
+# reference keeps its own validation, so that a bug in the kit cannot hide the same bug).
+BACKENDS_ONLY = {"bitcts_backend_kit.h": ("sdk", "reference", "generators", "vectors", "reports",
+                                          "harness", "cli")}
+
 # Headers the build generates, and the folder whose sources they belong to.
 GENERATED = {
     "vk_spirv.h": "backends/vulkan",  # the embedded SPIR-V (backends/vulkan/vk_embed.cmake)
@@ -239,7 +244,11 @@ class Checker:
                     self.fail(f'{rel}:{lineno}: includes "{inc}", which is no header of the tree')
                     continue
                 tlayer = layer_of(target)
-                if not may_include(layer, tlayer):
+                if layer in BACKENDS_ONLY.get(name, ()) and layer != "sdk":
+                    self.fail(f'{rel}:{lineno}: {layer} includes "{inc}": the backend kit is for '
+                              f"backends and plugins; {layer} judges them with its own rules "
+                              f"(docs/layout.md)")
+                elif not may_include(layer, tlayer):
                     may = ", ".join(allowed_layers(layer))
                     self.fail(f'{rel}:{lineno}: {layer} includes "{inc}" ({tlayer}, {target}/): '
                               f"forbidden by docs/layout.md ({layer} may include {may})")

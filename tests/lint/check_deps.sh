@@ -38,6 +38,7 @@ plant reports/report_model.c '#include "runner.h"' 'reports/report_model.c:.*rep
 plant backends/cpu/cpu_walk.c '#include "ref_ops.h"' 'backends/cpu/cpu_walk.c:.*backend:cpu includes "ref_ops.h" (reference'
 plant reference/ref_ops.c '#include <jansson.h>' 'reference/ref_ops.c:.*reference includes <jansson.h>'
 plant harness/worker.c '#include "cpu_backend.h"' 'harness/worker.c:.*harness includes "cpu_backend.h" (backend:cpu'
+plant reference/validate.c '#include "bitcts/bitcts_backend_kit.h"' 'reference/validate.c:.*reference includes "bitcts/bitcts_backend_kit.h": the backend kit is for backends'
 plant generators/rng.c 'void bitcts_rng_say(void) { puts("hi"); }' 'generators/rng.c:.*generators calls puts: only harness/cli'
 plant adapters/run_numpy.py 'import tools.nightly' 'adapters/run_numpy.py:.*imports tools.nightly: adapters use only'
 plant adapters/native.c 'int x;' 'adapters/native.c: adapters/ holds Python only'
