@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal state of a run, shared by runner.c (scheduling and the loop), run_slot.c (one
- * worker: its messages, its end, who is to blame) and run_report.c (log, resume, report).
+/* Internal state of a run, shared by runner.c (scheduling and the loop), run_queue.c (the
+ * queue of batches), run_slot.c (one worker: its messages, its end, who is to blame) and
+ * run_report.c (log, resume, report).
  * Never installed. Thread-safety: one run per process. */
 #ifndef BITCTS_HARNESS_RUN_STATE_H
 #define BITCTS_HARNESS_RUN_STATE_H
@@ -94,6 +95,10 @@ void bitcts__slot_observe(worker_slot *w);
 /** The slot's worker is over (reaped): settles its current case, blames the right party, and
  * puts what did not run back in the queue. */
 void bitcts__slot_finish(run_state *s, worker_slot *w);
+/** Pushes a batch on the queue (it takes the batch's items). @return 0, or -1 (items freed). */
+int bitcts__run_queue_push(run_state *s, run_batch b);
+/** Queues every selected case of every round that has no result yet, in plan order. */
+void bitcts__run_fill_queue(run_state *s);
 /** Puts cases back in the queue, split so that free workers can share them. */
 void bitcts__run_requeue(run_state *s, const size_t *items, size_t count, uint32_t round,
                          uint32_t attempts);

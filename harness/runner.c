@@ -21,63 +21,6 @@
 #include "run_state.h"
 #include "sanitize.h"
 
-/* ---- the queue ---- */
-
-static int queue_push(run_state *s, run_batch b)
-{
-    if (s->queue_count == s->queue_cap) {
-        const size_t cap = s->queue_cap != 0 ? 2 * s->queue_cap : 64;
-        run_batch *grown = realloc(s->queue, cap * sizeof *grown);
-        if (grown == NULL) {
-            free(b.items);
-            return -1;
-        }
-        s->queue = grown;
-        s->queue_cap = cap;
-    }
-    s->queue[s->queue_count++] = b;
-    return 0;
-}
-
-static size_t batch_size(const run_state *s, size_t todo, uint32_t round)
-{
-    if (s->cfg->isolate_case || round % 2 == 1) { /* odd --repeat rounds: a fresh worker each */
-        return 1;
-    }
-    if (s->cfg->stop_at > 0) { /* time-boxed: small batches end soon after the deadline */
-        return 8;
-    }
-    const size_t per_job = todo / ((size_t)s->jobs * 8) + 1;
-    return per_job < 16 ? 16 : per_job > 256 ? 256 : per_job;
-}
-
-static void push_items(run_state *s, const size_t *items, size_t count, size_t size, uint32_t round,
-                       uint32_t attempts)
-{
-    /* Pushed back to front: the stack pops them in plan order. */
-    for (size_t end = count; end > 0;) {
-        const size_t start = end > size ? end - size : 0;
-        run_batch b = {.count = end - start, .round = round, .attempts = attempts};
-        b.items = malloc(b.count * sizeof *b.items);
-        if (b.items != NULL) {
-            memcpy(b.items, items + start, b.count * sizeof *b.items);
-            queue_push(s, b);
-        }
-        end = start;
-    }
-}
-
-void bitcts__run_requeue(run_state *s, const size_t *items, size_t count, uint32_t round,
-                         uint32_t attempts)
-{
-    if (count == 0) {
-        return;
-    }
-    /* Split so that every worker can take a share: cases behind a hang never wait in line. */
-    const size_t share = (count + (size_t)s->jobs - 1) / (size_t)s->jobs;
-    push_items(s, items, count, attempts > 0 ? count : share, round, attempts);
-}
-
 /* ---- workers ---- */
 
 static bitcts_sandbox **all_sandboxes(run_state *s, bitcts_sandbox **out)
@@ -301,7 +244,7 @@ static void run_loop(run_state *s)
             if (w->c.sb.pid <= 0 && s->queue_count > 0 && starting) {
                 run_batch b = s->queue[--s->queue_count];
                 if (slot_start(s, w, b, 0, err, sizeof err) != 0) {
-                    queue_push(s, b); /* out of processes: retry when a worker ends */
+                    bitcts__run_queue_push(s, b); /* out of processes: retry when a worker ends */
                 }
             }
             active += w->c.sb.pid > 0;
@@ -413,24 +356,6 @@ static void free_state(run_state *s)
 }
 
 /* Every case of every round that the log does not already hold goes to the queue. */
-static void fill_queue(run_state *s)
-{
-    size_t *todo = malloc((s->selected_count + 1) * sizeof *todo);
-    if (todo == NULL) {
-        return;
-    }
-    for (uint32_t r = s->rounds; r-- > 0;) { /* a stack: the last round is pushed first */
-        size_t n = 0;
-        for (size_t i = 0; i < s->selected_count; ++i) {
-            if (s->results[r][s->selected[i]] == NULL) {
-                todo[n++] = s->selected[i];
-            }
-        }
-        push_items(s, todo, n, batch_size(s, n, r), r, 0);
-    }
-    free(todo);
-}
-
 static int prepare(run_state *s, char *err, size_t cap)
 {
     s->jobs = s->cfg->jobs < 1 ? 1 : s->cfg->jobs > 256 ? 256 : s->cfg->jobs;
@@ -508,7 +433,7 @@ int bitcts_run(const bitcts_run_config *cfg, bitcts_run_result *out)
     if (s.backend_problem[0] != '\0') {
         fail_everything(&s);
     } else {
-        fill_queue(&s);
+        bitcts__run_fill_queue(&s);
         run_loop(&s);
     }
     if (interrupted(&s)) {

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/* The run's queue of batches: a stack that pops cases in plan order, filled with what a run
+ * (or a resumed one) has still to do, and refilled with what a worker could not finish, split so
+ * that free workers share it. */
+#include <stdlib.h> /* malloc */
+#include <string.h> /* memcpy */
+
+#include "run_state.h"
+
+int bitcts__run_queue_push(run_state *s, run_batch b)
+{
+    if (s->queue_count == s->queue_cap) {
+        const size_t cap = s->queue_cap != 0 ? 2 * s->queue_cap : 64;
+        run_batch *grown = realloc(s->queue, cap * sizeof *grown);
+        if (grown == NULL) {
+            free(b.items);
+            return -1;
+        }
+        s->queue = grown;
+        s->queue_cap = cap;
+    }
+    s->queue[s->queue_count++] = b;
+    return 0;
+}
+
+static size_t batch_size(const run_state *s, size_t todo, uint32_t round)
+{
+    if (s->cfg->isolate_case || round % 2 == 1) { /* odd --repeat rounds: a fresh worker each */
+        return 1;
+    }
+    if (s->cfg->stop_at > 0) { /* time-boxed: small batches end soon after the deadline */
+        return 8;
+    }
+    const size_t per_job = todo / ((size_t)s->jobs * 8) + 1;
+    return per_job < 16 ? 16 : per_job > 256 ? 256 : per_job;
+}
+
+static void push_items(run_state *s, const size_t *items, size_t count, size_t size, uint32_t round,
+                       uint32_t attempts)
+{
+    /* Pushed back to front: the stack pops them in plan order. */
+    for (size_t end = count; end > 0;) {
+        const size_t start = end > size ? end - size : 0;
+        run_batch b = {.count = end - start, .round = round, .attempts = attempts};
+        b.items = malloc(b.count * sizeof *b.items);
+        if (b.items != NULL) {
+            memcpy(b.items, items + start, b.count * sizeof *b.items);
+            bitcts__run_queue_push(s, b);
+        }
+        end = start;
+    }
+}
+
+void bitcts__run_requeue(run_state *s, const size_t *items, size_t count, uint32_t round,
+                         uint32_t attempts)
+{
+    if (count == 0) {
+        return;
+    }
+    /* Split so that every worker can take a share: cases behind a hang never wait in line. */
+    const size_t share = (count + (size_t)s->jobs - 1) / (size_t)s->jobs;
+    push_items(s, items, count, attempts > 0 ? count : share, round, attempts);
+}
+
+void bitcts__run_fill_queue(run_state *s)
+{
+    size_t *todo = malloc((s->selected_count + 1) * sizeof *todo);
+    if (todo == NULL) {
+        return;
+    }
+    for (uint32_t r = s->rounds; r-- > 0;) { /* a stack: the last round is pushed first */
+        size_t n = 0;
+        for (size_t i = 0; i < s->selected_count; ++i) {
+            if (s->results[r][s->selected[i]] == NULL) {
+                todo[n++] = s->selected[i];
+            }
+        }
+        push_items(s, todo, n, batch_size(s, n, r), r, 0);
+    }
+    free(todo);
+}
