@@ -106,8 +106,16 @@ int bitcts__run_claim_folder(run_state *s, char *err, size_t cap)
                  dir);
         return BITCTS_E_EXISTS;
     }
+    return BITCTS_OK; /* nothing is written until the run begins (bitcts__run_open_log) */
+}
+
+/* Creates the folder and its mark: only once nothing can refuse the run any more. */
+static int mark_folder(const char *dir, char *err, size_t cap)
+{
+    char mark[4200];
+    snprintf(mark, sizeof mark, "%s/" RUN_FOLDER_MARK, dir);
     int st = bitcts_fs_mkdirs(dir, err, cap);
-    if (st == BITCTS_OK) {
+    if (st == BITCTS_OK && access(mark, F_OK) != 0) {
         static const char text[] = "a report folder written by bitcts run\n";
         st = bitcts_fs_write(mark, text, sizeof text - 1, err, cap);
     }
@@ -174,8 +182,11 @@ int bitcts__run_open_log(run_state *s, char *err, size_t cap)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/results.jsonl", s->cfg->report_dir);
+    int st = mark_folder(s->cfg->report_dir, err, cap);
+    if (st != BITCTS_OK) {
+        return st;
+    }
     const int exists = access(path, F_OK) == 0;
-    int st = BITCTS_OK;
     if (s->cfg->resume && exists && (st = resume_from(s, path, err, cap)) != BITCTS_OK) {
         return st;
     }

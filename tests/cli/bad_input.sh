@@ -49,6 +49,28 @@ fi
 mkdir "$work/mine" && echo keep >"$work/mine/notes.txt"
 bad "holds no bitcts vector export" vectors export --out "$work/mine" --filter 'bit_not.uint8.r1.*'
 [ "$(cat "$work/mine/notes.txt")" = keep ] || { echo "FAIL: foreign folder touched"; fail=1; }
+# An export stopped by SIGINT or SIGTERM, or one that fails half-way (a file size limit), leaves
+# nothing: no folder, no staging folder beside it; one line on stderr.
+for sig in INT TERM; do
+    "$bitcts" vectors export --out "$work/stopped" --tier default >"$work/out" 2>"$work/err" &
+    pid=$!
+    sleep 0.5
+    kill -"$sig" "$pid"
+    wait "$pid"
+    rc=$?
+    if [ $rc -ne 130 ] || [ "$(wc -l <"$work/err")" -ne 1 ] || ls -d "$work"/stopped* >/dev/null 2>&1; then
+        echo "FAIL: export stopped by SIG$sig -> rc=$rc, stderr: $(cat "$work/err"), left: $(ls -d "$work"/stopped* 2>&1)"
+        fail=1
+    else
+        echo "ok: export stopped by SIG$sig -> $(cat "$work/err")"
+    fi
+done
+(trap '' XFSZ; ulimit -f 256; "$bitcts" vectors export --out "$work/limited" --tier default) >"$work/out" 2>"$work/err"
+rc=$?
+if [ $rc -ne 2 ] || ! grep -q "File too large" "$work/err" || ls -d "$work"/limited* >/dev/null 2>&1; then
+    echo "FAIL: export past the file size limit -> rc=$rc, $(cat "$work/err"), left: $(ls -d "$work"/limited* 2>&1)"
+    fail=1
+fi
 # Help works for every command and exits 0.
 for cmd in list eval vectors; do
     "$bitcts" "$cmd" --help >/dev/null 2>&1 || { echo "FAIL: $cmd --help"; fail=1; }

@@ -27,6 +27,24 @@ bad "symbol bitcts_plugin_negotiate not found" run --backend "$missing_symbol" -
 bad "unknown backend 'gpu9'" run --backend gpu9 --report "$work/r4" --quiet
 printf 'bit_xor.* fail  # known\nbit_not.* flaky\n' >"$work/baseline.txt"
 bad "baseline.txt:2: unknown verdict 'flaky'" run --backend "$example" --baseline "$work/baseline.txt" --report "$work/r5" --quiet
+# A refused run writes nothing: no report folder is made, an empty one stays empty (no mark).
+refused_leaves_nothing() { # refused_leaves_nothing WANT ARGS...
+    local want=$1
+    shift
+    rm -rf "$work/refused" "$work/refused-empty" && mkdir "$work/refused-empty"
+    bad "$want" run "$@" --report "$work/refused" --quiet
+    bad "$want" run "$@" --report "$work/refused-empty" --quiet
+    if [ -e "$work/refused" ] || [ -n "$(ls -A "$work/refused-empty")" ]; then
+        echo "FAIL: refused run $* left $(ls -A "$work/refused" "$work/refused-empty" 2>&1 | tr '\n' ' ')"
+        fail=1
+    fi
+}
+refused_leaves_nothing "$work/nope.so" --backend "$work/nope.so"
+refused_leaves_nothing "ABI major 2 not supported" --backend "$wrong_major"
+refused_leaves_nothing "symbol bitcts_plugin_negotiate not found" --backend "$missing_symbol"
+refused_leaves_nothing "unknown backend 'gpu9'" --backend gpu9
+refused_leaves_nothing "unknown verdict 'flaky'" --backend "$example" --baseline "$work/baseline.txt"
+refused_leaves_nothing "matches no case" --backend "$example" --filter 'no_such_case*'
 bad "--shard: '4/3'" run --backend "$example" --shard 4/3
 bad "--jobs" run --backend "$example" --jobs 0
 bad "--backend is required" run --filter 'bit_not*'
