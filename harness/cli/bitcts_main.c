@@ -64,7 +64,8 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; ++i) {
         if (strcmp(argv[1], subcommands[i].name) == 0) {
-            return subcommands[i].run(argc - 1, argv + 1);
+            const int rc = bitcts_cli_check_utf8(subcommands[i].name, argc - 1, argv + 1);
+            return rc != 0 ? rc : subcommands[i].run(argc - 1, argv + 1);
         }
     }
     return bitcts_cli_error(NULL, "unknown command '%s' (see bitcts --help)", argv[1]);

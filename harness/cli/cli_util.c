@@ -7,6 +7,7 @@
 
 #include "cli_util.h"
 #include "number_text.h"
+#include "sanitize.h"
 
 int bitcts_cli_error(const char *cmd, const char *fmt, ...)
 {
@@ -17,6 +18,28 @@ int bitcts_cli_error(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "bitcts%s%s: error: %s\n", cmd != NULL ? " " : "", cmd != NULL ? cmd : "", msg);
     return BITCTS_EXIT_USAGE;
+}
+
+int bitcts_cli_check_utf8(const char *cmd, int argc, char **argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        const char *arg = argv[i];
+        if (bitcts_sanitize_is_utf8(arg, strlen(arg))) {
+            continue;
+        }
+        const char *eq = strchr(arg, '=');
+        if (arg[0] == '-' && arg[1] == '-' && eq != NULL &&
+            bitcts_sanitize_is_utf8(arg, (size_t)(eq - arg))) {
+            return bitcts_cli_error(cmd, "the value of %.*s is not valid UTF-8", (int)(eq - arg),
+                                    arg);
+        }
+        const char *prev = argv[i - 1];
+        if (i > 1 && prev[0] == '-' && prev[1] != '\0' && strchr(prev, '=') == NULL) {
+            return bitcts_cli_error(cmd, "the value of %s is not valid UTF-8", prev);
+        }
+        return bitcts_cli_error(cmd, "argument %d is not valid UTF-8", i);
+    }
+    return 0;
 }
 
 int bitcts_cli_parse_u64(const char *text, uint64_t *out)

@@ -18,6 +18,10 @@ int bitcts_cli_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/** Refuses an argument that is not valid UTF-8 (reports record the command line as JSON):
+ * prints one line naming the option whose value it is, or its position. @return 0, or
+ * BITCTS_EXIT_USAGE. */
+int bitcts_cli_check_utf8(const char *cmd, int argc, char **argv);
 /** Parses a whole decimal or 0x-hex unsigned number; 0 on success. */
 int bitcts_cli_parse_u64(const char *text, uint64_t *out);
 /** Parses "a,b,c" into at most `cap` uint32 values; returns the count or -1 when malformed. */

@@ -35,6 +35,17 @@ bad "unknown feature level '9_9'" list --feature-level 9_9
 bad "unknown argument '--bogus'" list --bogus
 bad "--out DIR is required" vectors export --filter 'bit_not.*'
 bad "unknown action 'import'" vectors import
+# An argument that is not UTF-8 is named (the option it is the value of, or its position),
+# never taken for "out of memory".
+nonutf8=$(printf 'x\377y')
+bad "the value of --backend is not valid UTF-8" run --backend "$nonutf8" --report "$work/r"
+bad "the value of --backend is not valid UTF-8" run --backend="$nonutf8" --report "$work/r"
+bad "the value of --filter is not valid UTF-8" list --filter "$nonutf8"
+bad "the value of --out is not valid UTF-8" vectors export --out "$work/$nonutf8"
+bad "the value of --report is not valid UTF-8" explore --backend cpu --cases 1 --report "$nonutf8"
+bad "the value of --type is not valid UTF-8" eval bit_not --type "$nonutf8" --sizes 1 --input 1
+bad "argument 1 is not valid UTF-8" check "$nonutf8"
+[ ! -e "$work/r" ] || { echo "FAIL: a refused run left $work/r"; fail=1; }
 # A non-writable destination: under a regular file (holds for root as well).
 touch "$work/afile"
 bad "$work/afile" vectors export --out "$work/afile/vectors" --filter 'bit_not.uint8.r1.*'
