@@ -599,8 +599,16 @@ static int judge_all(check_state *s, bitcts_report_builder *b)
         }
     }
     if (s->out->cases == 0) {
-        snprintf(s->out->error, sizeof s->out->error, "no case of %s/manifest.json is selected",
-                 s->cfg->export_dir);
+        char filters[700] = "";
+        for (size_t f = 0; f < s->cfg->filter_count; ++f) {
+            const size_t used = strlen(filters);
+            snprintf(filters + used, sizeof filters - used, "%s--filter '%s'", f > 0 ? ", " : "",
+                     s->cfg->filters[f]);
+        }
+        snprintf(s->out->error, sizeof s->out->error,
+                 "the selection matches no case of %s/manifest.json (%s cases): %s",
+                 s->cfg->export_dir, s->manifest.count > 0 ? "its" : "it has no",
+                 s->cfg->filter_count > 0 ? filters : "no --filter");
         return BITCTS_E_INVALID_ARGUMENT;
     }
     return BITCTS_OK;

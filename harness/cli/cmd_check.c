@@ -88,6 +88,10 @@ int bitcts_cmd_check(int argc, char **argv)
             if (r < 0 || !*v || strlen(v) > 300) {
                 return bitcts_cli_error("check", "--filter needs a glob of at most 300 bytes");
             }
+            if (!bitcts_glob_is_valid(v)) {
+                return bitcts_cli_error("check", "--filter: '%s' is a malformed glob (%s)", v,
+                                        BITCTS_CLI_GLOB_RULE);
+            }
             if (n_filters == sizeof filters / sizeof filters[0]) {
                 return bitcts_cli_error("check", "at most 64 --filter options");
             }

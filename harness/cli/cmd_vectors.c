@@ -112,6 +112,12 @@ int bitcts_cmd_vectors(int argc, char **argv)
     if (bitcts_plan_create(&plan) != BITCTS_OK) {
         return bitcts_cli_error("vectors export", "out of memory");
     }
+    const int empty =
+        bitcts_cli_require_cases("vectors export", plan, &opt.selection, opt.tier_text);
+    if (empty != 0) {
+        bitcts_plan_destroy(plan);
+        return empty;
+    }
     const double t0 = bitcts_clock_now();
     bitcts_export_stats stats;
     const int rc = export_caught(plan, &opt, out_dir, &stats);

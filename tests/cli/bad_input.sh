@@ -46,6 +46,50 @@ bad "the value of --report is not valid UTF-8" explore --backend cpu --cases 1 -
 bad "the value of --type is not valid UTF-8" eval bit_not --type "$nonutf8" --sizes 1 --input 1
 bad "argument 1 is not valid UTF-8" check "$nonutf8"
 [ ! -e "$work/r" ] || { echo "FAIL: a refused run left $work/r"; fail=1; }
+# A malformed glob selects nothing silently: every command that takes --filter refuses it.
+for glob in '[' 'bit_[and.*' 'bit_not.*\' '[[:digit:].*'; do
+    bad "--filter: '$glob' is a malformed glob" list --filter "$glob"
+    bad "--filter: '$glob' is a malformed glob" vectors export --out "$work/g" --filter "$glob"
+    bad "--filter: '$glob' is a malformed glob" run --backend cpu --filter "$glob" --report "$work/g"
+    bad "--filter: '$glob' is a malformed glob" check "$work/g" --filter "$glob" --report "$work/g"
+done
+[ ! -e "$work/g" ] || { echo "FAIL: a refused command left $work/g"; fail=1; }
+# A selection that matches nothing is refused by every command, naming what selected nothing.
+for args in "--filter no_such_case.*" "--filter bit_and.float32.* --tier exhaustive" \
+    "--filter bit_and.int64.* --feature-level 3_0"; do
+    # shellcheck disable=SC2086 # the words of args are separate arguments
+    set -- $args
+    want="--filter '$2', --tier ${4:-default}"
+    [ "${3:-}" = --feature-level ] && want="--filter '$2', --tier default, --feature-level 3_0"
+    bad "the selection matches no case: $want" list "$@"
+    bad "the selection matches no case: $want" list --count "$@"
+    bad "the selection matches no case: $want" vectors export --out "$work/e" "$@"
+    bad "the selection matches no case: $want" run --backend cpu --report "$work/e" "$@"
+done
+[ ! -e "$work/e" ] || { echo "FAIL: an empty selection left $work/e"; fail=1; }
+# Output that cannot be written is an error, never exit code 0: every command's stdout.
+if [ -w /dev/full ]; then
+    full() { # full ARGS...: stdout to /dev/full
+        "$bitcts" "$@" >/dev/full 2>"$work/err"
+        local rc=$?
+        if [ $rc -eq 0 ] || [ "$(wc -l <"$work/err")" -ne 1 ] ||
+            ! grep -q "cannot write standard output: No space left on device" "$work/err"; then
+            echo "FAIL: bitcts $* >/dev/full -> rc=$rc, stderr: $(cat "$work/err")"
+            fail=1
+        else
+            echo "ok: bitcts $* >/dev/full -> rc=$rc $(cat "$work/err")"
+        fi
+    }
+    full list
+    full list --count
+    full list --json --filter 'bit_not.uint8.r1.*'
+    full eval bit_xor --type uint8 --sizes 2,2 --a 0,128,42,255 --b 255,128,15,1
+    full --help
+    full --version
+    for cmd in $("$bitcts" --help | awk '/^commands:/ {on = 1; next} on && !NF {exit} on {print $1}'); do
+        full "$cmd" --help
+    done
+fi
 # A non-writable destination: under a regular file (holds for root as well).
 touch "$work/afile"
 bad "$work/afile" vectors export --out "$work/afile/vectors" --filter 'bit_not.uint8.r1.*'
