@@ -3,6 +3,7 @@
  * (harness/number_text.c). */
 #include <stdarg.h> /* va_list */
 #include <stdio.h>  /* fprintf */
+#include <stdlib.h> /* strtod */
 #include <string.h> /* strncmp */
 
 #include "cli_util.h"
@@ -39,6 +40,18 @@ int bitcts_cli_check_utf8(const char *cmd, int argc, char **argv)
         }
         return bitcts_cli_error(cmd, "argument %d is not valid UTF-8", i);
     }
+    return 0;
+}
+
+int bitcts_cli_parse_seconds(const char *text, double *out)
+{
+    char *end = NULL;
+    const double v = strtod(text, &end);
+    if (end == text || *end != '\0' || !(v >= BITCTS_CLI_MIN_TIMEOUT_S) ||
+        v > BITCTS_CLI_MAX_TIMEOUT_S) {
+        return -1;
+    }
+    *out = v;
     return 0;
 }
 

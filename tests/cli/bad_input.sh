@@ -90,6 +90,17 @@ if [ -w /dev/full ]; then
         full "$cmd" --help
     done
 fi
+# A timeout no correct backend can meet (or no number at all) is refused by every command that
+# takes one, with the same rule: 0.1 to 86400 seconds.
+for t in 1e-9 0 0.05 -1 nan inf 86401 5x; do
+    rule="'$t' is not a number of seconds from 0.1 to 86400"
+    bad "--timeout: $rule" run --backend cpu --timeout "$t" --report "$work/t"
+    bad "--timeout: $rule" explore --backend cpu --cases 1 --timeout "$t" --report "$work/t"
+    bad "--timeout: $rule" sweep --backend cpu --op bit_not --type uint8 --timeout "$t"
+    bad "--timeout: $rule" bench --quick --timeout "$t"
+    bad "--peer-timeout: $rule" bench --quick --peer-timeout "$t"
+done
+[ ! -e "$work/t" ] || { echo "FAIL: a refused timeout left $work/t"; fail=1; }
 # A non-writable destination: under a regular file (holds for root as well).
 touch "$work/afile"
 bad "$work/afile" vectors export --out "$work/afile/vectors" --filter 'bit_not.uint8.r1.*'

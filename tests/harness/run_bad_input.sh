@@ -45,6 +45,23 @@ refused_leaves_nothing "symbol bitcts_plugin_negotiate not found" --backend "$mi
 refused_leaves_nothing "unknown backend 'gpu9'" --backend gpu9
 refused_leaves_nothing "unknown verdict 'flaky'" --backend "$example" --baseline "$work/baseline.txt"
 refused_leaves_nothing "matches no case" --backend "$example" --filter 'no_such_case*'
+# Baseline lines that can never match: an unknown verdict or a malformed glob is refused
+# (FILE:LINE); a glob that matches no case of any tier is one warning line, and the run goes on.
+for kind in pass warn recorded expected_fail unexpected_pass Fail flaky; do
+    printf 'bit_xor.* fail\nbit_not.* %s # why\n' "$kind" >"$work/kind.txt"
+    bad "kind.txt:2: unknown verdict '$kind'" run --backend "$example" --baseline "$work/kind.txt" --report "$work/kind" --quiet
+done
+printf 'bit_xor.* fail\n# a comment\nbit_not.*\n' >"$work/kind.txt"
+bad "kind.txt:3: missing verdict after 'bit_not.*'" run --backend "$example" --baseline "$work/kind.txt" --report "$work/kind" --quiet
+printf 'bit_[xor.* fail\n' >"$work/glob.txt"
+bad "glob.txt:1: 'bit_[xor.*' is a malformed glob" run --backend "$example" --baseline "$work/glob.txt" --report "$work/kind" --quiet
+printf 'bit_not.* crash\nbit_nand.* fail # typo\nexplore.* fail\nbit_xor.uint8.r9.* timeout\n' >"$work/dead.txt"
+"$bitcts" run --backend "$example" --filter 'bit_not.uint8.r1.packed.*' --baseline "$work/dead.txt" \
+    --report "$work/dead" --quiet >/dev/null 2>"$work/err"
+if [ "$(grep -c warning "$work/err")" -ne 2 ] || ! grep -qF "dead.txt:2: 'bit_nand.*' matches no case of any tier" "$work/err" ||
+    ! grep -qF "dead.txt:4: 'bit_xor.uint8.r9.*' matches no case" "$work/err" || [ ! -s "$work/dead/report.json" ]; then
+    echo "FAIL: dead baseline lines: $(cat "$work/err")"; fail=1
+fi
 bad "--shard: '4/3'" run --backend "$example" --shard 4/3
 bad "--jobs" run --backend "$example" --jobs 0
 bad "--backend is required" run --filter 'bit_not*'
