@@ -30,6 +30,16 @@ int bitcts_cli_check_utf8(const char *cmd, int argc, char **argv);
 /** Parses a timeout in seconds (a decimal number, BITCTS_CLI_MIN_TIMEOUT_S to
  * BITCTS_CLI_MAX_TIMEOUT_S); 0 on success, -1 otherwise. */
 int bitcts_cli_parse_seconds(const char *text, double *out);
+/** 1 when paths a and b name the same file: the same inode when both exist, else the same
+ * canonical folder and name (a file not written yet). */
+int bitcts_cli_same_file(const char *a, const char *b);
+/** The report.json a report argument names: PATH/report.json for a folder, else PATH. */
+void bitcts_cli_report_file(const char *path, char *out, size_t cap);
+/** Refuses an output file that is one of the input reports, or another output: one line
+ * naming both. outputs[k] may be NULL (not asked for); names[k] is its option.
+ * @return 0, or BITCTS_EXIT_USAGE after printing. */
+int bitcts_cli_outputs_apart(const char *cmd, const char *const *outputs, const char *const *names,
+                             int n_outputs, const char *const *inputs, int n_inputs);
 /** Parses a whole decimal or 0x-hex unsigned number; 0 on success. */
 int bitcts_cli_parse_u64(const char *text, uint64_t *out);
 /** Parses "a,b,c" into at most `cap` uint32 values; returns the count or -1 when malformed. */

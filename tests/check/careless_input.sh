@@ -102,4 +102,14 @@ refused "the selection matches no case of $work/good/manifest.json (its cases): 
     check "$work/good" --filter 'x*' --filter 'y*' --report "$work/r2"
 one_line
 [ ! -e "$work/r2" ] || { echo "FAIL: an empty selection left $work/r2"; fail=1; }
+# 5. check --report claims a folder as run --report does: missing, empty or a bitcts report
+#    folder; another tool's folder (even one with a report.json) only with --force.
+mkdir -p "$work/other" && echo '{"tool": "other"}' >"$work/other/report.json" && echo keep >"$work/other/notes.txt"
+refused "--report $work/other holds files bitcts did not write" check "$work/good" --report "$work/other" --quiet
+one_line
+[ "$(cat "$work/other/report.json")" = '{"tool": "other"}' ] || { echo "FAIL: check replaced another tool's report.json"; fail=1; }
+"$bitcts" check "$work/good" --report "$work/good-report" --quiet ||
+    { echo "FAIL: check refused its own earlier report folder"; fail=1; }
+"$bitcts" check "$work/good" --report "$work/other" --quiet --force && [ "$(cat "$work/other/notes.txt")" = keep ] ||
+    { echo "FAIL: check --force"; fail=1; }
 exit $fail

@@ -73,6 +73,34 @@ mkdir -p "$work/mine" && echo "precious" >"$work/mine/notes.txt"
 bad "holds files bitcts did not write" run --backend "$example" --filter 'bit_not.uint8.r1.*' --report "$work/mine" --quiet
 [ "$(cat "$work/mine/notes.txt")" = precious ] && [ ! -e "$work/mine/report.json" ] || { echo "FAIL: --report touched a foreign folder"; fail=1; }
 "$bitcts" run --backend "$example" --filter 'bit_not.uint8.r1.*' --report "$work/mine" --quiet --force >/dev/null && [ -s "$work/mine/report.json" ] || { echo "FAIL: --force"; fail=1; }
+# Files bitcts does not own are not overwritten. Two runs of one selection with two CPU
+# variants, and one with another seed: report merge refuses to join them, naming both.
+sel='bit_not.uint8.r1.packed.*'
+"$bitcts" run --backend cpu:scalar --filter "$sel" --report "$work/v1" --quiet --jobs 1 >/dev/null
+"$bitcts" run --backend cpu --filter "$sel" --report "$work/v2" --quiet --jobs 1 >/dev/null
+"$bitcts" run --backend cpu:scalar --filter "$sel" --report "$work/v3" --quiet --jobs 1 --seed 7 >/dev/null
+bad "$work/v1 and $work/v2 are not shards of one run: backend.spec differs ('cpu:scalar' vs 'cpu')" \
+    report merge --out "$work/merged" "$work/v1" "$work/v2"
+bad "are not shards of one run: seed differs" report merge --out "$work/merged" "$work/v1" "$work/v3"
+[ ! -e "$work/merged" ] || { echo "FAIL: a refused merge left $work/merged"; fail=1; }
+bad "--out $work/v1 is the input report $work/v1" report merge --out "$work/v1" "$work/v1"
+# report matrix and report diff never write over an input report, nor two outputs on one file.
+cp "$work/v1/report.json" "$work/v1-copy.json"
+bad "--out $work/v1/report.json is the input report $work/v1/report.json" \
+    report matrix --out "$work/v1/report.json" "$work/v1" "$work/v2"
+bad "--html $work/v1-copy.json is the input report" report matrix --out "$work/m.md" \
+    --html "$work/v1-copy.json" "$work/v1-copy.json" "$work/v2"
+bad "--out and --html name the same file" report matrix --out "$work/m.md" --html "$work/./m.md" "$work/v1"
+bad "--html and --json name the same file" report matrix --out "$work/m.md" --html "$work/h" --json "$work/h" "$work/v1"
+bad "--json $work/v2/report.json is the input report" report diff "$work/v1" "$work/v2" --json "$work/v2/report.json"
+cmp -s "$work/v1/report.json" "$work/v1-copy.json" && [ ! -e "$work/m.md" ] ||
+    { echo "FAIL: an input report or output was written"; fail=1; }
+# A folder holding a report.json another tool wrote is not a bitcts report folder.
+mkdir -p "$work/other" && echo '{"tool": "other"}' >"$work/other/report.json"
+bad "--report $work/other holds files bitcts did not write" run --backend cpu --filter "$sel" --report "$work/other" --quiet
+bad "--report $work/other holds files bitcts did not write" explore --backend cpu --cases 2 --report "$work/other" --quiet
+bad "--out $work/other holds files bitcts did not write" report merge --out "$work/other" "$work/v1"
+[ "$(cat "$work/other/report.json")" = '{"tool": "other"}' ] || { echo "FAIL: another tool's report.json was replaced"; fail=1; }
 # A good run, then a report with an unknown verdict.
 "$bitcts" run --backend "$example" --filter 'bit_not.uint8.r1.*' --report "$work/good" --quiet >/dev/null || { echo "FAIL: good run"; fail=1; }
 for f in report.json junit.xml report.html summary.md results.jsonl; do
