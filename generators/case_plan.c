@@ -405,6 +405,52 @@ int bitcts_selection_matches(const bitcts_selection *sel, const bitcts_case_key 
     return sel->filter == NULL || fnmatch(sel->filter, key->id, 0) == 0;
 }
 
+/* The end (the closing ']') of the bracket expression opening at p, or NULL. */
+static const char *bracket_end(const char *p)
+{
+    const char *q = p + 1;
+    if (*q == '!' || *q == '^') {
+        ++q;
+    }
+    if (*q == ']') {
+        ++q; /* a ']' first is a member */
+    }
+    while (*q != '\0' && *q != ']') {
+        if (q[0] == '[' && (q[1] == ':' || q[1] == '.' || q[1] == '=')) {
+            const char kind = q[1];
+            const char *e = q + 2;
+            while (*e != '\0' && !(e[0] == kind && e[1] == ']')) {
+                ++e;
+            }
+            if (*e == '\0') {
+                return NULL;
+            }
+            q = e + 2;
+        } else {
+            ++q;
+        }
+    }
+    return *q == ']' ? q : NULL;
+}
+
+int bitcts_glob_is_valid(const char *glob)
+{
+    for (const char *p = glob; *p != '\0'; ++p) {
+        if (*p == '\\') {
+            if (p[1] == '\0') {
+                return 0;
+            }
+            ++p;
+        } else if (*p == '[') {
+            p = bracket_end(p);
+            if (p == NULL) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
 const bitcts_case_key *bitcts_plan_find(const bitcts_plan *plan, const char *id)
 {
     for (size_t i = 0; i < plan->count; ++i) {

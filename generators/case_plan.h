@@ -97,6 +97,9 @@ typedef struct bitcts_selection {
 } bitcts_selection;
 
 int bitcts_selection_matches(const bitcts_selection *sel, const bitcts_case_key *key);
+/** 1 when `glob` is a well-formed fnmatch pattern: every '[' closed by a ']' (classes such as
+ * [[:digit:]] included), no '\\' at the end. A malformed one would match nothing silently. */
+int bitcts_glob_is_valid(const char *glob);
 /** Finds a case by exact id; NULL when there is none. */
 const bitcts_case_key *bitcts_plan_find(const bitcts_plan *plan, const char *id);
 

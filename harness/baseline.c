@@ -51,6 +51,11 @@ static int parse_line(const char *p, const char *end, bitcts_baseline_entry *e, 
         return -1;
     }
     snprintf(e->glob, sizeof e->glob, "%.*s", (int)(g_end - g), g);
+    if (!bitcts_glob_is_valid(e->glob)) {
+        snprintf(why, cap, "'%s' is a malformed glob (an unclosed '[' or a trailing '\\')",
+                 e->glob);
+        return -1;
+    }
     const char *r = skip_space(v_end, end);
     if (r < end && *r == '#') {
         r = skip_space(r + 1, end);
@@ -83,7 +88,7 @@ int bitcts_baseline_parse(const char *name, const char *text, size_t size, bitct
                 }
                 out->entries = grown;
             }
-            char why[160];
+            char why[320];
             if (memchr(q, '\0', (size_t)(line_end - q)) != NULL ||
                 parse_line(q, line_end, &out->entries[out->count], why, sizeof why) != 0) {
                 snprintf(err, cap, "%s:%zu: %s", name, line,
@@ -92,7 +97,7 @@ int bitcts_baseline_parse(const char *name, const char *text, size_t size, bitct
                 bitcts_baseline_free(out);
                 return BITCTS_E_PARSE;
             }
-            ++out->count;
+            out->entries[out->count++].line = line;
         }
         p = nl != NULL ? nl + 1 : end;
     }
@@ -114,6 +119,21 @@ const bitcts_baseline_entry *bitcts_baseline_find(const bitcts_baseline *b, cons
         }
     }
     return NULL;
+}
+
+int bitcts_baseline_entry_can_match(const bitcts_baseline_entry *e, const bitcts_plan *plan)
+{
+    static const char explored[] = "explore.";
+    if (strncmp(e->glob, explored, sizeof explored - 1) == 0 ||
+        fnmatch(e->glob, "explore.1", 0) == 0) {
+        return 1;
+    }
+    for (size_t i = 0; i < plan->count; ++i) {
+        if (fnmatch(e->glob, plan->cases[i].id, 0) == 0) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 int bitcts_baseline_apply(const bitcts_baseline_entry *e, int verdict)

@@ -40,7 +40,8 @@ typedef struct mapped_file {
     char path[4200];
     const uint8_t *data;
     size_t size;
-    int open_errno; /* the file could not be opened or mapped: errno */
+    int open_errno;   /* the file could not be opened or mapped: errno */
+    const char *kind; /* when it is not a regular file: what it is (bitcts_fs_kind_name) */
 } mapped_file;
 
 typedef struct check_state {
@@ -94,10 +95,12 @@ static int map_file(check_state *s, const char *rel)
     }
     unmap(&s->file);
     snprintf(s->file.path, sizeof s->file.path, "%s", path);
-    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO must not block */
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const int stated = fd >= 0 && fstat(fd, &st) == 0;
+    if (!stated || !S_ISREG(st.st_mode)) {
         s->file.open_errno = fd < 0 ? errno : EINVAL;
+        s->file.kind = stated ? bitcts_fs_kind_name((unsigned)st.st_mode) : NULL;
         if (fd >= 0) {
             close(fd);
         }
@@ -131,8 +134,13 @@ static const uint8_t *result_bytes(check_state *s, const bitcts_result_entry *e,
         return NULL;
     }
     if (map_file(s, e->path) != 0) {
-        snprintf(why, cap, "%s: %s: cannot read %s: %s", s->results_json, e->id, e->path,
-                 strerror(s->file.open_errno));
+        if (s->file.kind != NULL) {
+            snprintf(why, cap, "%s: %s: %s/%s is %s, not a regular file", s->results_json, e->id,
+                     s->results_dir, e->path, s->file.kind);
+        } else {
+            snprintf(why, cap, "%s: %s: cannot read %s: %s", s->results_json, e->id, e->path,
+                     strerror(s->file.open_errno));
+        }
         return NULL;
     }
     if (e->offset > s->file.size || s->file.size - e->offset < e->bytes) {
@@ -558,6 +566,39 @@ static void repro_line(const check_state *s, const char *id, char *out, size_t c
              bitcts_shell_quote(sub, folder, sizeof folder));
 }
 
+/* The manifest's entry i describes the case the seed builds for its id: every member of the
+ * description (bitcts_json_case) equal. A case another bitcts, or an edit, described otherwise
+ * would be judged against a case the producer never saw. 1, or 0 with a problem named. */
+static int described_as_built(check_state *s, const bitcts_case_key *key, size_t i)
+{
+    const json_t *entry = json_array_get(json_object_get(s->manifest.root, "cases"), i);
+    bitcts_case_data d;
+    if (bitcts_case_build(s->manifest.seed, key, &d) != BITCTS_OK) {
+        return 1; /* judged (and reported) as any case the reference cannot build */
+    }
+    json_t *built = bitcts_json_case(key, &d);
+    bitcts_case_free(&d);
+    const char *member = NULL;
+    const char *k;
+    json_t *v;
+    json_object_foreach(built, k, v)
+    {
+        if (member == NULL && !json_equal(v, json_object_get(entry, k))) {
+            member = k;
+        }
+    }
+    if (member != NULL) {
+        char seed[19];
+        bitcts_format_u64(s->manifest.seed, seed);
+        problem(s,
+                "%s/manifest.json: case %s: \"%s\" is not what seed %s builds for this id; the "
+                "case is not checked",
+                s->cfg->export_dir, key->id, member, seed);
+    }
+    json_decref(built);
+    return member == NULL;
+}
+
 /* Judges every selected case of the manifest into the builder. */
 static int judge_all(check_state *s, bitcts_report_builder *b)
 {
@@ -576,8 +617,13 @@ static int judge_all(check_state *s, bitcts_report_builder *b)
             key = &s->extra; /* explored or shrunk: plan_index is the manifest's */
         }
         if (key == NULL) {
-            problem(s, "%s/manifest.json: case %s is not in this bitcts's plan", s->cfg->export_dir,
-                    id);
+            problem(s,
+                    "%s/manifest.json: case %s is not a case of bitcts's plan (nor an explored "
+                    "or shrunk case); it is not checked",
+                    s->cfg->export_dir, id);
+            continue;
+        }
+        if (!is_fixed(key) && !described_as_built(s, key, i)) {
             continue;
         }
         bitcts_case_result r;
@@ -599,8 +645,16 @@ static int judge_all(check_state *s, bitcts_report_builder *b)
         }
     }
     if (s->out->cases == 0) {
-        snprintf(s->out->error, sizeof s->out->error, "no case of %s/manifest.json is selected",
-                 s->cfg->export_dir);
+        char filters[700] = "";
+        for (size_t f = 0; f < s->cfg->filter_count; ++f) {
+            const size_t used = strlen(filters);
+            snprintf(filters + used, sizeof filters - used, "%s--filter '%s'", f > 0 ? ", " : "",
+                     s->cfg->filters[f]);
+        }
+        snprintf(s->out->error, sizeof s->out->error,
+                 "the selection matches no case of %s/manifest.json (%s cases): %s",
+                 s->cfg->export_dir, s->manifest.count > 0 ? "its" : "it has no",
+                 s->cfg->filter_count > 0 ? filters : "no --filter");
         return BITCTS_E_INVALID_ARGUMENT;
     }
     return BITCTS_OK;

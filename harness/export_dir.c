@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The folder sink of the vector exporter, and the staging and replacement around it. */
+#include <signal.h> /* sig_atomic_t */
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* free */
 #include <string.h> /* strstr */
@@ -11,11 +12,16 @@
 
 typedef struct dir_sink {
     const char *root;
+    const volatile sig_atomic_t *interrupted; /* or NULL */
 } dir_sink;
 
 static int sink_path(const dir_sink *d, const char *rel, char *path, size_t size, char *err,
                      size_t cap)
 {
+    if (d->interrupted != NULL && *d->interrupted) {
+        snprintf(err, cap, "interrupted");
+        return BITCTS_E_IO;
+    }
     if ((size_t)snprintf(path, size, "%s/%s", d->root, rel) >= size) {
         snprintf(err, cap, "path too long: %s/%s", d->root, rel);
         return BITCTS_E_IO;
@@ -70,7 +76,8 @@ static int check_destination(const char *out_dir, char *err, size_t cap)
 }
 
 int bitcts_export_dir(const bitcts_plan *plan, const bitcts_export_options *opt,
-                      const char *out_dir, bitcts_export_stats *stats, char *err, size_t cap)
+                      const char *out_dir, const volatile sig_atomic_t *interrupted,
+                      bitcts_export_stats *stats, char *err, size_t cap)
 {
     memset(stats, 0, sizeof *stats);
     int st = check_destination(out_dir, err, cap);
@@ -83,7 +90,7 @@ int bitcts_export_dir(const bitcts_plan *plan, const bitcts_export_options *opt,
     if ((st = bitcts_fs_mkdirs(staging, err, cap)) != BITCTS_OK) {
         return st;
     }
-    dir_sink d = {.root = staging};
+    dir_sink d = {.root = staging, .interrupted = interrupted};
     const bitcts_vec_sink sink = {
         .user = &d, .make_dir = sink_make_dir, .write_file = sink_write_file};
     st = bitcts_vectors_export(plan, opt, &sink, stats, err, cap);

@@ -3,7 +3,9 @@
 #define _XOPEN_SOURCE 700
 #include <dirent.h>   /* opendir */
 #include <errno.h>    /* errno */
+#include <fcntl.h>    /* open, fcntl */
 #include <ftw.h>      /* nftw */
+#include <stdint.h>   /* uint64_t */
 #include <stdio.h>    /* fopen, rename, snprintf */
 #include <stdlib.h>   /* malloc */
 #include <string.h>   /* strerror */
@@ -112,13 +114,60 @@ int bitcts_fs_dir_is_empty(const char *path)
     return empty;
 }
 
+const char *bitcts_fs_kind_name(unsigned mode)
+{
+    return S_ISDIR(mode)    ? "a directory"
+           : S_ISFIFO(mode) ? "a FIFO"
+           : S_ISCHR(mode)  ? "a character device"
+           : S_ISBLK(mode)  ? "a block device"
+           : S_ISSOCK(mode) ? "a socket"
+           : S_ISREG(mode)  ? "a regular file"
+                            : "not a regular file";
+}
+
+int bitcts_fs_open_regular(const char *path, size_t max_size, int *fd_out, char *err, size_t cap)
+{
+    *fd_out = -1;
+    /* O_NONBLOCK: opening a FIFO with no writer must not wait for one. */
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        snprintf(err, cap, "cannot open %s: %s", path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+        }
+        return BITCTS_E_IO;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, cap, "%s is %s, not a regular file", path,
+                 bitcts_fs_kind_name((unsigned)st.st_mode));
+        close(fd);
+        return BITCTS_E_PARSE;
+    }
+    if ((uint64_t)st.st_size > (uint64_t)max_size) {
+        snprintf(err, cap, "%s is larger than %zu bytes, the most bitcts reads of it", path,
+                 max_size);
+        close(fd);
+        return BITCTS_E_PARSE;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    *fd_out = fd;
+    return BITCTS_OK;
+}
+
 int bitcts_fs_read(const char *path, size_t max_size, char **out, size_t *out_size, char *err,
                    size_t cap)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
+    int fd = -1;
+    const int st = bitcts_fs_open_regular(path, max_size, &fd, err, cap);
+    if (st != BITCTS_OK) {
+        return st;
+    }
+    FILE *f = fdopen(fd, "rb");
     if (f == NULL) {
         snprintf(err, cap, "cannot open %s: %s", path, strerror(errno));
+        close(fd);
         return BITCTS_E_IO;
     }
     size_t size = 0, room = 65536;

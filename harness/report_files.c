@@ -7,7 +7,7 @@
 #include <stdlib.h>      /* free */
 #include <string.h>      /* strlen */
 #include <sys/utsname.h> /* uname */
-#include <unistd.h>      /* gethostname, sysconf */
+#include <unistd.h>      /* access, gethostname, read, sysconf */
 
 #include "fs_util.h"
 #include "report_files.h"
@@ -43,6 +43,63 @@ bitcts_status bitcts_report_files_load(const char *path, json_t **out, char *err
     }
     const bitcts_status st = bitcts_report_parse(file, bytes, size, out, err, cap);
     free(bytes);
+    return st;
+}
+
+/* 1 when dir holds a run log whose first line is a bitcts header, or a report.json that is a
+ * bitcts report (folders an older bitcts wrote, before the mark existed). */
+static int holds_bitcts_output(const char *dir)
+{
+    char path[4200], first[64] = "";
+    snprintf(path, sizeof path, "%s/results.jsonl", dir);
+    int fd = -1;
+    char err[64];
+    if (bitcts_fs_open_regular(path, (size_t)1 << 40, &fd, err, sizeof err) == BITCTS_OK) {
+        const ssize_t got = read(fd, first, sizeof first - 1);
+        close(fd);
+        first[got > 0 ? got : 0] = '\0';
+        static const char header[] = "{\"record\":\"header\"";
+        if (strncmp(first, header, sizeof header - 1) == 0) {
+            return 1;
+        }
+    }
+    json_t *report = NULL;
+    char why[256];
+    const int ok = bitcts_report_files_load(dir, &report, why, sizeof why) == BITCTS_OK;
+    json_decref(report);
+    return ok;
+}
+
+int bitcts_report_files_can_claim(const char *dir, int force, const char *option, char *err,
+                                  size_t cap)
+{
+    char mark[4200];
+    snprintf(mark, sizeof mark, "%s/" BITCTS_REPORT_FOLDER_MARK, dir);
+    const int state = bitcts_fs_dir_state(dir);
+    if (state < 0) {
+        snprintf(err, cap, "%s %s exists and is not a folder", option, dir);
+        return BITCTS_E_EXISTS;
+    }
+    if (state == 1 && !force && access(mark, F_OK) != 0 && !bitcts_fs_dir_is_empty(dir) &&
+        !holds_bitcts_output(dir)) {
+        snprintf(err, cap,
+                 "%s %s holds files bitcts did not write; give another folder, or --force to "
+                 "write into it",
+                 option, dir);
+        return BITCTS_E_EXISTS;
+    }
+    return BITCTS_OK;
+}
+
+int bitcts_report_files_claim(const char *dir, char *err, size_t cap)
+{
+    char mark[4200];
+    snprintf(mark, sizeof mark, "%s/" BITCTS_REPORT_FOLDER_MARK, dir);
+    int st = bitcts_fs_mkdirs(dir, err, cap);
+    if (st == BITCTS_OK && access(mark, F_OK) != 0) {
+        static const char text[] = "a report folder written by bitcts\n";
+        st = bitcts_fs_write(mark, text, sizeof text - 1, err, cap);
+    }
     return st;
 }
 
@@ -82,7 +139,7 @@ static int prepare(const json_t *report, const char *dir, char *err, size_t cap)
     if (st != BITCTS_OK) {
         return st;
     }
-    return bitcts_fs_mkdirs(dir, err, cap);
+    return bitcts_report_files_claim(dir, err, cap);
 }
 
 static int write_views(const json_t *report, const char *dir, char *err, size_t cap)

@@ -15,8 +15,24 @@
 BITCTS_NODISCARD bitcts_status bitcts_report_files_load(const char *path, json_t **out, char *err,
                                                         size_t cap);
 
+/** The file that marks a folder as a report folder bitcts made. */
+#define BITCTS_REPORT_FOLDER_MARK ".bitcts-report"
+
+/** May bitcts write a report into DIR? Yes when DIR is missing, empty or a report folder bitcts
+ * made (its mark, a bitcts run log, or a report.json that is a bitcts report), or when `force`
+ * is set and DIR is a folder. Writes nothing.
+ * @param option [in] how the command line names DIR ("--report", "--out"), for err.
+ * @return BITCTS_OK; BITCTS_E_EXISTS with err naming DIR and why. */
+BITCTS_NODISCARD int bitcts_report_files_can_claim(const char *dir, int force, const char *option,
+                                                   char *err, size_t cap);
+
+/** Creates DIR if needed and marks it as a report folder (BITCTS_REPORT_FOLDER_MARK).
+ * @return BITCTS_OK; BITCTS_E_IO with err. */
+BITCTS_NODISCARD int bitcts_report_files_claim(const char *dir, char *err, size_t cap);
+
 /** Validates the report, then writes DIR/report.json, DIR/junit.xml, DIR/report.html and
- * DIR/summary.md, each atomically, creating DIR if needed.
+ * DIR/summary.md, each atomically, creating and marking DIR if needed
+ * (bitcts_report_files_claim).
  * @param err [out] one line naming the file and the problem on failure, "" on success.
  * @return BITCTS_OK; BITCTS_E_INVALID_ARGUMENT; BITCTS_E_PARSE and BITCTS_E_FORMAT_VERSION (the
  *         report fails validation: nothing is written); BITCTS_E_IO; BITCTS_E_OUT_OF_MEMORY. */

@@ -24,8 +24,6 @@
 #include "run_state.h"
 #include "sanitize.h"
 
-#define RUN_FOLDER_MARK ".bitcts-report" /* a report folder bitcts made */
-
 void bitcts__run_log(run_state *s, json_t *rec)
 {
     if (s->log != NULL && rec != NULL) {
@@ -71,47 +69,10 @@ static json_t *header_json(const run_state *s)
 
 /* ---- the folder ---- */
 
-/* 1 when dir holds a run log whose first line is a bitcts header (a folder an older bitcts
- * wrote, before the mark existed). */
-static int holds_bitcts_log(const char *dir)
-{
-    char path[4200], first[64] = "";
-    snprintf(path, sizeof path, "%s/results.jsonl", dir);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        return 0;
-    }
-    const size_t got = fread(first, 1, sizeof first - 1, f);
-    fclose(f);
-    first[got] = '\0';
-    static const char header[] = "{\"record\":\"header\"";
-    return strncmp(first, header, sizeof header - 1) == 0;
-}
-
 int bitcts__run_claim_folder(run_state *s, char *err, size_t cap)
 {
-    const char *dir = s->cfg->report_dir;
-    char mark[4200];
-    snprintf(mark, sizeof mark, "%s/" RUN_FOLDER_MARK, dir);
-    const int state = bitcts_fs_dir_state(dir);
-    if (state < 0) {
-        snprintf(err, cap, "--report %s exists and is not a folder", dir);
-        return BITCTS_E_EXISTS;
-    }
-    if (state == 1 && access(mark, F_OK) != 0 && !bitcts_fs_dir_is_empty(dir) &&
-        !holds_bitcts_log(dir) && !s->cfg->force) {
-        snprintf(err, cap,
-                 "--report %s holds files bitcts did not write; give another folder, or --force "
-                 "to write into it",
-                 dir);
-        return BITCTS_E_EXISTS;
-    }
-    int st = bitcts_fs_mkdirs(dir, err, cap);
-    if (st == BITCTS_OK) {
-        static const char text[] = "a report folder written by bitcts run\n";
-        st = bitcts_fs_write(mark, text, sizeof text - 1, err, cap);
-    }
-    return st;
+    /* Nothing is written until the run begins (bitcts__run_open_log). */
+    return bitcts_report_files_can_claim(s->cfg->report_dir, s->cfg->force, "--report", err, cap);
 }
 
 /* ---- the log ---- */
@@ -174,8 +135,11 @@ int bitcts__run_open_log(run_state *s, char *err, size_t cap)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/results.jsonl", s->cfg->report_dir);
+    int st = bitcts_report_files_claim(s->cfg->report_dir, err, cap);
+    if (st != BITCTS_OK) {
+        return st;
+    }
     const int exists = access(path, F_OK) == 0;
-    int st = BITCTS_OK;
     if (s->cfg->resume && exists && (st = resume_from(s, path, err, cap)) != BITCTS_OK) {
         return st;
     }

@@ -73,9 +73,11 @@ typedef struct run_state {
 
 /** Appends a record to results.jsonl and flushes it. Takes ownership of rec. */
 void bitcts__run_log(run_state *s, json_t *rec);
-/** Opens the log (new, or for --resume: loads the ended cases, drops a cut last line). */
+/** Creates and marks the report folder, then opens the log (new, or for --resume: loads the
+ * ended cases, drops a cut last line). */
 int bitcts__run_open_log(run_state *s, char *err, size_t cap);
-/** Checks that the report folder is new, empty or a bitcts report folder, and claims it. */
+/** Checks that the report folder is new, empty or a bitcts report folder; writes nothing (a
+ * run refused later leaves no trace). */
 int bitcts__run_claim_folder(run_state *s, char *err, size_t cap);
 /** Records a case result: baseline applied, logged, stored. Takes ownership of obj. */
 void bitcts__run_record(run_state *s, size_t idx, uint32_t round, json_t *obj);

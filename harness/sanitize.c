@@ -113,6 +113,20 @@ int bitcts_sanitize_is_clean(const char *text, size_t len)
     return 1;
 }
 
+int bitcts_sanitize_is_utf8(const char *text, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    for (size_t i = 0; i < len;) {
+        uint32_t cp = 0;
+        const size_t seq = utf8_sequence(p + i, len - i, &cp);
+        if (seq == 0) {
+            return 0;
+        }
+        i += seq;
+    }
+    return 1;
+}
+
 /* ---- shell words ---- */
 
 char *bitcts_sanitize_again(const char *text, size_t max_in, char *out, size_t cap)

@@ -29,6 +29,9 @@ char *bitcts_sanitize_again(const char *text, size_t max_in, char *out, size_t c
 /** 1 when `text` (len bytes) is well-formed UTF-8 with no control characters but tab. */
 int bitcts_sanitize_is_clean(const char *text, size_t len);
 
+/** 1 when `text` (len bytes) is well-formed UTF-8 (control characters allowed). */
+int bitcts_sanitize_is_utf8(const char *text, size_t len);
+
 /** Quotes `text` as one shell word that bash reads back as exactly those bytes: a plain word as
  * it is, text without control characters in single quotes, anything else (control characters,
  * bytes that are not UTF-8) as $'...' with \xNN escapes. A result that does not fit cap is

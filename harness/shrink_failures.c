@@ -93,7 +93,7 @@ static int write_folder(const bitcts_shrink_failures_options *o, const bitcts_ca
     const bitcts_export_options eo = {.seed = o->run->seed, .tier_text = "shrunk", .every_case = 1};
     bitcts_export_stats stats;
     bitcts_fs_remove_tree(s->folder); /* an earlier shrink of this case */
-    int st = bitcts_export_dir(&plan, &eo, s->folder, &stats, s->error, sizeof s->error);
+    int st = bitcts_export_dir(&plan, &eo, s->folder, NULL, &stats, s->error, sizeof s->error);
     bitcts_case_free(&copies[0]);
     bitcts_case_free(&copies[1]);
     if (st != BITCTS_OK) {

@@ -31,26 +31,47 @@ static bitcts_status merge_fail(merge_ctx *m, const char *fmt, ...)
 
 /* ---- one run? ---- */
 
-/* The fields that identify a run: section ("" = top level) and key. */
-static const char *const identity_fields[][2] = {
-    {"", "schema_version"},  {"", "suite_version"},           {"", "seed"},
-    {"backend", "name"},     {"backend", "library_xxh3_128"}, {"selection", "tier"},
-    {"selection", "filter"}, {"selection", "feature_level"},
+/* The fields that identify a run, as paths of members: a backend's spec and the variant it
+ * reports (cpu:scalar and cpu:avx2 share name and library) tell runs of one library apart. */
+static const char *const identity_fields[] = {
+    "schema_version",
+    "suite_version",
+    "seed",
+    "backend.name",
+    "backend.spec",
+    "backend.version",
+    "backend.info.variant",
+    "backend.library_xxh3_128",
+    "selection.tier",
+    "selection.filter",
+    "selection.feature_level",
 };
+
+/* The string at a dotted path of members ("backend.info.variant"), or "". */
+static const char *identity_str(const json_t *report, const char *path)
+{
+    const json_t *at = report;
+    const char *dot = strchr(path, '.');
+    while (dot != NULL) {
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)(dot - path), path);
+        at = json_object_get(at, key);
+        path = dot + 1;
+        dot = strchr(path, '.');
+    }
+    return bitcts_report_str(at, path);
+}
 
 static bitcts_status check_identity(merge_ctx *m)
 {
     for (size_t i = 1; i < m->count; ++i) {
         for (size_t f = 0; f < sizeof identity_fields / sizeof identity_fields[0]; ++f) {
-            const char *section = identity_fields[f][0];
-            const char *key = identity_fields[f][1];
-            const json_t *a = *section ? json_object_get(m->shards[0], section) : m->shards[0];
-            const json_t *b = *section ? json_object_get(m->shards[i], section) : m->shards[i];
-            if (strcmp(bitcts_report_str(a, key), bitcts_report_str(b, key)) != 0) {
-                return merge_fail(
-                    m, "%s and %s are not shards of one run: %s%s%s differs ('%s' vs '%s')",
-                    m->names[0], m->names[i], section, *section ? "." : "", key,
-                    bitcts_report_str(a, key), bitcts_report_str(b, key));
+            const char *a = identity_str(m->shards[0], identity_fields[f]);
+            const char *b = identity_str(m->shards[i], identity_fields[f]);
+            if (strcmp(a, b) != 0) {
+                return merge_fail(m,
+                                  "%s and %s are not shards of one run: %s differs ('%s' vs '%s')",
+                                  m->names[0], m->names[i], identity_fields[f], a, b);
             }
         }
         if (!json_equal(json_object_get(m->shards[0], "generator_version"),

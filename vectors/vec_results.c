@@ -154,6 +154,61 @@ void bitcts_export_manifest_free(bitcts_export_manifest *m)
     }
 }
 
+static int compare_id_pointers(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The first id given twice, or NULL. */
+static const char *first_duplicate(const char **ids, size_t n)
+{
+    const char **sorted = malloc((n + 1) * sizeof *sorted);
+    if (sorted == NULL) {
+        return NULL;
+    }
+    memcpy(sorted, ids, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, compare_id_pointers);
+    const char *dup = NULL;
+    for (size_t i = 1; i < n && dup == NULL; ++i) {
+        dup = strcmp(sorted[i - 1], sorted[i]) == 0 ? sorted[i] : NULL;
+    }
+    free(sorted);
+    return dup;
+}
+
+/* The ids of "cases", each once, as many as "case_count" says. */
+static int manifest_ids(bitcts_export_manifest *m, const json_t *cases, char *err, size_t cap)
+{
+    static const char what[] = "manifest.json";
+    m->count = json_array_size(cases);
+    const json_t *count = json_object_get(m->root, "case_count");
+    if (!is_uint(count, BITCTS_RESULTS_MAX_CASES)) {
+        return fail(err, cap, BITCTS_E_PARSE, what, "\"case_count\" is not a count");
+    }
+    if ((size_t)json_integer_value(count) != m->count) {
+        return fail(err, cap, BITCTS_E_PARSE, what,
+                    "\"case_count\" is %lld, but \"cases\" holds %zu cases",
+                    (long long)json_integer_value(count), m->count);
+    }
+    m->ids = calloc(m->count + 1, sizeof *m->ids);
+    if (m->ids == NULL) {
+        return BITCTS_E_OUT_OF_MEMORY;
+    }
+    for (size_t i = 0; i < m->count; ++i) {
+        const char *id = str_member(json_array_get(cases, i), "id", BITCTS_RESULTS_MAX_ID);
+        if (id == NULL || id[0] == '\0') {
+            return fail(err, cap, BITCTS_E_PARSE, what,
+                        "cases[%zu] has no \"id\" of 1 to 95 printable characters", i);
+        }
+        m->ids[i] = id;
+    }
+    const char *dup = first_duplicate(m->ids, m->count);
+    if (dup != NULL) {
+        return fail(err, cap, BITCTS_E_PARSE, what, "case %s is listed twice", dup);
+    }
+    return BITCTS_OK;
+}
+
 int bitcts_export_manifest_parse(const void *data, size_t size, bitcts_export_manifest *m,
                                  char *err, size_t cap)
 {
@@ -181,17 +236,7 @@ int bitcts_export_manifest_parse(const void *data, size_t size, bitcts_export_ma
         st = fail(err, cap, BITCTS_E_PARSE, what, "\"cases\" is not an array");
     }
     if (st == BITCTS_OK) {
-        m->count = json_array_size(cases);
-        m->ids = calloc(m->count + 1, sizeof *m->ids);
-        st = m->ids == NULL ? BITCTS_E_OUT_OF_MEMORY : BITCTS_OK;
-    }
-    for (size_t i = 0; st == BITCTS_OK && i < m->count; ++i) {
-        const char *id = str_member(json_array_get(cases, i), "id", BITCTS_RESULTS_MAX_ID);
-        if (id == NULL || id[0] == '\0') {
-            st = fail(err, cap, BITCTS_E_PARSE, what,
-                      "cases[%zu] has no \"id\" of 1 to 95 printable characters", i);
-        }
-        m->ids[i] = id;
+        st = manifest_ids(m, cases, err, cap);
     }
     if (st != BITCTS_OK) {
         bitcts_export_manifest_free(m);

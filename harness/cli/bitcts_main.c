@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The bitcts executable: git-style subcommands. */
+#include <errno.h>  /* errno */
 #include <stdio.h>  /* printf */
-#include <string.h> /* strcmp */
+#include <string.h> /* strcmp, strerror */
 
 #include "bitcts/bitcts_version.h"
 #include "cli_util.h"
@@ -38,7 +39,26 @@ static void usage(FILE *out)
     fprintf(out, "\n'bitcts <command> --help' describes a command.\n");
 }
 
-int main(int argc, char **argv)
+/* Standard output flushed and closed: output that was lost (a full disk, a closed pipe with
+ * SIGPIPE ignored) is an error, never exit code 0. */
+static int close_stdout(const char *cmd, int rc)
+{
+    errno = 0;
+    int failed = fflush(stdout) != 0;
+    int e = errno;
+    failed |= ferror(stdout) != 0;
+    if (fclose(stdout) != 0 && !failed) {
+        failed = 1;
+        e = errno;
+    }
+    if (!failed) {
+        return rc;
+    }
+    bitcts_cli_error(cmd, "cannot write standard output: %s", e != 0 ? strerror(e) : "I/O error");
+    return rc != BITCTS_EXIT_OK ? rc : BITCTS_EXIT_USAGE;
+}
+
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -64,8 +84,20 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; ++i) {
         if (strcmp(argv[1], subcommands[i].name) == 0) {
-            return subcommands[i].run(argc - 1, argv + 1);
+            const int rc = bitcts_cli_check_utf8(subcommands[i].name, argc - 1, argv + 1);
+            return rc != 0 ? rc : subcommands[i].run(argc - 1, argv + 1);
         }
     }
     return bitcts_cli_error(NULL, "unknown command '%s' (see bitcts --help)", argv[1]);
+}
+
+int main(int argc, char **argv)
+{
+    const char *cmd = NULL;
+    for (size_t i = 0; argc > 1 && i < sizeof subcommands / sizeof subcommands[0]; ++i) {
+        if (strcmp(argv[1], subcommands[i].name) == 0) {
+            cmd = subcommands[i].name;
+        }
+    }
+    return close_stdout(cmd, dispatch(argc, argv));
 }

@@ -18,6 +18,28 @@ int bitcts_cli_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/** Refuses an argument that is not valid UTF-8 (reports record the command line as JSON):
+ * prints one line naming the option whose value it is, or its position. @return 0, or
+ * BITCTS_EXIT_USAGE. */
+int bitcts_cli_check_utf8(const char *cmd, int argc, char **argv);
+/* Seconds a timeout may be: below 0.1 s no correct backend finishes a call (every case would
+ * be a timeout); above a day is a mistake. */
+#define BITCTS_CLI_MIN_TIMEOUT_S 0.1
+#define BITCTS_CLI_MAX_TIMEOUT_S 86400.0
+#define BITCTS_CLI_SECONDS_RULE "is not a number of seconds from 0.1 to 86400"
+/** Parses a timeout in seconds (a decimal number, BITCTS_CLI_MIN_TIMEOUT_S to
+ * BITCTS_CLI_MAX_TIMEOUT_S); 0 on success, -1 otherwise. */
+int bitcts_cli_parse_seconds(const char *text, double *out);
+/** 1 when paths a and b name the same file: the same inode when both exist, else the same
+ * canonical folder and name (a file not written yet). */
+int bitcts_cli_same_file(const char *a, const char *b);
+/** The report.json a report argument names: PATH/report.json for a folder, else PATH. */
+void bitcts_cli_report_file(const char *path, char *out, size_t cap);
+/** Refuses an output file that is one of the input reports, or another output: one line
+ * naming both. outputs[k] may be NULL (not asked for); names[k] is its option.
+ * @return 0, or BITCTS_EXIT_USAGE after printing. */
+int bitcts_cli_outputs_apart(const char *cmd, const char *const *outputs, const char *const *names,
+                             int n_outputs, const char *const *inputs, int n_inputs);
 /** Parses a whole decimal or 0x-hex unsigned number; 0 on success. */
 int bitcts_cli_parse_u64(const char *text, uint64_t *out);
 /** Parses "a,b,c" into at most `cap` uint32 values; returns the count or -1 when malformed. */

@@ -53,8 +53,8 @@ static const char bench_usage[] =
     "  --peers-script F  run F instead of the embedded harness/bench_peers.py\n"
     "  --check C         auto, reference or cpu: what checks the outputs (auto: the reference\n"
     "                    up to 64 MiB and for the cpu backend, else the cpu backend)\n"
-    "  --timeout S       seconds one backend call may take (default 120)\n"
-    "  --peer-timeout S  seconds a peer may go without a result (default 120)\n"
+    "  --timeout S       seconds one backend call may take (default 120; 0.1 to 86400)\n"
+    "  --peer-timeout S  seconds a peer may go without a result (default 120; 0.1 to 86400)\n"
     "  --json FILE       also write every figure as JSON\n"
     "  --quick           1 MiB tensors and 3 repetitions (a smoke test)\n"
     "Exit code 0 when every output was right; 1 when one was not or the backend failed (a\n"
@@ -114,10 +114,8 @@ static int add_option(bench_args *a, const char *key, const char *value)
 
 static int parse_seconds(const char *option, const char *v, double *out)
 {
-    char *end = NULL;
-    *out = strtod(v, &end);
-    if (*end != '\0' || !(*out > 0) || *out > 86400) {
-        return bitcts_cli_error("bench", "%s: '%s' is not a number of seconds", option, v);
+    if (bitcts_cli_parse_seconds(v, out) != 0) {
+        return bitcts_cli_error("bench", "%s: '%s' " BITCTS_CLI_SECONDS_RULE, option, v);
     }
     return 0;
 }

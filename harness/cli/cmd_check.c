@@ -4,13 +4,14 @@
 #include <stdio.h>  /* printf */
 #include <stdlib.h> /* free */
 #include <string.h> /* strcmp */
-#include <unistd.h> /* access */
 
+#include "bitcts/bitcts_status.h"
 #include "check_run.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "fs_util.h"
 #include "report.h"
+#include "report_files.h"
 
 static const char check_usage[] =
     "usage: bitcts check DIR [--results RDIR] [--filter GLOB]... [--report OUT] [--force]\n"
@@ -24,8 +25,8 @@ static const char check_usage[] =
     "  --results RDIR  the result set (default DIR/results)\n"
     "  --filter GLOB   check only the cases whose id matches (repeatable: any of them)\n"
     "  --report OUT    report folder (default bitcts-report): report.json, junit.xml,\n"
-    "                  report.html, summary.md; a folder holding other files is refused\n"
-    "                  unless --force\n"
+    "                  report.html, summary.md; as for run --report, a folder that is not\n"
+    "                  a report folder bitcts made is refused unless --force\n"
     "Exit code: 0 nothing failed, 1 some case failed, 2 bad input (a manifest or results.json\n"
     "that cannot be read; or a result entry or file that is bad: one line each, the case\n"
     "fails, the other cases are still checked and the report is written).\n";
@@ -36,20 +37,12 @@ static void print_problem(void *user, const char *line)
     fprintf(stderr, "bitcts check: error: %s\n", line);
 }
 
-/* As bitcts run: a --report folder must be missing, empty, or a report folder already. */
-static int report_folder_ok(const char *dir)
+/* As bitcts run: a --report folder must be missing, empty, or a report folder bitcts made. */
+static int report_folder_ok(const char *dir, int force)
 {
-    char path[4200];
-    const int state = bitcts_fs_dir_state(dir);
-    if (state < 0) {
-        return bitcts_cli_error("check", "--report %s exists and is not a folder", dir);
-    }
-    snprintf(path, sizeof path, "%s/report.json", dir);
-    if (state == 1 && !bitcts_fs_dir_is_empty(dir) && access(path, F_OK) != 0) {
-        return bitcts_cli_error("check",
-                                "--report %s holds files bitcts did not write; give another "
-                                "folder, or --force to write into it",
-                                dir);
+    char err[4400];
+    if (bitcts_report_files_can_claim(dir, force, "--report", err, sizeof err) != BITCTS_OK) {
+        return bitcts_cli_error("check", "%s", err);
     }
     return 0;
 }
@@ -88,6 +81,10 @@ int bitcts_cmd_check(int argc, char **argv)
             if (r < 0 || !*v || strlen(v) > 300) {
                 return bitcts_cli_error("check", "--filter needs a glob of at most 300 bytes");
             }
+            if (!bitcts_glob_is_valid(v)) {
+                return bitcts_cli_error("check", "--filter: '%s' is a malformed glob (%s)", v,
+                                        BITCTS_CLI_GLOB_RULE);
+            }
             if (n_filters == sizeof filters / sizeof filters[0]) {
                 return bitcts_cli_error("check", "at most 64 --filter options");
             }
@@ -109,7 +106,7 @@ int bitcts_cmd_check(int argc, char **argv)
     if (cfg.export_dir == NULL) {
         return bitcts_cli_error("check", "DIR (an export with results) is required");
     }
-    const int claimed = force ? 0 : report_folder_ok(cfg.report_dir);
+    const int claimed = report_folder_ok(cfg.report_dir, force);
     if (claimed != 0) {
         return claimed;
     }

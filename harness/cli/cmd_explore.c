@@ -140,20 +140,13 @@ static int parse_args(int argc, char **argv, bitcts_run_config *cfg, explore_arg
     return 0;
 }
 
-/* The report folder: missing, empty, or a report bitcts wrote (replaced) unless --force. */
+/* The report folder: missing, empty, or a report folder bitcts made, unless --force. */
 static int check_report_dir(const bitcts_run_config *cfg)
 {
-    if (cfg->force || access(cfg->report_dir, F_OK) != 0 ||
-        bitcts_fs_dir_is_empty(cfg->report_dir) == 1) {
-        return 0;
-    }
-    char path[3100];
-    snprintf(path, sizeof path, "%s/report.json", cfg->report_dir);
-    if (access(path, F_OK) != 0) {
-        return bitcts_cli_error("explore",
-                                "--report %s holds files that are not a bitcts report (use "
-                                "another folder, or --force)",
-                                cfg->report_dir);
+    char err[4400];
+    if (bitcts_report_files_can_claim(cfg->report_dir, cfg->force, "--report", err, sizeof err) !=
+        BITCTS_OK) {
+        return bitcts_cli_error("explore", "%s", err);
     }
     return 0;
 }

@@ -35,6 +35,10 @@ int bitcts_parse_selection(const char *cmd, int argc, char **argv, int *i, bitct
         if (r < 0 || !*v) {
             return bitcts_cli_error(cmd, "--filter needs a glob");
         }
+        if (!bitcts_glob_is_valid(v)) {
+            return bitcts_cli_error(cmd, "--filter: '%s' is a malformed glob (%s)", v,
+                                    BITCTS_CLI_GLOB_RULE);
+        }
         sel->filter = v;
     } else if ((r = bitcts_cli_option(argc, argv, i, "--tier", &v)) != 0) {
         if (r < 0 || (sel->tiers = bitcts_tier_parse(v)) == 0) {
@@ -51,6 +55,33 @@ int bitcts_parse_selection(const char *cmd, int argc, char **argv, int *i, bitct
         *handled = 0;
     }
     return 0;
+}
+
+void bitcts_cli_selection_text(const bitcts_selection *sel, const char *tier_text, char *out,
+                               size_t cap)
+{
+    char fl[32] = "";
+    if (sel->max_feature_level != 0) {
+        char name[8];
+        bitcts_fl_format(sel->max_feature_level, name, sizeof name);
+        snprintf(fl, sizeof fl, ", --feature-level %s", name);
+    }
+    snprintf(out, cap, "--filter '%s', --tier %s%s", sel->filter != NULL ? sel->filter : "*",
+             tier_text != NULL ? tier_text : "default", fl);
+}
+
+int bitcts_cli_require_cases(const char *cmd, const bitcts_plan *plan, const bitcts_selection *sel,
+                             const char *tier_text)
+{
+    for (size_t i = 0; i < plan->count; ++i) {
+        if (bitcts_selection_matches(sel, &plan->cases[i])) {
+            return 0;
+        }
+    }
+    char text[600];
+    bitcts_cli_selection_text(sel, tier_text, text, sizeof text);
+    return bitcts_cli_error(cmd, "the selection matches no case: %s (see bitcts list --tier all)",
+                            text);
 }
 
 typedef struct combo_row {
@@ -236,8 +267,10 @@ int bitcts_cmd_list(int argc, char **argv)
     if (bitcts_plan_create(&plan) != 0) {
         return bitcts_cli_error("list", "out of memory");
     }
-    int rc = 0;
-    if (count) {
+    int rc = bitcts_cli_require_cases("list", plan, &sel, tier_text);
+    if (rc != 0) {
+        /* nothing to print */
+    } else if (count) {
         print_counts(plan, &sel);
     } else if (json) {
         rc = print_json(plan, &sel);

@@ -46,9 +46,11 @@ static const char merge_usage[] =
     "\n"
     "Joins the shard reports (folders or report.json files) of one run into DIR/report.json,\n"
     "junit.xml, report.html and summary.md. The shards must share seed, suite and generator\n"
-    "version, backend name and library digest and selection; every shard i/n must be given\n"
+    "version, backend name, spec, version, library digest and reported variant, and selection\n"
+    "(reports of two CPU variants are refused, naming both); every shard i/n must be given\n"
     "exactly once; a case in two shards must have the same result. Cases are put back in plan\n"
-    "order, the summary and slowest cases recomputed, durations summed.\n";
+    "order, the summary and slowest cases recomputed, durations summed. DIR must not be a\n"
+    "shard, and must be missing, empty or a report folder bitcts made.\n";
 
 static const char render_usage[] =
     "usage: bitcts report render DIR\n"
@@ -163,6 +165,11 @@ static int cmd_diff(int argc, char **argv)
         return bitcts_cli_error("report diff",
                                 "needs two reports, A and B (see bitcts report diff --help)");
     }
+    const char *const outputs[] = {json_path};
+    const char *const names[] = {"--json"};
+    if (bitcts_cli_outputs_apart("report diff", outputs, names, 1, paths, 2) != 0) {
+        return BITCTS_EXIT_USAGE;
+    }
     json_t *reports[2] = {NULL, NULL};
     json_t *diff = NULL;
     char err[BITCTS_REPORT_ERROR_CAP + 4200] = "";
@@ -216,6 +223,29 @@ static int merge_loaded(json_t **reports, const char **paths, int n, const char 
     return BITCTS_EXIT_OK;
 }
 
+/* --out DIR: not one of the shards (its report would be replaced before it is merged), and a
+ * folder bitcts may write a report into (missing, empty or a report folder bitcts made). */
+static int merge_destination_ok(const char *out_dir, const char *const *paths, int n)
+{
+    char mine[4200];
+    snprintf(mine, sizeof mine, "%s/report.json", out_dir);
+    for (int k = 0; k < n; ++k) {
+        char file[4200];
+        bitcts_cli_report_file(paths[k], file, sizeof file);
+        if (bitcts_cli_same_file(out_dir, paths[k]) || bitcts_cli_same_file(mine, file)) {
+            return bitcts_cli_error("report merge",
+                                    "--out %s is the input report %s; give another "
+                                    "folder",
+                                    out_dir, paths[k]);
+        }
+    }
+    char err[4400];
+    if (bitcts_report_files_can_claim(out_dir, 0, "--out", err, sizeof err) != BITCTS_OK) {
+        return bitcts_cli_error("report merge", "%s", err);
+    }
+    return 0;
+}
+
 static int cmd_merge(int argc, char **argv)
 {
     const char *out_dir = NULL;
@@ -256,6 +286,11 @@ static int cmd_merge(int argc, char **argv)
         rc = bitcts_cli_error("report merge", "no shard reports given");
         goto cleanup;
     }
+    rc = merge_destination_ok(out_dir, paths, n);
+    if (rc != 0) {
+        goto cleanup;
+    }
+    rc = BITCTS_EXIT_USAGE;
     for (int k = 0; k < n; ++k) {
         char err[BITCTS_REPORT_ERROR_CAP + 4200] = "";
         if (bitcts_report_files_load(paths[k], &reports[k], err, sizeof err) != BITCTS_OK) {

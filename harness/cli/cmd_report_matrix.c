@@ -18,7 +18,7 @@ static const char matrix_usage[] =
     "(not supported) or recorded (with the shift policies seen for counts >= the width), each\n"
     "failing cell with its first deviation (case id, element, expected vs actual bits), the\n"
     "not-supported reasons and the negative cases. A column is named LABEL, or after the\n"
-    "report's backend name and device.\n";
+    "report's backend name and device. No output may be an input report or another output.\n";
 
 static int write_text(const char *path, const char *text, size_t size)
 {
@@ -113,6 +113,11 @@ int bitcts_cmd_report_matrix(int argc, char **argv)
     }
     if (rc == 0 && (md == NULL || n == 0)) {
         rc = bitcts_cli_error("report matrix", "--out FILE.md and at least one report are needed");
+    }
+    if (rc == 0) {
+        const char *const outputs[] = {md, html, json_path};
+        const char *const names[] = {"--out", "--html", "--json"};
+        rc = bitcts_cli_outputs_apart("report matrix", outputs, names, 3, paths, n);
     }
     for (int k = 0; rc == 0 && k < n; ++k) {
         char err[BITCTS_REPORT_ERROR_CAP + 4200] = "";

@@ -6,8 +6,12 @@
 #include <string.h> /* strcmp */
 #include <unistd.h> /* sysconf, isatty */
 
+#include "baseline.h"
+#include "bitcts/bitcts_status.h"
 #include "cli_util.h"
 #include "commands.h"
+#include "explore.h"
+#include "fs_util.h"
 #include "report.h"
 #include "runner.h"
 #include "sanitize.h"
@@ -29,8 +33,11 @@ static const char run_usage[] =
     "  --jobs N            worker processes (default: the number of cores)\n"
     "  --threads N         threads per backend instance: --backend-option threads=N (cpu)\n"
     "  --shard I/N         run every N-th case starting at the I-th (1-based), interleaved\n"
-    "  --baseline FILE     expected failures: lines '<glob> <fail|timeout|crash> [reason]'\n"
-    "  --timeout S         seconds a backend call may take before the case is a timeout (30)\n"
+    "  --baseline FILE     expected failures: lines '<glob> <fail|timeout|crash|flake>\n"
+    "                      [reason]'; an unknown verdict or a malformed glob is refused\n"
+    "                      (FILE:LINE), a glob that matches no case of any tier is warned of\n"
+    "  --timeout S         seconds a backend call may take before the case is a timeout\n"
+    "                      (default 30; from 0.1 to 86400)\n"
     "  --report DIR        where results.jsonl and the reports go (default: bitcts-report)\n"
     "  --resume            keep the cases DIR/results.jsonl already has and run the rest\n"
     "  --force             let --report use a folder bitcts did not create\n"
@@ -173,10 +180,8 @@ int bitcts_cli_run_option(const char *cmd, int argc, char **argv, int *i, bitcts
         }
         cfg->baseline_path = v;
     } else if ((r = bitcts_cli_option(argc, argv, i, "--timeout", &v)) != 0) {
-        char *end = NULL;
-        cfg->timeout_s = r > 0 ? strtod(v, &end) : 0;
-        if (r < 0 || *end || !(cfg->timeout_s > 0) || cfg->timeout_s > 86400) {
-            return bitcts_cli_error(cmd, "--timeout: '%s' is not a number of seconds",
+        if (r < 0 || bitcts_cli_parse_seconds(v, &cfg->timeout_s) != 0) {
+            return bitcts_cli_error(cmd, "--timeout: '%s' " BITCTS_CLI_SECONDS_RULE,
                                     r < 0 ? "" : v);
         }
     } else if ((r = bitcts_cli_option(argc, argv, i, "--report", &v)) != 0) {
@@ -208,6 +213,54 @@ int bitcts_cli_run_option(const char *cmd, int argc, char **argv, int *i, bitcts
         *handled = 0;
     }
     return 0;
+}
+
+/* Baseline lines that can never apply (their glob matches no case of any tier): one warning
+ * line each. A baseline that cannot be read or parsed is refused. */
+static int warn_dead_baseline_lines(const bitcts_run_config *cfg, const bitcts_plan *plan)
+{
+    char err[1200] = "";
+    char *text = NULL;
+    size_t size = 0;
+    bitcts_baseline b;
+    int st = bitcts_fs_read(cfg->baseline_path, 64u << 20, &text, &size, err, sizeof err);
+    if (st == BITCTS_OK) {
+        st = bitcts_baseline_parse(cfg->baseline_path, text, size, &b, err, sizeof err);
+    }
+    free(text);
+    if (st != BITCTS_OK) {
+        return bitcts_cli_error("run", "%s", err);
+    }
+    for (size_t i = 0; i < b.count; ++i) {
+        if (!bitcts_baseline_entry_can_match(&b.entries[i], plan)) {
+            fprintf(stderr,
+                    "bitcts run: warning: %s:%zu: '%s' matches no case of any tier; the line "
+                    "can never apply\n",
+                    cfg->baseline_path, b.entries[i].line, b.entries[i].glob);
+        }
+    }
+    bitcts_baseline_free(&b);
+    return 0;
+}
+
+/* The command line against the suite's plan, where a message can name what is wrong: a
+ * selection that matches nothing (one explored case, "explore.17", is the runner's to find) and
+ * baseline lines that can never apply. */
+static int check_against_plan(const bitcts_run_config *cfg)
+{
+    bitcts_plan *plan = NULL;
+    if (bitcts_plan_create(&plan) != BITCTS_OK) {
+        return bitcts_cli_error("run", "out of memory");
+    }
+    int rc = 0;
+    if (bitcts_explore_parse_id(cfg->selection.filter) < 0) {
+        rc = bitcts_cli_require_cases("run", plan, &cfg->selection, cfg->tier_text);
+    }
+    if (rc == 0 && cfg->baseline_path != NULL) {
+        rc = warn_dead_baseline_lines(cfg, plan);
+    }
+    bitcts_plan_destroy(plan);
+    return rc;
 }
 
 json_t *bitcts_cli_command_line(int argc, char **argv)
@@ -286,6 +339,10 @@ int bitcts_cmd_run(int argc, char **argv)
     }
     if (cfg.backend_spec == NULL) {
         return bitcts_cli_error("run", "--backend is required (a built-in name or a plugin path)");
+    }
+    const int refused = check_against_plan(&cfg);
+    if (refused != 0) {
+        return refused;
     }
     json_t *command_line = bitcts_cli_command_line(argc, argv);
     if (command_line == NULL) {

@@ -26,8 +26,8 @@ static const char sweep_usage[] =
     "extension (vulkan) is timed on the device, apart from transfers and checking.\n"
     "  --every N       a reduced sweep: only chunks 0, N, 2N, ... (every value of the low 24\n"
     "                  bits, a spread of the high ones)\n"
-    "  --timeout S     seconds one backend call may take (default 120); the harness's own work\n"
-    "                  on a chunk may take 10 times that (at least 600)\n"
+    "  --timeout S     seconds one backend call may take (default 120; from 0.1 to 86400);\n"
+    "                  the harness's own work on a chunk may take 10 times that (at least 600)\n"
     "  --json FILE     also write the result as JSON\n"
     "Exit code 0 when every asserted element matches; 1 when one differs or the backend\n"
     "failed (a refused chunk, a crash, a hang, an exit, a process left running); 2 for bad\n"
@@ -46,16 +46,6 @@ typedef struct sweep_args {
     const char *json;
     char keys[BITCTS_MAX_OPTIONS][64];
 } sweep_args;
-
-static int parse_number(const char *option, const char *v, double max, double *out)
-{
-    char *end = NULL;
-    *out = strtod(v, &end);
-    if (*end != '\0' || !(*out > 0) || *out > max) {
-        return bitcts_cli_error("sweep", "%s: '%s' is not a number from 0 to %g", option, v, max);
-    }
-    return 0;
-}
 
 static int parse_types(sweep_args *a, const char *op, const char *type, const char *out_type)
 {
@@ -111,9 +101,9 @@ static int parse_sweep(int argc, char **argv, sweep_args *a)
             }
             cfg->every = (uint32_t)n;
         } else if ((r = bitcts_cli_option(argc, argv, &i, "--timeout", &v)) != 0) {
-            if (r < 0 || parse_number("--timeout", v, 86400, &d) != 0) {
-                return r < 0 ? bitcts_cli_error("sweep", "--timeout needs seconds")
-                             : BITCTS_EXIT_USAGE;
+            if (r < 0 || bitcts_cli_parse_seconds(v, &d) != 0) {
+                return bitcts_cli_error("sweep", "--timeout: '%s' " BITCTS_CLI_SECONDS_RULE,
+                                        r < 0 ? "" : v);
             }
             cfg->timeout_s = d;
         } else if ((r = bitcts_cli_option(argc, argv, &i, "--json", &v)) != 0) {

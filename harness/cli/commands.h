@@ -38,6 +38,17 @@ json_t *bitcts_cli_command_line(int argc, char **argv);
 int bitcts_cmd_report_matrix(int argc, char **argv);
 int bitcts_cmd_check(int argc, char **argv);
 
+/** What bitcts_glob_is_valid asks of a glob, for messages. */
+#define BITCTS_CLI_GLOB_RULE "an unclosed '[' or a trailing '\\'"
+
+/** The selection in words for a message: "--filter 'GLOB', --tier T[, --feature-level FL]". */
+void bitcts_cli_selection_text(const bitcts_selection *sel, const char *tier_text, char *out,
+                               size_t cap);
+/** Refuses a selection that matches no case of the plan: one line naming the filter, tier and
+ * feature level. @return 0, or BITCTS_EXIT_USAGE after printing. */
+int bitcts_cli_require_cases(const char *cmd, const bitcts_plan *plan, const bitcts_selection *sel,
+                             const char *tier_text);
+
 /** Parses --filter, --tier, --feature-level at argv[*i]; sets *handled when it took one.
  * Returns 0 or an exit code (2) after printing the error. */
 int bitcts_parse_selection(const char *cmd, int argc, char **argv, int *i, bitcts_selection *sel,

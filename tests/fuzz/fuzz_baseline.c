@@ -32,6 +32,8 @@ static void check_entry(const bitcts_baseline_entry *e)
     FUZZ_CHECK(glob_len > 0 && glob_len < sizeof e->glob);
     FUZZ_CHECK(strpbrk(e->glob, " \t\r\n#") == NULL);
     FUZZ_CHECK(verdict_allowed(e->verdict));
+    FUZZ_CHECK(bitcts_glob_is_valid(e->glob));
+    FUZZ_CHECK(e->line >= 1);
     FUZZ_CHECK(strlen(e->reason) < sizeof e->reason);
     FUZZ_CHECK(strchr(e->reason, '\n') == NULL);
     FUZZ_CHECK(e->reason[0] != ' ' && e->reason[0] != '\t' && e->reason[0] != '\r');

@@ -27,6 +27,41 @@ bad "symbol bitcts_plugin_negotiate not found" run --backend "$missing_symbol" -
 bad "unknown backend 'gpu9'" run --backend gpu9 --report "$work/r4" --quiet
 printf 'bit_xor.* fail  # known\nbit_not.* flaky\n' >"$work/baseline.txt"
 bad "baseline.txt:2: unknown verdict 'flaky'" run --backend "$example" --baseline "$work/baseline.txt" --report "$work/r5" --quiet
+# A refused run writes nothing: no report folder is made, an empty one stays empty (no mark).
+refused_leaves_nothing() { # refused_leaves_nothing WANT ARGS...
+    local want=$1
+    shift
+    rm -rf "$work/refused" "$work/refused-empty" && mkdir "$work/refused-empty"
+    bad "$want" run "$@" --report "$work/refused" --quiet
+    bad "$want" run "$@" --report "$work/refused-empty" --quiet
+    if [ -e "$work/refused" ] || [ -n "$(ls -A "$work/refused-empty")" ]; then
+        echo "FAIL: refused run $* left $(ls -A "$work/refused" "$work/refused-empty" 2>&1 | tr '\n' ' ')"
+        fail=1
+    fi
+}
+refused_leaves_nothing "$work/nope.so" --backend "$work/nope.so"
+refused_leaves_nothing "ABI major 2 not supported" --backend "$wrong_major"
+refused_leaves_nothing "symbol bitcts_plugin_negotiate not found" --backend "$missing_symbol"
+refused_leaves_nothing "unknown backend 'gpu9'" --backend gpu9
+refused_leaves_nothing "unknown verdict 'flaky'" --backend "$example" --baseline "$work/baseline.txt"
+refused_leaves_nothing "matches no case" --backend "$example" --filter 'no_such_case*'
+# Baseline lines that can never match: an unknown verdict or a malformed glob is refused
+# (FILE:LINE); a glob that matches no case of any tier is one warning line, and the run goes on.
+for kind in pass warn recorded expected_fail unexpected_pass Fail flaky; do
+    printf 'bit_xor.* fail\nbit_not.* %s # why\n' "$kind" >"$work/kind.txt"
+    bad "kind.txt:2: unknown verdict '$kind'" run --backend "$example" --baseline "$work/kind.txt" --report "$work/kind" --quiet
+done
+printf 'bit_xor.* fail\n# a comment\nbit_not.*\n' >"$work/kind.txt"
+bad "kind.txt:3: missing verdict after 'bit_not.*'" run --backend "$example" --baseline "$work/kind.txt" --report "$work/kind" --quiet
+printf 'bit_[xor.* fail\n' >"$work/glob.txt"
+bad "glob.txt:1: 'bit_[xor.*' is a malformed glob" run --backend "$example" --baseline "$work/glob.txt" --report "$work/kind" --quiet
+printf 'bit_not.* crash\nbit_nand.* fail # typo\nexplore.* fail\nbit_xor.uint8.r9.* timeout\n' >"$work/dead.txt"
+"$bitcts" run --backend "$example" --filter 'bit_not.uint8.r1.packed.*' --baseline "$work/dead.txt" \
+    --report "$work/dead" --quiet >/dev/null 2>"$work/err"
+if [ "$(grep -c warning "$work/err")" -ne 2 ] || ! grep -qF "dead.txt:2: 'bit_nand.*' matches no case of any tier" "$work/err" ||
+    ! grep -qF "dead.txt:4: 'bit_xor.uint8.r9.*' matches no case" "$work/err" || [ ! -s "$work/dead/report.json" ]; then
+    echo "FAIL: dead baseline lines: $(cat "$work/err")"; fail=1
+fi
 bad "--shard: '4/3'" run --backend "$example" --shard 4/3
 bad "--jobs" run --backend "$example" --jobs 0
 bad "--backend is required" run --filter 'bit_not*'
@@ -38,6 +73,34 @@ mkdir -p "$work/mine" && echo "precious" >"$work/mine/notes.txt"
 bad "holds files bitcts did not write" run --backend "$example" --filter 'bit_not.uint8.r1.*' --report "$work/mine" --quiet
 [ "$(cat "$work/mine/notes.txt")" = precious ] && [ ! -e "$work/mine/report.json" ] || { echo "FAIL: --report touched a foreign folder"; fail=1; }
 "$bitcts" run --backend "$example" --filter 'bit_not.uint8.r1.*' --report "$work/mine" --quiet --force >/dev/null && [ -s "$work/mine/report.json" ] || { echo "FAIL: --force"; fail=1; }
+# Files bitcts does not own are not overwritten. Two runs of one selection with two CPU
+# variants, and one with another seed: report merge refuses to join them, naming both.
+sel='bit_not.uint8.r1.packed.*'
+"$bitcts" run --backend cpu:scalar --filter "$sel" --report "$work/v1" --quiet --jobs 1 >/dev/null
+"$bitcts" run --backend cpu --filter "$sel" --report "$work/v2" --quiet --jobs 1 >/dev/null
+"$bitcts" run --backend cpu:scalar --filter "$sel" --report "$work/v3" --quiet --jobs 1 --seed 7 >/dev/null
+bad "$work/v1 and $work/v2 are not shards of one run: backend.spec differs ('cpu:scalar' vs 'cpu')" \
+    report merge --out "$work/merged" "$work/v1" "$work/v2"
+bad "are not shards of one run: seed differs" report merge --out "$work/merged" "$work/v1" "$work/v3"
+[ ! -e "$work/merged" ] || { echo "FAIL: a refused merge left $work/merged"; fail=1; }
+bad "--out $work/v1 is the input report $work/v1" report merge --out "$work/v1" "$work/v1"
+# report matrix and report diff never write over an input report, nor two outputs on one file.
+cp "$work/v1/report.json" "$work/v1-copy.json"
+bad "--out $work/v1/report.json is the input report $work/v1/report.json" \
+    report matrix --out "$work/v1/report.json" "$work/v1" "$work/v2"
+bad "--html $work/v1-copy.json is the input report" report matrix --out "$work/m.md" \
+    --html "$work/v1-copy.json" "$work/v1-copy.json" "$work/v2"
+bad "--out and --html name the same file" report matrix --out "$work/m.md" --html "$work/./m.md" "$work/v1"
+bad "--html and --json name the same file" report matrix --out "$work/m.md" --html "$work/h" --json "$work/h" "$work/v1"
+bad "--json $work/v2/report.json is the input report" report diff "$work/v1" "$work/v2" --json "$work/v2/report.json"
+cmp -s "$work/v1/report.json" "$work/v1-copy.json" && [ ! -e "$work/m.md" ] ||
+    { echo "FAIL: an input report or output was written"; fail=1; }
+# A folder holding a report.json another tool wrote is not a bitcts report folder.
+mkdir -p "$work/other" && echo '{"tool": "other"}' >"$work/other/report.json"
+bad "--report $work/other holds files bitcts did not write" run --backend cpu --filter "$sel" --report "$work/other" --quiet
+bad "--report $work/other holds files bitcts did not write" explore --backend cpu --cases 2 --report "$work/other" --quiet
+bad "--out $work/other holds files bitcts did not write" report merge --out "$work/other" "$work/v1"
+[ "$(cat "$work/other/report.json")" = '{"tool": "other"}' ] || { echo "FAIL: another tool's report.json was replaced"; fail=1; }
 # A good run, then a report with an unknown verdict.
 "$bitcts" run --backend "$example" --filter 'bit_not.uint8.r1.*' --report "$work/good" --quiet >/dev/null || { echo "FAIL: good run"; fail=1; }
 for f in report.json junit.xml report.html summary.md results.jsonl; do

@@ -227,8 +227,24 @@ static void test_determinism(const bitcts_plan *plan)
     bitcts_case_free(&d1);
 }
 
+/* A glob is well-formed when every '[' closes and no '\\' ends it (fnmatch would otherwise
+ * match nothing, or the literal text, silently). */
+static void test_glob_validity(void)
+{
+    static const char *const good[] = {"*",    "bit_xor.*",   "bit_[ax]*", "[!b]*",
+                                       "[]]*", "[[:digit:]]", "a\\[",      "[a-z].?"};
+    static const char *const bad[] = {"[", "bit_[and.*", "x\\", "[[:digit:]", "[[:alpha]", "[!"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; ++i) {
+        CHECK(bitcts_glob_is_valid(good[i]));
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        CHECK(!bitcts_glob_is_valid(bad[i]));
+    }
+}
+
 int main(void)
 {
+    test_glob_validity();
     bitcts_plan *plan = NULL;
     CHECK_EQ_U64(bitcts_plan_create(&plan), BITCTS_OK);
     if (plan == NULL) {

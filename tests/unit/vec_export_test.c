@@ -34,7 +34,7 @@ static int export_to(const bitcts_plan *plan, const char *dir, const char *filte
     bitcts_export_options opt = {.seed = BITCTS_DEFAULT_SEED,
                                  .selection = {.tiers = tiers, .filter = filter}};
     bitcts_export_stats stats;
-    return bitcts_export_dir(plan, &opt, dir, &stats, err, cap);
+    return bitcts_export_dir(plan, &opt, dir, NULL, &stats, err, cap);
 }
 
 /* Checks one file record against the bytes on disk. */

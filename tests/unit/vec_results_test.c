@@ -114,7 +114,8 @@ static void test_manifest(void)
     static const char good[] =
         "{\"format\": \"bitcts-vectors\", \"format_version\": \"1.0\", \"generator_version\": 2,"
         " \"seed\": \"0x0062697463747331\", \"tier\": \"default\", \"filter\": \"*\","
-        " \"max_feature_level\": \"\", \"cases\": [{\"id\": \"a.b\"}, {\"id\": \"c.d\"}]}";
+        " \"max_feature_level\": \"\", \"case_count\": 2,"
+        " \"cases\": [{\"id\": \"a.b\"}, {\"id\": \"c.d\"}]}";
     bitcts_export_manifest m;
     char err[256] = "";
     CHECK_EQ_U64(bitcts_export_manifest_parse(good, strlen(good), &m, err, sizeof err), BITCTS_OK);
@@ -126,6 +127,24 @@ static void test_manifest(void)
     CHECK_EQ_U64(bitcts_export_manifest_parse(v2, strlen(v2), &m, err, sizeof err),
                  BITCTS_E_FORMAT_VERSION);
     CHECK(m.ids == NULL && m.root == NULL);
+    /* A manifest that does not add up: case_count wrong or missing, an id twice. */
+    static const char *const bad[][2] = {
+        {"\"case_count\": 2", "\"case_count\": 3"},
+        {"\"case_count\": 2,", ""},
+        {"\"c.d\"", "\"a.b\""},
+    };
+    static const char *const why[] = {"\"case_count\" is 3, but \"cases\" holds 2 cases",
+                                      "\"case_count\" is not a count", "case a.b is listed twice"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        char text[sizeof good + 16];
+        const char *at = strstr(good, bad[i][0]);
+        snprintf(text, sizeof text, "%.*s%s%s", (int)(at - good), good, bad[i][1],
+                 at + strlen(bad[i][0]));
+        CHECK_EQ_U64(bitcts_export_manifest_parse(text, strlen(text), &m, err, sizeof err),
+                     BITCTS_E_PARSE);
+        CHECK(strstr(err, why[i]) != NULL);
+        CHECK(m.ids == NULL && m.root == NULL);
+    }
 }
 
 int main(void)
