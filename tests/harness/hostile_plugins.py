@@ -326,7 +326,12 @@ def careless():
     args = [BITCTS, "run", "--backend", PLUGINS["exec_hang"], "--filter", FILTER, "--jobs", "1",
             "--timeout", "1", "--report", report, "--quiet"]
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(1.5)
+    # SIGINT once the run has logged its first case (a loaded machine may take a while to get
+    # there), then a moment into the hangs that follow.
+    log = os.path.join(report, "results.jsonl")
+    while p.poll() is None and not (os.path.exists(log) and os.path.getsize(log) > 0):
+        time.sleep(0.05)
+    time.sleep(0.5)
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=60)
     text = err.decode("utf-8", "replace")

@@ -962,7 +962,9 @@ static void test_faults(void)
         const double t0 = seconds_now();
         CHECK_EQ_U64(run_not_u32(inst, y), BITCTS_ABI_E_DEVICE);
         const double took = seconds_now() - t0;
-        CHECK(took >= 0.25 && took < 10.0);
+        /* It waited its 300 ms and then gave up: not a hang. The upper bound is far above what
+         * a loaded machine takes, so that only a wait that never ends fails it. */
+        CHECK(took >= 0.25 && took < 120.0);
         CHECK(contains(table->instance_last_error(inst), "timeout_ms=300"));
         table->instance_destroy(inst);
     }
