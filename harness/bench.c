@@ -230,6 +230,7 @@ static json_t *row_json(const bitcts_bench_result *r, const bitcts_bench_row *ro
         return NULL;
     }
     const double gbps = row->gbps > 0 ? row->gbps : -1;
+    json_object_set_new(o, "note", row->note[0] != '\0' ? json_string(row->note) : json_null());
     json_object_set_new(o, "gbps", number_or_null(gbps));
     json_object_set_new(o, "limit_gbps", number_or_null(row->limit_gbps));
     json_object_set_new(o, "ratio_limit", ratio(gbps, row->limit_gbps));
@@ -302,6 +303,7 @@ static json_t *small_json(const bitcts_bench_result *r)
             json_pack("{s:s, s:s, s:s, s:I, s:s}", "op", bitcts_op_name(s->op), "in_type",
                       bitcts_dtype_name(s->in_type), "out_type", bitcts_dtype_name(s->out_type),
                       "bytes", (json_int_t)s->bytes, "check", s->check);
+        json_object_set_new(o, "note", s->note[0] != '\0' ? json_string(s->note) : json_null());
         json_object_set_new(o, "default_ns", number_or_null(s->default_ns));
         json_object_set_new(o, "scalar_ns", number_or_null(s->scalar_ns));
         json_array_append_new(small, o);

@@ -12,8 +12,11 @@
  *     its peers are PyTorch (CUDA), CuPy and JAX, timed with device events.
  *   * Any other backend is timed with the host's clock and has no limit.
  * Every timed output is checked (the reference, or for large device runs the cpu backend): a
- * wrong result is WRONG, never a speed. The backend runs in a sandboxed child under a watchdog
- * (harness/supervise.h); the peers run in Python child processes (harness/bench_peers.py).
+ * wrong result is WRONG, never a speed. Every call gets guarded buffers, a poisoned output and a
+ * lent description, and is checked after it returns (harness/bench_buffers.h): a write outside
+ * the buffers is GUARD, a changed input INPUT, a changed description DESC. The backend runs in
+ * a sandboxed child under a watchdog (harness/supervise.h); the peers run in Python child
+ * processes (harness/bench_peers.py).
  * Thread-safety: one bench per process; the backend may use threads of its own. */
 #ifndef BITCTS_HARNESS_BENCH_H
 #define BITCTS_HARNESS_BENCH_H
@@ -107,9 +110,12 @@ typedef struct bitcts_bench_row {
     double limit2_gbps;  /* device: the copy kernel; < 0 otherwise */
     const char *limit;   /* "triad" (two array inputs), "copy" (host), "copy" (device) */
     double peer_gbps[BITCTS_BENCH_PEERS]; /* < 0: n/a */
-    const char *check; /* "ok", "WRONG", "ERROR", "REF-ERROR", "n/a" (not supported), "-"
-                        * (not measured: the backend failed first) */
-    char note[160];    /* the backend's error text for ERROR and n/a */
+    const char *check; /* "ok", "WRONG" (an output differs), "GUARD" (a write outside the
+                        * buffers), "INPUT" (an input changed), "DESC" (the lent description
+                        * changed), "ERROR", "REF-ERROR", "n/a" (not supported), "-" (not
+                        * measured: the backend failed first) */
+    char note[400];    /* what the failing call did (its name first), or the backend's error
+                        * text for ERROR and n/a */
 } bitcts_bench_row;
 
 /** The per-call cost of a small tensor (host clock, transfers included): the default instance,
@@ -117,7 +123,8 @@ typedef struct bitcts_bench_row {
 typedef struct bitcts_bench_small {
     uint32_t op, in_type, out_type, bytes;
     double default_ns, scalar_ns; /* scalar_ns < 0: no scalar variant */
-    const char *check;
+    const char *check;            /* as a row's */
+    char note[400];               /* as a row's */
 } bitcts_bench_small;
 
 /** A peer as it ran. */

@@ -27,7 +27,8 @@ typedef struct bench_parent {
 /* The check words a row or a small case may carry, as static strings. */
 static const char *known_check(const char *word)
 {
-    static const char *const words[] = {"ok", "WRONG", "ERROR", "REF-ERROR", "n/a"};
+    static const char *const words[] = {"ok",   "WRONG", "GUARD",     "INPUT",
+                                        "DESC", "ERROR", "REF-ERROR", "n/a"};
     for (size_t i = 0; i < sizeof words / sizeof words[0]; ++i) {
         if (strcmp(word, words[i]) == 0) {
             return words[i];
@@ -128,7 +129,7 @@ static int take_row_line(bench_parent *b, char *p)
     return 0;
 }
 
-/* An M line: "<case> <default_ns> <scalar_ns> <check>". */
+/* An M line: "<case> <default_ns> <scalar_ns> <check> [<text>]". */
 static int take_small(bench_parent *b, char *p)
 {
     uint64_t i = 0;
@@ -143,13 +144,15 @@ static int take_small(bench_parent *b, char *p)
         return -1;
     }
     const bitcts__bench_small_case *c = &bitcts__bench_small_cases[i];
-    b->r->small[b->r->small_count++] = (bitcts_bench_small){.op = c->op,
-                                                            .in_type = c->type,
-                                                            .out_type = c->out_type,
-                                                            .bytes = c->bytes,
-                                                            .default_ns = default_ns,
-                                                            .scalar_ns = scalar_ns,
-                                                            .check = check};
+    bitcts_bench_small *s = &b->r->small[b->r->small_count++];
+    *s = (bitcts_bench_small){.op = c->op,
+                              .in_type = c->type,
+                              .out_type = c->out_type,
+                              .bytes = c->bytes,
+                              .default_ns = default_ns,
+                              .scalar_ns = scalar_ns,
+                              .check = check};
+    bitcts_sanitize_again(p, 4096, s->note, sizeof s->note);
     b->r->failures += strcmp(check, "ok") != 0 && strcmp(check, "n/a") != 0;
     return 0;
 }

@@ -6,26 +6,12 @@
 #include "bitcts/bitcts_status.h"
 #include "case_buffers.h"
 #include "ref_ops.h"
-#include "rng.h"
 
 enum { MAP_A, MAP_B, MAP_OUT, MAP_HARNESS };
 
 static uint64_t aligned(uint64_t n)
 {
     return (n + 63) & ~(uint64_t)63;
-}
-
-/* The guard bytes of pass 0, from the case's own stream: no backend can know them. */
-static void fill_guard_expect(bitcts_case_buffers *x, uint64_t case_seed)
-{
-    bitcts_rng rng;
-    bitcts_rng_init(&rng, case_seed, "guard");
-    for (uint64_t i = 0; i < x->guard_bytes; i += 8) {
-        const uint64_t v = bitcts_rng_next(&rng);
-        for (uint64_t k = 0; k < 8 && i + k < x->guard_bytes; ++k) {
-            x->guard_expect[i + k] = (uint8_t)(v >> (8 * k));
-        }
-    }
 }
 
 static int map_backend(bitcts_guard_buf *g, uint64_t size, const char *name, uint64_t index)
@@ -43,7 +29,7 @@ static int map_all(const bitcts_case_data *d, int recorded, uint64_t index, bitc
         if (map_backend(&gen[MAP_A + i], x->in_bytes[i], bitcts_role_name(x->n_in, i), index)) {
             return -1;
         }
-        x->io[i] = &gen[MAP_A + i];
+        x->guards.bufs[i] = &gen[MAP_A + i];
         x->in[i] = gen[MAP_A + i].data;
     }
     if (x->alias >= 0) {
@@ -52,16 +38,10 @@ static int map_all(const bitcts_case_data *d, int recorded, uint64_t index, bitc
         if (map_backend(&gen[MAP_OUT], x->out_bytes, "Output", index) != 0) {
             return -1;
         }
-        x->io[2] = &gen[MAP_OUT];
+        x->guards.bufs[2] = &gen[MAP_OUT];
         x->out = gen[MAP_OUT].data;
     }
-    for (uint32_t t = 0; t < 3; ++t) {
-        size_t after = 0;
-        if (x->io[t] != NULL) {
-            (void)bitcts_guard_after(x->io[t], &after);
-            x->guard_bytes += BITCTS_GUARD_BEFORE + after;
-        }
-    }
+    x->guard_bytes = bitcts_guard_set_bytes(&x->guards);
     const uint64_t total = aligned(x->in_bytes[0]) + aligned(x->in_bytes[1]) +
                            (recorded ? 3 : 2) * aligned(x->out_bytes) + aligned(x->guard_bytes);
     if (bitcts_guard_reuse(&gen[MAP_HARNESS], total, 0, BITCTS_GUARD_KIND_HARNESS,
@@ -82,7 +62,7 @@ static int map_all(const bitcts_case_data *d, int recorded, uint64_t index, bitc
         x->expected_mask = p;
         p += aligned(x->out_bytes);
     }
-    x->guard_expect = p;
+    x->guards.expect = p; /* the guards' bytes, unknown to the backend */
     return 0;
 }
 
@@ -101,7 +81,7 @@ int bitcts_case_buffers_prepare(const bitcts_case_data *d, int recorded, uint64_
     for (uint32_t i = 0; i < x->n_in; ++i) {
         memcpy(x->inputs_before[i], d->inputs[i], (size_t)x->in_bytes[i]);
     }
-    fill_guard_expect(x, d->case_seed);
+    bitcts_guard_set_draw(&x->guards, d->case_seed);
     int st = bitcts_case_expected_into(d, BITCTS_SHIFT_POLICY_SATURATE, x->expected);
     if (st == BITCTS_OK && recorded) {
         st = bitcts_case_expected_into(d, BITCTS_SHIFT_POLICY_MASK, x->expected_mask);
@@ -128,24 +108,7 @@ void bitcts_case_buffers_arm(bitcts_case_buffers *x, uint32_t pass)
     if (x->alias < 0) {
         memcpy(x->out, x->output_before, (size_t)x->out_bytes);
     }
-    const uint8_t flip = pass == 0 ? 0x00 : 0xFF;
-    const uint8_t *g = x->guard_expect;
-    for (uint32_t t = 0; t < 3; ++t) {
-        if (x->io[t] == NULL) {
-            continue;
-        }
-        size_t after_len = 0;
-        uint8_t *before = bitcts_guard_before(x->io[t]);
-        uint8_t *after = bitcts_guard_after(x->io[t], &after_len);
-        for (size_t k = 0; k < BITCTS_GUARD_BEFORE; ++k) {
-            before[k] = g[k] ^ flip;
-        }
-        g += BITCTS_GUARD_BEFORE;
-        for (size_t k = 0; k < after_len; ++k) {
-            after[k] = g[k] ^ flip;
-        }
-        g += after_len;
-    }
+    bitcts_guard_set_arm(&x->guards, pass);
 }
 
 void bitcts_case_buffers_compare_args(const bitcts_case_buffers *x, const bitcts_op_desc *d,
@@ -164,28 +127,7 @@ void bitcts_case_buffers_compare_args(const bitcts_case_buffers *x, const bitcts
     out->output_after = x->out;
     out->expected = x->expected;
     out->expected_mask = recorded ? x->expected_mask : NULL;
-    const uint8_t flip = x->pass == 0 ? 0x00 : 0xFF;
-    for (uint64_t k = 0; k < x->guard_bytes; ++k) {
-        guard_scratch[k] = x->guard_expect[k] ^ flip;
-    }
-    const uint8_t *g = guard_scratch;
-    for (uint32_t t = 0; t < 3; ++t) {
-        if (x->io[t] == NULL) {
-            continue;
-        }
-        /* The tensor index of the comparison: inputs 0..n-1, the output at n. */
-        const uint32_t slot = t < x->n_in ? t : x->n_in;
-        size_t after_len = 0;
-        bitcts_compare_guard *cg = &out->guards[slot];
-        cg->before = bitcts_guard_before(x->io[t]);
-        cg->before_expect = g;
-        cg->before_len = BITCTS_GUARD_BEFORE;
-        g += BITCTS_GUARD_BEFORE;
-        cg->after = bitcts_guard_after(x->io[t], &after_len);
-        cg->after_expect = g;
-        cg->after_len = after_len;
-        g += after_len;
-    }
+    bitcts_guard_set_expect(&x->guards, x->pass, x->n_in, guard_scratch, out->guards);
     if (x->alias >= 0) { /* the output's guards are its input's */
         out->guards[x->n_in] = out->guards[x->alias];
     }
@@ -194,8 +136,8 @@ void bitcts_case_buffers_compare_args(const bitcts_case_buffers *x, const bitcts
 void bitcts_case_buffers_retire(bitcts_case_buffers *x)
 {
     for (int t = 0; t < 3; ++t) {
-        if (x->io[t] != NULL) {
-            bitcts_guard_retire(x->io[t]);
+        if (x->guards.bufs[t] != NULL) {
+            bitcts_guard_retire(x->guards.bufs[t]);
         }
     }
     memset(x, 0, sizeof *x);

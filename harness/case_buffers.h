@@ -13,6 +13,7 @@
 #include "case_plan.h" /* bitcts_case_data */
 #include "compare.h"   /* bitcts_compare_args */
 #include "guard_mem.h" /* bitcts_guard_buf */
+#include "guard_set.h" /* bitcts_guard_set */
 
 #define BITCTS_CASE_PASSES 2
 #define BITCTS_CASE_MAPS 4 /* A, B, Output, and the harness's own */
@@ -26,13 +27,13 @@ typedef struct bitcts_case_pool {
 } bitcts_case_pool;
 
 typedef struct bitcts_case_buffers {
-    bitcts_guard_buf *io[3];   /* handed to the backend: A (or Input), B, Output (NULL: unused) */
+    bitcts_guard_set guards;   /* handed to the backend: A (or Input), B, Output (NULL: unused);
+                                * guards.expect (pattern 0) lies in the harness's mapping */
     bitcts_guard_buf *harness; /* the harness's own mapping, holding the pointers below */
     uint8_t *inputs_before[2]; /* the inputs as generated */
     uint8_t *output_before;    /* the output as handed over (poisoned) */
     uint8_t *expected;         /* saturate policy (the only one when not recorded) */
     uint8_t *expected_mask;    /* recorded cases: the mask policy; else NULL */
-    uint8_t *guard_expect;     /* every guard's bytes in pass 0, back to back */
     uint64_t in_bytes[2], out_bytes, guard_bytes;
     uint8_t *in[2]; /* the data pointers handed to the backend */
     uint8_t *out;   /* may be an input's pointer (in place) */

@@ -56,16 +56,16 @@ static size_t guard_damage(const uint8_t *p, const uint8_t *expect, size_t len, 
     return count;
 }
 
-static int check_guards(const bitcts_compare_args *a, char *why, size_t cap)
+int bitcts_compare_guards(const bitcts_op_desc *d, const bitcts_compare_guard guards[3], char *why,
+                          size_t cap)
 {
     int bad = 0;
     char text[200];
-    for (uint32_t t = 0; t <= a->desc->input_count; ++t) {
-        const bitcts_compare_guard *g = &a->guards[t];
-        const uint64_t size = t == a->desc->input_count
-                                  ? a->desc->output.total_tensor_size_in_bytes
-                                  : a->desc->inputs[t].total_tensor_size_in_bytes;
-        const char *role = bitcts_role_name(a->desc->input_count, t);
+    for (uint32_t t = 0; t <= d->input_count; ++t) {
+        const bitcts_compare_guard *g = &guards[t];
+        const uint64_t size = t == d->input_count ? d->output.total_tensor_size_in_bytes
+                                                  : d->inputs[t].total_tensor_size_in_bytes;
+        const char *role = bitcts_role_name(d->input_count, t);
         size_t first = 0, last = 0;
         size_t n = g->before_len > 0
                        ? guard_damage(g->before, g->before_expect, g->before_len, &first, &last)
@@ -175,7 +175,7 @@ static uint64_t padding_writes(const bitcts_compare_args *a, const uint8_t *cove
 int bitcts_compare_untouched(const bitcts_compare_args *a, char *why, size_t cap)
 {
     why[0] = '\0';
-    const int guards = check_guards(a, why, cap);
+    const int guards = bitcts_compare_guards(a->desc, a->guards, why, cap);
     return check_inputs(a, why, cap) | guards;
 }
 
@@ -194,7 +194,7 @@ int bitcts_compare_case(const bitcts_compare_args *a, bitcts_case_result *r)
     if (covered == NULL) {
         return BITCTS_E_OUT_OF_MEMORY;
     }
-    int bad = check_guards(a, r->detail, sizeof r->detail);
+    int bad = bitcts_compare_guards(d, a->guards, r->detail, sizeof r->detail);
     bad |= check_inputs(a, r->detail, sizeof r->detail);
     element_scan s = {0};
     scan_elements(a, covered, &s, r);

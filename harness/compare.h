@@ -67,6 +67,13 @@ void bitcts_compare_poison(const bitcts_op_desc *desc, const uint8_t *expected,
  * @return BITCTS_OK or BITCTS_E_OUT_OF_MEMORY. */
 int bitcts_compare_case(const bitcts_compare_args *args, bitcts_case_result *out);
 
+/** The guards alone: appends to `why` (a "; " between problems) what differs from what the guards
+ * must hold, naming the buffer (guards[t]: input t, the output at d->input_count) and the bytes.
+ * O(guard bytes): sweep and bench call it after every backend call.
+ * @return 1 when a guard was written, else 0. */
+int bitcts_compare_guards(const bitcts_op_desc *d, const bitcts_compare_guard guards[3], char *why,
+                          size_t cap);
+
 /** The part of the comparison that concerns what the backend must not touch: the guards and
  * the inputs (but an input the output aliases). @return 1 with the problems in why, else 0. */
 int bitcts_compare_untouched(const bitcts_compare_args *args, char *why, size_t cap);

@@ -18,6 +18,7 @@
 
 #include "child.h"
 #include "clock.h"
+#include "guard_mem.h"
 #include "sandbox.h"
 #include "sigsafe.h"
 #include "supervise.h"
@@ -61,7 +62,8 @@ static const char *signal_text(int sig)
 static void child_on_fatal(int sig, siginfo_t *info, void *context)
 {
     (void)context;
-    char text[256];
+    char text[512];
+    char where[256];
     bitcts_sigsafe_line l = {text, sizeof text, 0};
     bitcts_sigsafe_text(&l, "F signal ");
     bitcts_sigsafe_number(&l, (uint64_t)sig);
@@ -71,6 +73,9 @@ static void child_on_fatal(int sig, siginfo_t *info, void *context)
     } else if (sig == SIGSEGV || sig == SIGBUS) {
         bitcts_sigsafe_text(&l, " at address ");
         bitcts_sigsafe_hex(&l, (uint64_t)(uintptr_t)info->si_addr);
+        bitcts_guard_describe(info->si_addr, where, sizeof where); /* the guarded buffers */
+        bitcts_sigsafe_text(&l, ": ");
+        bitcts_sigsafe_text(&l, where);
     }
     bitcts_sandbox_send(child_chan, child_nonce, text, l.len);
     signal(sig, SIG_DFL); /* end with the signal itself */

@@ -16,6 +16,7 @@
 
 #include "bitcts/bitcts_status.h"
 #include "clock.h"
+#include "guard_set.h"
 #include "lent_desc.h"
 #include "ref_ops.h"
 #include "sanitize.h"
@@ -24,6 +25,7 @@
 
 #define SWEEP_CHUNK (1u << BITCTS_SWEEP_CHUNK_LOG2)
 #define SWEEP_POISON 0xA5
+#define SWEEP_SEED 0x7377656570ull /* "sweep": the guards' seed, with the operator and types */
 
 typedef struct sweep {
     const bitcts_sweep_config *cfg;
@@ -34,10 +36,22 @@ typedef struct sweep {
     int unary, shift;
     uint32_t *table;  /* reference results: see build_tables */
     uint8_t *every_b; /* 16-bit binary sweeps: B's 65536 values in order, the row of each a */
-    uint8_t *in[2], *out;
+    bitcts_guard_buf maps[3]; /* A (or Input), B, Output: guarded mappings (harness/guard_mem.h) */
+    bitcts_guard_set guards;  /* their guards, pattern 0 drawn from the sweep's seed */
+    uint8_t *scratch;         /* a pattern's bytes while the guards are checked */
+    uint32_t pass;            /* the guards' pattern in the chunk at hand: 0, or 1 (complement) */
+    uint8_t *in[2], *out;     /* the mappings' data */
+    bitcts_op_desc desc;      /* a chunk: packed 1-D tensors */
     XXH3_state_t digest;
     bitcts_lent_desc lent; /* the description lent to the backend */
     uint64_t total, checked, chunks, mismatches, first_bad, oob, oob_mask, oob_saturate;
+    int filled;             /* the inputs hold the chunk at filled_base */
+    uint64_t filled_base;   /* ... */
+    uint64_t changed;       /* elements of the inputs the last fill found changed */
+    uint64_t changed_base;  /* the chunk whose calls changed them */
+    uint64_t changed_first; /* the first of them, within that chunk */
+    uint32_t changed_input; /* and its input */
+    char violation[600];    /* what a call of the chunk at hand broke, or "" */
     double backend_s, device_s, fill_s, check_s;
 } sweep;
 
@@ -157,33 +171,160 @@ static int build_tables(sweep *s)
 
 /* ---- filling a chunk ---- */
 
-static void fill_chunk(sweep *s, uint64_t base, uint32_t n)
+/* Every fill checks, before it writes, that the inputs still hold what the previous fill wrote
+ * (the backend must not write them): a block is read, then written while it is in the cache,
+ * so the check costs no more memory traffic than the stores alone. A difference is kept for
+ * the chunk that was handed those inputs. */
+static void note_changed(sweep *s, uint32_t input, uint64_t count, uint64_t first)
 {
-    const uint32_t bytes = s->width / 8;
-    if (s->unary && s->width == 32) {
-        for (uint32_t i = 0; i < n; ++i) {
-            store_u32(s->in[0] + 4 * (size_t)i, (uint32_t)(base + i));
-        }
-    } else if (!s->unary && s->width == 16) { /* n = 2^24: 256 values of a, each with every b */
-        for (uint32_t k = 0; k < n / 65536; ++k) {
-            const uint32_t a = (uint32_t)((base >> 16) + k);
-            uint8_t *pa = s->in[0] + 2 * (size_t)k * 65536;
-            for (uint32_t b = 0; b < 65536; ++b) {
-                store_u16(pa + 2 * (size_t)b, a);
+    if (count > 0 && s->changed == 0) {
+        s->changed_input = input;
+        s->changed_first = first;
+    }
+    s->changed += count;
+}
+
+/* The element index (within the chunk) of the first element of a 65536-element block of a
+ * 32-bit input that differs from what was written, or 65536. */
+static uint32_t first_unlike32(const uint8_t *p, uint32_t was)
+{
+    uint32_t l = 0;
+    while (l < 65536 && load_u32(p + 4 * (size_t)l) == was + l) {
+        ++l;
+    }
+    return l;
+}
+
+static void fill_unary32(sweep *s, uint64_t base, uint32_t n)
+{
+    const uint32_t was = (uint32_t)s->filled_base;
+    for (uint32_t k = 0; k < n; k += 65536) {
+        uint8_t *p = s->in[0] + 4 * (size_t)k;
+        uint64_t bad = 0;
+        if (s->filled) {
+            for (uint32_t l = 0; l < 65536; ++l) {
+                bad += load_u32(p + 4 * (size_t)l) != was + k + l;
             }
-            memcpy(s->in[1] + 2 * (size_t)k * 65536, s->every_b, 2 * 65536);
         }
-    } else {
-        for (uint32_t i = 0; i < n; ++i) {
-            uint64_t a, b;
-            operands(s, base + i, &a, &b);
-            bitcts_ref_store(s->in[0] + (size_t)i * bytes, bytes, a);
-            if (!s->unary) {
-                bitcts_ref_store(s->in[1] + (size_t)i * bytes, bytes, b);
-            }
+        if (bad > 0) {
+            note_changed(s, 0, bad, k + first_unlike32(p, was + k));
+        }
+        const uint32_t now = (uint32_t)base + k;
+        for (uint32_t l = 0; l < 65536; ++l) {
+            store_u32(p + 4 * (size_t)l, now + l);
         }
     }
-    memset(s->out, SWEEP_POISON, (size_t)n * s->ob);
+}
+
+/* A 65536-element row of a 16-bit binary sweep: every b for one a. The poison is a value no
+ * element of the row may hold: the complement of a op b; for a shift, the complement of the
+ * mask policy's result (the result for count & 15), or 1 where that is 0 (saturation). */
+static void poison_row16(const sweep *s, uint32_t a, uint8_t *o)
+{
+    if (s->shift) {
+        uint8_t period[32];
+        for (uint32_t c = 0; c < 16; ++c) {
+            const uint16_t p = (uint16_t)~ref(s, a, c);
+            store_u16(period + 2 * c, p != 0 ? p : 1);
+        }
+        for (uint32_t b = 0; b < 65536; b += 16) {
+            memcpy(o + 2 * (size_t)b, period, sizeof period);
+        }
+    } else if (s->op == BITCTS_OP_BIT_AND) {
+        for (uint32_t b = 0; b < 65536; ++b) {
+            store_u16(o + 2 * (size_t)b, ~(a & b));
+        }
+    } else if (s->op == BITCTS_OP_BIT_OR) {
+        for (uint32_t b = 0; b < 65536; ++b) {
+            store_u16(o + 2 * (size_t)b, ~(a | b));
+        }
+    } else {
+        for (uint32_t b = 0; b < 65536; ++b) {
+            store_u16(o + 2 * (size_t)b, ~(a ^ b));
+        }
+    }
+}
+
+/* n = 2^24: 256 values of a, each with every b. B's rows are the same in every chunk, so a row
+ * that is intact is not written again. */
+static void fill_binary16(sweep *s, uint64_t base, uint32_t n)
+{
+    for (uint32_t k = 0; k < n / 65536; ++k) {
+        const uint32_t a = (uint32_t)((base >> 16) + k);
+        const uint32_t was = (uint32_t)((s->filled_base >> 16) + k);
+        uint8_t *pa = s->in[0] + 2 * (size_t)k * 65536;
+        uint8_t *pb = s->in[1] + 2 * (size_t)k * 65536;
+        uint64_t bad = 0;
+        if (s->filled) {
+            for (uint32_t b = 0; b < 65536; ++b) {
+                bad += load_u16(pa + 2 * (size_t)b) != (uint16_t)was;
+            }
+        }
+        for (uint32_t b = 0; bad > 0 && b < 65536; ++b) {
+            if (load_u16(pa + 2 * (size_t)b) != (uint16_t)was) {
+                note_changed(s, 0, bad, (uint64_t)k * 65536 + b);
+                break;
+            }
+        }
+        for (uint32_t b = 0; b < 65536; ++b) {
+            store_u16(pa + 2 * (size_t)b, a);
+        }
+        if (!s->filled || memcmp(pb, s->every_b, 2 * 65536) != 0) {
+            for (uint32_t b = 0; s->filled && b < 65536; ++b) {
+                const int differs = load_u16(pb + 2 * (size_t)b) != b;
+                note_changed(s, 1, (uint64_t)differs, (uint64_t)k * 65536 + b);
+            }
+            memcpy(pb, s->every_b, 2 * 65536);
+        }
+        poison_row16(s, a, s->out + 2 * (size_t)k * 65536);
+    }
+}
+
+/* Small sweeps (at most 2^16 elements), element by element; the poison as for poison_row16. */
+static void fill_small(sweep *s, uint64_t base, uint32_t n)
+{
+    const uint32_t bytes = s->width / 8;
+    const uint64_t out_mask = s->ob == 8 ? ~0ull : (1ull << (8 * s->ob)) - 1;
+    for (uint32_t i = 0; i < n; ++i) {
+        uint64_t a, b;
+        operands(s, s->filled_base + i, &a, &b);
+        for (uint32_t t = 0; s->filled && t < (s->unary ? 1u : 2u); ++t) {
+            const int differs = bitcts_ref_load(s->in[t] + (size_t)i * bytes, bytes) != (t ? b : a);
+            note_changed(s, t, (uint64_t)differs, i);
+        }
+        operands(s, base + i, &a, &b);
+        bitcts_ref_store(s->in[0] + (size_t)i * bytes, bytes, a);
+        if (!s->unary) {
+            bitcts_ref_store(s->in[1] + (size_t)i * bytes, bytes, b);
+        }
+        const uint64_t p = ~ref(s, a, s->shift ? b & (s->width - 1) : b) & out_mask;
+        bitcts_ref_store(s->out + (size_t)i * s->ob, s->ob, p != 0 ? p : 1);
+    }
+}
+
+/* Writes the chunk's inputs and its poisoned output: every element holds a value its result
+ * cannot have, so an element the backend leaves unwritten cannot pass. For the 32-bit unary
+ * sweeps that is 0xA5 in every byte (no count is that large), except for NOT at the one input
+ * whose complement that is (0x5A5A5A5A), which holds itself. Counts in s->changed what of the
+ * previous fill's inputs differs (0 on the first fill). */
+static void fill_chunk(sweep *s, uint64_t base, uint32_t n)
+{
+    s->changed = 0;
+    s->changed_base = s->filled_base;
+    if (s->unary && s->width == 32) {
+        fill_unary32(s, base, n);
+        memset(s->out, SWEEP_POISON, (size_t)n * s->ob);
+        const uint32_t own = 0x5A5A5A5Au;
+        if (s->op == BITCTS_OP_BIT_NOT && own >= base && own - base < n) {
+            store_u32(s->out + 4 * (size_t)(own - base), own);
+        }
+    } else if (!s->unary && s->width == 16) {
+        fill_binary16(s, base, n);
+    } else {
+        fill_small(s, base, n);
+    }
+    s->filled = 1;
+    s->filled_base = base;
 }
 
 /* ---- checking a chunk ---- */
@@ -341,66 +482,160 @@ static void check_chunk(sweep *s, uint64_t base, uint32_t n)
 
 /* ---- the backend ---- */
 
-/* Runs one chunk: packed 1-D tensors of n elements. Returns the backend's status. */
-static int32_t run_chunk(sweep *s, uint32_t n)
+/* After each backend call: its guards and the description it was lent. 1 (with s->violation
+ * naming the call, the buffer and the bytes or the field) when the call broke either. */
+static int call_broke(sweep *s, const char *call)
 {
-    const bitcts_plugin_table *t = s->backend.table;
-    bitcts_op_desc d;
-    memset(&d, 0, sizeof d);
-    d.op = s->op;
-    d.input_count = s->unary ? 1 : 2;
-    for (uint32_t k = 0; k < d.input_count; ++k) {
-        bitcts_tensor_make_packed(s->cfg->type, 1, &n, &d.inputs[k]);
+    char why[400];
+    if (s->violation[0] != '\0') {
+        return 1;
     }
-    bitcts_tensor_make_packed(s->cfg->out_type, 1, &n, &d.output);
-    const bitcts_abi_operator_desc *desc = bitcts_lent_desc_lend(&s->lent, &d, s->chunks);
-    const void *inputs[2] = {s->in[0], s->in[1]};
-    void *op = NULL;
-    const double t0 = bitcts_clock_now();
-    bitcts_supervise_mark('P', BITCTS_SUPERVISE_CALL_OPERATOR_CREATE);
-    int32_t st =
-        desc != NULL ? t->operator_create(s->instance, desc, &op) : BITCTS_ABI_E_OUT_OF_MEMORY;
-    if (st == BITCTS_ABI_OK && s->timing != NULL) {
-        uint64_t ns = 0;
-        bitcts_supervise_mark('P', BITCTS_SUPERVISE_CALL_TIME_EXECUTE);
-        st = s->timing->time_execute(s->instance, op, inputs, s->out, 1, &ns);
-        s->device_s += 1e-9 * (double)ns;
-    } else if (st == BITCTS_ABI_OK) {
-        bitcts_supervise_mark('P', BITCTS_SUPERVISE_CALL_OPERATOR_EXECUTE);
-        st = t->operator_execute(s->instance, op, inputs, s->out);
+    if (bitcts_guard_set_check(&s->guards, s->pass, &s->desc, s->scratch, why, sizeof why)) {
+        snprintf(s->violation, sizeof s->violation, "%s %s%s", call, why,
+                 s->pass != 0 ? " (seen with the complementary guard bytes)" : "");
+        return 1;
     }
-    if (op != NULL) {
-        bitcts_supervise_mark('P', BITCTS_SUPERVISE_CALL_OPERATOR_DESTROY);
-        t->operator_destroy(s->instance, op);
-    }
+    return bitcts_lent_desc_changed(&s->lent, call, s->violation, sizeof s->violation);
+}
+
+/* One call, timed with the host's clock, its phase marked. */
+static void call_begins(int64_t call, double *t0)
+{
+    bitcts_supervise_mark('P', call);
+    *t0 = bitcts_clock_now();
+}
+
+static void call_ends(sweep *s, double t0)
+{
     s->backend_s += bitcts_clock_now() - t0;
     bitcts_supervise_mark('C', -1);
+}
+
+/* Runs one chunk (s->desc, guards armed with s->pass); each call is checked when it returns.
+ * Returns the backend's status; a broken call leaves s->violation. */
+static int32_t run_chunk(sweep *s)
+{
+    const bitcts_plugin_table *t = s->backend.table;
+    const bitcts_abi_operator_desc *desc = bitcts_lent_desc_lend(&s->lent, &s->desc, s->chunks);
+    const void *inputs[2] = {s->in[0], s->in[1]};
+    void *op = NULL;
+    double t0 = 0;
+    bitcts_guard_set_arm(&s->guards, s->pass);
+    call_begins(BITCTS_SUPERVISE_CALL_OPERATOR_CREATE, &t0);
+    int32_t st =
+        desc != NULL ? t->operator_create(s->instance, desc, &op) : BITCTS_ABI_E_OUT_OF_MEMORY;
+    call_ends(s, t0);
+    if (!call_broke(s, "operator_create") && st == BITCTS_ABI_OK && s->timing != NULL) {
+        uint64_t ns = 0;
+        call_begins(BITCTS_SUPERVISE_CALL_TIME_EXECUTE, &t0);
+        st = s->timing->time_execute(s->instance, op, inputs, s->out, 1, &ns);
+        call_ends(s, t0);
+        s->device_s += 1e-9 * (double)ns;
+        (void)call_broke(s, "time_execute");
+    } else if (s->violation[0] == '\0' && st == BITCTS_ABI_OK) {
+        call_begins(BITCTS_SUPERVISE_CALL_OPERATOR_EXECUTE, &t0);
+        st = t->operator_execute(s->instance, op, inputs, s->out);
+        call_ends(s, t0);
+        (void)call_broke(s, "operator_execute");
+    }
+    if (op != NULL) {
+        call_begins(BITCTS_SUPERVISE_CALL_OPERATOR_DESTROY, &t0);
+        t->operator_destroy(s->instance, op);
+        call_ends(s, t0);
+        (void)call_broke(s, "operator_destroy");
+    }
     return st;
 }
 
+/* Sends what went wrong in the chunk at `base`, if anything: V <base> <text> when the backend
+ * broke what it was lent, B <base> <status> <text> when it refused. Returns 1 when it sent. */
+static int chunk_failed(sweep *s, uint64_t base, int32_t st)
+{
+    if (s->violation[0] != '\0') {
+        bitcts_supervise_sendf("V %llu %s", (unsigned long long)base, s->violation);
+        return 1;
+    }
+    if (st != BITCTS_ABI_OK) {
+        char why[BITCTS_BACKEND_TEXT];
+        bitcts_backend_last_error(&s->backend, s->instance, why, sizeof why);
+        bitcts_supervise_sendf("B %llu %d %s (%s)", (unsigned long long)base, st, why,
+                               bitcts_status_name(st));
+        return 1;
+    }
+    return 0;
+}
+
+/* Fills the chunk at `base`; 1 (a V line sent for the chunk before) when that chunk's inputs
+ * were changed by its calls. */
+static int fill_checked(sweep *s, uint64_t base, uint32_t n)
+{
+    const double t0 = bitcts_clock_now();
+    fill_chunk(s, base, n);
+    s->fill_s += bitcts_clock_now() - t0;
+    if (s->changed == 0) {
+        return 0;
+    }
+    bitcts_supervise_sendf(
+        "V %llu the backend changed the %s buffer, an input, during the chunk's calls "
+        "(operator_create, %s, operator_destroy): %llu element%s differ%s, the first at element "
+        "%llu",
+        (unsigned long long)s->changed_base, bitcts_role_name(s->unary ? 1 : 2, s->changed_input),
+        s->timing != NULL ? "time_execute" : "operator_execute", (unsigned long long)s->changed,
+        s->changed > 1 ? "s" : "", s->changed > 1 ? "" : "s",
+        (unsigned long long)(s->changed_base + s->changed_first));
+    return 1;
+}
+
+/* A sweep of one chunk runs it a second time with the complementary guard bytes (every byte a
+ * stray write may store differs from one of the two patterns) and must get the same output. */
+static int run_again(sweep *s, uint64_t base, uint32_t n)
+{
+    const size_t bytes = (size_t)n * s->ob;
+    const XXH128_hash_t first = XXH3_128bits(s->out, bytes);
+    if (fill_checked(s, base, n) != 0) {
+        return 1;
+    }
+    s->pass = 1;
+    if (chunk_failed(s, base, run_chunk(s)) != 0) {
+        return 1;
+    }
+    if (!XXH128_isEqual(first, XXH3_128bits(s->out, bytes))) {
+        bitcts_supervise_sendf("V %llu a second execution of the chunk on the same inputs wrote "
+                               "other output bytes than the first (the backend is "
+                               "nondeterministic or wrong in some calls only)",
+                               (unsigned long long)base);
+        return 1;
+    }
+    return 0;
+}
+
+/* Every chunk: fill (checking the previous chunk's inputs), run, check; the guards' pattern
+ * alternates from chunk to chunk. After the last, its inputs are checked by one more fill. */
 static void sweep_chunks(sweep *s)
 {
     const uint32_t chunk = s->total < SWEEP_CHUNK ? (uint32_t)s->total : SWEEP_CHUNK;
     const uint64_t step = (uint64_t)chunk * (s->cfg->every > 1 ? s->cfg->every : 1);
+    uint64_t last = 0;
     XXH3_128bits_reset(&s->digest);
     for (uint64_t base = 0; base < s->total; base += step) {
         bitcts_supervise_sendf("N %llu", (unsigned long long)base);
-        double t0 = bitcts_clock_now();
-        fill_chunk(s, base, chunk);
-        s->fill_s += bitcts_clock_now() - t0;
-        const int32_t st = run_chunk(s, chunk);
-        if (st != BITCTS_ABI_OK) {
-            char why[BITCTS_BACKEND_TEXT];
-            bitcts_backend_last_error(&s->backend, s->instance, why, sizeof why);
-            bitcts_supervise_sendf("B %llu %d %s (%s)", (unsigned long long)base, st, why,
-                                   bitcts_status_name(st));
+        if (fill_checked(s, base, chunk) != 0) {
             return;
         }
-        t0 = bitcts_clock_now();
+        s->pass = (uint32_t)(s->chunks & 1);
+        if (chunk_failed(s, base, run_chunk(s)) != 0) {
+            return;
+        }
+        const double t0 = bitcts_clock_now();
         check_chunk(s, base, chunk);
         s->check_s += bitcts_clock_now() - t0;
         ++s->chunks;
+        last = base;
     }
+    if (s->chunks == 1 && run_again(s, last, chunk) != 0) {
+        return;
+    }
+    (void)fill_checked(s, last, chunk);
 }
 
 /* ---- the child ---- */
@@ -452,14 +687,56 @@ static int sweep_open(sweep *s, const bitcts_backend_spec *spec)
     return 0;
 }
 
+/* The chunk's description and its buffers, each in a guarded mapping of its own. */
+static int map_buffers(sweep *s, uint32_t n, char *err, size_t cap)
+{
+    memset(&s->desc, 0, sizeof s->desc);
+    s->desc.op = s->op;
+    s->desc.input_count = s->unary ? 1 : 2;
+    for (uint32_t k = 0; k < s->desc.input_count; ++k) {
+        bitcts_tensor_make_packed(s->cfg->type, 1, &n, &s->desc.inputs[k]);
+    }
+    bitcts_tensor_make_packed(s->cfg->out_type, 1, &n, &s->desc.output);
+    if (bitcts_guard_choose_zone(0, err, cap) != 0) {
+        return -1;
+    }
+    for (uint32_t t = 0; t < 3; ++t) {
+        if (t == 1 && s->unary) {
+            continue;
+        }
+        const bitcts_tensor_desc *d = t < 2 ? &s->desc.inputs[t] : &s->desc.output;
+        const char *name = bitcts_role_name(s->desc.input_count, t < 2 ? t : s->desc.input_count);
+        if (bitcts_guard_map(d->total_tensor_size_in_bytes, bitcts_guard_zone(),
+                             BITCTS_GUARD_KIND_BACKEND, name, 0, &s->maps[t]) != 0) {
+            snprintf(err, cap, "out of memory for the sweep's buffers");
+            return -1;
+        }
+        s->guards.bufs[t] = &s->maps[t];
+    }
+    s->in[0] = s->maps[0].data;
+    s->in[1] = s->maps[1].data;
+    s->out = s->maps[2].data;
+    const size_t guard_bytes = (size_t)bitcts_guard_set_bytes(&s->guards);
+    s->guards.expect = malloc(guard_bytes);
+    s->scratch = malloc(guard_bytes);
+    if (s->guards.expect == NULL || s->scratch == NULL) {
+        snprintf(err, cap, "out of memory for the sweep's buffers");
+        return -1;
+    }
+    bitcts_guard_set_draw(&s->guards, SWEEP_SEED + ((uint64_t)s->op << 16) +
+                                          ((uint64_t)s->cfg->type << 8) + s->cfg->out_type);
+    return 0;
+}
+
 static int sweep_alloc(sweep *s)
 {
-    const size_t bytes = (size_t)SWEEP_CHUNK * 4 + 64;
-    s->in[0] = malloc(bytes);
-    s->in[1] = s->unary ? NULL : malloc(bytes);
-    s->out = malloc(bytes);
-    if (s->in[0] == NULL || s->out == NULL || (!s->unary && s->in[1] == NULL) ||
-        build_tables(s) != 0) {
+    char err[512];
+    const uint32_t chunk = s->total < SWEEP_CHUNK ? (uint32_t)s->total : SWEEP_CHUNK;
+    if (map_buffers(s, chunk, err, sizeof err) != 0) {
+        bitcts_supervise_sendf("E %s", err);
+        return -1;
+    }
+    if (build_tables(s) != 0) {
         bitcts_supervise_send("E out of memory for the sweep's buffers");
         return -1;
     }
@@ -504,9 +781,12 @@ void bitcts__sweep_child_main(void *arg, int chan, const char *nonce, bitcts_san
         s.backend.table->instance_destroy(s.instance);
         bitcts_backend_close(&s.backend);
     }
-    free(s.in[0]);
-    free(s.in[1]);
-    free(s.out);
+    for (int t = 0; t < 3; ++t) {
+        bitcts_guard_unmap(&s.maps[t]);
+    }
+    bitcts_lent_desc_free(&s.lent);
+    free(s.guards.expect);
+    free(s.scratch);
     free(s.table);
     free(s.every_b);
     bitcts_supervise_mark('X', -1);

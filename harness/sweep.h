@@ -3,8 +3,11 @@
  * types) or every pair of values (binary operators, up to 16-bit types) through the backend in
  * chunks of 2^24 elements, every element checked against the reference. The backend runs in a
  * sandboxed child under a watchdog (harness/supervise.h); the child sends the counts, times and
- * the digest of the outputs. A backend with the device-timing extension is run through it, so
- * the device's own time is reported apart from transfers and checking.
+ * the digest of the outputs. Every call is handed guarded buffers (harness/guard_set.h) and a
+ * lent description, and is checked when it returns: guards, description, and (when the next
+ * chunk is filled) the inputs; the output is poisoned so an element left unwritten fails. A
+ * backend with the device-timing extension is run through it, so the device's own time is
+ * reported apart from transfers and checking.
  * Thread-safety: one sweep at a time per process. */
 #ifndef BITCTS_HARNESS_SWEEP_H
 #define BITCTS_HARNESS_SWEEP_H
@@ -37,7 +40,8 @@ typedef struct bitcts_sweep_result {
     uint64_t oob;           /* shift elements with counts >= the width: recorded, not asserted */
     uint64_t oob_mask;      /* of those, the ones that match the mask policy */
     uint64_t oob_saturate;  /* and the saturate policy (0) */
-    uint64_t failed_chunk;  /* the chunk the backend refused (status BITCTS_E_BACKEND_FAILED) */
+    uint64_t failed_chunk;  /* the chunk the backend refused or whose calls broke what they were
+                             * lent (status BITCTS_E_BACKEND_FAILED) */
     double seconds;         /* wall time in all */
     double backend_seconds; /* host clock around the backend's calls (transfers included) */
     double device_seconds;  /* device time of the executions (timing extension); < 0: none */
@@ -53,10 +57,12 @@ int bitcts_sweep_check(const bitcts_sweep_config *cfg, uint64_t *total, char *er
 
 /** Runs the sweep in a supervised child. @return BITCTS_OK (the result says whether elements
  * differ); BITCTS_E_INVALID_ARGUMENT; the plugin host's or the backend's refusal to start
- * (out->refused; err says why); BITCTS_E_BACKEND_FAILED: the backend refused a chunk (err,
- * failed_chunk) or its process crashed, hung, exited, stopped itself, left processes running or
- * wrote on the harness's channel (err says which, in which phase); BITCTS_E_INTERNAL: the child
- * could not be started or sent something unreadable. Release with bitcts_sweep_result_free. */
+ * (out->refused; err says why); BITCTS_E_BACKEND_FAILED: the backend refused a chunk or a call
+ * of a chunk wrote outside its buffers, changed its inputs or its lent description, or gave
+ * another output when the chunk ran again (err, failed_chunk), or its process crashed, hung,
+ * exited, stopped itself, left processes running or wrote on the harness's channel (err says
+ * which, in which phase); BITCTS_E_INTERNAL: the child could not be started or sent something
+ * unreadable. Release with bitcts_sweep_result_free. */
 int bitcts_sweep_run(const bitcts_sweep_config *cfg, bitcts_sweep_result *out, char *err,
                      size_t cap);
 
@@ -76,7 +82,8 @@ typedef struct bitcts__sweep_job {
 /** The sandbox entry point of the sweep's child: arg is a bitcts__sweep_job. Sends, one line
  * each: S <status> <text> (the backend refused to start), I <identity json>, T <0|1> (device
  * timing), N <base> (a chunk begins), B <base> <status> <text> (the backend refused a chunk),
- * R <counts, times, digest> (the result). Never returns. */
+ * V <base> <text> (a call of that chunk broke what it was lent), R <counts, times, digest> (the
+ * result). Never returns. */
 void bitcts__sweep_child_main(void *arg, int chan, const char *nonce,
                               bitcts_sandbox_status *status);
 

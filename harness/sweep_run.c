@@ -39,7 +39,8 @@ typedef struct sweep_parent {
     int refusal_status;
     char refusal[1100];
     int chunk_status;
-    char chunk_text[600];
+    int violation; /* a V line: the backend broke what a chunk's calls were lent */
+    char chunk_text[700];
     char internal[300];
     int has_current;
     uint64_t current; /* the chunk that began last */
@@ -150,6 +151,14 @@ static int on_line(void *user, char *line)
         }
         p->r->failed_chunk = n;
         return take_status(rest, &p->chunk_status, p->chunk_text, sizeof p->chunk_text);
+    case 'V':
+        if (p->violation || take_u64(&rest, &n) != 0 || n >= p->r->total) {
+            return -1;
+        }
+        p->violation = 1;
+        p->r->failed_chunk = n;
+        bitcts_sanitize_again(rest, 4096, p->chunk_text, sizeof p->chunk_text);
+        return 0;
     case 'E': bitcts_sanitize_again(rest, 4096, p->internal, sizeof p->internal); return 0;
     case 'R': return p->got_result ? -1 : take_result(p, rest);
     default: return -1;
@@ -180,6 +189,11 @@ static int settle(const bitcts_sweep_config *cfg, sweep_parent *p,
     if (p->internal[0] != '\0') {
         snprintf(err, cap, "%s", p->internal);
         return BITCTS_E_OUT_OF_MEMORY;
+    }
+    if (p->violation) {
+        snprintf(err, cap, "the chunk starting at element %llu: %s",
+                 (unsigned long long)p->r->failed_chunk, p->chunk_text);
+        return BITCTS_E_BACKEND_FAILED;
     }
     if (p->chunk_status != 0) {
         snprintf(err, cap, "the backend returned status %d: %s", p->chunk_status, p->chunk_text);

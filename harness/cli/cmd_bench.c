@@ -34,7 +34,10 @@ static const char bench_usage[] =
     "    shader (kcopy) on the device at the start and the end; device timestamps; peers\n"
     "    PyTorch (CUDA), CuPy and JAX timed with device events\n"
     "Every output is checked; the backend runs in a child process under a watchdog, each peer\n"
-    "in a Python process. A missing peer is reported absent with the reason.\n"
+    "in a Python process. A missing peer is reported absent with the reason. Every call gets\n"
+    "guarded buffers, a poisoned output and a read-only description and is checked between\n"
+    "the timed calls: check WRONG (an output of any timed call differs), GUARD (a write\n"
+    "outside the buffers), INPUT (an input changed), DESC (the description changed).\n"
     "  --backend B       a built-in backend or a plugin library path (default cpu)\n"
     "  --size-mib N      MiB per input (default: 64 on the host; on a GPU 1024, less when its\n"
     "                    memory is under 16 GiB, 32 on a slow device such as lavapipe)\n"
@@ -57,9 +60,9 @@ static const char bench_usage[] =
     "  --peer-timeout S  seconds a peer may go without a result (default 120; 0.1 to 86400)\n"
     "  --json FILE       also write every figure as JSON\n"
     "  --quick           1 MiB tensors and 3 repetitions (a smoke test)\n"
-    "Exit code 0 when every output was right; 1 when one was not or the backend failed (a\n"
-    "crash, a hang, an exit, a process left running); 2 for bad input or a backend that does\n"
-    "not start; 130 when interrupted.\n";
+    "Exit code 0 when every check was ok; 1 when one was not or the backend failed (a crash,\n"
+    "a hang, an exit, a process left running); 2 for bad input or a backend that does not\n"
+    "start; 130 when interrupted.\n";
 
 /* The short operator names of --ops, in bitcts_op_all's order. */
 static const char *const op_short[BITCTS_OP_COUNT] = {"and",   "or",  "xor", "not",
@@ -461,13 +464,17 @@ static void print_small(const bitcts_bench_result *r)
            "scalar variant on 1 thread):\n");
     for (size_t i = 0; i < r->small_count; ++i) {
         const bitcts_bench_small *s = &r->small[i];
-        printf("  %-5s %-6s -> %-6s %6u B: default %9.0f ns", op_short[bitcts_op_index(s->op)],
-               bitcts_dtype_name(s->in_type), bitcts_dtype_name(s->out_type), s->bytes,
-               s->default_ns);
+        printf("  %-5s %-6s -> %-6s %6u B: default", op_short[bitcts_op_index(s->op)],
+               bitcts_dtype_name(s->in_type), bitcts_dtype_name(s->out_type), s->bytes);
+        if (s->default_ns >= 0) {
+            printf(" %9.0f ns", s->default_ns);
+        } else {
+            printf(" %9s ns", "-");
+        }
         if (s->scalar_ns >= 0) {
             printf(", scalar %9.0f ns", s->scalar_ns);
         }
-        printf("  %s\n", s->check);
+        printf("  %s%s%s\n", s->check, s->note[0] != '\0' ? ": " : "", s->note);
     }
 }
 

@@ -23,15 +23,18 @@ static const char sweep_usage[] =
     "                              uint16: 2^32 pairs); counts >= the width are classified\n"
     "  bit_and, bit_or, bit_xor    every pair of values of an 8- or 16-bit T\n"
     "The backend runs in a child process under a watchdog; a backend with the device-timing\n"
-    "extension (vulkan) is timed on the device, apart from transfers and checking.\n"
+    "extension (vulkan) is timed on the device, apart from transfers and checking. Every call\n"
+    "gets guarded buffers (complementary guard bytes from chunk to chunk; a sweep of one chunk\n"
+    "runs it twice), a poisoned output and a read-only description, and is checked after it\n"
+    "returns: a write outside the buffers or into an input or the description fails the chunk.\n"
     "  --every N       a reduced sweep: only chunks 0, N, 2N, ... (every value of the low 24\n"
     "                  bits, a spread of the high ones)\n"
     "  --timeout S     seconds one backend call may take (default 120; from 0.1 to 86400);\n"
     "                  the harness's own work on a chunk may take 10 times that (at least 600)\n"
     "  --json FILE     also write the result as JSON\n"
     "Exit code 0 when every asserted element matches; 1 when one differs or the backend\n"
-    "failed (a refused chunk, a crash, a hang, an exit, a process left running); 2 for bad\n"
-    "input or a backend that does not start; 130 when interrupted.\n";
+    "failed (a refused or failing chunk, a crash, a hang, an exit, a process left running);\n"
+    "2 for bad input or a backend that does not start; 130 when interrupted.\n";
 
 static volatile sig_atomic_t sweep_interrupted;
 

@@ -4,9 +4,12 @@
 # that exits, crashes, hangs, stops itself, leaves a process running or writes on the harness's
 # channel must give one line on stderr naming what it did and in which phase, exit code 1, a
 # whole JSON file with the error, within a bounded time, and leave no process behind; a polite
-# SIGTERM ends a hung run with 130 and nothing left either. Only the plugins that hang get the
-# 1 s watchdog; the bound on the wall time catches a harness that waits on a hung plugin, with
-# room for a loaded machine, and no wait here is a fixed sleep that a slow machine could miss.
+# SIGTERM ends a hung run with 130 and nothing left either. A plugin that writes outside its
+# buffers or into its input or lent description, is wrong in one call of several, or leaves
+# elements unwritten fails the sweep's chunk and the bench's row, naming the call and the bytes.
+# Only the plugins that hang get the 1 s watchdog; the bound on the wall time catches a harness
+# that waits on a hung plugin, with room for a loaded machine, and no wait here is a fixed sleep
+# that a slow machine could miss.
 # usage: isolation.sh BITCTS PLUGIN_DIR WORKDIR
 set -u
 bitcts=$1
@@ -118,6 +121,58 @@ else
     fail=1
 fi
 set -- 
+
+# lent CMD PLUGIN PATTERN [ARGS...]: the memory a backend is lent. Exit code 1 with the output
+# (stdout and stderr) matching PATTERN, within the time bound, nothing left running. The sweep
+# (BIT_NOT over UINT8 unless ARGS say otherwise: one chunk, so it runs twice) fails the chunk on
+# stderr; the bench (BIT_NOT rows, 3 timed calls each) shows the check word and its note.
+lent() {
+    local cmd=$1 mb=$2 pattern=$3
+    shift 3
+    local plugin="$plugins/libbitcts_misbehave_$mb.so"
+    local args
+    if [ "$cmd" = sweep ]; then
+        args=(sweep --backend "$plugin" --op bit_not --type uint8 "$@")
+    else
+        args=(bench --backend "$plugin" --ops not --layouts packed --quick --reps 3 --no-peers)
+    fi
+    local start end rc out wall left problems=""
+    start=$(date +%s.%N)
+    out=$(env BITCTS_TEST_MARKER="$marker" timeout -k 5 60 "$bitcts" "${args[@]}" --timeout 1 2>&1) \
+        && rc=0 || rc=$?
+    end=$(date +%s.%N)
+    wall=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.2f", e - s }')
+    [ "$rc" = 1 ] || problems+=" exit code $rc, not 1;"
+    grep -Eq -- "$pattern" <<<"$out" || problems+=" the output does not match /$pattern/;"
+    awk -v w="$wall" 'BEGIN { exit !(w < 15) }' || problems+=" took $wall s;"
+    left=$(leftovers)
+    [ -z "$left" ] || problems+=" processes left: $left;"
+    if [ -n "$problems" ]; then
+        echo "FAIL $cmd $mb${*:+ $*}:$problems"
+        echo "  output: $out"
+        fail=1
+    else
+        echo "ok   $cmd $mb${*:+ $*} (${wall} s): $(grep -Eo -- "$pattern" <<<"$out" | head -1)"
+    fi
+}
+
+crash_desc="crashed in operator_create: signal 11 \(Segmentation fault\) at address 0x[0-9a-f]+: the harness's operator description \(read-only while the backend runs\)"
+changed_desc="the backend changed the operator description it was lent during operator_create: Output sizes\[0\]"
+lent sweep spill_after "FAILED: the chunk starting at element 0: operator_execute wrote 1 bytes past the end of the Output buffer \(bytes 256 to 256; TotalTensorSizeInBytes 256\)"
+lent sweep spill_after "FAILED: the chunk starting at element (0|16777216): operator_execute wrote 1 bytes past the end of the Output buffer \(bytes 67108864 to 67108864" --type uint32 --every 64
+lent sweep spill_before "FAILED: the chunk starting at element 0: operator_execute wrote 1 bytes before the Output buffer \(up to 1 bytes before its start\)"
+lent sweep write_input "FAILED: the chunk starting at element 0: the backend changed the Input buffer, an input, during the chunk's calls \(operator_create, operator_execute, operator_destroy\): 1 element differs, the first at element 0"
+lent sweep shrink_desc "$crash_desc"
+lent sweep unprotect_desc "FAILED: the chunk starting at element 0: $changed_desc 256 -> 1"
+lent sweep wrong_once "FAILED: the chunk starting at element 0: a second execution of the chunk on the same inputs wrote other output bytes than the first"
+lent sweep skip_elements "256 elements, 1 mismatches \(first at element 90\)"
+lent bench spill_after "GUARD: operator_execute \(timed call 1 of 3\) wrote 1 bytes past the end of the Output buffer \(bytes 1048576 to 1048576; TotalTensorSizeInBytes 1048576\)"
+lent bench spill_before "GUARD: operator_execute \(timed call 1 of 3\) wrote 1 bytes before the Output buffer \(up to 1 bytes before its start\)"
+lent bench write_input "INPUT: operator_execute \(timed call 1 of 3\) changed the A buffer, an input"
+lent bench shrink_desc "$crash_desc"
+lent bench unprotect_desc "DESC: $changed_desc 1024 -> 1"
+lent bench wrong_once "WRONG: operator_execute \(timed call 2 of 3\): 1 of 1048576 output bytes differ from the expected output, the first at byte 0"
+lent bench skip_elements "WRONG: operator_execute \(timed call 1 of 3\): [0-9]+ of 1048576 output bytes differ"
 
 # SIGTERM to a run whose backend hangs: 130, and the backend's process is gone.
 env BITCTS_TEST_MARKER="$marker" "$bitcts" sweep --backend "$plugins/libbitcts_misbehave_loop_execute.so" \

@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: MIT */
-/* Plugins that misbehave as processes rather than compute wrong bits, for the isolation tests of
- * `bitcts sweep` and `bitcts bench` (tests/cli/isolation.sh): a tiny backend that runs BIT_NOT
- * and BIT_XOR on packed tensors byte by byte, built once per misbehaviour chosen by
- * -DMISBEHAVE=<name> (tests/plugins/CMakeLists.txt lists the names). `none` behaves. */
-#define _POSIX_C_SOURCE 200809L /* nanosleep, fork */
+/* Plugins that misbehave as processes, or with the memory they are lent, rather than compute
+ * wrong bits, for the isolation tests of `bitcts sweep` and `bitcts bench`
+ * (tests/cli/isolation.sh): a tiny backend that runs BIT_NOT and BIT_XOR on packed tensors byte
+ * by byte, built once per misbehaviour chosen by -DMISBEHAVE=<name>
+ * (tests/plugins/CMakeLists.txt lists the names). `none` behaves. */
+#define _DEFAULT_SOURCE /* nanosleep, fork, mprotect */
 
-#include <signal.h> /* raise */
-#include <stdint.h> /* fixed-width integers */
-#include <stdlib.h> /* calloc, exit, abort */
-#include <string.h> /* memset, strlen */
-#include <time.h>   /* nanosleep */
-#include <unistd.h> /* fork, write */
+#include <signal.h>   /* raise */
+#include <stdint.h>   /* fixed-width integers */
+#include <stdlib.h>   /* calloc, exit, abort */
+#include <string.h>   /* memset, strlen */
+#include <sys/mman.h> /* mprotect */
+#include <time.h>     /* nanosleep */
+#include <unistd.h>   /* fork, write, sysconf */
 
 #include "bitcts/bitcts_backend_kit.h" /* negotiation, capability records; the ABI */
 
@@ -26,15 +28,27 @@
 #define MB_hang_destroy 10   /* sleeps forever in instance_destroy */
 #define MB_exit_execute 11   /* exit(0) in operator_execute */
 #define MB_wrong_byte 12     /* flips the low bit of output byte 200 (a process that behaves) */
+/* Misbehaviours with the memory the harness lends, each in operator_execute but the desc ones
+ * (in operator_create); the results are right otherwise. */
+#define MB_spill_after 13    /* writes 0x5A one byte past the end of its output */
+#define MB_spill_before 14   /* writes 0x5A one byte before the start of its output */
+#define MB_write_input 15    /* flips the low bit of input A's first byte, after computing */
+#define MB_shrink_desc 16    /* writes Output sizes[0] = 1 through a cast of the lent desc */
+#define MB_unprotect_desc 17 /* the same after mprotect-ing the lent desc's pages writable */
+#define MB_wrong_once 18     /* a wrong output byte in the process's second execute only */
+/* skip_elements leaves unwritten the elements whose result is 0xA5 in every byte: a harness that
+ * poisons its output with that constant does not see them. */
+#define MB_skip_elements 19
 #define MB_ID_(name) MB_##name
 #define MB_ID(name) MB_ID_(name)
 #define MB MB_ID(MISBEHAVE)
-#if !defined(MISBEHAVE) || MB < 1 || MB > 12
+#if !defined(MISBEHAVE) || MB < 1 || MB > 19
 #error "define MISBEHAVE as one of the MB_<name> names above"
 #endif
 
 typedef struct mb_operator {
     uint32_t op;
+    uint32_t width; /* bytes of an element */
     uint64_t bytes; /* of the output, packed */
 } mb_operator;
 
@@ -146,8 +160,19 @@ static int32_t BITCTS_PLUGIN_CALL mb_operator_create(void *instance,
         return BITCTS_ABI_E_OUT_OF_MEMORY;
     }
     op->op = desc->operator_type;
+    op->width = w;
     op->bytes = elements * w;
     *out_operator = op;
+#if MB == MB_shrink_desc || MB == MB_unprotect_desc
+    uint32_t *sizes = (uint32_t *)(uintptr_t)out->sizes;
+#if MB == MB_unprotect_desc
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    const uintptr_t lo = (uintptr_t)sizes & ~(page - 1);
+    mprotect((void *)lo, ((uintptr_t)(sizes + 1) - lo + page - 1) & ~(page - 1),
+             PROT_READ | PROT_WRITE);
+#endif
+    sizes[0] = 1;
+#endif
     return BITCTS_ABI_OK;
 }
 
@@ -198,12 +223,32 @@ static int32_t BITCTS_PLUGIN_CALL mb_operator_execute(void *instance, void *op,
     const uint8_t *a = inputs[0];
     const uint8_t *b = inputs[1];
     uint8_t *out = output;
-    for (uint64_t i = 0; i < o->bytes; ++i) {
-        out[i] = o->op == BITCTS_OP_BIT_NOT ? (uint8_t)~a[i] : (uint8_t)(a[i] ^ b[i]);
+    for (uint64_t e = 0; e < o->bytes; e += o->width) {
+        uint8_t r[8];
+        int all_a5 = 1;
+        for (uint32_t k = 0; k < o->width; ++k) {
+            const uint64_t i = e + k;
+            r[k] = o->op == BITCTS_OP_BIT_NOT ? (uint8_t)~a[i] : (uint8_t)(a[i] ^ b[i]);
+            all_a5 &= r[k] == 0xA5;
+        }
+        for (uint32_t k = 0; k < o->width && (MB != MB_skip_elements || !all_a5); ++k) {
+            out[e + k] = r[k];
+        }
     }
 #if MB == MB_wrong_byte
     if (o->bytes > 200) {
         out[200] ^= 1u;
+    }
+#elif MB == MB_spill_after
+    out[o->bytes] = 0x5A;
+#elif MB == MB_spill_before
+    out[-1] = 0x5A;
+#elif MB == MB_write_input
+    ((uint8_t *)(uintptr_t)a)[0] ^= 1u;
+#elif MB == MB_wrong_once
+    static int calls;
+    if (++calls == 2) {
+        out[0] ^= 1u;
     }
 #endif
     return BITCTS_ABI_OK;

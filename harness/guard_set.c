@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/* Drawing, writing and checking the guard bytes of a set of guarded buffers
+ * (harness/guard_set.h). The guards are laid out buffer after buffer, before then after. */
+#include <string.h> /* memset */
+#include <unistd.h> /* sysconf */
+
+#include "guard_set.h"
+#include "rng.h"
+
+uint64_t bitcts_guard_set_bytes(const bitcts_guard_set *s)
+{
+    uint64_t bytes = 0;
+    for (uint32_t t = 0; t < BITCTS_GUARD_SET_BUFS; ++t) {
+        size_t after = 0;
+        if (s->bufs[t] != NULL) {
+            (void)bitcts_guard_after(s->bufs[t], &after);
+            bytes += BITCTS_GUARD_BEFORE + after;
+        }
+    }
+    return bytes;
+}
+
+uint64_t bitcts_guard_set_max_bytes(void)
+{
+    const long page = sysconf(_SC_PAGESIZE);
+    /* The guard after a buffer fills its last page: at most a page beyond the minimum. */
+    const uint64_t after = BITCTS_GUARD_AFTER_MIN + (uint64_t)(page > 0 ? page : 4096);
+    return BITCTS_GUARD_SET_BUFS * (BITCTS_GUARD_BEFORE + after);
+}
+
+void bitcts_guard_set_draw(const bitcts_guard_set *s, uint64_t seed)
+{
+    const uint64_t bytes = bitcts_guard_set_bytes(s);
+    bitcts_rng rng;
+    bitcts_rng_init(&rng, seed, "guard");
+    for (uint64_t i = 0; i < bytes; i += 8) {
+        const uint64_t v = bitcts_rng_next(&rng);
+        for (uint64_t k = 0; k < 8 && i + k < bytes; ++k) {
+            s->expect[i + k] = (uint8_t)(v >> (8 * k));
+        }
+    }
+}
+
+void bitcts_guard_set_arm(const bitcts_guard_set *s, uint32_t pass)
+{
+    const uint8_t flip = pass == 0 ? 0x00 : 0xFF;
+    const uint8_t *g = s->expect;
+    for (uint32_t t = 0; t < BITCTS_GUARD_SET_BUFS; ++t) {
+        if (s->bufs[t] == NULL) {
+            continue;
+        }
+        size_t after_len = 0;
+        uint8_t *before = bitcts_guard_before(s->bufs[t]);
+        uint8_t *after = bitcts_guard_after(s->bufs[t], &after_len);
+        for (size_t k = 0; k < BITCTS_GUARD_BEFORE; ++k) {
+            before[k] = g[k] ^ flip;
+        }
+        g += BITCTS_GUARD_BEFORE;
+        for (size_t k = 0; k < after_len; ++k) {
+            after[k] = g[k] ^ flip;
+        }
+        g += after_len;
+    }
+}
+
+void bitcts_guard_set_expect(const bitcts_guard_set *s, uint32_t pass, uint32_t input_count,
+                             uint8_t *scratch, bitcts_compare_guard guards[3])
+{
+    const uint8_t flip = pass == 0 ? 0x00 : 0xFF;
+    const uint64_t bytes = bitcts_guard_set_bytes(s);
+    for (uint64_t k = 0; k < bytes; ++k) {
+        scratch[k] = s->expect[k] ^ flip;
+    }
+    memset(guards, 0, 3 * sizeof *guards);
+    const uint8_t *g = scratch;
+    for (uint32_t t = 0; t < BITCTS_GUARD_SET_BUFS; ++t) {
+        if (s->bufs[t] == NULL) {
+            continue;
+        }
+        /* The tensor index of the comparison: inputs 0..n-1, the output at n. */
+        const uint32_t slot = t < input_count ? t : input_count;
+        size_t after_len = 0;
+        bitcts_compare_guard *cg = &guards[slot];
+        cg->before = bitcts_guard_before(s->bufs[t]);
+        cg->before_expect = g;
+        cg->before_len = BITCTS_GUARD_BEFORE;
+        g += BITCTS_GUARD_BEFORE;
+        cg->after = bitcts_guard_after(s->bufs[t], &after_len);
+        cg->after_expect = g;
+        cg->after_len = after_len;
+        g += after_len;
+    }
+}
+
+int bitcts_guard_set_check(const bitcts_guard_set *s, uint32_t pass, const bitcts_op_desc *d,
+                           uint8_t *scratch, char *why, size_t cap)
+{
+    bitcts_compare_guard guards[3];
+    bitcts_guard_set_expect(s, pass, d->input_count, scratch, guards);
+    why[0] = '\0';
+    return bitcts_compare_guards(d, guards, why, cap);
+}
