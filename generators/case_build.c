@@ -4,9 +4,6 @@
 #include <stdlib.h> /* calloc */
 #include <string.h> /* memcpy */
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
 #include "bitcts/bitcts_status.h"
 #include "case_plan.h"
 #include "case_values.h"
@@ -15,11 +12,6 @@
 #include "rng.h"
 
 #define SHAPE_BUDGET 8192u /* default tier: at most this many logical elements */
-
-uint64_t bitcts_case_seed(uint64_t suite_seed, const char *id)
-{
-    return XXH3_64bits_withSeed(id, strlen(id), suite_seed);
-}
 
 /* Innermost sizes cross every SIMD width from 1 to 64 bytes; outer sizes stay small. */
 static const uint32_t inner_sizes[] = {1,  2,  3,  4,  5,  7,   8,   9,   15,  16,  17, 31,

@@ -140,9 +140,6 @@ int bitcts_case_expected(const bitcts_case_data *data, int shift_policy, uint8_t
 /** As bitcts_case_expected, into `dst` (total_tensor_size_in_bytes of the output). */
 int bitcts_case_expected_into(const bitcts_case_data *data, int shift_policy, uint8_t *dst);
 
-/** The per-case seed: XXH3-64 of the id with the suite seed (docs/case-plan.md). */
-uint64_t bitcts_case_seed(uint64_t suite_seed, const char *id);
-
 /** 1 for shift cases whose B holds counts >= the width: those elements are recorded, not
  * asserted (spec section 0). */
 int bitcts_case_is_recorded(const bitcts_case_key *key);

@@ -11,6 +11,8 @@ typedef struct bitcts_rng {
     uint64_t state;
 } bitcts_rng;
 
+/** The per-case seed: XXH3-64 of the id with the suite seed (docs/case-plan.md). */
+uint64_t bitcts_case_seed(uint64_t suite_seed, const char *id);
 /** Seeds the stream named `tag` of a case: state = XXH3_64bits_withSeed(tag, strlen(tag),
  * case_seed). */
 void bitcts_rng_init(bitcts_rng *rng, uint64_t case_seed, const char *tag);

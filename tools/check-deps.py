@@ -9,13 +9,16 @@ alone; jansson, xxHash, volk/Vulkan and libdl only where the rules allow them. L
 not print, exit or have main(): only harness/cli does (rule 8). adapters/ holds Python programs
 that import nothing of the tree (rule 10).
 
---cycles also lists the file circles of each folder: files that reach each other through the
-functions and objects they define (informational: it does not change the exit status). --overlay DIR reads a file from DIR where DIR holds one at the same
-relative path, and checks DIR's other files as if they were in the tree: the proof in
-tests/lint/check_deps.sh plants forbidden edges that way, without a copy of the tree.
+A file circle fails the check too: files of one folder that reach each other through the
+functions and objects they define (a.c calls b.c's function and b.c, directly or through files
+of the folder, calls a.c's); the shared function belongs in a file both use, or on one side.
+--cycles also prints the count of circles when there are none. --overlay DIR reads a file from
+DIR where DIR holds one at the same relative path, and checks DIR's other files as if they were
+in the tree: the proof in tests/lint/check_deps.sh plants forbidden edges and a circle that
+way, without a copy of the tree.
 
 Usage: tools/check-deps.py [--cycles] [--overlay DIR] [SOURCE_DIR]
-Exit 0: clean; 1: violations, one line each; 2: usage.
+Exit 0: clean; 1: violations (forbidden edges and file circles), one line each; 2: usage.
 """
 
 import argparse
@@ -220,10 +223,12 @@ class Checker:
             if rel.startswith("adapters/"):
                 self.check_adapter(rel)
 
+        self.violations += file_circles(sources)
         for v in self.violations:
             print(f"check-deps: {v}")
         if want_cycles:
-            report_cycles(sources)
+            circles = sum(1 for v in self.violations if v.startswith("file circle in "))
+            print(f"check-deps: {circles} file circles within a folder")
         if self.violations:
             print(f"check-deps: {len(self.violations)} forbidden edges (rules: docs/layout.md)")
             return 1
@@ -327,11 +332,11 @@ def definitions(code):
     return names, set(IDENTIFIER_RE.findall(code))
 
 
-def report_cycles(sources):
+def file_circles(sources):
     """File circles: files of one folder that reach each other through the functions and
     objects they define (a.c calls b.c's function and b.c, through files of the folder, calls
-    a.c's). Each strongly connected set of files is printed with one circle through all of
-    them, and each step names a function that makes it."""
+    a.c's). One message per strongly connected set of files, with one circle through all of
+    them, each step naming a function that makes it."""
     defined = {}
     named = {}
     for rel, code in sources.items():
@@ -349,16 +354,15 @@ def report_cycles(sources):
             if shared:
                 graph[a].add(b)
                 why[a, b] = min(shared)
-    circles = sorted(sorted(c) for c in strongly_connected(graph) if len(c) > 1)
-    for c in circles:
+    messages = []
+    for c in sorted(sorted(c) for c in strongly_connected(graph) if len(c) > 1):
         path = circle_through(graph, c)
         steps = [os.path.basename(path[0])]
         for a, b in zip(path, path[1:] + path[:1]):
             steps.append(f"({why[a, b]}) {os.path.basename(b)}")
-        print(f"check-deps: file circle in {os.path.dirname(c[0])}/ ({len(c)} files): "
-              + " -> ".join(steps))
-    print(f"check-deps: {len(circles)} file circles within a folder (informational, "
-          "not a failure)")
+        messages.append(f"file circle in {os.path.dirname(c[0])}/ ({len(c)} files): "
+                        + " -> ".join(steps) + " (docs/layout.md: files of a folder call one way)")
+    return messages
 
 
 def strongly_connected(graph):
@@ -439,7 +443,8 @@ def circle_through(graph, component):
 def main():
     parser = argparse.ArgumentParser(description="The dependency rules of docs/layout.md.")
     parser.add_argument("--cycles", action="store_true",
-                        help="also list include circles within a folder (does not fail)")
+                        help="also print the count of file circles (each circle fails, with or "
+                        "without this option)")
     parser.add_argument("--overlay", metavar="DIR",
                         help="check the tree as if DIR's files were written over it")
     parser.add_argument("root", nargs="?",

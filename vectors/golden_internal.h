@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Internals of the golden vectors shared by golden.c (build, write, compare), golden_parse.c
- * and golden_literals.c. Not installed. Thread-safety: as golden.h. */
+/* Internals of the golden vectors shared by golden.c (build, write, compare), golden_parse.c,
+ * golden_literals.c and golden_tensors.c. Not installed. Thread-safety: as golden.h. */
 #ifndef BITCTS_VECTORS_GOLDEN_INTERNAL_H
 #define BITCTS_VECTORS_GOLDEN_INTERNAL_H
 

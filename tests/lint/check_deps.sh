@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# lint.deps: the tree follows docs/layout.md's dependency rules (tools/check-deps.py), and the
-# check is real: the tree with one forbidden edge planted (reports/ including a harness header, a
-# backend including the reference, the reference including jansson, the harness naming a
-# backend, a library printing, C in adapters/) must fail, naming the file and the rule. Each
-# plant is one changed file in an overlay (check-deps.py --overlay), not a copy of the tree.
+# lint.deps: the tree follows docs/layout.md's dependency rules (tools/check-deps.py) and has no
+# file circle, and the check is real: the tree with one forbidden edge planted (reports/ including
+# a harness header, a backend including the reference, the reference including jansson, the
+# harness naming a backend, a lower room of the harness including a higher one, a library
+# printing, C in adapters/) or one file circle planted (rng.c calling back into case_build.c)
+# must fail, naming the file and the rule. Each plant is one changed file in an overlay
+# (check-deps.py --overlay), not a copy of the tree.
 # Usage: check_deps.sh SOURCE_DIR
 set -u
 src=$1
@@ -13,8 +15,8 @@ out=$("${check[@]}" --cycles "$src" 2>&1)
 rc=$?
 echo "$out"
 [ $rc -eq 0 ] || exit 1
-# The file circles are reported, and do not fail the check.
-grep -q "file circles within a folder (informational" <<<"$out" || { echo "FAIL: no circle report"; exit 1; }
+# The circle check ran, and found none (a circle fails the check above).
+grep -q "check-deps: 0 file circles within a folder" <<<"$out" || { echo "FAIL: no circle count"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 plant() { # file, line to add (before its first #include "...", or at its end), expected message
@@ -40,6 +42,7 @@ plant reference/ref_ops.c '#include <jansson.h>' 'reference/ref_ops.c:.*referenc
 plant harness/worker.c '#include "cpu_backend.h"' 'harness/worker.c:.*harness includes "cpu_backend.h" (backend:cpu'
 plant reference/validate.c '#include "bitcts/bitcts_backend_kit.h"' 'reference/validate.c:.*reference includes "bitcts/bitcts_backend_kit.h": the backend kit is for backends'
 plant generators/rng.c 'void bitcts_rng_say(void) { puts("hi"); }' 'generators/rng.c:.*generators calls puts: only harness/cli'
+plant generators/rng.c 'int bitcts_rng_back(void) { return bitcts_case_build(0, 0, 0); }' 'file circle in generators/ ([0-9]* files): .*rng.c -> (bitcts_case_build) case_build.c'
 plant adapters/run_numpy.py 'import tools.nightly' 'adapters/run_numpy.py:.*imports tools.nightly: adapters use only'
 plant adapters/native.c 'int x;' 'adapters/native.c: adapters/ holds Python only'
-echo "ok: the checker catches every planted edge"
+echo "ok: the checker catches every planted edge and circle"

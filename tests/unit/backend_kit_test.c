@@ -15,6 +15,7 @@
 #include "case_plan.h"                 /* the plan's cases */
 #include "check.h"
 #include "explore.h"      /* explored descriptions */
+#include "rng.h"          /* bitcts_case_seed */
 #include "tensor_model.h" /* bitcts_op_desc */
 #include "validate.h"     /* the reference's validation */
 
