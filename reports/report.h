@@ -2,7 +2,7 @@
 /* The reports module: report.json in, bytes out. Rendering (report.json, JUnit XML, HTML,
  * Markdown and the terminal summary), the builder every producer assembles a report with,
  * comparing two runs and merging shard reports. It depends on jansson and the SDK only: files
- * are the harness's business (harness/report_files.h). Thread-safety: reentrant; a report
+ * are the harness's business (harness/base/report_files.h). Thread-safety: reentrant; a report
  * given to these functions is only read. */
 #ifndef BITCTS_REPORTS_REPORT_H
 #define BITCTS_REPORTS_REPORT_H

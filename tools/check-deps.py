@@ -39,12 +39,27 @@ ALLOWED = {
     "reports": ["sdk", "reports"],
     "plugin": ["sdk", "plugin"],
     "builtin": ["sdk", "builtin", "backend:*"],
-    "harness": ["sdk", "reference", "generators", "vectors", "reports", "plugin", "builtin",
-                "harness"],
+    # The harness's rooms, bottom to top: base < judge < sandbox < {run < explore, perf}. A
+    # room may include the rooms below it; base and judge reach no backend (not even the host).
+    "harness:base": ["sdk", "reference", "generators", "vectors", "reports"],
+    "harness:judge": ["sdk", "reference", "generators", "vectors", "reports", "harness:base"],
+    "harness:sandbox": ["sdk", "reference", "generators", "vectors", "reports", "plugin",
+                        "builtin", "harness:base", "harness:judge"],
+    "harness:run": ["sdk", "reference", "generators", "vectors", "reports", "plugin", "builtin",
+                    "harness:base", "harness:judge", "harness:sandbox"],
+    "harness:perf": ["sdk", "reference", "generators", "vectors", "reports", "plugin", "builtin",
+                     "harness:base", "harness:judge", "harness:sandbox"],
+    "harness:explore": ["sdk", "reference", "generators", "vectors", "reports", "plugin",
+                        "builtin", "harness:base", "harness:judge", "harness:sandbox",
+                        "harness:run"],
     "cli": ["sdk", "reference", "generators", "vectors", "reports", "plugin", "builtin",
-            "harness", "cli"],
+            "harness:base", "harness:judge", "harness:sandbox", "harness:run", "harness:perf",
+            "harness:explore", "cli"],
     "tests": ["*"],
 }
+
+# The rooms of harness/ (docs/layout.md): each folder is a layer of its own.
+ROOMS = ("base", "judge", "sandbox", "run", "perf", "explore")
 
 # Third-party and system headers a layer may include (a regex over the name in <...>), with the
 # rule's words for the message. A layer without an entry may include any.
@@ -62,19 +77,19 @@ SYSTEM = {
     "backend": (r"^(?!jansson\.h|xxhash\.h|volk\.h|vulkan/)", "no jansson, xxHash or Vulkan"),
     "builtin": (r"^(?!jansson\.h|xxhash\.h|volk\.h|vulkan/)", "no jansson, xxHash or Vulkan"),
     "harness": (r"^(?!volk\.h|vulkan/|immintrin\.h|arm_neon\.h)", "no Vulkan and no SIMD "
-                "intrinsics"),
+                "intrinsics"),  # every room of harness/
     "cli": (r"^(?!volk\.h|vulkan/|immintrin\.h|arm_neon\.h)", "no Vulkan and no SIMD intrinsics"),
 }
 
 # SDK headers that are the backends' own: the layers that judge backends never use them (the
 # reference keeps its own validation, so that a bug in the kit cannot hide the same bug).
 BACKENDS_ONLY = {"bitcts_backend_kit.h": ("sdk", "reference", "generators", "vectors", "reports",
-                                          "harness", "cli")}
+                                          "cli") + tuple("harness:" + r for r in ROOMS)}
 
 # Headers the build generates, and the folder whose sources they belong to.
 GENERATED = {
     "vk_spirv.h": "backends/vulkan",  # the embedded SPIR-V (backends/vulkan/vk_embed.cmake)
-    "bench_peers_py.h": "harness",  # the embedded peers script (harness/bench_peers_embed.cmake)
+    "bench_peers_py.h": "harness/perf",  # the embedded peers script (bench_peers_embed.cmake)
 }
 
 INCLUDE_RE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:"([^"]+)"|<([^>]+)>)')
@@ -89,9 +104,11 @@ def layer_of(folder):
     """The layer of a folder: what the rules call it ("other" for folders they do not cover)."""
     fixed = {"include/bitcts": "sdk", "reference": "reference", "generators": "generators",
              "vectors": "vectors", "reports": "reports", "backends/plugin": "plugin",
-             "backends": "builtin", "harness": "harness", "harness/cli": "cli"}
+             "backends": "builtin", "harness/cli": "cli"}
     if folder in fixed:
         return fixed[folder]
+    if folder.startswith("harness/") and folder[len("harness/"):] in ROOMS:
+        return "harness:" + folder[len("harness/"):]
     if folder.startswith("backends/"):
         return "backend:" + folder[len("backends/"):]
     if folder == "tests" or folder.startswith("tests/"):
@@ -115,6 +132,8 @@ def may_include(layer, target):
 def system_rule(layer):
     if layer in SYSTEM:
         return SYSTEM[layer]
+    if layer.startswith("harness:"):
+        return SYSTEM["harness"]
     if layer.startswith("backend:"):
         return SYSTEM["backend"]
     return None
@@ -208,6 +227,9 @@ class Checker:
         sources = {}  # the C sources of the libraries and the program, comments blanked
         for rel in c_files:
             layer = layer_of(os.path.dirname(rel))
+            if layer == "other" and rel.startswith("harness/"):
+                self.fail(f"{rel}: harness/'s C files live in its rooms ({', '.join(ROOMS)}) or "
+                          "in harness/cli (docs/layout.md)")
             if layer == "other":
                 continue
             text = self.read(rel)

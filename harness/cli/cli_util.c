@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Helpers for the command line: one-line errors, option matching, strict numbers
- * (harness/number_text.c). */
+ * (harness/base/number_text.c). */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <limits.h>       /* PATH_MAX */
 #include <stdarg.h>       /* va_list */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* `bitcts bench`: the command line of the benchmark engine (harness/bench.h): options, the
+/* `bitcts bench`: the command line of the benchmark engine (harness/perf/bench.h): options, the
  * table on the terminal, and the JSON file, written whole then renamed. */
 #include <signal.h> /* sigaction */
 #include <stdio.h>  /* printf */
@@ -53,7 +53,7 @@ static const char bench_usage[] =
     "  --no-peers        --peers none (--no-numpy is the same)\n"
     "  --python PATH     the peers' interpreter (default $BITCTS_PYTHON, else " BENCH_PYTHON ",\n"
     "                    else python3 on PATH)\n"
-    "  --peers-script F  run F instead of the embedded harness/bench_peers.py\n"
+    "  --peers-script F  run F instead of the embedded harness/perf/bench_peers.py\n"
     "  --check C         auto, reference or cpu: what checks the outputs (auto: the reference\n"
     "                    up to 64 MiB and for the cpu backend, else the cpu backend)\n"
     "  --timeout S       seconds one backend call may take (default 120; 0.1 to 86400)\n"

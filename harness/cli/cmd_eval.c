@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* `bitcts eval`: the reference result for literal inputs given on the command line. Values
- * are the buffer's elements in memory order (parsed by harness/eval_parse.c); the output is
+ * are the buffer's elements in memory order (parsed by harness/explore/eval_parse.c); the output is
  * printed in logical order. */
 #include <stdio.h>  /* printf */
 #include <string.h> /* strcmp */

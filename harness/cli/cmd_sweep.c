@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* `bitcts sweep`: the command line of the exhaustive sweeps (harness/sweep.h): options, the
+/* `bitcts sweep`: the command line of the exhaustive sweeps (harness/perf/sweep.h): options, the
  * one-line result, the JSON file (written whole, then renamed). */
 #include <signal.h> /* sigaction */
 #include <stdio.h>  /* printf */

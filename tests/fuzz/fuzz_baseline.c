@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Fuzz target: baseline files (harness/baseline.c). Any bytes either parse into entries that
+/* Fuzz target: baseline files (harness/judge/baseline.c). Any bytes either parse into entries that
  * obey the format (a glob without separators, a verdict the baseline may name, a one-line
  * reason) or fail with one error line naming the file and line and leave nothing allocated.
  * Parsed entries written back as "glob verdict # reason" lines parse to the same entries, and

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Fuzz target: `bitcts eval`'s parsing (harness/eval_parse.c). The input is the command's
+/* Fuzz target: `bitcts eval`'s parsing (harness/explore/eval_parse.c). The input is the command's
  * options as lines: operator, --type, --out-type, --sizes, --a/--input, --b, the three stride
  * lists, --format, --shift-policy (an empty or absent line: not given; a line `""`: given
  * empty).

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Fuzz target: report.json as `bitcts report render/diff/merge` load it (reports/report_model.c:
- * bitcts_report_parse, which harness/report_files.c calls on a file's bytes) and a case object
+ * bitcts_report_parse, which harness/base/report_files.c calls on a file's bytes) and a case object
  * as the runner checks one from a worker (bitcts_report_validate_case).
  *
  * A report that validates must stay valid and mean the same: every case validates alone, the

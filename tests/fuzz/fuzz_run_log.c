@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Fuzz target: results.jsonl, the run log that --resume reads (harness/run_log.c). Any bytes
+/* Fuzz target: results.jsonl, the run log that --resume reads (harness/run/run_log.c). Any bytes
  * either parse, handing every "end" record to the callback and saying how many bytes hold
  * whole lines, or fail with one error line. Parsing only the whole lines gives the same
  * result; the header and the end records written back as JSON lines parse to the same

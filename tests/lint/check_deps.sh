@@ -3,10 +3,10 @@
 # lint.deps: the tree follows docs/layout.md's dependency rules (tools/check-deps.py) and has no
 # file circle, and the check is real: the tree with one forbidden edge planted (reports/ including
 # a harness header, a backend including the reference, the reference including jansson, the
-# harness naming a backend, a lower room of the harness including a higher one, a library
-# printing, C in adapters/) or one file circle planted (rng.c calling back into case_build.c)
-# must fail, naming the file and the rule. Each plant is one changed file in an overlay
-# (check-deps.py --overlay), not a copy of the tree.
+# harness naming a backend, a room of harness/ including a higher room or a sibling, a C file of
+# harness/ outside its rooms, a library printing, C in adapters/) or one file circle planted
+# (rng.c calling back into case_build.c) must fail, naming the file and the rule. Each plant is
+# one changed file in an overlay (check-deps.py --overlay), not a copy of the tree.
 # Usage: check_deps.sh SOURCE_DIR
 set -u
 src=$1
@@ -39,7 +39,11 @@ n=0
 plant reports/report_model.c '#include "runner.h"' 'reports/report_model.c:.*reports includes "runner.h" (harness'
 plant backends/cpu/cpu_walk.c '#include "ref_ops.h"' 'backends/cpu/cpu_walk.c:.*backend:cpu includes "ref_ops.h" (reference'
 plant reference/ref_ops.c '#include <jansson.h>' 'reference/ref_ops.c:.*reference includes <jansson.h>'
-plant harness/worker.c '#include "cpu_backend.h"' 'harness/worker.c:.*harness includes "cpu_backend.h" (backend:cpu'
+plant harness/run/worker.c '#include "cpu_backend.h"' 'harness/run/worker.c:.*harness:run includes "cpu_backend.h" (backend:cpu'
+plant harness/base/clock.c '#include "runner.h"' 'harness/base/clock.c:.*harness:base includes "runner.h" (harness:run, harness/run/)'
+plant harness/perf/sweep.c '#include "shrink.h"' 'harness/perf/sweep.c:.*harness:perf includes "shrink.h" (harness:explore, harness/explore/)'
+plant harness/judge/compare.c '#include "backend.h"' 'harness/judge/compare.c:.*harness:judge includes "backend.h" (harness:sandbox, harness/sandbox/)'
+plant harness/stray.c 'int bitcts_stray;' 'harness/stray.c: harness/.s C files live in its rooms'
 plant reference/validate.c '#include "bitcts/bitcts_backend_kit.h"' 'reference/validate.c:.*reference includes "bitcts/bitcts_backend_kit.h": the backend kit is for backends'
 plant generators/rng.c 'void bitcts_rng_say(void) { puts("hi"); }' 'generators/rng.c:.*generators calls puts: only harness/cli'
 plant generators/rng.c 'int bitcts_rng_back(void) { return bitcts_case_build(0, 0, 0); }' 'file circle in generators/ ([0-9]* files): .*rng.c -> (bitcts_case_build) case_build.c'

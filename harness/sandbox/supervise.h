@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* One backend in one sandboxed child under a watchdog: how `bitcts sweep` and `bitcts bench`
- * call a backend (`bitcts run` has its own pool of workers, harness/runner.c). The parent never
- * loads the backend: it spawns the child (harness/sandbox.h), reads its phase from the shared
- * status page, gives every phase a deadline, hands the child's channel lines to the command,
+ * call a backend (`bitcts run` has its own pool of workers, harness/run/runner.c). The parent never
+ * loads the backend: it spawns the child (harness/sandbox/sandbox.h), reads its phase from the
+ * shared status page, gives every phase a deadline, hands the child's channel lines to the command,
  * and when the child is gone kills whatever it left behind and says in one line what went
  * wrong. The child side marks phases, sends lines, reports fatal signals, and notices a
  * backend that left a process of its own running.
- * Phases and deadlines are harness/child.h's, the same as `bitcts run`'s; in phase P the page's
- * index names the backend function called (BITCTS_SUPERVISE_CALL_*).
- * Thread-safety: one supervised child per process at a time; the child side is for the child's
- * one thread (the fatal-signal handler is process-wide). */
+ * Phases and deadlines are harness/sandbox/child.h's, the same as `bitcts run`'s; in phase P the
+ * page's index names the backend function called (BITCTS_SUPERVISE_CALL_*). Thread-safety: one
+ * supervised child per process at a time; the child side is for the child's one thread (the
+ * fatal-signal handler is process-wide). */
 #ifndef BITCTS_HARNESS_SUPERVISE_H
 #define BITCTS_HARNESS_SUPERVISE_H
 
@@ -36,7 +36,7 @@ enum { BITCTS_SUPERVISE_CALL_LIST(BITCTS_SUPERVISE_CALL_ENUM) BITCTS_SUPERVISE_C
 
 #define BITCTS_SUPERVISE_OUTPUT_CAP (4 * BITCTS_SANDBOX_CAPTURE_MAX + 8) /* sanitised excerpt */
 
-/** How the parent watches. Deadlines follow harness/child.h's one rule from timeout_s. */
+/** How the parent watches. Deadlines follow harness/sandbox/child.h's one rule from timeout_s. */
 typedef struct bitcts_supervise_config {
     double timeout_s;       /* the backend's phases; the harness's get ten times that (>= 60 s) */
     int lines_are_progress; /* a child that marks no phase (an interpreter): every phase is the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The bench's parent: resolves the backend without loading it, runs the child
- * (harness/bench_measure.c) under the supervisor, rebuilds the rows from the geometry the child
- * chose and takes each figure only after checking it (whole numbers, finite GB/s, known check
+ * (harness/perf/bench_measure.c) under the supervisor, rebuilds the rows from the geometry the
+ * child chose and takes each figure only after checking it (whole numbers, finite GB/s, known check
  * words, indices in range); strings are sanitised again. Then the peers. */
 #include <math.h>   /* isfinite */
 #include <stdio.h>  /* snprintf */

@@ -13,10 +13,10 @@
  *   * Any other backend is timed with the host's clock and has no limit.
  * Every timed output is checked (the reference, or for large device runs the cpu backend): a
  * wrong result is WRONG, never a speed. Every call gets guarded buffers, a poisoned output and a
- * lent description, and is checked after it returns (harness/bench_buffers.h): a write outside
+ * lent description, and is checked after it returns (harness/perf/bench_buffers.h): a write outside
  * the buffers is GUARD, a changed input INPUT, a changed description DESC. The backend runs in
- * a sandboxed child under a watchdog (harness/supervise.h); the peers run in Python child
- * processes (harness/bench_peers.py).
+ * a sandboxed child under a watchdog (harness/sandbox/supervise.h); the peers run in Python child
+ * processes (harness/perf/bench_peers.py).
  * Thread-safety: one bench per process; the backend may use threads of its own. */
 #ifndef BITCTS_HARNESS_BENCH_H
 #define BITCTS_HARNESS_BENCH_H
@@ -186,7 +186,7 @@ void bitcts_bench_result_free(bitcts_bench_result *r);
  * transposed row (the figure transposes are measured against), or < 0. */
 double bitcts_bench_torch_strided_not(const bitcts_bench_result *r, const bitcts_bench_row *row);
 
-/* ---- internal to harness/bench*.c ---- */
+/* ---- internal to harness/perf/bench*.c ---- */
 
 /** The rows of a geometry (deterministic: the parent and the child build the same). */
 int bitcts__bench_build_rows(const bitcts_bench_config *cfg, bitcts_bench_result *r);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Mapping, arming and retiring the buffers of a case (harness/case_buffers.h). */
+/* Mapping, arming and retiring the buffers of a case (harness/sandbox/case_buffers.h). */
 #include <stdio.h>  /* snprintf */
 #include <string.h> /* memcpy */
 

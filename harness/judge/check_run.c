@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The check driver (harness/check_run.h): manifest and results.json in, the judge of bitcts run
- * (compare.c) over each case, the report builder out. The expected outputs are never read from
+/* The check driver (harness/judge/check_run.h): manifest and results.json in, the judge of bitcts
+ * run (compare.c) over each case, the report builder out. The expected outputs are never read from
  * the export: every case is rebuilt from (seed, id) with the generators and the reference, so a
  * damaged export cannot make a wrong result pass. Result files are mapped read-only, one at a
  * time (a producer usually writes one file for every case). */

@@ -2,9 +2,9 @@
 /* Exhaustive sweeps of a backend (`bitcts sweep`): every value (unary operators, up to 32-bit
  * types) or every pair of values (binary operators, up to 16-bit types) through the backend in
  * chunks of 2^24 elements, every element checked against the reference. The backend runs in a
- * sandboxed child under a watchdog (harness/supervise.h); the child sends the counts, times and
- * the digest of the outputs. Every call is handed guarded buffers (harness/guard_set.h) and a
- * lent description, and is checked when it returns: guards, description, and (when the next
+ * sandboxed child under a watchdog (harness/sandbox/supervise.h); the child sends the counts, times
+ * and the digest of the outputs. Every call is handed guarded buffers (harness/sandbox/guard_set.h)
+ * and a lent description, and is checked when it returns: guards, description, and (when the next
  * chunk is filled) the inputs; the output is poisoned so an element left unwritten fails. A
  * backend with the device-timing extension is run through it, so the device's own time is
  * reported apart from transfers and checking.
@@ -73,7 +73,7 @@ json_t *bitcts_sweep_json(const bitcts_sweep_config *cfg, const bitcts_sweep_res
 
 void bitcts_sweep_result_free(bitcts_sweep_result *r);
 
-/** What the sweep's child is started with (internal to harness/sweep*.c). */
+/** What the sweep's child is started with (internal to harness/perf/sweep*.c). */
 typedef struct bitcts__sweep_job {
     const bitcts_sweep_config *cfg;
     const bitcts_backend_spec *spec;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Drawing, writing and checking the guard bytes of a set of guarded buffers
- * (harness/guard_set.h). The guards are laid out buffer after buffer, before then after. */
+ * (harness/sandbox/guard_set.h). The guards are laid out buffer after buffer, before then after. */
 #include <string.h> /* memset */
 #include <unistd.h> /* sysconf */
 

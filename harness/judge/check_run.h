@@ -2,7 +2,7 @@
 /* `bitcts check`: judges results that another program computed from an export
  * (docs/check.md). Each case of the export's manifest is rebuilt from (seed, id), its expected
  * outputs computed by the reference, and the producer's output given to the same comparison as
- * `bitcts run` (harness/compare.h); the report comes from the same builder. A result entry or
+ * `bitcts run` (harness/judge/compare.h); the report comes from the same builder. A result entry or
  * file that is bad costs its case (fail, charged to the producer) and is named by a problem
  * line; the other cases are still checked. Thread-safety: one check per call, reentrant. */
 #ifndef BITCTS_HARNESS_CHECK_RUN_H

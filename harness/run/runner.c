@@ -3,7 +3,7 @@
  * loads a backend); then worker processes take batches of cases. The parent polls every worker's
  * channel and captured output with a deadline for the phase each is in, reaps without waiting,
  * kills a worker's whole process group, and sweeps up what a dead worker left behind. A case a
- * worker could not finish gets its verdict (harness/run_slot.c) and the rest of its batch goes
+ * worker could not finish gets its verdict (harness/run/run_slot.c) and the rest of its batch goes
  * back to the queue, split so that the other workers share it. */
 #include <errno.h>  /* errno */
 #include <poll.h>   /* poll */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The buffers `bitcts bench` hands a backend, and the checks after each of its calls. A, B and
- * the output each live in a guarded mapping (harness/guard_mem.h) that holds the bench's data
- * for every row; a row places the guards right after its own tensors (the data they cover is
+ * the output each live in a guarded mapping (harness/sandbox/guard_mem.h) that holds the bench's
+ * data for every row; a row places the guards right after its own tensors (the data they cover is
  * kept aside and put back), the calls alternate the guards' two complementary patterns
- * (harness/guard_set.h), the output is poisoned before every call from the expected output
+ * (harness/sandbox/guard_set.h), the output is poisoned before every call from the expected output
  * (which lives in the harness's own mapping, read-only while the backend runs), and after every
  * call the guards, the inputs (XXH3-128) and, for executions, the output are checked. All of it
  * happens between calls, never inside a timed region. Thread-safety: one thread. */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* One supervised child, as every command that runs backend code watches it (`run` drives one per
- * worker, `bench`, `sweep` and the bench's peers one each): its sandbox (harness/sandbox.h), the
- * phase it publishes, and the one deadline rule. The child marks phases on its shared page; the
- * parent reads them, never blocks, and kills a child whose phase has made no progress for longer
- * than the phase's deadline, keeping what it applied for the message.
+ * worker, `bench`, `sweep` and the bench's peers one each): its sandbox
+ * (harness/sandbox/sandbox.h), the phase it publishes, and the one deadline rule. The child marks
+ * phases on its shared page; the parent reads them, never blocks, and kills a child whose phase has
+ * made no progress for longer than the phase's deadline, keeping what it applied for the message.
  *
  * The phases (the status page's letter), in the order a child goes through them:
  *   (none)  starting the process: the harness's fork and set-up

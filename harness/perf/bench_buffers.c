@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The bench's guarded buffers (harness/bench_buffers.h). Placing a buffer smaller than its
+/* The bench's guarded buffers (harness/perf/bench_buffers.h). Placing a buffer smaller than its
  * mapping moves the guard after it over bench data: that data is kept aside (at most a page)
  * and put back before the next placement, so the data never changes and no copy of it is made.
  * The inputs are checked by their XXH3-128 (one read of each, no copy kept). */

@@ -36,12 +36,13 @@ typedef struct sweep {
     int unary, shift;
     uint32_t *table;  /* reference results: see build_tables */
     uint8_t *every_b; /* 16-bit binary sweeps: B's 65536 values in order, the row of each a */
-    bitcts_guard_buf maps[3]; /* A (or Input), B, Output: guarded mappings (harness/guard_mem.h) */
-    bitcts_guard_set guards;  /* their guards, pattern 0 drawn from the sweep's seed */
-    uint8_t *scratch;         /* a pattern's bytes while the guards are checked */
-    uint32_t pass;            /* the guards' pattern in the chunk at hand: 0, or 1 (complement) */
-    uint8_t *in[2], *out;     /* the mappings' data */
-    bitcts_op_desc desc;      /* a chunk: packed 1-D tensors */
+    bitcts_guard_buf
+        maps[3]; /* A (or Input), B, Output: guarded mappings (harness/sandbox/guard_mem.h) */
+    bitcts_guard_set guards; /* their guards, pattern 0 drawn from the sweep's seed */
+    uint8_t *scratch;        /* a pattern's bytes while the guards are checked */
+    uint32_t pass;           /* the guards' pattern in the chunk at hand: 0, or 1 (complement) */
+    uint8_t *in[2], *out;    /* the mappings' data */
+    bitcts_op_desc desc;     /* a chunk: packed 1-D tensors */
     XXH3_state_t digest;
     bitcts_lent_desc lent; /* the description lent to the backend */
     uint64_t total, checked, chunks, mismatches, first_bad, oob, oob_mask, oob_saturate;

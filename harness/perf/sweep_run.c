@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The sweep's parent: checks the request, resolves the backend without loading it, runs the
- * child (harness/sweep.c) under the supervisor, and believes only what it can parse: every line
- * is read with strict number parsing and checked against the sweep's own bounds, every string
+ * child (harness/perf/sweep.c) under the supervisor, and believes only what it can parse: every
+ * line is read with strict number parsing and checked against the sweep's own bounds, every string
  * is sanitised again. A child that did not end cleanly fails the sweep, whatever it sent. */
 #include <math.h>   /* isfinite */
 #include <stdio.h>  /* snprintf */

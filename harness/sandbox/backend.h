@@ -2,8 +2,8 @@
 /* Backends as the harness sees them: a spec ("cpu", "cpu:avx2", "./libimpl.so") resolved to a
  * built-in negotiate function or a plugin path, loaded through the plugin host, instances made
  * with the run's options, capabilities and identity read. Loading and every call into the
- * backend happen in a child process (harness/sandbox.h); the parent only resolves the spec and
- * reads the identity a child sends it (bitcts_backend_identity_json). Every string the backend
+ * backend happen in a child process (harness/sandbox/sandbox.h); the parent only resolves the spec
+ * and reads the identity a child sends it (bitcts_backend_identity_json). Every string the backend
  * gives is sanitised here. Thread-safety: one backend per process. */
 #ifndef BITCTS_HARNESS_BACKEND_H
 #define BITCTS_HARNESS_BACKEND_H

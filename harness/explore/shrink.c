@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Shrinking (harness/shrink.h, docs/explore.md). A candidate is made from the current case by
- * one change: a dimension dropped or a size reduced (a slice at the origin: the strides, and so
+/* Shrinking (harness/explore/shrink.h, docs/explore.md). A candidate is made from the current case
+ * by one change: a dimension dropped or a size reduced (a slice at the origin: the strides, and so
  * every kept element's offset and bytes, stay as they were), a tensor laid out packed, the
  * padding of one tensor halved (its dims keep the order of their strides), the output no
  * longer in place, spare bytes or the alignment promise removed, an input's values

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The memory of one case in a worker. What the backend is handed (A, B, Output) lives in
- * guarded mappings (harness/guard_mem.h) whose guard bytes come from the case's seed; what the
- * harness keeps (the inputs as generated, the output as handed over, the expected outputs, the
+ * guarded mappings (harness/sandbox/guard_mem.h) whose guard bytes come from the case's seed; what
+ * the harness keeps (the inputs as generated, the output as handed over, the expected outputs, the
  * guards' expected bytes) lives in one mapping of its own, read-only from the moment it is
  * filled. A case is executed in two passes whose guard bytes are complements of each other, so
  * a stray write of any byte value shows in one of them. Thread-safety: one worker, one thread. */

@@ -15,7 +15,7 @@
  *   Z                        everything was sent
  * The phase marks tell the parent which backend call a crash or a hang belongs to. Every call
  * is handed guarded buffers and a lent description and checked when it returns, between the
- * timed calls (harness/bench_buffers.h): a row's check says what the first broken call did. */
+ * timed calls (harness/perf/bench_buffers.h): a row's check says what the first broken call did. */
 #include <math.h>   /* isfinite */
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* aligned_alloc, qsort */
@@ -445,7 +445,7 @@ static const char *status_check(int32_t st, int at_create)
 
 /* Median seconds of reps executions timed with the host's clock (each writes the same output).
  * Between two timed calls, outside the timed region: the output poisoned and the guards armed
- * before, every check after (harness/bench_buffers.h); the first broken call ends the row. */
+ * before, every check after (harness/perf/bench_buffers.h); the first broken call ends the row. */
 static int32_t time_host(bench *x, void *inst, void *op, double *seconds)
 {
     const bitcts_plugin_table *t = x->backend.table;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The bench's peers: for each library asked, one Python process (harness/bench_peers.py,
+/* The bench's peers: for each library asked, one Python process (harness/perf/bench_peers.py,
  * embedded in the executable at build time) runs the rows' shapes, one job per shape, and sends
  * a JSON line per job on the sandbox channel. The process is supervised like a backend: a peer
  * that sends nothing for peer_timeout_s is killed, one that is missing, crashes or refuses a job
@@ -53,7 +53,7 @@ static void copy_text(const json_t *o, const char *key, char *out, size_t cap)
     }
 }
 
-/* One JSON line of the script (docs in harness/bench_peers.py). */
+/* One JSON line of the script (docs in harness/perf/bench_peers.py). */
 static int peer_line(void *user, char *line)
 {
     peer_run *pr = user;

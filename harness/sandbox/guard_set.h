@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The guard bytes of the buffers one backend call is handed (harness/guard_mem.h): drawn from a
- * seed, written around the buffers before a call in one of two complementary patterns, and
+/* The guard bytes of the buffers one backend call is handed (harness/sandbox/guard_mem.h): drawn
+ * from a seed, written around the buffers before a call in one of two complementary patterns, and
  * checked after it, in O(guard bytes). Whatever byte a stray write stores, it differs from one
- * of the two patterns. bitcts run's cases (harness/case_buffers.c), bitcts sweep's chunks and
- * bitcts bench's rows share it. Thread-safety: one thread. */
+ * of the two patterns. bitcts run's cases (harness/sandbox/case_buffers.c), bitcts sweep's chunks
+ * and bitcts bench's rows share it. Thread-safety: one thread. */
 #ifndef BITCTS_HARNESS_GUARD_SET_H
 #define BITCTS_HARNESS_GUARD_SET_H
 

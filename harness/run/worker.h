@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* The worker: the child process (harness/sandbox/sandbox.h) in which a backend is loaded and
+ * called. Its phase is on the shared status page, so that the parent knows at every moment which
+ * phase a death or a hang belongs to: L  loading the backend (dlopen, constructors, negotiation) I
+ * instance_create Q  the capability and info queries B  a case begins (generation and the
+ * reference), with its index P  the backend is called for it (the watchdog times from here) C  the
+ * backend returned; checking D  instance_destroy and plugin_shutdown X  done; the process exits and
+ * its results on the channel, one line each (the sandbox adds the nonce): S <status> <text>  the
+ * plugin host refused the backend (a bad plugin, not a crash) Y <claims>         (probe) the claims
+ * that decide verdicts (bitcts_backend_claims_text), which every later worker's instance must
+ * repeat R <json>           (probe) the backend's identity and capabilities E <index> <json>   the
+ * case ended with this report.json case object O <index> <text>   the harness found no memory for
+ * the case at hand before it reached the backend: the earlier case <index>, whose calls took it, is
+ * charged; the case at hand goes back to the queue (no E line) F <index> <text>   a fatal signal,
+ * with what the faulting address was (from the handler) Thread-safety: runs alone in its process.
+ */
+#ifndef BITCTS_HARNESS_WORKER_H
+#define BITCTS_HARNESS_WORKER_H
+
+#include <stddef.h> /* size_t */
+#include <stdint.h> /* uint64_t */
+
+#include "backend.h"   /* bitcts_backend_spec */
+#include "case_plan.h" /* bitcts_plan */
+#include "sandbox.h"   /* bitcts_sandbox_status */
+
+/** What a worker is started with; it reads it after the fork (the parent's memory). */
+typedef struct bitcts_worker_job {
+    const bitcts_plan *plan;
+    const bitcts_backend_spec *backend;
+    uint64_t seed;
+    const char *repro_options; /* " --backend-option 'k=v'"..., for the repro line */
+    int probe;                 /* 1: load, create, query, send Y and R, destroy: no case */
+    const char *claims;        /* the probe's Y text, or NULL: compared with this instance's */
+    const size_t *indices;     /* plan indices to run, in order */
+    size_t count;
+} bitcts_worker_job;
+
+/** The sandbox entry point: arg is a bitcts_worker_job. Never returns. */
+void bitcts_worker_main(void *arg, int chan, const char *nonce, bitcts_sandbox_status *status);
+
+#endif
