@@ -3,21 +3,18 @@
  * (docs/explore.md). */
 #include <signal.h> /* sigaction, SIGINT, SIGTERM */
 #include <stdio.h>  /* printf */
-#include <stdlib.h> /* strtod */
-#include <string.h> /* strcmp */
-#include <time.h>   /* time, gmtime, strftime */
+#include <stdlib.h> /* free */
+#include <string.h> /* strcmp, memset */
 #include <unistd.h> /* sysconf, isatty */
 
 #include "bitcts/bitcts_status.h"
-#include "bitcts/bitcts_verdict.h"
 #include "case_json.h"
 #include "cli_util.h"
 #include "clock.h"
 #include "commands.h"
 #include "explore.h"
-#include "fs_util.h"
+#include "explore_run.h"
 #include "report.h"
-#include "report_files.h"
 #include "runner.h"
 
 static const char explore_usage[] =
@@ -44,8 +41,6 @@ static const char explore_usage[] =
     "  --shrink-seconds N  time for all the shrinking (default 120)\n"
     "  --shrink-max N      shrink at most N failures, one of each kind first (default 10)\n"
     "  the other options are run's (bitcts run --help)\n";
-
-#define EXPLORE_ROUND 2048u /* cases per runner call: a bounded plan, a report per round */
 
 static volatile sig_atomic_t explore_interrupted;
 
@@ -140,59 +135,40 @@ static int parse_args(int argc, char **argv, bitcts_run_config *cfg, explore_arg
     return 0;
 }
 
-/* The report folder: missing, empty, or a report folder bitcts made, unless --force. */
-static int check_report_dir(const bitcts_run_config *cfg)
+/* The progress line, on a terminal: rewritten after each round. */
+static void on_progress(void *user, size_t ran, size_t failing, double elapsed_s)
 {
-    char err[4400];
-    if (bitcts_report_files_can_claim(cfg->report_dir, cfg->force, "--report", err, sizeof err) !=
-        BITCTS_OK) {
-        return bitcts_cli_error("explore", "%s", err);
-    }
-    return 0;
+    (void)user;
+    fprintf(stderr, "\rexplored %zu cases (%zu failing) in %.0f s ", ran, failing, elapsed_s);
 }
 
-/* One round: cases first .. first + n - 1, each case object handed to the builder. */
-static int explore_round(bitcts_run_config *cfg, uint64_t first, size_t n,
-                         bitcts_report_builder **builder, size_t counts[BITCTS_VERDICT_COUNT],
-                         size_t *ran, int *interrupted)
+/* The report in text, the range explored and the shrunk failures; the exit code. */
+static int explore_print(const bitcts_run_config *cfg, const explore_args *a,
+                         const bitcts_explore_result *res, const char *report_dir, double t0)
 {
-    bitcts_plan *plan = NULL;
-    if (bitcts_explore_plan(cfg->seed, first, n, &plan) != BITCTS_OK) {
-        return bitcts_cli_error("explore", "out of memory");
+    char *text = NULL;
+    if (bitcts_report_render(res->report, BITCTS_REPORT_FORMAT_TEXT, &text, NULL) == BITCTS_OK) {
+        printf("\n%s", text);
     }
-    cfg->plan = plan;
-    bitcts_run_result r;
-    const int st = bitcts_run(cfg, &r);
-    cfg->plan = NULL;
-    bitcts_plan_destroy(plan);
-    if (st != BITCTS_OK) {
-        bitcts_run_result_free(&r);
-        return bitcts_cli_error("explore", "%s", r.error);
+    free(text);
+    char seed[19];
+    bitcts_format_u64(cfg->seed, seed);
+    const size_t ran = res->ran;
+    printf("\nexplored explore.%llu .. explore.%llu (seed %s): %zu cases in %.1f s; report in "
+           "%s/\n",
+           (unsigned long long)a->first, (unsigned long long)(a->first + ran - (ran > 0)), seed,
+           ran, bitcts_clock_now() - t0, report_dir);
+    if (res->failed && a->shrink && !res->interrupted) {
+        char out_dir[3200];
+        snprintf(out_dir, sizeof out_dir, "%s/shrunk", report_dir);
+        bitcts_cli_shrink("explore", cfg, res->report, out_dir, (size_t)a->shrink_max,
+                          a->shrink_seconds);
     }
-    if (r.interrupted) {
-        *interrupted = 1;
-        bitcts_run_result_free(&r);
-        return 0;
+    if (res->interrupted) {
+        fprintf(stderr, "bitcts explore: interrupted; the report holds the cases that ended\n");
+        return BITCTS_EXIT_INTERRUPTED;
     }
-    if (*builder == NULL && bitcts_report_builder_create(r.report, builder) != BITCTS_OK) {
-        bitcts_run_result_free(&r);
-        return bitcts_cli_error("explore", "out of memory");
-    }
-    const json_t *cases = json_object_get(r.report, "cases");
-    for (size_t i = 0; i < json_array_size(cases); ++i) {
-        json_t *c = json_array_get(cases, i);
-        const int v = bitcts_report_case_verdict(c);
-        if (v >= 0 && v < BITCTS_VERDICT_COUNT) {
-            ++counts[v];
-        }
-        if (bitcts_report_builder_add(*builder, json_incref(c)) != BITCTS_OK) {
-            bitcts_run_result_free(&r);
-            return bitcts_cli_error("explore", "out of memory");
-        }
-    }
-    *ran += json_array_size(cases);
-    bitcts_run_result_free(&r);
-    return 0;
+    return res->failed ? BITCTS_EXIT_FAILURES : BITCTS_EXIT_OK;
 }
 
 int bitcts_cmd_explore(int argc, char **argv)
@@ -214,21 +190,11 @@ int bitcts_cmd_explore(int argc, char **argv)
     if (pr != 0) {
         return pr < 0 ? 0 : pr;
     }
-    if (check_report_dir(&cfg) != 0) {
-        return BITCTS_EXIT_USAGE;
-    }
-    {
-        char shrunk[3200]; /* an earlier explore's shrunk cases are not this one's */
-        snprintf(shrunk, sizeof shrunk, "%s/shrunk", cfg.report_dir);
-        bitcts_fs_remove_tree(shrunk);
-    }
-    const char *report_dir = cfg.report_dir;
     json_t *command_line = bitcts_cli_command_line(argc, argv);
     if (command_line == NULL) {
         return bitcts_cli_error("explore", "out of memory");
     }
     cfg.command_line = command_line;
-    cfg.report_dir = NULL; /* rounds run in memory; the whole report is written at the end */
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_interrupt;
@@ -240,92 +206,21 @@ int bitcts_cmd_explore(int argc, char **argv)
 
     const double t0 = bitcts_clock_now();
     const int progress = !a.quiet && isatty(STDERR_FILENO);
-    cfg.stop_at = a.seconds > 0 ? t0 + a.seconds : 0;
-    bitcts_report_builder *builder = NULL;
-    size_t counts[BITCTS_VERDICT_COUNT] = {0};
-    size_t ran = 0;
-    int interrupted = 0;
-    int rc = 0;
-    uint64_t next = a.first;
-    while (rc == 0 && !interrupted) {
-        size_t n = EXPLORE_ROUND;
-        if (a.cases > 0) {
-            const uint64_t left = a.first + a.cases - next;
-            n = left < n ? (size_t)left : n;
-        }
-        if (n == 0 || (cfg.stop_at > 0 && bitcts_clock_now() >= cfg.stop_at) ||
-            next + n - 1 > BITCTS_EXPLORE_MAX_INDEX) {
-            break;
-        }
-        const size_t before = ran;
-        rc = explore_round(&cfg, next, n, &builder, counts, &ran, &interrupted);
-        next += n;
-        if (progress) {
-            fprintf(stderr, "\rexplored %zu cases (%zu failing) in %.0f s ", ran,
-                    ran - counts[BITCTS_VERDICT_PASS] - counts[BITCTS_VERDICT_RECORDED] -
-                        counts[BITCTS_VERDICT_NOT_SUPPORTED] - counts[BITCTS_VERDICT_WARN],
-                    bitcts_clock_now() - t0);
-        }
-        if (ran - before < n) {
-            break; /* the time box ended inside the round */
-        }
-    }
+    const bitcts_explore_config ec = {.run = &cfg,
+                                      .first = a.first,
+                                      .cases = a.cases,
+                                      .seconds = a.seconds,
+                                      .progress = progress ? on_progress : NULL};
+    bitcts_explore_result res;
+    const int st = bitcts_explore_run(&ec, &res);
     if (progress) {
         fputc('\n', stderr);
     }
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    json_t *report = NULL;
-    if (rc == 0 && builder != NULL) {
-        char finished[32];
-        const time_t wall = time(NULL);
-        strftime(finished, sizeof finished, "%Y-%m-%dT%H:%M:%SZ", gmtime(&wall));
-        char err[1024] = "";
-        if (bitcts_report_builder_finish(builder, finished, bitcts_clock_now() - t0, &report, err,
-                                         sizeof err) != BITCTS_OK) {
-            rc = bitcts_cli_error("explore", "the report: %s", err);
-        }
-    }
-    bitcts_report_builder_destroy(builder);
-    if (rc == 0 && report == NULL) {
-        rc = bitcts_cli_error("explore", interrupted ? "interrupted before any case ended"
-                                                     : "no case started");
-    }
-    char err[4400] = "";
-    if (rc == 0 && bitcts_report_files_write(report, report_dir, err, sizeof err) != BITCTS_OK) {
-        rc = bitcts_cli_error("explore", "%s", err);
-    }
-    if (rc != 0) {
-        json_decref(report);
-        json_decref(command_line);
-        return rc;
-    }
-    char *text = NULL;
-    if (bitcts_report_render(report, BITCTS_REPORT_FORMAT_TEXT, &text, NULL) == BITCTS_OK) {
-        printf("\n%s", text);
-    }
-    free(text);
-    char seed[19];
-    bitcts_format_u64(cfg.seed, seed);
-    printf("\nexplored explore.%llu .. explore.%llu (seed %s): %zu cases in %.1f s; report in "
-           "%s/\n",
-           (unsigned long long)a.first, (unsigned long long)(a.first + ran - (ran > 0)), seed, ran,
-           bitcts_clock_now() - t0, report_dir);
-    int failed = 0;
-    const json_t *cases = json_object_get(report, "cases");
-    for (size_t i = 0; i < json_array_size(cases); ++i) {
-        failed |= bitcts_verdict_is_failure(bitcts_report_case_verdict(json_array_get(cases, i)));
-    }
-    if (failed && a.shrink && !interrupted) {
-        char out_dir[3200];
-        snprintf(out_dir, sizeof out_dir, "%s/shrunk", report_dir);
-        bitcts_cli_shrink("explore", &cfg, report, out_dir, (size_t)a.shrink_max, a.shrink_seconds);
-    }
-    json_decref(report);
+    const int rc = st != BITCTS_OK ? bitcts_cli_error("explore", "%s", res.error)
+                                   : explore_print(&cfg, &a, &res, cfg.report_dir, t0);
+    bitcts_explore_result_free(&res);
     json_decref(command_line);
-    if (interrupted) {
-        fprintf(stderr, "bitcts explore: interrupted; the report holds the cases that ended\n");
-        return BITCTS_EXIT_INTERRUPTED;
-    }
-    return failed ? BITCTS_EXIT_FAILURES : BITCTS_EXIT_OK;
+    return rc;
 }
