@@ -32,14 +32,25 @@ void bitcts_digest_logical(const bitcts_tensor_desc *desc, const uint8_t *buffer
     uint8_t chunk[4096];
     size_t used = 0;
     bitcts_tensor_iter it;
-    for (bitcts_tensor_iter_init(&it, desc); bitcts_tensor_iter_more(&it);
-         bitcts_tensor_iter_next(&it)) {
+    bitcts_tensor_iter_init(&it, desc);
+    while (bitcts_tensor_iter_more(&it)) {
+        if (it.stride[0][it.rank - 1] == 1) {
+            /* A contiguous row is its elements' bytes in order: hashed where it lies (the
+             * streamed digest does not depend on how its input is cut). */
+            XXH3_128bits_update(&state, chunk, used);
+            used = 0;
+            XXH3_128bits_update(&state, buffer + it.offset[0] * esize,
+                                (size_t)(bitcts_tensor_iter_row_left(&it) * esize));
+            bitcts_tensor_iter_next_row(&it);
+            continue;
+        }
         memcpy(chunk + used, buffer + it.offset[0] * esize, esize);
         used += esize;
         if (used + 8 > sizeof chunk) {
             XXH3_128bits_update(&state, chunk, used);
             used = 0;
         }
+        bitcts_tensor_iter_next(&it);
     }
     XXH3_128bits_update(&state, chunk, used);
     to_hex(XXH3_128bits_digest(&state), out);

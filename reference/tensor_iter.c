@@ -56,3 +56,22 @@ void bitcts_tensor_iter_next(bitcts_tensor_iter *it)
         it->coord[k] = 0;
     }
 }
+
+uint64_t bitcts_tensor_iter_row_left(const bitcts_tensor_iter *it)
+{
+    const uint32_t k = it->rank - 1;
+    return (uint64_t)(it->sizes[k] - it->coord[k]);
+}
+
+void bitcts_tensor_iter_next_row(bitcts_tensor_iter *it)
+{
+    /* Stand on the row's last element, then take one ordinary step from there. */
+    const uint32_t k = it->rank - 1;
+    const uint64_t skip = bitcts_tensor_iter_row_left(it) - 1;
+    for (uint32_t t = 0; t < it->tensors; ++t) {
+        it->offset[t] += skip * it->stride[t][k];
+    }
+    it->coord[k] += (uint32_t)skip;
+    it->index += skip;
+    bitcts_tensor_iter_next(it);
+}

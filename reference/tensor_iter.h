@@ -44,6 +44,14 @@ int bitcts_tensor_iter_more(const bitcts_tensor_iter *it);
 /** Steps to the next element in row-major order (the last dimension fastest). */
 void bitcts_tensor_iter_next(bitcts_tensor_iter *it);
 
+/** The elements from the current one to the end of its row (the last dimension), this one
+ * included: 1 .. sizes[rank - 1]. @pre bitcts_tensor_iter_more(it). */
+uint64_t bitcts_tensor_iter_row_left(const bitcts_tensor_iter *it);
+
+/** Steps past the rest of the current row: the same as bitcts_tensor_iter_row_left(it) calls
+ * of bitcts_tensor_iter_next, in one step. @pre bitcts_tensor_iter_more(it). */
+void bitcts_tensor_iter_next_row(bitcts_tensor_iter *it);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,20 +13,38 @@
 #include "ref_ops.h"
 #include "tensor_iter.h"
 
+/* 1 when the walk's current row of tensor t is contiguous in memory (its last dimension's
+ * stride is one element): the row's elements are then its bytes, in order. */
+static int row_is_contiguous(const bitcts_tensor_iter *it, uint32_t t)
+{
+    return it->stride[t][it->rank - 1] == 1;
+}
+
 void bitcts_compare_poison(const bitcts_op_desc *desc, const uint8_t *expected,
                            const uint8_t *expected_mask, uint8_t *output)
 {
     const uint32_t w = bitcts_dtype_size(desc->output.data_type);
+    const uint32_t out = desc->input_count;
     bitcts_tensor_iter it;
-    for (bitcts_tensor_iter_init_op(&it, desc); bitcts_tensor_iter_more(&it);
-         bitcts_tensor_iter_next(&it)) {
-        const uint64_t off = it.offset[desc->input_count] * w;
+    bitcts_tensor_iter_init_op(&it, desc);
+    while (bitcts_tensor_iter_more(&it)) {
+        const uint64_t off = it.offset[out] * w;
+        if (expected_mask == NULL && row_is_contiguous(&it, out)) {
+            /* Each element's complement is the complement of each of its bytes. */
+            const uint64_t bytes = bitcts_tensor_iter_row_left(&it) * w;
+            for (uint64_t i = 0; i < bytes; ++i) {
+                output[off + i] = (uint8_t)~expected[off + i];
+            }
+            bitcts_tensor_iter_next_row(&it);
+            continue;
+        }
         const uint64_t exp = bitcts_ref_load(expected + off, w);
         uint64_t v = ~exp;
         if (expected_mask != NULL && v == bitcts_ref_load(expected_mask + off, w)) {
             v ^= 1; /* differs from both policies' values */
         }
         bitcts_ref_store(output + off, w, v);
+        bitcts_tensor_iter_next(&it);
     }
 }
 
@@ -125,40 +143,62 @@ typedef struct element_scan {
     int all_mask, all_saturate;
 } element_scan;
 
-/* Compares every logical element; marks the bytes elements cover in `covered`. */
-static void scan_elements(const bitcts_compare_args *a, uint8_t *covered, element_scan *s,
-                          bitcts_case_result *r)
+/* Compares the element the walk stands on; marks the bytes it covers in `covered`. */
+static void scan_element(const bitcts_compare_args *a, const bitcts_tensor_iter *it,
+                         uint8_t *covered, element_scan *s, bitcts_case_result *r)
 {
     const bitcts_op_desc *d = a->desc;
     const uint32_t wi = bitcts_dtype_size(d->inputs[0].data_type);
     const uint32_t wo = bitcts_dtype_size(d->output.data_type);
     const uint32_t n_in = d->input_count;
+    const uint64_t off = it->offset[n_in] * wo;
+    memset(covered + off, 1, wo);
+    const uint64_t actual = bitcts_ref_load(a->output_after + off, wo);
+    const uint64_t expected = bitcts_ref_load(a->expected + off, wo);
+    if (a->recorded && bitcts_ref_load(a->inputs_before[1] + it->offset[1] * wi, wi) >= wi * 8) {
+        ++s->oob;
+        s->all_saturate &= actual == expected;
+        s->all_mask &= actual == bitcts_ref_load(a->expected_mask + off, wo);
+        return;
+    }
+    if (actual == expected) {
+        return;
+    }
+    if (s->mismatches++ == 0) {
+        r->has_first = 1;
+        r->first_index = it->index;
+        memcpy(r->first_coords, it->coord, sizeof it->coord);
+        for (uint32_t t = 0; t < n_in; ++t) {
+            r->first_inputs[t] = bitcts_ref_load(a->inputs_before[t] + it->offset[t] * wi, wi);
+        }
+        r->first_expected = expected;
+        r->first_actual = actual;
+    }
+}
+
+/* Compares every logical element; marks the bytes elements cover in `covered`. A contiguous
+ * row of the output whose bytes equal the expected row's has no differing element, so it is
+ * passed in one memcmp; any other row is compared element by element. */
+static void scan_elements(const bitcts_compare_args *a, uint8_t *covered, element_scan *s,
+                          bitcts_case_result *r)
+{
+    const uint32_t wo = bitcts_dtype_size(a->desc->output.data_type);
+    const uint32_t n_in = a->desc->input_count;
     bitcts_tensor_iter it;
     s->all_mask = s->all_saturate = 1;
-    for (bitcts_tensor_iter_init_op(&it, d); bitcts_tensor_iter_more(&it);
-         bitcts_tensor_iter_next(&it)) {
+    bitcts_tensor_iter_init_op(&it, a->desc);
+    while (bitcts_tensor_iter_more(&it)) {
+        const uint64_t left = bitcts_tensor_iter_row_left(&it);
         const uint64_t off = it.offset[n_in] * wo;
-        memset(covered + off, 1, wo);
-        const uint64_t actual = bitcts_ref_load(a->output_after + off, wo);
-        const uint64_t expected = bitcts_ref_load(a->expected + off, wo);
-        if (a->recorded && bitcts_ref_load(a->inputs_before[1] + it.offset[1] * wi, wi) >= wi * 8) {
-            ++s->oob;
-            s->all_saturate &= actual == expected;
-            s->all_mask &= actual == bitcts_ref_load(a->expected_mask + off, wo);
+        if (!a->recorded && row_is_contiguous(&it, n_in) &&
+            memcmp(a->output_after + off, a->expected + off, (size_t)(left * wo)) == 0) {
+            memset(covered + off, 1, (size_t)(left * wo));
+            bitcts_tensor_iter_next_row(&it);
             continue;
         }
-        if (actual == expected) {
-            continue;
-        }
-        if (s->mismatches++ == 0) {
-            r->has_first = 1;
-            r->first_index = it.index;
-            memcpy(r->first_coords, it.coord, sizeof it.coord);
-            for (uint32_t t = 0; t < n_in; ++t) {
-                r->first_inputs[t] = bitcts_ref_load(a->inputs_before[t] + it.offset[t] * wi, wi);
-            }
-            r->first_expected = expected;
-            r->first_actual = actual;
+        for (uint64_t i = 0; i < left; ++i) {
+            scan_element(a, &it, covered, s, r);
+            bitcts_tensor_iter_next(&it);
         }
     }
 }

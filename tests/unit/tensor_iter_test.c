@@ -58,9 +58,49 @@ static uint64_t dot(const bitcts_tensor_desc *t, const uint32_t *coord)
     return off;
 }
 
-/* Walks to the end, checking every step against tensors[0 .. n). */
+/* 1 when two walks stand on the same element with the same offsets. */
+static int same_place(const bitcts_tensor_iter *a, const bitcts_tensor_iter *b)
+{
+    int same = a->index == b->index;
+    for (uint32_t k = 0; k < a->rank; ++k) {
+        same &= a->coord[k] == b->coord[k];
+    }
+    for (uint32_t t = 0; t < a->tensors; ++t) {
+        same &= a->offset[t] == b->offset[t];
+    }
+    return same;
+}
+
+/* Row steps from `start` (every other row entered one element in) land where as many single
+ * steps land, and row_left counts the row's elements from the current one. */
+static void check_rows(const bitcts_tensor_iter *start)
+{
+    bitcts_tensor_iter rows = *start, steps = *start;
+    const uint32_t last = start->rank - 1;
+    uint64_t row = 0;
+    int bad = 0;
+    while (bitcts_tensor_iter_more(&rows)) {
+        if (row++ % 2 == 1 && rows.coord[last] + 1 < rows.sizes[last]) {
+            bitcts_tensor_iter_next(&rows);
+            bitcts_tensor_iter_next(&steps);
+        }
+        const uint64_t left = bitcts_tensor_iter_row_left(&rows);
+        bad |= left != (uint64_t)(rows.sizes[last] - rows.coord[last]);
+        for (uint64_t i = 0; i < left; ++i) {
+            bitcts_tensor_iter_next(&steps);
+        }
+        bitcts_tensor_iter_next_row(&rows);
+        bad |= !same_place(&rows, &steps);
+    }
+    CHECK(!bad);
+    CHECK(!bitcts_tensor_iter_more(&steps));
+}
+
+/* Walks to the end, checking every step against tensors[0 .. n), and the row steps from the
+ * same start. */
 static void check_walk(bitcts_tensor_iter *it, const bitcts_tensor_desc *const *tensors, uint32_t n)
 {
+    check_rows(it);
     const bitcts_tensor_desc *shape = tensors[n - 1];
     const uint64_t count = bitcts_tensor_element_count(shape);
     CHECK_EQ_U64(it->count, count);
