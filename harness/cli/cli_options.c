@@ -29,8 +29,8 @@ static const bitcts_cli_option *find_option(const bitcts_cli_spec *spec, const c
     for (size_t t = 0; t < spec->table_count; ++t) {
         for (size_t i = 0; i < spec->tables[t].count; ++i, ++k) {
             const bitcts_cli_option *o = &spec->tables[t].options[i];
-            const int is_long = arg[1] == '-' && strlen(o->name) == len &&
-                                strncmp(arg, o->name, len) == 0;
+            const int is_long =
+                arg[1] == '-' && strlen(o->name) == len && strncmp(arg, o->name, len) == 0;
             const int is_short = arg[1] != '-' && o->short_name != 0 && arg[1] == o->short_name;
             if (is_long || is_short) {
                 *base = spec->tables[t].base;
@@ -48,7 +48,8 @@ static int refuse_unknown(const bitcts_cli_spec *spec, const char *arg)
 {
     const int len = (int)strcspn(arg, "=");
     for (size_t i = 0; spec->elsewhere != NULL && spec->elsewhere[i] != NULL; ++i) {
-        if (strlen(spec->elsewhere[i]) == (size_t)len && strncmp(arg, spec->elsewhere[i], len) == 0) {
+        if (strlen(spec->elsewhere[i]) == (size_t)len &&
+            strncmp(arg, spec->elsewhere[i], len) == 0) {
             return bitcts_cli_error(spec->cmd, "%.*s is %s's, not %s's (see bitcts %s --help)", len,
                                     arg, spec->elsewhere_cmd, spec->cmd, spec->cmd);
         }
@@ -79,8 +80,8 @@ static int match_all(const bitcts_cli_spec *spec, int argc, char **argv, found_o
         }
         if (arg[0] != '-' || arg[1] == '\0') {
             if (*n_operands >= spec->max_operands) {
-                return bitcts_cli_error(spec->cmd, "unexpected argument '%s' (see bitcts %s --help)",
-                                        arg, spec->cmd);
+                return bitcts_cli_error(
+                    spec->cmd, "unexpected argument '%s' (see bitcts %s --help)", arg, spec->cmd);
             }
             operands[(*n_operands)++] = arg;
             continue;
@@ -101,8 +102,7 @@ static int match_all(const bitcts_cli_spec *spec, int argc, char **argv, found_o
         }
         if (o->value_name != NULL && value == NULL) {
             if (i + 1 >= argc) {
-                return bitcts_cli_error(spec->cmd, "%s needs a value (%s)", o->name,
-                                        o->value_name);
+                return bitcts_cli_error(spec->cmd, "%s needs a value (%s)", o->name, o->value_name);
             }
             value = argv[++i];
         }
@@ -121,7 +121,10 @@ static void words_text(const char *const *words, char *out, size_t cap)
     }
     for (size_t i = 0; i < n; ++i) {
         const size_t used = strlen(out);
-        snprintf(out + used, cap - used, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ",
+        snprintf(out + used, cap - used, "%s%s",
+                 i == 0       ? ""
+                 : i + 1 == n ? " or "
+                              : ", ",
                  words[i]);
     }
 }
@@ -214,12 +217,12 @@ static int store_value(const found_option *f, char *err, size_t cap)
         *(int *)dest = 1;
         return 0;
     }
-    if (o->kind == BITCTS_CLI_CUSTOM) {
-        return o->parse(v, dest, err, cap);
-    }
-    if (*v == '\0') {
+    if (v != NULL && *v == '\0') {
         snprintf(err, cap, "%s needs a value (%s)", o->name, o->value_name);
         return -1;
+    }
+    if (o->kind == BITCTS_CLI_CUSTOM) {
+        return o->parse(v, dest, err, cap);
     }
     if ((o->kind == BITCTS_CLI_TEXT || o->kind == BITCTS_CLI_GLOB) && o->hi > 0 &&
         strlen(v) > o->hi) {
@@ -228,13 +231,9 @@ static int store_value(const found_option *f, char *err, size_t cap)
         return -1;
     }
     switch (o->kind) {
-    case BITCTS_CLI_TEXT:
-        *(const char **)dest = v;
-        return 0;
-    case BITCTS_CLI_GLOB:
-        return store_glob(o, v, (bitcts_filter *)dest, err, cap);
-    case BITCTS_CLI_U64:
-        return parse_number(o, v, (uint64_t *)dest, err, cap);
+    case BITCTS_CLI_TEXT: *(const char **)dest = v; return 0;
+    case BITCTS_CLI_GLOB: return store_glob(o, v, (bitcts_filter *)dest, err, cap);
+    case BITCTS_CLI_U64: return parse_number(o, v, (uint64_t *)dest, err, cap);
     case BITCTS_CLI_INT:
     case BITCTS_CLI_U32:
         if (parse_number(o, v, &n, err, cap) != 0) {
@@ -260,14 +259,11 @@ static int store_value(const found_option *f, char *err, size_t cap)
             return -1;
         }
         return 0;
-    case BITCTS_CLI_LIST:
-        return bitcts_cli_parse_words(o, v, (unsigned *)dest, err, cap);
+    case BITCTS_CLI_LIST: return bitcts_cli_parse_words(o, v, (unsigned *)dest, err, cap);
     case BITCTS_CLI_KEYVALUE:
         return store_key_value(o, v, (bitcts_backend_options *)dest,
                                (char(*)[64])((char *)f->base + o->aux), err, cap);
-    default:
-        snprintf(err, cap, "%s: no parser", o->name);
-        return -1;
+    default: snprintf(err, cap, "%s: no parser", o->name); return -1;
     }
 }
 

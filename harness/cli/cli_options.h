@@ -34,16 +34,16 @@ typedef enum bitcts_cli_kind {
 typedef int (*bitcts_cli_parse_fn)(const char *value, void *dest, char *err, size_t cap);
 
 typedef struct bitcts_cli_option {
-    const char *name;        /* "--jobs" */
-    char short_name;         /* 'j' for -j, or 0 */
-    const char *value_name;  /* "N"; NULL for a flag */
+    const char *name;       /* "--jobs" */
+    char short_name;        /* 'j' for -j, or 0 */
+    const char *value_name; /* "N"; NULL for a flag */
     bitcts_cli_kind kind;
-    int repeatable;          /* else a second occurrence is refused */
-    int required;            /* shown without brackets in the usage line; the command checks */
-    size_t offset;           /* of the destination in the table's struct */
-    uint64_t lo, hi;         /* bounds (U64, INT, U32), most bytes (TEXT, GLOB) */
-    const char *const *words; /* ENUM, LIST: NULL-terminated */
-    size_t aux;              /* KEYVALUE: offset of the key store in the table's struct */
+    int repeatable;            /* else a second occurrence is refused */
+    int required;              /* shown without brackets in the usage line; the command checks */
+    size_t offset;             /* of the destination in the table's struct */
+    uint64_t lo, hi;           /* bounds (U64, INT, U32), most bytes (TEXT, GLOB) */
+    const char *const *words;  /* ENUM, LIST: NULL-terminated */
+    size_t aux;                /* KEYVALUE: offset of the key store in the table's struct */
     bitcts_cli_parse_fn parse; /* CUSTOM */
     const char *help;
 } bitcts_cli_option;

@@ -26,18 +26,18 @@ static const char eval_description[] =
     "  -> 255,0,37,254\n";
 
 #define EVAL_TEXT(option, placeholder, field, text) EVAL_OPTION(option, placeholder, field, 0, text)
-#define EVAL_NEEDED(option, placeholder, field, text) EVAL_OPTION(option, placeholder, field, 1, text)
+#define EVAL_NEEDED(option, placeholder, field, text)                                              \
+    EVAL_OPTION(option, placeholder, field, 1, text)
 #define EVAL_OPTION(option, placeholder, field, needed, text)                                      \
-    {.name = option,                                                                               \
-     .value_name = placeholder,                                                                    \
-     .kind = BITCTS_CLI_TEXT,                                                                      \
-     .required = needed,                                                                           \
-     .offset = offsetof(bitcts_eval_args, field),                                                  \
-     .help = text}
+    {                                                                                              \
+        .name = option, .value_name = placeholder, .kind = BITCTS_CLI_TEXT, .required = needed,    \
+        .offset = offsetof(bitcts_eval_args, field), .help = text                                  \
+    }
 
 static const bitcts_cli_option eval_options[] = {
     EVAL_NEEDED("--type", "T", type, "the input type (uint8, int16, float32, ...)"),
-    EVAL_TEXT("--out-type", "T", out_type, "the output type (default: uint8 for bit_count, else T)"),
+    EVAL_TEXT("--out-type", "T", out_type,
+              "the output type (default: uint8 for bit_count, else T)"),
     EVAL_NEEDED("--sizes", "N,N,...", sizes, "the shape, 1 to 8 sizes"),
     EVAL_TEXT("--a", "V,...", values[0], "the first input's buffer"),
     EVAL_TEXT("--b", "V,...", values[1], "the second input's buffer"),

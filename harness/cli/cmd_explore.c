@@ -93,15 +93,14 @@ static const bitcts_cli_option explore_own_options[] = {
 };
 
 /* run's options that explore does not take. */
-static const char *const run_only[] = {"--shard",  "--baseline", "--resume",       "--filter",
-                                       "--tier",   "--feature-level", NULL};
+static const char *const run_only[] = {"--shard", "--baseline",      "--resume", "--filter",
+                                       "--tier",  "--feature-level", NULL};
 
 /* The command line into cfg and a; 0, -1 after --help, or an exit code. */
 static int parse_args(int argc, char **argv, bitcts_run_config *cfg, explore_args *a)
 {
     explore_options o = {0};
-    bitcts_cli_shrink_args shrink = {.seconds = (uint64_t)a->shrink_seconds,
-                                     .max = a->shrink_max};
+    bitcts_cli_shrink_args shrink = {.seconds = (uint64_t)a->shrink_seconds, .max = a->shrink_max};
     const bitcts_cli_table tables[] = {
         bitcts_cli_run_table(cfg),
         {explore_own_options, sizeof explore_own_options / sizeof explore_own_options[0], &o},

@@ -142,11 +142,11 @@ int bitcts_cmd_golden(int argc, char **argv)
     const char *cmd = strcmp(action, "regen") == 0 ? "vectors regen" : "vectors verify";
     const char *path = GOLDEN_DEFAULT_PATH;
     const bitcts_cli_table tables[] = {{golden_options, 1, &path}};
-    const bitcts_cli_spec spec = {
-        .cmd = cmd,
-        .description = strcmp(action, "regen") == 0 ? regen_description : verify_description,
-        .tables = tables,
-        .table_count = 1};
+    const bitcts_cli_spec spec = {.cmd = cmd,
+                                  .description = strcmp(action, "regen") == 0 ? regen_description
+                                                                              : verify_description,
+                                  .tables = tables,
+                                  .table_count = 1};
     size_t n_operands = 0;
     const int parsed = bitcts_cli_parse(&spec, argc, argv, NULL, &n_operands);
     if (parsed != 0) {

@@ -122,8 +122,7 @@ typedef struct coverage {
     size_t by_fl[16];
     size_t by_pattern[BITCTS_OP_COUNT][BITCTS_PAT_COUNT];
     /* cells[op][type][out][rank][pattern]: does a selected case fill it? */
-    unsigned char cells[BITCTS_OP_COUNT][BITCTS_DT_COUNT][2][BITCTS_MAX_DIMS + 1]
-                       [BITCTS_PAT_COUNT];
+    unsigned char cells[BITCTS_OP_COUNT][BITCTS_DT_COUNT][2][BITCTS_MAX_DIMS + 1][BITCTS_PAT_COUNT];
 } coverage;
 
 static void count_selected(const bitcts_plan *plan, const bitcts_selection *sel, coverage *c)

@@ -314,9 +314,10 @@ static int cmd_render(int argc, char **argv)
 {
     const char *dir[1] = {NULL};
     int n = 0;
-    const bitcts_cli_spec spec = {
-        .cmd = "report render", .operands = "DIR", .max_operands = 1,
-        .description = render_description};
+    const bitcts_cli_spec spec = {.cmd = "report render",
+                                  .operands = "DIR",
+                                  .max_operands = 1,
+                                  .description = render_description};
     const int parsed = parse_action(&spec, argc, argv, dir, &n);
     if (parsed != 0) {
         return parsed == BITCTS_CLI_HELP ? BITCTS_EXIT_OK : parsed;

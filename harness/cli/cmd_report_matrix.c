@@ -118,8 +118,7 @@ int bitcts_cmd_report_matrix(int argc, char **argv)
     json_t **reports = calloc((size_t)argc + 1, sizeof *reports);
     size_t n_args = 0;
     int n = 0, rc = 0;
-    if (args == NULL || paths == NULL || labels == NULL || label_store == NULL ||
-        reports == NULL) {
+    if (args == NULL || paths == NULL || labels == NULL || label_store == NULL || reports == NULL) {
         rc = bitcts_cli_error("report matrix", "out of memory");
         goto cleanup;
     }
