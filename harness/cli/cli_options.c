@@ -270,6 +270,10 @@ static int store_value(const found_option *f, char *err, size_t cap)
 int bitcts_cli_parse(const bitcts_cli_spec *spec, int argc, char **argv, const char **operands,
                      size_t *n_operands)
 {
+    if (spec->needs_arguments && argc < 2) {
+        bitcts_cli_help(spec, stderr);
+        return BITCTS_EXIT_USAGE;
+    }
     const size_t total = option_total(spec);
     found_option *found = calloc((size_t)argc + 1, sizeof *found);
     unsigned char *seen = calloc(total + 1, 1);

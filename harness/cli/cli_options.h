@@ -59,6 +59,7 @@ typedef struct bitcts_cli_spec {
     const char *cmd;         /* "run", "vectors export": messages and the usage line */
     const char *operands;    /* the usage line's positional part ("DIR"), or NULL */
     size_t max_operands;     /* more are refused */
+    int needs_arguments;     /* with no argument at all: the help on stderr, exit code 2 */
     const char *description; /* the paragraph after the usage line */
     const char *epilogue;    /* after the option list (exit codes), or NULL */
     const bitcts_cli_table *tables;
@@ -71,7 +72,8 @@ typedef struct bitcts_cli_spec {
 
 /** Parses argv[1..argc-1] (argv[0] is the command's word) against the spec's tables, storing
  * each value, and the operands in order into operands (capacity argc). -h or --help prints the
- * help to stdout. @return 0, BITCTS_CLI_HELP, or BITCTS_EXIT_USAGE after one line on stderr. */
+ * help to stdout. @return 0, BITCTS_CLI_HELP, or BITCTS_EXIT_USAGE after one line on stderr
+ * (or the help, for a command that needs arguments and got none). */
 int bitcts_cli_parse(const bitcts_cli_spec *spec, int argc, char **argv, const char **operands,
                      size_t *n_operands);
 /** A comma list of o->words into a mask of their indexes (what BITCTS_CLI_LIST stores), for a

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Shrinking a report's failures for `run --shrink` and `explore`: progress and repro lines. */
+/* Shrinking a report's failures for `run --shrink` and `explore`: their shared options, progress
+ * and repro lines. */
 #include <stddef.h> /* offsetof */
 #include <stdio.h>  /* printf */
 

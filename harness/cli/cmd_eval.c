@@ -78,11 +78,8 @@ int bitcts_cmd_eval(int argc, char **argv)
                                   .max_operands = 1,
                                   .description = eval_description,
                                   .tables = tables,
+                                  .needs_arguments = 1,
                                   .table_count = 1};
-    if (argc < 2) {
-        bitcts_cli_help(&spec, stderr);
-        return BITCTS_EXIT_USAGE;
-    }
     size_t n_operands = 0;
     const int rc = bitcts_cli_parse(&spec, argc, argv, &a.op, &n_operands);
     if (rc != 0) {

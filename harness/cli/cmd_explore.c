@@ -108,13 +108,10 @@ static int parse_args(int argc, char **argv, bitcts_run_config *cfg, explore_arg
     const bitcts_cli_spec spec = {.cmd = "explore",
                                   .description = explore_description,
                                   .tables = tables,
+                                  .needs_arguments = 1,
                                   .table_count = sizeof tables / sizeof tables[0],
                                   .elsewhere = run_only,
                                   .elsewhere_cmd = "run"};
-    if (argc < 2) {
-        bitcts_cli_help(&spec, stderr);
-        return BITCTS_EXIT_USAGE;
-    }
     size_t n_operands = 0;
     const int rc = bitcts_cli_parse(&spec, argc, argv, NULL, &n_operands);
     if (rc != 0) {

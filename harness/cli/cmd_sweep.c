@@ -134,11 +134,8 @@ static int parse_sweep(int argc, char **argv, sweep_args *a)
                                   .description = sweep_description,
                                   .epilogue = sweep_epilogue,
                                   .tables = tables,
+                                  .needs_arguments = 1,
                                   .table_count = 1};
-    if (argc < 2) {
-        bitcts_cli_help(&spec, stderr);
-        return BITCTS_EXIT_USAGE;
-    }
     size_t n_operands = 0;
     const int rc = bitcts_cli_parse(&spec, argc, argv, NULL, &n_operands);
     return rc != 0 ? rc : parse_types(a, a->op, a->type, a->out_type);
