@@ -402,7 +402,34 @@ int bitcts_selection_matches(const bitcts_selection *sel, const bitcts_case_key 
     if (sel->max_feature_level && key->feature_level > sel->max_feature_level) {
         return 0;
     }
-    return sel->filter == NULL || fnmatch(sel->filter, key->id, 0) == 0;
+    return bitcts_filter_matches(&sel->filter, key->id);
+}
+
+int bitcts_filter_matches(const bitcts_filter *filter, const char *id)
+{
+    for (size_t i = 0; i < filter->count; ++i) {
+        if (fnmatch(filter->globs[i], id, 0) == 0) {
+            return 1;
+        }
+    }
+    return filter->count == 0;
+}
+
+void bitcts_filter_join(const bitcts_filter *filter, char *out, size_t cap)
+{
+    size_t used = 0;
+    if (cap == 0) {
+        return;
+    }
+    out[0] = '\0';
+    if (filter->count == 0) {
+        snprintf(out, cap, "*");
+        return;
+    }
+    for (size_t i = 0; i < filter->count && used < cap; ++i) {
+        const int n = snprintf(out + used, cap - used, "%s%s", i > 0 ? "," : "", filter->globs[i]);
+        used += n > 0 ? (size_t)n : 0;
+    }
 }
 
 /* The end (the closing ']') of the bracket expression opening at p, or NULL. */

@@ -89,10 +89,26 @@ typedef struct bitcts_plan {
 int bitcts_plan_create(bitcts_plan **out);
 void bitcts_plan_destroy(bitcts_plan *plan);
 
-/** Selection: tier mask, optional glob on the id (fnmatch), maximum feature level (0 = any). */
+/** The most globs a filter holds (--filter given that many times). */
+#define BITCTS_MAX_FILTERS 64
+
+/** Globs on case ids (fnmatch): an id matching any of them is selected; none selects every id.
+ * The strings are borrowed (argv). */
+typedef struct bitcts_filter {
+    const char *globs[BITCTS_MAX_FILTERS];
+    size_t count;
+} bitcts_filter;
+
+/** 1 when `id` matches one of the filter's globs, or the filter has none. */
+int bitcts_filter_matches(const bitcts_filter *filter, const char *id);
+/** The globs joined by ',' ("*" when there are none), for reports and manifests; truncated to
+ * cap. */
+void bitcts_filter_join(const bitcts_filter *filter, char *out, size_t cap);
+
+/** Selection: tier mask, globs on the id, maximum feature level (0 = any). */
 typedef struct bitcts_selection {
     uint32_t tiers;
-    const char *filter;
+    bitcts_filter filter;
     uint32_t max_feature_level;
 } bitcts_selection;
 

@@ -234,6 +234,11 @@ int64_t bitcts_explore_parse_id(const char *id)
     return v <= BITCTS_EXPLORE_MAX_INDEX ? (int64_t)v : -1;
 }
 
+int64_t bitcts_explore_selected_id(const bitcts_filter *filter)
+{
+    return filter->count == 1 ? bitcts_explore_parse_id(filter->globs[0]) : -1;
+}
+
 int bitcts_explore_key(uint64_t suite_seed, uint64_t index, bitcts_case_key *out)
 {
     if (index > BITCTS_EXPLORE_MAX_INDEX) {

@@ -24,6 +24,9 @@ int bitcts_explore_key(uint64_t suite_seed, uint64_t index, bitcts_case_key *out
 
 /** The index of an explore id ("explore.17" gives 17); -1 when `id` is not one. */
 int64_t bitcts_explore_parse_id(const char *id);
+/** The index of the one explored case a filter names: a filter of exactly one glob that is an
+ * explore id ("--filter explore.17"); -1 otherwise. */
+int64_t bitcts_explore_selected_id(const bitcts_filter *filter);
 
 /** A plan of the explored cases first .. first + count - 1 (tiers 0: no tier selects them).
  * @return BITCTS_OK, OUT_OF_MEMORY or INVALID_ARGUMENT. */

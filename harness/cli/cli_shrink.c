@@ -1,12 +1,37 @@
 /* SPDX-License-Identifier: MIT */
-/* Shrinking a report's failures for `run --shrink` and `explore`: progress and repro lines. */
-#include <stdio.h> /* printf */
+/* Shrinking a report's failures for `run --shrink` and `explore`: their shared options, progress
+ * and repro lines. */
+#include <stddef.h> /* offsetof */
+#include <stdio.h>  /* printf */
 
 #include "bitcts/bitcts_status.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "runner.h"
 #include "shrink_failures.h"
+
+static const bitcts_cli_option shrink_options[] = {
+    {.name = "--shrink-seconds",
+     .value_name = "N",
+     .kind = BITCTS_CLI_U64,
+     .offset = offsetof(bitcts_cli_shrink_args, seconds),
+     .lo = 1,
+     .hi = 86400,
+     .help = "time for all the shrinking (default 120)"},
+    {.name = "--shrink-max",
+     .value_name = "N",
+     .kind = BITCTS_CLI_U64,
+     .offset = offsetof(bitcts_cli_shrink_args, max),
+     .lo = 1,
+     .hi = 100000,
+     .help = "shrink at most N failures, one of each kind first (default 10)"},
+};
+
+bitcts_cli_table bitcts_cli_shrink_table(bitcts_cli_shrink_args *args)
+{
+    return (bitcts_cli_table){shrink_options, sizeof shrink_options / sizeof shrink_options[0],
+                              args};
+}
 
 static void on_shrunk(void *user, const bitcts_shrunk *s, size_t done, size_t total)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Helpers for the command line: one-line errors, option matching, strict numbers
+/* Helpers for the command line: one-line errors, paths, strict numbers
  * (harness/base/number_text.c). */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <limits.h>       /* PATH_MAX */
@@ -132,25 +132,4 @@ int bitcts_cli_parse_u64(const char *text, uint64_t *out)
 int bitcts_cli_parse_u32_list(const char *text, uint32_t *out, int cap)
 {
     return bitcts_number_text_parse_u32_list(text, out, cap);
-}
-
-int bitcts_cli_option(int argc, char **argv, int *i, const char *name, const char **value)
-{
-    const char *arg = argv[*i];
-    const size_t len = strlen(name);
-    if (strncmp(arg, name, len) != 0) {
-        return 0;
-    }
-    if (arg[len] == '=') {
-        *value = arg + len + 1;
-        return 1;
-    }
-    if (arg[len] != '\0') {
-        return 0;
-    }
-    if (*i + 1 >= argc) {
-        return -1;
-    }
-    *value = argv[++*i];
-    return 1;
 }

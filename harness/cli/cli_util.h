@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Helpers shared by the subcommands: one-line errors (exit code 2), strict number and list
- * parsing, option matching. Thread-safety: reentrant except for printing. */
+ * parsing, paths (options: cli_options.h). Thread-safety: reentrant except for printing. */
 #ifndef BITCTS_HARNESS_CLI_UTIL_H
 #define BITCTS_HARNESS_CLI_UTIL_H
 
@@ -44,9 +44,5 @@ int bitcts_cli_outputs_apart(const char *cmd, const char *const *outputs, const 
 int bitcts_cli_parse_u64(const char *text, uint64_t *out);
 /** Parses "a,b,c" into at most `cap` uint32 values; returns the count or -1 when malformed. */
 int bitcts_cli_parse_u32_list(const char *text, uint32_t *out, int cap);
-/** When argv[*i] is `name` (then the value is argv[*i+1]) or `name=value`, stores the value,
- * advances *i and returns 1; returns -1 when the value is missing; 0 when it is another
- * argument. */
-int bitcts_cli_option(int argc, char **argv, int *i, const char *name, const char **value);
 
 #endif

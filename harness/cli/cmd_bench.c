@@ -2,6 +2,7 @@
 /* `bitcts bench`: the command line of the benchmark engine (harness/perf/bench.h): options, the
  * table on the terminal, and the JSON file, written whole then renamed. */
 #include <signal.h> /* sigaction */
+#include <stddef.h> /* offsetof */
 #include <stdio.h>  /* printf */
 #include <stdlib.h> /* free, getenv, strtod */
 #include <string.h> /* strcmp, strtok_r */
@@ -16,13 +17,7 @@
 
 #define BENCH_PYTHON "/usr/bin/python3"
 
-static const char bench_usage[] =
-    "usage: bitcts bench [--backend B] [--backend-option KEY=VALUE]... [--size-mib N]\n"
-    "                    [--reps N] [--threads LIST] [--variant NAME] [--ops LIST]\n"
-    "                    [--layouts LIST] [--nt MODE] [--peers LIST] [--no-peers]\n"
-    "                    [--python PATH] [--peers-script FILE] [--check C] [--timeout S]\n"
-    "                    [--peer-timeout S] [--json FILE] [--quick]\n"
-    "\n"
+static const char bench_description[] =
     "Measures a backend (default: the built-in cpu) on 2-D tensors in the layouts packed,\n"
     "padded (rows padded by 64 bytes), transposed (A stored column-major) and bcast (B one\n"
     "element), for every operator and element width (BIT_COUNT: UINT8 and UINT32 outputs).\n"
@@ -37,36 +32,16 @@ static const char bench_usage[] =
     "in a Python process. A missing peer is reported absent with the reason. Every call gets\n"
     "guarded buffers, a poisoned output and a read-only description and is checked between\n"
     "the timed calls: check WRONG (an output of any timed call differs), GUARD (a write\n"
-    "outside the buffers), INPUT (an input changed), DESC (the description changed).\n"
-    "  --backend B       a built-in backend or a plugin library path (default cpu)\n"
-    "  --size-mib N      MiB per input (default: 64 on the host; on a GPU 1024, less when its\n"
-    "                    memory is under 16 GiB, 32 on a slow device such as lavapipe)\n"
-    "  --reps N          timed repetitions, median reported (default 11)\n"
-    "  --threads LIST    an instance per thread count, e.g. 1,2 (default for a CPU backend:\n"
-    "                    1 and the online processors)\n"
-    "  --variant NAME    --backend-option variant=NAME\n"
-    "  --ops LIST        of and,or,xor,not,count,shl,shr (default all)\n"
-    "  --layouts LIST    of packed,padded,transposed,bcast (default all)\n"
-    "  --nt MODE         --backend-option nt=MODE (cpu: auto, always, never)\n"
-    "  --peers LIST      of numpy,torch-cpu,torch-cuda,cupy,jax, or auto (default: the CPU\n"
-    "                    peers for a CPU backend, the GPU peers for a GPU backend) or none\n"
-    "  --no-peers        --peers none (--no-numpy is the same)\n"
-    "  --python PATH     the peers' interpreter (default $BITCTS_PYTHON, else " BENCH_PYTHON ",\n"
-    "                    else python3 on PATH)\n"
-    "  --peers-script F  run F instead of the embedded harness/perf/bench_peers.py\n"
-    "  --check C         auto, reference or cpu: what checks the outputs (auto: the reference\n"
-    "                    up to 64 MiB and for the cpu backend, else the cpu backend)\n"
-    "  --timeout S       seconds one backend call may take (default 120; 0.1 to 86400)\n"
-    "  --peer-timeout S  seconds a peer may go without a result (default 120; 0.1 to 86400)\n"
-    "  --json FILE       also write every figure as JSON\n"
-    "  --quick           1 MiB tensors and 3 repetitions (a smoke test)\n"
+    "outside the buffers), INPUT (an input changed), DESC (the description changed).\n";
+
+static const char bench_epilogue[] =
     "Exit code 0 when every check was ok; 1 when one was not or the backend failed (a crash,\n"
     "a hang, an exit, a process left running); 2 for bad input or a backend that does not\n"
     "start; 130 when interrupted.\n";
 
 /* The short operator names of --ops, in bitcts_op_all's order. */
-static const char *const op_short[BITCTS_OP_COUNT] = {"and",   "or",  "xor", "not",
-                                                      "count", "shl", "shr"};
+static const char *const op_short[BITCTS_OP_COUNT + 1] = {"and",   "or",  "xor", "not",
+                                                          "count", "shl", "shr", NULL};
 
 static volatile sig_atomic_t bench_interrupted;
 
@@ -74,145 +49,6 @@ static void on_interrupt(int sig)
 {
     (void)sig;
     bench_interrupted = 1;
-}
-
-static int parse_names(const char *option, const char *text, const char *const *names, int count,
-                       unsigned *mask)
-{
-    *mask = 0;
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", text);
-    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t != NULL;
-         t = strtok_r(NULL, ",", &save)) {
-        int found = -1;
-        for (int i = 0; i < count; ++i) {
-            if (strcmp(t, names[i]) == 0) {
-                found = i;
-            }
-        }
-        if (found < 0) {
-            return bitcts_cli_error("bench", "%s: unknown name '%s'", option, t);
-        }
-        *mask |= 1u << found;
-    }
-    return *mask != 0 ? 0 : bitcts_cli_error("bench", "%s: empty list", option);
-}
-
-typedef struct bench_args {
-    bitcts_bench_config cfg;
-    const char *json;
-    int reps_given;
-    char key_store[BITCTS_MAX_OPTIONS][64];
-} bench_args;
-
-static int add_option(bench_args *a, const char *key, const char *value)
-{
-    if (a->cfg.options.count >= BITCTS_MAX_OPTIONS) {
-        return bitcts_cli_error("bench", "more than %d backend options", BITCTS_MAX_OPTIONS);
-    }
-    a->cfg.options.keys[a->cfg.options.count] = key;
-    a->cfg.options.values[a->cfg.options.count++] = value;
-    return 0;
-}
-
-static int parse_seconds(const char *option, const char *v, double *out)
-{
-    if (bitcts_cli_parse_seconds(v, out) != 0) {
-        return bitcts_cli_error("bench", "%s: '%s' " BITCTS_CLI_SECONDS_RULE, option, v);
-    }
-    return 0;
-}
-
-static int parse_peers(bench_args *a, const char *v)
-{
-    static const char *const peers[BITCTS_BENCH_PEERS] = {"numpy", "torch-cpu", "torch-cuda",
-                                                          "cupy", "jax"};
-    if (strcmp(v, "none") == 0) {
-        a->cfg.peers_mask = 0;
-        return 0;
-    }
-    if (strcmp(v, "auto") == 0) {
-        a->cfg.peers_mask = BITCTS_BENCH_PEERS_AUTO;
-        return 0;
-    }
-    return parse_names("--peers", v, peers, BITCTS_BENCH_PEERS, &a->cfg.peers_mask);
-}
-
-static int parse_count(bench_args *a, const char *name, const char *v)
-{
-    uint64_t n = 0;
-    bitcts_bench_config *c = &a->cfg;
-    if (strcmp(name, "--size-mib") == 0) {
-        if (bitcts_cli_parse_u64(v, &n) != 0 || n < 1 || n > 65536) {
-            return bitcts_cli_error("bench", "--size-mib: '%s' is not a size from 1 to 65536", v);
-        }
-        c->size_bytes = n << 20;
-    } else if (strcmp(name, "--reps") == 0) {
-        if (bitcts_cli_parse_u64(v, &n) != 0 || n < 1 || n > BITCTS_BENCH_MAX_REPS) {
-            return bitcts_cli_error("bench", "--reps: '%s' is not a count from 1 to %d", v,
-                                    BITCTS_BENCH_MAX_REPS);
-        }
-        c->reps = (uint32_t)n;
-        a->reps_given = 1;
-    } else {
-        c->thread_count = bitcts_cli_parse_u32_list(v, c->threads, BITCTS_BENCH_MAX_INSTANCES);
-        for (int i = 0; i < c->thread_count; ++i) {
-            c->thread_count = c->threads[i] < 1 || c->threads[i] > 256 ? -1 : c->thread_count;
-        }
-        if (c->thread_count < 1) {
-            return bitcts_cli_error("bench", "--threads: '%s' is not a list of 1-256", v);
-        }
-    }
-    return 0;
-}
-
-static int parse_value(bench_args *a, const char *name, const char *v)
-{
-    bitcts_bench_config *c = &a->cfg;
-    static const char *const layouts[BITCTS_BENCH_LAYOUTS] = {"packed", "padded", "transposed",
-                                                              "bcast"};
-    static const char *const checks[BITCTS_BENCH_CHECKS] = {"auto", "reference", "cpu"};
-    unsigned mask = 0;
-    if (strcmp(name, "--backend") == 0) {
-        c->backend_spec = v;
-    } else if (strcmp(name, "--backend-option") == 0) {
-        if (bitcts_backend_options_add(&c->options, a->key_store, v) != 0) {
-            return bitcts_cli_error("bench", "--backend-option needs KEY=VALUE (at most %d)",
-                                    BITCTS_MAX_OPTIONS);
-        }
-    } else if (strcmp(name, "--size-mib") == 0 || strcmp(name, "--reps") == 0 ||
-               strcmp(name, "--threads") == 0) {
-        return parse_count(a, name, v);
-    } else if (strcmp(name, "--json") == 0) {
-        a->json = v;
-    } else if (strcmp(name, "--variant") == 0) {
-        return add_option(a, "variant", v);
-    } else if (strcmp(name, "--nt") == 0) {
-        return add_option(a, "nt", v);
-    } else if (strcmp(name, "--ops") == 0) {
-        return parse_names("--ops", v, op_short, (int)BITCTS_OP_COUNT, &c->ops_mask);
-    } else if (strcmp(name, "--layouts") == 0) {
-        return parse_names("--layouts", v, layouts, BITCTS_BENCH_LAYOUTS, &c->layouts_mask);
-    } else if (strcmp(name, "--peers") == 0) {
-        return parse_peers(a, v);
-    } else if (strcmp(name, "--python") == 0) {
-        c->python = v;
-    } else if (strcmp(name, "--peers-script") == 0) {
-        c->peers_script = v;
-    } else if (strcmp(name, "--check") == 0) {
-        const int rc = parse_names("--check", v, checks, BITCTS_BENCH_CHECKS, &mask);
-        c->check = mask == 2   ? BITCTS_BENCH_CHECK_REFERENCE
-                   : mask == 4 ? BITCTS_BENCH_CHECK_CPU
-                               : BITCTS_BENCH_CHECK_AUTO;
-        return rc != 0 || (mask & (mask - 1)) == 0
-                   ? rc
-                   : bitcts_cli_error("bench", "--check takes one name");
-    } else if (strcmp(name, "--timeout") == 0) {
-        return parse_seconds(name, v, &c->timeout_s);
-    } else {
-        return parse_seconds(name, v, &c->peer_timeout_s);
-    }
-    return 0;
 }
 
 /* The peers' interpreter: $BITCTS_PYTHON, else Debian's (which has python3-numpy), else the
@@ -226,17 +62,195 @@ static const char *default_python(void)
     return access(BENCH_PYTHON, X_OK) == 0 ? BENCH_PYTHON : "python3";
 }
 
+typedef struct bench_args {
+    bitcts_bench_config cfg;
+    const char *json;
+    uint64_t size_mib; /* 0: automatic */
+    uint32_t reps;     /* 0: not given */
+    char key_store[BITCTS_MAX_OPTIONS][64];
+} bench_args;
+
+static int add_option(bitcts_backend_options *o, const char *key, const char *value, char *err,
+                      size_t cap)
+{
+    if (o->count >= BITCTS_MAX_OPTIONS) {
+        snprintf(err, cap, "more than %d backend options", BITCTS_MAX_OPTIONS);
+        return -1;
+    }
+    o->keys[o->count] = key;
+    o->values[o->count++] = value;
+    return 0;
+}
+
+static int parse_variant(const char *v, void *dest, char *err, size_t cap)
+{
+    return add_option(dest, "variant", v, err, cap);
+}
+
+static int parse_nt(const char *v, void *dest, char *err, size_t cap)
+{
+    return add_option(dest, "nt", v, err, cap);
+}
+
+static int parse_threads(const char *v, void *dest, char *err, size_t cap)
+{
+    bitcts_bench_config *c = dest;
+    c->thread_count = bitcts_cli_parse_u32_list(v, c->threads, BITCTS_BENCH_MAX_INSTANCES);
+    for (int i = 0; i < c->thread_count; ++i) {
+        c->thread_count = c->threads[i] < 1 || c->threads[i] > 256 ? -1 : c->thread_count;
+    }
+    if (c->thread_count < 1) {
+        snprintf(err, cap, "--threads: '%s' is not a list of 1-256", v);
+        return -1;
+    }
+    return 0;
+}
+
+static const char *const peer_words[] = {"numpy", "torch-cpu", "torch-cuda", "cupy", "jax", NULL};
+
+static int parse_peers(const char *v, void *dest, char *err, size_t cap)
+{
+    static const bitcts_cli_option peers = {.name = "--peers", .words = peer_words};
+    unsigned *mask = dest;
+    if (strcmp(v, "none") == 0 || strcmp(v, "auto") == 0) {
+        *mask = strcmp(v, "none") == 0 ? 0 : BITCTS_BENCH_PEERS_AUTO;
+        return 0;
+    }
+    return bitcts_cli_parse_words(&peers, v, mask, err, cap);
+}
+
+static int parse_no_peers(const char *v, void *dest, char *err, size_t cap)
+{
+    (void)v;
+    (void)err;
+    (void)cap;
+    *(unsigned *)dest = 0;
+    return 0;
+}
+
+static const char *const layout_words[] = {"packed", "padded", "transposed", "bcast", NULL};
+static const char *const check_words[] = {"auto", "reference", "cpu", NULL};
+
+static const bitcts_cli_option bench_options[] = {
+    {.name = "--backend",
+     .value_name = "B",
+     .kind = BITCTS_CLI_TEXT,
+     .offset = offsetof(bench_args, cfg.backend_spec),
+     .help = "a built-in backend or a plugin library path (default cpu)"},
+    {.name = "--backend-option",
+     .value_name = "KEY=VALUE",
+     .kind = BITCTS_CLI_KEYVALUE,
+     .repeatable = 1,
+     .offset = offsetof(bench_args, cfg.options),
+     .aux = offsetof(bench_args, key_store),
+     .help = "passed to every instance's instance_create"},
+    {.name = "--size-mib",
+     .value_name = "N",
+     .kind = BITCTS_CLI_U64,
+     .offset = offsetof(bench_args, size_mib),
+     .lo = 1,
+     .hi = 65536,
+     .help = "MiB per input (default: 64 on the host; on a GPU 1024, less when its memory is "
+             "under 16 GiB, 32 on a slow device such as lavapipe)"},
+    {.name = "--reps",
+     .value_name = "N",
+     .kind = BITCTS_CLI_U32,
+     .offset = offsetof(bench_args, reps),
+     .lo = 1,
+     .hi = BITCTS_BENCH_MAX_REPS,
+     .help = "timed repetitions, median reported (default 11)"},
+    {.name = "--threads",
+     .value_name = "LIST",
+     .kind = BITCTS_CLI_CUSTOM,
+     .offset = offsetof(bench_args, cfg),
+     .parse = parse_threads,
+     .help = "an instance per thread count, e.g. 1,2 (default for a CPU backend: 1 and the "
+             "online processors)"},
+    {.name = "--variant",
+     .value_name = "NAME",
+     .kind = BITCTS_CLI_CUSTOM,
+     .offset = offsetof(bench_args, cfg.options),
+     .parse = parse_variant,
+     .help = "--backend-option variant=NAME"},
+    {.name = "--ops",
+     .value_name = "LIST",
+     .kind = BITCTS_CLI_LIST,
+     .offset = offsetof(bench_args, cfg.ops_mask),
+     .words = op_short,
+     .help = "of and,or,xor,not,count,shl,shr (default all)"},
+    {.name = "--layouts",
+     .value_name = "LIST",
+     .kind = BITCTS_CLI_LIST,
+     .offset = offsetof(bench_args, cfg.layouts_mask),
+     .words = layout_words,
+     .help = "of packed,padded,transposed,bcast (default all)"},
+    {.name = "--nt",
+     .value_name = "MODE",
+     .kind = BITCTS_CLI_CUSTOM,
+     .offset = offsetof(bench_args, cfg.options),
+     .parse = parse_nt,
+     .help = "--backend-option nt=MODE (cpu: auto, always, never)"},
+    {.name = "--peers",
+     .value_name = "LIST",
+     .kind = BITCTS_CLI_CUSTOM,
+     .offset = offsetof(bench_args, cfg.peers_mask),
+     .parse = parse_peers,
+     .help = "of numpy,torch-cpu,torch-cuda,cupy,jax, or auto (default: the CPU peers for a CPU "
+             "backend, the GPU peers for a GPU backend) or none"},
+    {.name = "--no-peers",
+     .kind = BITCTS_CLI_CUSTOM,
+     .offset = offsetof(bench_args, cfg.peers_mask),
+     .parse = parse_no_peers,
+     .help = "--peers none"},
+    {.name = "--no-numpy",
+     .kind = BITCTS_CLI_CUSTOM,
+     .offset = offsetof(bench_args, cfg.peers_mask),
+     .parse = parse_no_peers,
+     .help = "the same as --no-peers"},
+    {.name = "--python",
+     .value_name = "PATH",
+     .kind = BITCTS_CLI_TEXT,
+     .offset = offsetof(bench_args, cfg.python),
+     .help = "the peers' interpreter (default $BITCTS_PYTHON, else " BENCH_PYTHON
+             ", else python3 on PATH)"},
+    {.name = "--peers-script",
+     .value_name = "FILE",
+     .kind = BITCTS_CLI_TEXT,
+     .offset = offsetof(bench_args, cfg.peers_script),
+     .help = "run FILE instead of the embedded harness/perf/bench_peers.py"},
+    {.name = "--check",
+     .value_name = "C",
+     .kind = BITCTS_CLI_ENUM,
+     .offset = offsetof(bench_args, cfg.check),
+     .words = check_words,
+     .help = "what checks the outputs (auto: the reference up to 64 MiB and for the cpu "
+             "backend, else the cpu backend)"},
+    {.name = "--timeout",
+     .value_name = "S",
+     .kind = BITCTS_CLI_SECONDS,
+     .offset = offsetof(bench_args, cfg.timeout_s),
+     .help = "seconds one backend call may take (default 120; 0.1 to 86400)"},
+    {.name = "--peer-timeout",
+     .value_name = "S",
+     .kind = BITCTS_CLI_SECONDS,
+     .offset = offsetof(bench_args, cfg.peer_timeout_s),
+     .help = "seconds a peer may go without a result (default 120; 0.1 to 86400)"},
+    {.name = "--json",
+     .value_name = "FILE",
+     .kind = BITCTS_CLI_TEXT,
+     .offset = offsetof(bench_args, json),
+     .help = "also write every figure as JSON"},
+    {.name = "--quick",
+     .kind = BITCTS_CLI_FLAG,
+     .offset = offsetof(bench_args, cfg.quick),
+     .help = "1 MiB tensors and 3 repetitions (a smoke test)"},
+};
+
 /* Returns -1 to go on, or an exit code. */
 static int parse_args(int argc, char **argv, bench_args *a)
 {
-    static const char *const valued[] = {
-        "--backend", "--backend-option", "--size-mib",     "--reps",
-        "--threads", "--json",           "--variant",      "--nt",
-        "--ops",     "--layouts",        "--peers",        "--python",
-        "--check",   "--timeout",        "--peer-timeout", "--peers-script"};
     bitcts_bench_config *c = &a->cfg;
     *c = (bitcts_bench_config){.backend_spec = "cpu",
-                               .reps = 11,
                                .peers_mask = BITCTS_BENCH_PEERS_AUTO,
                                .python = default_python(),
                                .check = BITCTS_BENCH_CHECK_AUTO,
@@ -244,35 +258,20 @@ static int parse_args(int argc, char **argv, bench_args *a)
                                .peer_timeout_s = 120,
                                .ops_mask = (1u << BITCTS_OP_COUNT) - 1,
                                .layouts_mask = (1u << BITCTS_BENCH_LAYOUTS) - 1};
-    for (int i = 1; i < argc; ++i) {
-        int handled = 0;
-        for (size_t k = 0; k < sizeof valued / sizeof valued[0] && !handled; ++k) {
-            const char *v = NULL;
-            const int r = bitcts_cli_option(argc, argv, &i, valued[k], &v);
-            if (r < 0 || (r > 0 && *v == '\0')) {
-                return bitcts_cli_error("bench", "%s needs a value", valued[k]);
-            }
-            handled = r > 0;
-            const int rc = handled ? parse_value(a, valued[k], v) : 0;
-            if (rc != 0) {
-                return rc;
-            }
-        }
-        if (handled) {
-            continue;
-        }
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(bench_usage, stdout);
-            return 0;
-        } else if (strcmp(argv[i], "--quick") == 0) {
-            c->quick = 1;
-        } else if (strcmp(argv[i], "--no-peers") == 0 || strcmp(argv[i], "--no-numpy") == 0) {
-            c->peers_mask = 0;
-        } else {
-            return bitcts_cli_error("bench", "unknown argument '%s' (see --help)", argv[i]);
-        }
+    const bitcts_cli_table tables[] = {
+        {bench_options, sizeof bench_options / sizeof bench_options[0], a}};
+    const bitcts_cli_spec spec = {.cmd = "bench",
+                                  .description = bench_description,
+                                  .epilogue = bench_epilogue,
+                                  .tables = tables,
+                                  .table_count = 1};
+    size_t n_operands = 0;
+    const int rc = bitcts_cli_parse(&spec, argc, argv, NULL, &n_operands);
+    if (rc != 0) {
+        return rc == BITCTS_CLI_HELP ? BITCTS_EXIT_OK : rc;
     }
-    c->reps = c->quick && !a->reps_given ? 3 : c->reps;
+    c->size_bytes = a->size_mib << 20;
+    c->reps = a->reps != 0 ? a->reps : c->quick ? 3 : 11;
     return -1;
 }
 

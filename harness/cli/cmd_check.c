@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* `bitcts check DIR`: judges results another program computed from an export (docs/check.md)
  * with the judge, verdicts, reports and exit codes of `bitcts run`. */
+#include <stddef.h> /* offsetof */
 #include <stdio.h>  /* printf */
 #include <stdlib.h> /* free */
 #include <string.h> /* strcmp */
@@ -13,23 +14,87 @@
 #include "report.h"
 #include "report_files.h"
 
-static const char check_usage[] =
-    "usage: bitcts check DIR [--results RDIR] [--filter GLOB]... [--report OUT] [--force]\n"
-    "                       [--quiet]\n"
-    "\n"
+static const char check_description[] =
     "Judges the results a program wrote for the export DIR ('bitcts vectors export --out DIR'):\n"
     "RDIR/results.json and the output files it names (format: docs/vector-format.md,\n"
     "\"Results\"). Every case is rebuilt from the seed and its id and compared as 'bitcts run'\n"
     "compares: every element bit for bit, shift counts >= the width recorded with the policy\n"
-    "seen, bytes of a whole output buffer outside the elements against the initial buffer.\n"
-    "  --results RDIR  the result set (default DIR/results)\n"
-    "  --filter GLOB   check only the cases whose id matches (repeatable: any of them)\n"
-    "  --report OUT    report folder (default bitcts-report): report.json, junit.xml,\n"
-    "                  report.html, summary.md; as for run --report, a folder that is not\n"
-    "                  a report folder bitcts made is refused unless --force\n"
+    "seen, bytes of a whole output buffer outside the elements against the initial buffer.\n";
+
+static const char check_epilogue[] =
     "Exit code: 0 nothing failed, 1 some case failed, 2 bad input (a manifest or results.json\n"
     "that cannot be read; or a result entry or file that is bad: one line each, the case\n"
     "fails, the other cases are still checked and the report is written).\n";
+
+typedef struct check_args {
+    int quiet;
+    int force;
+} check_args;
+
+static const bitcts_cli_option check_config_options[] = {
+    {.name = "--results",
+     .value_name = "RDIR",
+     .kind = BITCTS_CLI_TEXT,
+     .offset = offsetof(bitcts_check_config, results_dir),
+     .hi = 3000,
+     .help = "the result set (default DIR/results)"},
+    {.name = "--filter",
+     .value_name = "GLOB",
+     .kind = BITCTS_CLI_GLOB,
+     .repeatable = 1,
+     .offset = offsetof(bitcts_check_config, filter),
+     .hi = 300,
+     .help = "check only the cases whose id matches; given several times, the cases matching "
+             "any of them"},
+    {.name = "--report",
+     .value_name = "OUT",
+     .kind = BITCTS_CLI_TEXT,
+     .offset = offsetof(bitcts_check_config, report_dir),
+     .hi = 3000,
+     .help = "report folder (default bitcts-report): report.json, junit.xml, report.html, "
+             "summary.md; as for run --report, a folder that is not a report folder bitcts made "
+             "is refused unless --force"},
+};
+
+static const bitcts_cli_option check_own_options[] = {
+    {.name = "--force",
+     .kind = BITCTS_CLI_FLAG,
+     .offset = offsetof(check_args, force),
+     .help = "let --report use a folder bitcts did not create"},
+    {.name = "--quiet",
+     .kind = BITCTS_CLI_FLAG,
+     .offset = offsetof(check_args, quiet),
+     .help = "no summary on standard output"},
+};
+
+/* The command line into cfg and a; 0, or an exit code (BITCTS_CLI_HELP: 0). */
+static int parse_check(int argc, char **argv, bitcts_check_config *cfg, check_args *a)
+{
+    const bitcts_cli_table tables[] = {
+        {check_config_options, sizeof check_config_options / sizeof check_config_options[0], cfg},
+        {check_own_options, sizeof check_own_options / sizeof check_own_options[0], a}};
+    const bitcts_cli_spec spec = {.cmd = "check",
+                                  .operands = "DIR",
+                                  .max_operands = 1,
+                                  .description = check_description,
+                                  .epilogue = check_epilogue,
+                                  .tables = tables,
+                                  .table_count = 2};
+    const char *dir[1] = {NULL};
+    size_t n_operands = 0;
+    const int rc = bitcts_cli_parse(&spec, argc, argv, dir, &n_operands);
+    if (rc != 0) {
+        return rc == BITCTS_CLI_HELP ? -1 : rc;
+    }
+    if (dir[0] == NULL) {
+        return bitcts_cli_error("check", "DIR (an export with results) is required");
+    }
+    if (strlen(dir[0]) > 3000) {
+        return bitcts_cli_error("check", "DIR path is too long");
+    }
+    cfg->export_dir = dir[0];
+    return 0;
+}
 
 static void print_problem(void *user, const char *line)
 {
@@ -59,59 +124,15 @@ static json_t *command_line_json(int argc, char **argv)
 int bitcts_cmd_check(int argc, char **argv)
 {
     bitcts_check_config cfg = {.report_dir = "bitcts-report", .problem = print_problem};
-    int quiet = 0, force = 0;
-    const char *filters[64];
-    size_t n_filters = 0;
-    for (int i = 1; i < argc; ++i) {
-        const char *v = NULL;
-        int r = 0;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(check_usage, stdout);
-            return 0;
-        } else if (strcmp(argv[i], "--quiet") == 0) {
-            quiet = 1;
-        } else if (strcmp(argv[i], "--force") == 0) {
-            force = 1;
-        } else if ((r = bitcts_cli_option(argc, argv, &i, "--results", &v)) != 0) {
-            if (r < 0 || !*v || strlen(v) > 3000) {
-                return bitcts_cli_error("check", "--results needs a directory");
-            }
-            cfg.results_dir = v;
-        } else if ((r = bitcts_cli_option(argc, argv, &i, "--filter", &v)) != 0) {
-            if (r < 0 || !*v || strlen(v) > 300) {
-                return bitcts_cli_error("check", "--filter needs a glob of at most 300 bytes");
-            }
-            if (!bitcts_glob_is_valid(v)) {
-                return bitcts_cli_error("check", "--filter: '%s' is a malformed glob (%s)", v,
-                                        BITCTS_CLI_GLOB_RULE);
-            }
-            if (n_filters == sizeof filters / sizeof filters[0]) {
-                return bitcts_cli_error("check", "at most 64 --filter options");
-            }
-            filters[n_filters++] = v;
-        } else if ((r = bitcts_cli_option(argc, argv, &i, "--report", &v)) != 0) {
-            if (r < 0 || !*v || strlen(v) > 3000) {
-                return bitcts_cli_error("check", "--report needs a directory");
-            }
-            cfg.report_dir = v;
-        } else if (argv[i][0] == '-' || cfg.export_dir != NULL) {
-            return bitcts_cli_error("check", "unknown argument '%s' (see bitcts check --help)",
-                                    argv[i]);
-        } else if (strlen(argv[i]) > 3000) {
-            return bitcts_cli_error("check", "DIR path is too long");
-        } else {
-            cfg.export_dir = argv[i];
-        }
+    check_args a = {0};
+    const int parsed = parse_check(argc, argv, &cfg, &a);
+    if (parsed != 0) {
+        return parsed < 0 ? BITCTS_EXIT_OK : parsed;
     }
-    if (cfg.export_dir == NULL) {
-        return bitcts_cli_error("check", "DIR (an export with results) is required");
-    }
-    const int claimed = report_folder_ok(cfg.report_dir, force);
+    const int claimed = report_folder_ok(cfg.report_dir, a.force);
     if (claimed != 0) {
         return claimed;
     }
-    cfg.filters = filters;
-    cfg.filter_count = n_filters;
     json_t *command_line = command_line_json(argc, argv);
     cfg.command_line = command_line;
     bitcts_check_result result;
@@ -121,7 +142,7 @@ int bitcts_cmd_check(int argc, char **argv)
         bitcts_check_result_free(&result);
         return bitcts_cli_error("check", "%s", result.error);
     }
-    if (!quiet) {
+    if (!a.quiet) {
         char *text = NULL;
         if (bitcts_report_render(result.report, BITCTS_REPORT_FORMAT_TEXT, &text, NULL) == 0) {
             printf("\n%s", text);

@@ -2,6 +2,7 @@
 /* `bitcts eval`: the reference result for literal inputs given on the command line. Values
  * are the buffer's elements in memory order (parsed by harness/explore/eval_parse.c); the output is
  * printed in logical order. */
+#include <stddef.h> /* offsetof */
 #include <stdio.h>  /* printf */
 #include <string.h> /* strcmp */
 
@@ -12,22 +13,43 @@
 #include "ref_ops.h"
 #include "tensor_iter.h"
 
-static const char eval_usage[] =
-    "usage: bitcts eval OPERATOR --type T [--out-type T] --sizes N,N,...\n"
-    "                   (--a V,... --b V,... | --input V,...)\n"
-    "                   [--a-strides S,...] [--b-strides S,...] [--input-strides S,...]\n"
-    "                   [--out-strides S,...] [--format dec|hex|bin] [--shift-policy "
-    "mask|saturate]\n"
-    "\n"
+static const char eval_description[] =
     "Computes the reference result of OPERATOR (bit_and, bit_or, bit_xor, bit_not, bit_count,\n"
     "bit_shift_left, bit_shift_right) for literal inputs and prints the output's logical\n"
     "elements, comma-separated. Values are the input buffer's elements in memory order (with\n"
     "strides, every element the buffer holds): decimal, negative decimal for signed types,\n"
-    "0x-hex raw bits for any type, or for float types a decimal literal, inf or nan.\n"
+    "0x-hex raw bits for any type, or for float types a decimal literal, inf or nan. Give --a\n"
+    "and --b to a binary operator, --input to a unary one.\n"
     "Shift counts >= the width are not specified by DirectML: by default both policies are shown.\n"
     "Example (the XOR example bitcts ships, docs/spec/operators.md):\n"
     "  bitcts eval bit_xor --type uint8 --sizes 2,2 --a 0,128,42,255 --b 255,128,15,1\n"
     "  -> 255,0,37,254\n";
+
+#define EVAL_TEXT(option, placeholder, field, text) EVAL_OPTION(option, placeholder, field, 0, text)
+#define EVAL_NEEDED(option, placeholder, field, text)                                              \
+    EVAL_OPTION(option, placeholder, field, 1, text)
+#define EVAL_OPTION(option, placeholder, field, needed, text)                                      \
+    {                                                                                              \
+        .name = option, .value_name = placeholder, .kind = BITCTS_CLI_TEXT, .required = needed,    \
+        .offset = offsetof(bitcts_eval_args, field), .help = text                                  \
+    }
+
+static const bitcts_cli_option eval_options[] = {
+    EVAL_NEEDED("--type", "T", type, "the input type (uint8, int16, float32, ...)"),
+    EVAL_TEXT("--out-type", "T", out_type,
+              "the output type (default: uint8 for bit_count, else T)"),
+    EVAL_NEEDED("--sizes", "N,N,...", sizes, "the shape, 1 to 8 sizes"),
+    EVAL_TEXT("--a", "V,...", values[0], "the first input's buffer"),
+    EVAL_TEXT("--b", "V,...", values[1], "the second input's buffer"),
+    EVAL_TEXT("--input", "V,...", values[0], "the input's buffer (a unary operator)"),
+    EVAL_TEXT("--a-strides", "S,...", strides[0], "the first input's strides, in elements"),
+    EVAL_TEXT("--b-strides", "S,...", strides[1], "the second input's strides"),
+    EVAL_TEXT("--input-strides", "S,...", strides[0], "the input's strides"),
+    EVAL_TEXT("--out-strides", "S,...", strides[2], "the output's strides"),
+    EVAL_TEXT("--format", "dec|hex|bin", format, "how the output is printed (default dec)"),
+    EVAL_TEXT("--shift-policy", "mask|saturate", policy,
+              "the one policy for shift counts >= the width (default: both where they differ)"),
+};
 
 static void print_output(const bitcts_tensor_desc *t, const uint8_t *buffer, const char *format)
 {
@@ -46,48 +68,30 @@ static void print_output(const bitcts_tensor_desc *t, const uint8_t *buffer, con
     putchar('\n');
 }
 
-/* The options, by name, into the fields of the arguments; argv[1] is the operator. */
-static int parse_eval_args(int argc, char **argv, bitcts_eval_args *a)
-{
-    static const char *const names[] = {"--type",        "--out-type",  "--sizes",
-                                        "--a",           "--b",         "--input",
-                                        "--a-strides",   "--b-strides", "--input-strides",
-                                        "--out-strides", "--format",    "--shift-policy"};
-    const char **slots[] = {&a->type,       &a->out_type,   &a->sizes,      &a->values[0],
-                            &a->values[1],  &a->values[0],  &a->strides[0], &a->strides[1],
-                            &a->strides[0], &a->strides[2], &a->format,     &a->policy};
-    for (int i = 2; i < argc; ++i) {
-        int matched = 0;
-        for (size_t n = 0; n < sizeof names / sizeof names[0] && !matched; ++n) {
-            const int r = bitcts_cli_option(argc, argv, &i, names[n], slots[n]);
-            if (r < 0) {
-                return bitcts_cli_error("eval", "%s needs a value", names[n]);
-            }
-            matched = r;
-        }
-        if (!matched) {
-            return bitcts_cli_error("eval", "unknown argument '%s' (see bitcts eval --help)",
-                                    argv[i]);
-        }
-    }
-    return 0;
-}
-
 int bitcts_cmd_eval(int argc, char **argv)
 {
-    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        fputs(eval_usage, argc < 2 ? stderr : stdout);
-        return argc < 2 ? BITCTS_EXIT_USAGE : 0;
+    bitcts_eval_args a = {.format = "dec", .policy = NULL};
+    const bitcts_cli_table tables[] = {
+        {eval_options, sizeof eval_options / sizeof eval_options[0], &a}};
+    const bitcts_cli_spec spec = {.cmd = "eval",
+                                  .operands = "OPERATOR",
+                                  .max_operands = 1,
+                                  .description = eval_description,
+                                  .tables = tables,
+                                  .needs_arguments = 1,
+                                  .table_count = 1};
+    size_t n_operands = 0;
+    const int rc = bitcts_cli_parse(&spec, argc, argv, &a.op, &n_operands);
+    if (rc != 0) {
+        return rc == BITCTS_CLI_HELP ? BITCTS_EXIT_OK : rc;
     }
     char err[BITCTS_EVAL_ERROR_CAP];
     uint32_t op = 0;
-    if (bitcts_eval_parse_op(argv[1], &op, err, sizeof err) != BITCTS_OK) {
-        return bitcts_cli_error("eval", "%s", err);
+    if (a.op == NULL) {
+        return bitcts_cli_error("eval", "OPERATOR is required (see bitcts eval --help)");
     }
-    bitcts_eval_args a = {.op = argv[1], .format = "dec", .policy = NULL};
-    const int rc = parse_eval_args(argc, argv, &a);
-    if (rc) {
-        return rc;
+    if (bitcts_eval_parse_op(a.op, &op, err, sizeof err) != BITCTS_OK) {
+        return bitcts_cli_error("eval", "%s", err);
     }
     bitcts_op_desc d;
     bitcts_eval_problem p;

@@ -2,6 +2,7 @@
 /* `bitcts explore`: random cases beyond the plan, run as `run` runs them, their failures shrunk
  * (docs/explore.md). */
 #include <signal.h> /* sigaction, SIGINT, SIGTERM */
+#include <stddef.h> /* offsetof */
 #include <stdio.h>  /* printf */
 #include <stdlib.h> /* free */
 #include <string.h> /* strcmp, memset */
@@ -17,13 +18,7 @@
 #include "report.h"
 #include "runner.h"
 
-static const char explore_usage[] =
-    "usage: bitcts explore --backend B (--seconds N | --cases N) [--seed S] [--first K]\n"
-    "                      [--backend-option KEY=VALUE]... [--jobs N] [--threads N]\n"
-    "                      [--timeout S] [--isolate batch|case] [--repeat N] [--report DIR]\n"
-    "                      [--force] [--no-shrink] [--shrink-seconds N] [--shrink-max N]\n"
-    "                      [--quiet]\n"
-    "\n"
+static const char explore_description[] =
     "Draws random valid cases the plan does not contain (any operator, type, rank 1-8, sizes\n"
     "biased to powers of two, SIMD and page boundaries, padding, broadcast, permutations, in\n"
     "place, spare bytes, values biased to the edge classes), runs them in worker processes as\n"
@@ -31,16 +26,8 @@ static const char explore_usage[] =
     "alone: `bitcts run --backend B --seed S --filter explore.K` runs it again. Then shrinks\n"
     "each failure to a smaller case that fails the same way and writes it, beside the\n"
     "original, as vectors `bitcts check` reads (DIR/shrunk/<id>/) with a `bitcts eval`\n"
-    "command (docs/explore.md). Exit code 0 when nothing failed, 1 when something did, 2 for\n"
-    "a bad command line, 130 when interrupted.\n"
-    "  --seconds N         explore for N seconds (cases that have not started are not run)\n"
-    "  --cases N           explore cases K .. K+N-1\n"
-    "  --first K           the first index (default 0)\n"
-    "  --report DIR        where the report goes (default: bitcts-explore)\n"
-    "  --no-shrink         report the failures as they are\n"
-    "  --shrink-seconds N  time for all the shrinking (default 120)\n"
-    "  --shrink-max N      shrink at most N failures, one of each kind first (default 10)\n"
-    "  the other options are run's (bitcts run --help)\n";
+    "command (docs/explore.md). Give one of --seconds N and --cases N. Exit code 0 when\n"
+    "nothing failed, 1 when something did, 2 for a bad command line, 130 when interrupted.\n";
 
 static volatile sig_atomic_t explore_interrupted;
 
@@ -60,68 +47,78 @@ typedef struct explore_args {
     int quiet;
 } explore_args;
 
-static int parse_number(const char *flag, const char *v, int r, uint64_t lo, uint64_t hi,
-                        uint64_t *out)
-{
-    if (r < 0 || bitcts_cli_parse_u64(v, out) != 0 || *out < lo || *out > hi) {
-        return bitcts_cli_error("explore", "%s: '%s' is not a number from %llu to %llu", flag,
-                                r < 0 ? "" : v, (unsigned long long)lo, (unsigned long long)hi);
-    }
-    return 0;
-}
+/* What the options give, before explore_args takes it. */
+typedef struct explore_options {
+    uint64_t seconds;
+    uint64_t cases;
+    uint64_t first;
+    int no_shrink;
+    int quiet;
+} explore_options;
 
+static const bitcts_cli_option explore_own_options[] = {
+    {.name = "--seconds",
+     .value_name = "N",
+     .kind = BITCTS_CLI_U64,
+     .offset = offsetof(explore_options, seconds),
+     .lo = 1,
+     .hi = 7 * 86400,
+     .help = "explore for N seconds (cases that have not started are not run)"},
+    {.name = "--cases",
+     .value_name = "N",
+     .kind = BITCTS_CLI_U64,
+     .offset = offsetof(explore_options, cases),
+     .lo = 1,
+     .hi = BITCTS_EXPLORE_MAX_INDEX,
+     .help = "explore cases K .. K+N-1"},
+    {.name = "--first",
+     .value_name = "K",
+     .kind = BITCTS_CLI_U64,
+     .offset = offsetof(explore_options, first),
+     .hi = BITCTS_EXPLORE_MAX_INDEX,
+     .help = "the first index (default 0)"},
+    {.name = "--no-shrink",
+     .kind = BITCTS_CLI_FLAG,
+     .offset = offsetof(explore_options, no_shrink),
+     .help = "report the failures as they are"},
+    {.name = "--quiet",
+     .kind = BITCTS_CLI_FLAG,
+     .offset = offsetof(explore_options, quiet),
+     .help = "no progress line"},
+};
+
+/* run's options that explore does not take. */
+static const char *const run_only[] = {"--shard", "--baseline",      "--resume", "--filter",
+                                       "--tier",  "--feature-level", NULL};
+
+/* The command line into cfg and a; 0, -1 after --help, or an exit code. */
 static int parse_args(int argc, char **argv, bitcts_run_config *cfg, explore_args *a)
 {
-    for (int i = 1; i < argc; ++i) {
-        const char *v = NULL;
-        int r;
-        int handled = 0;
-        uint64_t n = 0;
-        if (strcmp(argv[i], "--shard") == 0 || strcmp(argv[i], "--baseline") == 0 ||
-            strcmp(argv[i], "--resume") == 0 || strcmp(argv[i], "--filter") == 0 ||
-            strcmp(argv[i], "--tier") == 0) {
-            return bitcts_cli_error("explore", "%s is run's, not explore's (see --help)", argv[i]);
-        }
-        if ((r = bitcts_cli_option(argc, argv, &i, "--seconds", &v)) != 0) {
-            if (parse_number("--seconds", v, r, 1, 7 * 86400, &n)) {
-                return 2;
-            }
-            a->seconds = (double)n;
-        } else if ((r = bitcts_cli_option(argc, argv, &i, "--cases", &v)) != 0) {
-            if (parse_number("--cases", v, r, 1, BITCTS_EXPLORE_MAX_INDEX, &a->cases)) {
-                return 2;
-            }
-        } else if ((r = bitcts_cli_option(argc, argv, &i, "--first", &v)) != 0) {
-            if (parse_number("--first", v, r, 0, BITCTS_EXPLORE_MAX_INDEX, &a->first)) {
-                return 2;
-            }
-        } else if ((r = bitcts_cli_option(argc, argv, &i, "--shrink-seconds", &v)) != 0) {
-            if (parse_number("--shrink-seconds", v, r, 1, 86400, &n)) {
-                return 2;
-            }
-            a->shrink_seconds = (double)n;
-        } else if ((r = bitcts_cli_option(argc, argv, &i, "--shrink-max", &v)) != 0) {
-            if (parse_number("--shrink-max", v, r, 1, 100000, &a->shrink_max)) {
-                return 2;
-            }
-        } else if (strcmp(argv[i], "--no-shrink") == 0) {
-            a->shrink = 0;
-        } else if (strcmp(argv[i], "--quiet") == 0) {
-            a->quiet = 1;
-        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(explore_usage, stdout);
-            return -1;
-        } else {
-            r = bitcts_cli_run_option("explore", argc, argv, &i, cfg, &handled);
-            if (r != 0) {
-                return r;
-            }
-            if (!handled) {
-                return bitcts_cli_error(
-                    "explore", "unknown argument '%s' (see bitcts explore --help)", argv[i]);
-            }
-        }
+    explore_options o = {0};
+    bitcts_cli_shrink_args shrink = {.seconds = (uint64_t)a->shrink_seconds, .max = a->shrink_max};
+    const bitcts_cli_table tables[] = {
+        bitcts_cli_run_table(cfg),
+        {explore_own_options, sizeof explore_own_options / sizeof explore_own_options[0], &o},
+        bitcts_cli_shrink_table(&shrink)};
+    const bitcts_cli_spec spec = {.cmd = "explore",
+                                  .description = explore_description,
+                                  .tables = tables,
+                                  .needs_arguments = 1,
+                                  .table_count = sizeof tables / sizeof tables[0],
+                                  .elsewhere = run_only,
+                                  .elsewhere_cmd = "run"};
+    size_t n_operands = 0;
+    const int rc = bitcts_cli_parse(&spec, argc, argv, NULL, &n_operands);
+    if (rc != 0) {
+        return rc;
     }
+    a->seconds = (double)o.seconds;
+    a->cases = o.cases;
+    a->first = o.first;
+    a->shrink = !o.no_shrink;
+    a->quiet = o.quiet;
+    a->shrink_seconds = (double)shrink.seconds;
+    a->shrink_max = shrink.max;
     if (cfg->backend_spec == NULL) {
         return bitcts_cli_error("explore", "--backend is required");
     }
@@ -181,10 +178,6 @@ int bitcts_cmd_explore(int argc, char **argv)
     explore_args a = {.shrink = 1, .shrink_seconds = 120, .shrink_max = 10};
     if (cfg.jobs < 1) {
         cfg.jobs = 1;
-    }
-    if (argc < 2) {
-        fputs(explore_usage, stderr);
-        return BITCTS_EXIT_USAGE;
     }
     const int pr = parse_args(argc, argv, &cfg, &a);
     if (pr != 0) {

@@ -16,16 +16,21 @@
 #define GOLDEN_DEFAULT_PATH "vectors/golden/manifest.json"
 #define GOLDEN_MAX_BYTES (256u << 20)
 
-static const char golden_usage[] =
-    "usage: bitcts vectors regen [--golden FILE]\n"
-    "       bitcts vectors verify [--golden FILE]\n"
-    "\n"
-    "regen rewrites the golden manifest (atomically): every default-tier case's description\n"
-    "and the XXH3-128 digests of its inputs and expected output, and the literal vectors.\n"
-    "verify recomputes all of it and lists each case or literal whose description, inputs or\n"
-    "expected output changed, or that was added or removed. Exit codes: 0 nothing changed,\n"
-    "1 something changed, 2 a missing, malformed or unknown-version manifest.\n"
-    "  --golden FILE   the manifest (default " GOLDEN_DEFAULT_PATH ")\n";
+static const char regen_description[] =
+    "Rewrites the golden manifest (atomically): every default-tier case's description and the\n"
+    "XXH3-128 digests of its inputs and expected output, and the literal vectors.\n";
+
+static const char verify_description[] =
+    "Recomputes the golden manifest and lists each case or literal whose description, inputs\n"
+    "or expected output changed, or that was added or removed. Exit codes: 0 nothing changed,\n"
+    "1 something changed, 2 a missing, malformed or unknown-version manifest.\n";
+
+static const bitcts_cli_option golden_options[] = {
+    {.name = "--golden",
+     .value_name = "FILE",
+     .kind = BITCTS_CLI_TEXT,
+     .help = "the manifest (default " GOLDEN_DEFAULT_PATH ")"},
+};
 
 /* The sink regen writes through: the manifest's own path, written atomically. */
 typedef struct golden_sink {
@@ -136,21 +141,16 @@ int bitcts_cmd_golden(int argc, char **argv)
     const char *action = argv[0];
     const char *cmd = strcmp(action, "regen") == 0 ? "vectors regen" : "vectors verify";
     const char *path = GOLDEN_DEFAULT_PATH;
-    for (int i = 1; i < argc; ++i) {
-        const char *v = NULL;
-        int r = bitcts_cli_option(argc, argv, &i, "--golden", &v);
-        if (r != 0) {
-            if (r < 0 || !*v) {
-                return bitcts_cli_error(cmd, "--golden needs a file");
-            }
-            path = v;
-        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(golden_usage, stdout);
-            return BITCTS_EXIT_OK;
-        } else {
-            return bitcts_cli_error(cmd, "unknown argument '%s' (see bitcts vectors %s --help)",
-                                    argv[i], action);
-        }
+    const bitcts_cli_table tables[] = {{golden_options, 1, &path}};
+    const bitcts_cli_spec spec = {.cmd = cmd,
+                                  .description = strcmp(action, "regen") == 0 ? regen_description
+                                                                              : verify_description,
+                                  .tables = tables,
+                                  .table_count = 1};
+    size_t n_operands = 0;
+    const int parsed = bitcts_cli_parse(&spec, argc, argv, NULL, &n_operands);
+    if (parsed != 0) {
+        return parsed == BITCTS_CLI_HELP ? BITCTS_EXIT_OK : parsed;
     }
     bitcts_plan *plan = NULL;
     if (bitcts_plan_create(&plan) != BITCTS_OK) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* `bitcts list`: case ids of a selection, one a line, or with --count a coverage summary
  * (operator x type x rank, operator x pattern, feature levels, empty applicable cells). */
+#include <stddef.h> /* offsetof */
 #include <stdio.h>  /* printf */
 #include <stdlib.h> /* calloc */
 #include <string.h> /* strcmp */
@@ -13,48 +14,54 @@
 #include "cli_util.h"
 #include "commands.h"
 
-static const char list_usage[] =
-    "usage: bitcts list [--filter GLOB] [--tier T] [--feature-level FL] [--count | --json]\n"
-    "\n"
-    "Prints the id of every selected case, one a line, in plan order.\n"
-    "  --filter GLOB        shell glob on case ids (fnmatch), e.g. 'bit_xor.uint16.*'\n"
-    "  --tier T             smoke, default, large, exhaustive or all; comma lists (default: "
-    "default)\n"
-    "  --feature-level FL   only cases whose required feature level is <= FL (e.g. 3_0, 4_1)\n"
-    "  --count              print a summary table instead of ids\n"
-    "  --json               print each case's manifest entry (docs/vector-format.md, without\n"
-    "                       files), one JSON object a line, under the default seed\n";
-
-int bitcts_parse_selection(const char *cmd, int argc, char **argv, int *i, bitcts_selection *sel,
-                           const char **tier_text, int *handled)
+static int parse_tier(const char *v, void *dest, char *err, size_t cap)
 {
-    const char *v = NULL;
-    int r;
-    *handled = 1;
-    if ((r = bitcts_cli_option(argc, argv, i, "--filter", &v)) != 0) {
-        if (r < 0 || !*v) {
-            return bitcts_cli_error(cmd, "--filter needs a glob");
-        }
-        if (!bitcts_glob_is_valid(v)) {
-            return bitcts_cli_error(cmd, "--filter: '%s' is a malformed glob (%s)", v,
-                                    BITCTS_CLI_GLOB_RULE);
-        }
-        sel->filter = v;
-    } else if ((r = bitcts_cli_option(argc, argv, i, "--tier", &v)) != 0) {
-        if (r < 0 || (sel->tiers = bitcts_tier_parse(v)) == 0) {
-            return bitcts_cli_error(
-                cmd, "unknown tier '%s' (smoke, default, large, exhaustive, all)", r < 0 ? "" : v);
-        }
-        *tier_text = v;
-    } else if ((r = bitcts_cli_option(argc, argv, i, "--feature-level", &v)) != 0) {
-        if (r < 0 || (sel->max_feature_level = bitcts_fl_parse(v)) == 0) {
-            return bitcts_cli_error(cmd, "unknown feature level '%s' (e.g. 2_1, 3_0, 4_1)",
-                                    r < 0 ? "" : v);
-        }
-    } else {
-        *handled = 0;
+    bitcts_cli_selection *s = dest;
+    s->sel.tiers = bitcts_tier_parse(v);
+    if (s->sel.tiers == 0) {
+        snprintf(err, cap, "unknown tier '%s' (smoke, default, large, exhaustive, all)", v);
+        return -1;
+    }
+    s->tier_text = v;
+    return 0;
+}
+
+static int parse_feature_level(const char *v, void *dest, char *err, size_t cap)
+{
+    uint32_t *fl = dest;
+    *fl = bitcts_fl_parse(v);
+    if (*fl == 0) {
+        snprintf(err, cap, "unknown feature level '%s' (e.g. 2_1, 3_0, 4_1)", v);
+        return -1;
     }
     return 0;
+}
+
+static const bitcts_cli_option selection_options[] = {
+    {.name = "--filter",
+     .value_name = "GLOB",
+     .kind = BITCTS_CLI_GLOB,
+     .repeatable = 1,
+     .offset = offsetof(bitcts_cli_selection, sel.filter),
+     .help = "cases whose id matches the shell glob (fnmatch), e.g. 'bit_xor.uint16.*'; given "
+             "several times, the cases matching any of them"},
+    {.name = "--tier",
+     .value_name = "T",
+     .kind = BITCTS_CLI_CUSTOM,
+     .parse = parse_tier,
+     .help = "smoke, default, large, exhaustive or all; comma lists (default: default)"},
+    {.name = "--feature-level",
+     .value_name = "FL",
+     .kind = BITCTS_CLI_CUSTOM,
+     .offset = offsetof(bitcts_cli_selection, sel.max_feature_level),
+     .parse = parse_feature_level,
+     .help = "only cases whose required feature level is <= FL (e.g. 3_0, 4_1)"},
+};
+
+bitcts_cli_table bitcts_cli_selection_table(bitcts_cli_selection *s)
+{
+    return (bitcts_cli_table){selection_options,
+                              sizeof selection_options / sizeof selection_options[0], s};
 }
 
 void bitcts_cli_selection_text(const bitcts_selection *sel, const char *tier_text, char *out,
@@ -66,7 +73,14 @@ void bitcts_cli_selection_text(const bitcts_selection *sel, const char *tier_tex
         bitcts_fl_format(sel->max_feature_level, name, sizeof name);
         snprintf(fl, sizeof fl, ", --feature-level %s", name);
     }
-    snprintf(out, cap, "--filter '%s', --tier %s%s", sel->filter != NULL ? sel->filter : "*",
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i == 0 || i < sel->filter.count; ++i) {
+        const int n = snprintf(out + used, cap > used ? cap - used : 0, "--filter '%s', ",
+                               sel->filter.count > 0 ? sel->filter.globs[i] : "*");
+        used += n > 0 ? (size_t)n : 0;
+    }
+    snprintf(out + (used < cap ? used : cap - 1), cap > used ? cap - used : 1, "--tier %s%s",
              tier_text != NULL ? tier_text : "default", fl);
 }
 
@@ -78,7 +92,7 @@ int bitcts_cli_require_cases(const char *cmd, const bitcts_plan *plan, const bit
             return 0;
         }
     }
-    char text[600];
+    char text[BITCTS_MAX_FILTERS * 64];
     bitcts_cli_selection_text(sel, tier_text, text, sizeof text);
     return bitcts_cli_error(cmd, "the selection matches no case: %s (see bitcts list --tier all)",
                             text);
@@ -101,50 +115,61 @@ static combo_row *find_row(combo_row *rows, size_t *n, const bitcts_case_key *k)
     return &rows[(*n)++];
 }
 
-static void print_counts(const bitcts_plan *plan, const bitcts_selection *sel)
-{
+/* What --count tallies over the selected cases. */
+typedef struct coverage {
     combo_row rows[128];
-    size_t n_rows = 0, total = 0, negative = 0;
-    size_t by_fl[16] = {0};
+    size_t n_rows, total, negative;
+    size_t by_fl[16];
     size_t by_pattern[BITCTS_OP_COUNT][BITCTS_PAT_COUNT];
-    memset(by_pattern, 0, sizeof by_pattern);
     /* cells[op][type][out][rank][pattern]: does a selected case fill it? */
-    static unsigned char cells[BITCTS_OP_COUNT][BITCTS_DT_COUNT][2][BITCTS_MAX_DIMS + 1]
-                              [BITCTS_PAT_COUNT];
-    memset(cells, 0, sizeof cells);
+    unsigned char cells[BITCTS_OP_COUNT][BITCTS_DT_COUNT][2][BITCTS_MAX_DIMS + 1][BITCTS_PAT_COUNT];
+} coverage;
+
+static void count_selected(const bitcts_plan *plan, const bitcts_selection *sel, coverage *c)
+{
     for (size_t i = 0; i < plan->count; ++i) {
         const bitcts_case_key *k = &plan->cases[i];
         if (!bitcts_selection_matches(sel, k)) {
             continue;
         }
-        ++total;
+        ++c->total;
         const int o = bitcts_op_index(k->op);
-        by_fl[((k->feature_level >> 12) & 0xF) * 2 + (((k->feature_level >> 8) & 0xF) ? 1 : 0)]++;
+        c->by_fl[((k->feature_level >> 12) & 0xF) * 2 +
+                 (((k->feature_level >> 8) & 0xF) ? 1 : 0)]++;
         if (k->pattern == BITCTS_PAT_INVALID) {
-            ++negative;
+            ++c->negative;
             continue;
         }
-        ++by_pattern[o][k->pattern];
-        combo_row *row = find_row(rows, &n_rows, k);
+        ++c->by_pattern[o][k->pattern];
+        combo_row *row = find_row(c->rows, &c->n_rows, k);
         ++row->by_rank[k->rank];
         ++row->total;
-        cells[o][k->in_type][k->out_type == BITCTS_DT_UINT32 ? 1 : 0][k->rank][k->pattern] = 1;
+        c->cells[o][k->in_type][k->out_type == BITCTS_DT_UINT32 ? 1 : 0][k->rank][k->pattern] = 1;
     }
+}
+
+static void print_rows(const coverage *c)
+{
     printf("%-16s %-8s %-7s %-4s", "operator", "type", "output", "FL");
     for (uint32_t r = 1; r <= BITCTS_MAX_DIMS; ++r) {
         printf(" %5s%u", "r", r);
     }
     printf(" %7s\n", "total");
-    for (size_t i = 0; i < n_rows; ++i) {
+    for (size_t i = 0; i < c->n_rows; ++i) {
+        const combo_row *row = &c->rows[i];
         char fl[8];
-        bitcts_fl_format(bitcts_fl_required(rows[i].op, rows[i].in, rows[i].out, 1), fl, sizeof fl);
-        printf("%-16s %-8s %-7s %-4s", bitcts_op_name(rows[i].op), bitcts_dtype_name(rows[i].in),
-               bitcts_dtype_name(rows[i].out), fl);
+        bitcts_fl_format(bitcts_fl_required(row->op, row->in, row->out, 1), fl, sizeof fl);
+        printf("%-16s %-8s %-7s %-4s", bitcts_op_name(row->op), bitcts_dtype_name(row->in),
+               bitcts_dtype_name(row->out), fl);
         for (uint32_t r = 1; r <= BITCTS_MAX_DIMS; ++r) {
-            printf(" %6zu", rows[i].by_rank[r]);
+            printf(" %6zu", row->by_rank[r]);
         }
-        printf(" %7zu\n", rows[i].total);
+        printf(" %7zu\n", row->total);
     }
+}
+
+static void print_patterns_and_levels(const coverage *c)
+{
     printf("\n%-16s", "pattern");
     for (int o = 0; o < (int)BITCTS_OP_COUNT; ++o) {
         printf(" %15s", bitcts_op_name(bitcts_op_all[o]));
@@ -153,58 +178,76 @@ static void print_counts(const bitcts_plan *plan, const bitcts_selection *sel)
     for (uint32_t p = 0; p < BITCTS_PAT_COUNT; ++p) {
         size_t any = 0;
         for (int o = 0; o < (int)BITCTS_OP_COUNT; ++o) {
-            any += by_pattern[o][p];
+            any += c->by_pattern[o][p];
         }
         if (!any) {
             continue;
         }
         printf("%-16s", bitcts_pattern_name(p));
         for (int o = 0; o < (int)BITCTS_OP_COUNT; ++o) {
-            printf(" %15zu", by_pattern[o][p]);
+            printf(" %15zu", c->by_pattern[o][p]);
         }
         printf("\n");
     }
     printf("\nfeature level (lowest that requires the case):");
     static const char *const fl_names[16] = {[5] = "2_1", [6] = "3_0", [9] = "4_1"};
     for (int f = 0; f < 16; ++f) {
-        if (by_fl[f]) {
-            printf("  %s: %zu", fl_names[f] != NULL ? fl_names[f] : "?", by_fl[f]);
+        if (c->by_fl[f]) {
+            printf("  %s: %zu", fl_names[f] != NULL ? fl_names[f] : "?", c->by_fl[f]);
         }
     }
     printf("\n");
-    /* Applicable cells of the default-tier matrix with no selected case. */
-    size_t applicable = 0, empty = 0;
-    if (sel->tiers & BITCTS_TIER_DEFAULT) {
-        bitcts_selection all_default = {.tiers = BITCTS_TIER_DEFAULT};
-        static unsigned char seen[BITCTS_OP_COUNT][BITCTS_DT_COUNT][2][BITCTS_MAX_DIMS + 1]
-                                 [BITCTS_PAT_COUNT];
-        memset(seen, 0, sizeof seen);
-        for (size_t i = 0; i < plan->count; ++i) {
-            const bitcts_case_key *k = &plan->cases[i];
-            if (k->pattern == BITCTS_PAT_INVALID || !bitcts_selection_matches(&all_default, k)) {
-                continue;
-            }
-            if (sel->max_feature_level && k->feature_level > sel->max_feature_level) {
-                continue;
-            }
-            const int o = bitcts_op_index(k->op);
-            unsigned char *cell =
-                &seen[o][k->in_type][k->out_type == BITCTS_DT_UINT32 ? 1 : 0][k->rank][k->pattern];
-            if (*cell) {
-                continue;
-            }
-            *cell = 1;
-            ++applicable;
-            if (!cells[o][k->in_type][k->out_type == BITCTS_DT_UINT32 ? 1 : 0][k->rank]
-                      [k->pattern]) {
-                ++empty;
-            }
-        }
+}
+
+/* Applicable cells of the default-tier matrix, and those with no selected case. */
+static void count_empty_cells(const bitcts_plan *plan, const bitcts_selection *sel,
+                              const coverage *c, size_t *applicable, size_t *empty)
+{
+    *applicable = *empty = 0;
+    if (!(sel->tiers & BITCTS_TIER_DEFAULT)) {
+        return;
     }
+    const bitcts_selection all_default = {.tiers = BITCTS_TIER_DEFAULT};
+    static unsigned char seen[BITCTS_OP_COUNT][BITCTS_DT_COUNT][2][BITCTS_MAX_DIMS + 1]
+                             [BITCTS_PAT_COUNT];
+    memset(seen, 0, sizeof seen);
+    for (size_t i = 0; i < plan->count; ++i) {
+        const bitcts_case_key *k = &plan->cases[i];
+        if (k->pattern == BITCTS_PAT_INVALID || !bitcts_selection_matches(&all_default, k)) {
+            continue;
+        }
+        if (sel->max_feature_level && k->feature_level > sel->max_feature_level) {
+            continue;
+        }
+        const int o = bitcts_op_index(k->op);
+        const int out = k->out_type == BITCTS_DT_UINT32 ? 1 : 0;
+        unsigned char *cell = &seen[o][k->in_type][out][k->rank][k->pattern];
+        if (*cell) {
+            continue;
+        }
+        *cell = 1;
+        ++*applicable;
+        *empty += !c->cells[o][k->in_type][out][k->rank][k->pattern];
+    }
+}
+
+static int print_counts(const bitcts_plan *plan, const bitcts_selection *sel)
+{
+    coverage *c = calloc(1, sizeof *c);
+    if (c == NULL) {
+        return bitcts_cli_error("list", "out of memory");
+    }
+    count_selected(plan, sel, c);
+    print_rows(c);
+    print_patterns_and_levels(c);
+    size_t applicable = 0, empty = 0;
+    count_empty_cells(plan, sel, c, &applicable, &empty);
     printf("operator x type (x output type) x rank x applicable pattern cells: %zu, empty: %zu\n",
            applicable, empty);
-    printf("negative (invalid-descriptor) cases: %zu\n", negative);
-    printf("total cases: %zu\n", total);
+    printf("negative (invalid-descriptor) cases: %zu\n", c->negative);
+    printf("total cases: %zu\n", c->total);
+    free(c);
+    return 0;
 }
 
 /* One JSON object a line: each case's identity and description, as the export writes it. */
@@ -233,50 +276,57 @@ static int print_json(const bitcts_plan *plan, const bitcts_selection *sel)
     return 0;
 }
 
+typedef struct list_args {
+    int count;
+    int json;
+} list_args;
+
+static const bitcts_cli_option list_options[] = {
+    {.name = "--count",
+     .kind = BITCTS_CLI_FLAG,
+     .offset = offsetof(list_args, count),
+     .help = "print a summary table instead of ids"},
+    {.name = "--json",
+     .kind = BITCTS_CLI_FLAG,
+     .offset = offsetof(list_args, json),
+     .help = "print each case's manifest entry (docs/vector-format.md, without files), one JSON "
+             "object a line, under the default seed"},
+};
+
 int bitcts_cmd_list(int argc, char **argv)
 {
-    bitcts_selection sel = {.tiers = BITCTS_TIER_DEFAULT};
-    const char *tier_text = NULL;
-    int count = 0;
-    int json = 0;
-    for (int i = 1; i < argc; ++i) {
-        int handled = 0;
-        const int rc = bitcts_parse_selection("list", argc, argv, &i, &sel, &tier_text, &handled);
-        if (rc) {
-            return rc;
-        }
-        if (handled) {
-            continue;
-        }
-        if (strcmp(argv[i], "--count") == 0) {
-            count = 1;
-        } else if (strcmp(argv[i], "--json") == 0) {
-            json = 1;
-        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(list_usage, stdout);
-            return 0;
-        } else {
-            return bitcts_cli_error("list", "unknown argument '%s' (see bitcts list --help)",
-                                    argv[i]);
-        }
+    bitcts_cli_selection s = {.sel = {.tiers = BITCTS_TIER_DEFAULT}};
+    list_args a = {0};
+    const bitcts_cli_table tables[] = {
+        bitcts_cli_selection_table(&s),
+        {list_options, sizeof list_options / sizeof list_options[0], &a}};
+    const bitcts_cli_spec spec = {
+        .cmd = "list",
+        .description = "Prints the id of every selected case, one a line, in plan order.\n",
+        .tables = tables,
+        .table_count = 2};
+    size_t n_operands = 0;
+    const int parsed = bitcts_cli_parse(&spec, argc, argv, NULL, &n_operands);
+    if (parsed != 0) {
+        return parsed == BITCTS_CLI_HELP ? BITCTS_EXIT_OK : parsed;
     }
-    if (count && json) {
+    if (a.count && a.json) {
         return bitcts_cli_error("list", "--count and --json exclude each other");
     }
     bitcts_plan *plan = NULL;
     if (bitcts_plan_create(&plan) != 0) {
         return bitcts_cli_error("list", "out of memory");
     }
-    int rc = bitcts_cli_require_cases("list", plan, &sel, tier_text);
+    int rc = bitcts_cli_require_cases("list", plan, &s.sel, s.tier_text);
     if (rc != 0) {
         /* nothing to print */
-    } else if (count) {
-        print_counts(plan, &sel);
-    } else if (json) {
-        rc = print_json(plan, &sel);
+    } else if (a.count) {
+        rc = print_counts(plan, &s.sel);
+    } else if (a.json) {
+        rc = print_json(plan, &s.sel);
     } else {
         for (size_t i = 0; i < plan->count; ++i) {
-            if (bitcts_selection_matches(&sel, &plan->cases[i])) {
+            if (bitcts_selection_matches(&s.sel, &plan->cases[i])) {
                 puts(plan->cases[i].id);
             }
         }

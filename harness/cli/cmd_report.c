@@ -23,9 +23,7 @@ static const char report_usage[] =
     "\n"
     "'bitcts report <action> --help' describes an action.\n";
 
-static const char diff_usage[] =
-    "usage: bitcts report diff A B [--json FILE]\n"
-    "\n"
+static const char diff_description[] =
     "Compares run A (earlier) with run B (later), case by case; A and B are report folders or\n"
     "report.json files. Prints one line per difference, then a summary line:\n"
     "  regression  the verdict got worse: pass < warn < fail < timeout < crash; or a case that\n"
@@ -38,12 +36,9 @@ static const char diff_usage[] =
     "  digest      same verdict (pass, warn or recorded), different output digest; only when\n"
     "              both runs used the same seed and generator version\n"
     "  added, removed  cases only in B, only in A\n"
-    "  --json FILE  also write the diff as JSON\n"
     "Exit code: 0 no regression, 1 regressions, 2 bad input.\n";
 
-static const char merge_usage[] =
-    "usage: bitcts report merge --out DIR A B [C...]\n"
-    "\n"
+static const char merge_description[] =
     "Joins the shard reports (folders or report.json files) of one run into DIR/report.json,\n"
     "junit.xml, report.html and summary.md. The shards must share seed, suite and generator\n"
     "version, backend name, spec, version, library digest and reported variant, and selection\n"
@@ -52,15 +47,34 @@ static const char merge_usage[] =
     "order, the summary and slowest cases recomputed, durations summed. DIR must not be a\n"
     "shard, and must be missing, empty or a report folder bitcts made.\n";
 
-static const char render_usage[] =
-    "usage: bitcts report render DIR\n"
-    "\n"
+static const char render_description[] =
     "Validates DIR/report.json and re-writes DIR/junit.xml, DIR/report.html and DIR/summary.md\n"
     "from it (after an upgrade of bitcts, or after editing nothing but wanting fresh views).\n";
 
-static int is_help(const char *arg)
+static const bitcts_cli_option diff_options[] = {
+    {.name = "--json",
+     .value_name = "FILE",
+     .kind = BITCTS_CLI_TEXT,
+     .help = "also write the diff as JSON"},
+};
+
+static const bitcts_cli_option merge_options[] = {
+    {.name = "--out",
+     .value_name = "DIR",
+     .kind = BITCTS_CLI_TEXT,
+     .required = 1,
+     .help = "the merged report's folder"},
+};
+
+/* Parses an action's command line (options into *value, operands into paths); 0, -1 after
+ * --help, or an exit code. */
+static int parse_action(const bitcts_cli_spec *spec, int argc, char **argv, const char **paths,
+                        int *n_paths)
 {
-    return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+    size_t n = 0;
+    const int rc = bitcts_cli_parse(spec, argc, argv, paths, &n);
+    *n_paths = (int)n;
+    return rc;
 }
 
 static int write_json_file(const json_t *value, const char *path, char *err, size_t cap)
@@ -138,28 +152,22 @@ static void print_diff(const json_t *diff)
 
 static int cmd_diff(int argc, char **argv)
 {
-    const char *paths[2] = {NULL, NULL};
+    const char *paths[3] = {NULL, NULL, NULL};
     const char *json_path = NULL;
     int n_paths = 0;
-    for (int i = 1; i < argc; ++i) {
-        const char *v = NULL;
-        const int r = bitcts_cli_option(argc, argv, &i, "--json", &v);
-        if (r < 0 || (r > 0 && !*v)) {
-            return bitcts_cli_error("report diff", "--json needs a file name");
-        }
-        if (r > 0) {
-            json_path = v;
-        } else if (is_help(argv[i])) {
-            fputs(diff_usage, stdout);
-            return 0;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return bitcts_cli_error(
-                "report diff", "unknown argument '%s' (see bitcts report diff --help)", argv[i]);
-        } else if (n_paths == 2) {
-            return bitcts_cli_error("report diff", "more than two reports given ('%s')", argv[i]);
-        } else {
-            paths[n_paths++] = argv[i];
-        }
+    const bitcts_cli_table tables[] = {{diff_options, 1, &json_path}};
+    const bitcts_cli_spec spec = {.cmd = "report diff",
+                                  .operands = "A B",
+                                  .max_operands = 3,
+                                  .description = diff_description,
+                                  .tables = tables,
+                                  .table_count = 1};
+    const int parsed = parse_action(&spec, argc, argv, paths, &n_paths);
+    if (parsed != 0) {
+        return parsed == BITCTS_CLI_HELP ? BITCTS_EXIT_OK : parsed;
+    }
+    if (n_paths > 2) {
+        return bitcts_cli_error("report diff", "more than two reports given ('%s')", paths[2]);
     }
     if (n_paths != 2) {
         return bitcts_cli_error("report diff",
@@ -257,26 +265,18 @@ static int cmd_merge(int argc, char **argv)
         rc = bitcts_cli_error("report merge", "out of memory");
         goto cleanup;
     }
-    for (int i = 1; i < argc; ++i) {
-        const char *v = NULL;
-        const int r = bitcts_cli_option(argc, argv, &i, "--out", &v);
-        if (r < 0 || (r > 0 && !*v)) {
-            rc = bitcts_cli_error("report merge", "--out needs a directory");
-            goto cleanup;
-        }
-        if (r > 0) {
-            out_dir = v;
-        } else if (is_help(argv[i])) {
-            fputs(merge_usage, stdout);
-            rc = BITCTS_EXIT_OK;
-            goto cleanup;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            rc = bitcts_cli_error(
-                "report merge", "unknown argument '%s' (see bitcts report merge --help)", argv[i]);
-            goto cleanup;
-        } else {
-            paths[n++] = argv[i];
-        }
+    const bitcts_cli_table tables[] = {{merge_options, 1, &out_dir}};
+    const bitcts_cli_spec spec = {.cmd = "report merge",
+                                  .operands = "A B [C...]",
+                                  .max_operands = (size_t)argc,
+                                  .description = merge_description,
+                                  .tables = tables,
+                                  .table_count = 1};
+    const int parsed = parse_action(&spec, argc, argv, paths, &n);
+    if (parsed != 0) {
+        n = 0;
+        rc = parsed == BITCTS_CLI_HELP ? BITCTS_EXIT_OK : parsed;
+        goto cleanup;
     }
     if (out_dir == NULL) {
         rc = bitcts_cli_error("report merge", "--out DIR is required");
@@ -312,34 +312,41 @@ cleanup:
 
 static int cmd_render(int argc, char **argv)
 {
-    if (argc == 2 && is_help(argv[1])) {
-        fputs(render_usage, stdout);
-        return 0;
+    const char *dir[1] = {NULL};
+    int n = 0;
+    const bitcts_cli_spec spec = {.cmd = "report render",
+                                  .operands = "DIR",
+                                  .max_operands = 1,
+                                  .description = render_description};
+    const int parsed = parse_action(&spec, argc, argv, dir, &n);
+    if (parsed != 0) {
+        return parsed == BITCTS_CLI_HELP ? BITCTS_EXIT_OK : parsed;
     }
-    if (argc != 2 || (argv[1][0] == '-' && argv[1][1])) {
+    if (n != 1) {
         return bitcts_cli_error(
             "report render", "needs exactly one report folder (see bitcts report render --help)");
     }
-    if (bitcts_fs_dir_state(argv[1]) != 1) {
-        return bitcts_cli_error("report render", "%s is not a report folder", argv[1]);
+    const char *folder = dir[0];
+    if (bitcts_fs_dir_state(folder) != 1) {
+        return bitcts_cli_error("report render", "%s is not a report folder", folder);
     }
     char err[BITCTS_REPORT_ERROR_CAP + 4200] = "";
     json_t *report = NULL;
-    if (bitcts_report_files_load(argv[1], &report, err, sizeof err) != BITCTS_OK) {
+    if (bitcts_report_files_load(folder, &report, err, sizeof err) != BITCTS_OK) {
         return bitcts_cli_error("report render", "%s", err);
     }
-    const int st = bitcts_report_files_write_views(report, argv[1], err, sizeof err);
+    const int st = bitcts_report_files_write_views(report, folder, err, sizeof err);
     json_decref(report);
     if (st != BITCTS_OK) {
         return bitcts_cli_error("report render", "%s", err);
     }
-    fprintf(stderr, "rendered %s/junit.xml, report.html, summary.md\n", argv[1]);
+    fprintf(stderr, "rendered %s/junit.xml, report.html, summary.md\n", folder);
     return BITCTS_EXIT_OK;
 }
 
 int bitcts_cmd_report(int argc, char **argv)
 {
-    if (argc < 2 || is_help(argv[1])) {
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         fputs(report_usage, argc < 2 ? stderr : stdout);
         return argc < 2 ? BITCTS_EXIT_USAGE : BITCTS_EXIT_OK;
     }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* `bitcts report matrix`: the conformance matrix over several reports, one per framework or
  * backend (docs/check.md, "The matrix"), as Markdown and optionally HTML and JSON. */
+#include <stddef.h> /* offsetof */
 #include <stdio.h>  /* fprintf */
 #include <stdlib.h> /* calloc */
 #include <string.h> /* strcmp */
@@ -10,15 +11,57 @@
 #include "fs_util.h"
 #include "report_files.h"
 
-static const char matrix_usage[] =
-    "usage: bitcts report matrix --out FILE.md [--html FILE] [--json FILE] [LABEL=]REPORT...\n"
-    "\n"
+static const char matrix_description[] =
     "Folds the reports (folders or report.json files; one per framework or backend, from\n"
     "'bitcts run' or 'bitcts check') into one table: operator x type -> pass, FAIL k/n, n/s\n"
     "(not supported) or recorded (with the shift policies seen for counts >= the width), each\n"
     "failing cell with its first deviation (case id, element, expected vs actual bits), the\n"
     "not-supported reasons and the negative cases. A column is named LABEL, or after the\n"
     "report's backend name and device. No output may be an input report or another output.\n";
+
+typedef struct matrix_args {
+    const char *md;
+    const char *html;
+    const char *json;
+} matrix_args;
+
+static const bitcts_cli_option matrix_options[] = {
+    {.name = "--out",
+     .value_name = "FILE.md",
+     .kind = BITCTS_CLI_TEXT,
+     .required = 1,
+     .offset = offsetof(matrix_args, md),
+     .help = "the matrix as Markdown"},
+    {.name = "--html",
+     .value_name = "FILE",
+     .kind = BITCTS_CLI_TEXT,
+     .offset = offsetof(matrix_args, html),
+     .help = "also the matrix as an HTML page"},
+    {.name = "--json",
+     .value_name = "FILE",
+     .kind = BITCTS_CLI_TEXT,
+     .offset = offsetof(matrix_args, json),
+     .help = "also the matrix as JSON"},
+};
+
+/* The reports given as [LABEL=]PATH: LABEL=PATH when the part before '=' is a short name
+ * without '/'. */
+static void split_labels(const char *const *args, int n, const char **paths, const char **labels,
+                         char (*label_store)[128])
+{
+    for (int k = 0; k < n; ++k) {
+        const char *eq = strchr(args[k], '=');
+        const size_t len = eq != NULL ? (size_t)(eq - args[k]) : 0;
+        labels[k] = NULL;
+        paths[k] = args[k];
+        if (eq != NULL && len > 0 && len < sizeof label_store[0] &&
+            memchr(args[k], '/', len) == NULL) {
+            snprintf(label_store[k], sizeof label_store[k], "%.*s", (int)len, args[k]);
+            labels[k] = label_store[k];
+            paths[k] = eq + 1;
+        }
+    }
+}
 
 static int write_text(const char *path, const char *text, size_t size)
 {
@@ -67,50 +110,34 @@ static int emit(const json_t *const *reports, const char *const *labels, int n, 
 
 int bitcts_cmd_report_matrix(int argc, char **argv)
 {
-    const char *md = NULL, *html = NULL, *json_path = NULL;
+    matrix_args a = {0};
+    const char **args = calloc((size_t)argc + 1, sizeof *args);
     const char **paths = calloc((size_t)argc + 1, sizeof *paths);
     const char **labels = calloc((size_t)argc + 1, sizeof *labels);
     char(*label_store)[128] = calloc((size_t)argc + 1, sizeof *label_store);
     json_t **reports = calloc((size_t)argc + 1, sizeof *reports);
+    size_t n_args = 0;
     int n = 0, rc = 0;
-    if (paths == NULL || labels == NULL || label_store == NULL || reports == NULL) {
+    if (args == NULL || paths == NULL || labels == NULL || label_store == NULL || reports == NULL) {
         rc = bitcts_cli_error("report matrix", "out of memory");
         goto cleanup;
     }
-    for (int i = 1; i < argc && rc == 0; ++i) {
-        const char *v = NULL;
-        int r = 0;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(matrix_usage, stdout);
-            goto cleanup;
-        } else if ((r = bitcts_cli_option(argc, argv, &i, "--out", &v)) != 0) {
-            rc = r < 0 ? bitcts_cli_error("report matrix", "--out needs a file") : 0;
-            md = v;
-        } else if ((r = bitcts_cli_option(argc, argv, &i, "--html", &v)) != 0) {
-            rc = r < 0 ? bitcts_cli_error("report matrix", "--html needs a file") : 0;
-            html = v;
-        } else if ((r = bitcts_cli_option(argc, argv, &i, "--json", &v)) != 0) {
-            rc = r < 0 ? bitcts_cli_error("report matrix", "--json needs a file") : 0;
-            json_path = v;
-        } else if (argv[i][0] == '-') {
-            rc = bitcts_cli_error("report matrix",
-                                  "unknown argument '%s' (see bitcts report matrix --help)",
-                                  argv[i]);
-        } else {
-            /* LABEL=PATH when the part before '=' is a short name without '/'. */
-            const char *eq = strchr(argv[i], '=');
-            const size_t len = eq != NULL ? (size_t)(eq - argv[i]) : 0;
-            if (eq != NULL && len > 0 && len < sizeof label_store[0] &&
-                memchr(argv[i], '/', len) == NULL) {
-                snprintf(label_store[n], sizeof label_store[n], "%.*s", (int)len, argv[i]);
-                labels[n] = label_store[n];
-                paths[n++] = eq + 1;
-            } else {
-                labels[n] = NULL;
-                paths[n++] = argv[i];
-            }
-        }
+    const bitcts_cli_table tables[] = {
+        {matrix_options, sizeof matrix_options / sizeof matrix_options[0], &a}};
+    const bitcts_cli_spec spec = {.cmd = "report matrix",
+                                  .operands = "[LABEL=]REPORT...",
+                                  .max_operands = (size_t)argc,
+                                  .description = matrix_description,
+                                  .tables = tables,
+                                  .table_count = 1};
+    rc = bitcts_cli_parse(&spec, argc, argv, args, &n_args);
+    if (rc != 0) {
+        rc = rc == BITCTS_CLI_HELP ? BITCTS_EXIT_OK : rc;
+        goto cleanup;
     }
+    n = (int)n_args;
+    split_labels(args, n, paths, labels, label_store);
+    const char *md = a.md, *html = a.html, *json_path = a.json;
     if (rc == 0 && (md == NULL || n == 0)) {
         rc = bitcts_cli_error("report matrix", "--out FILE.md and at least one report are needed");
     }
@@ -136,5 +163,6 @@ cleanup:
     free(label_store);
     free(labels);
     free(paths);
+    free(args);
     return rc;
 }

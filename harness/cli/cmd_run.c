@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* `bitcts run`: the command line of the runner. */
 #include <signal.h> /* sigaction, SIGINT, SIGTERM */
+#include <stddef.h> /* offsetof */
 #include <stdio.h>  /* fputs */
 #include <stdlib.h> /* strtod, free */
 #include <string.h> /* strcmp */
@@ -16,39 +17,12 @@
 #include "runner.h"
 #include "sanitize.h"
 
-static const char run_usage[] =
-    "usage: bitcts run --backend B [--backend-option KEY=VALUE]... [--filter GLOB] [--tier T]\n"
-    "                  [--feature-level FL] [--jobs N] [--shard I/N] [--baseline FILE]\n"
-    "                  [--timeout S] [--report DIR] [--seed S] [--resume] [--quiet]\n"
-    "                  [--threads N] [--isolate batch|case] [--repeat N] [--force]\n"
-    "                  [--shrink] [--shrink-seconds N] [--shrink-max N]\n"
-    "\n"
+static const char run_description[] =
     "Runs each selected case: generates it, computes the expected output with the reference,\n"
     "runs the backend in a worker process and compares bit for bit. Verdicts: pass, warn, fail,\n"
     "timeout, crash, not_supported, recorded, missing, internal_error, expected_fail,\n"
     "unexpected_pass, flake (docs/report-schema.md). Exit code 0 only when nothing failed;\n"
-    "2 for a bad command line or input; 130 when interrupted (the log is kept: --resume).\n"
-    "  --backend B         a built-in backend (cpu, cpu:<variant>) or a plugin library path\n"
-    "  --backend-option    passed to the backend's instance_create (repeatable)\n"
-    "  --jobs N            worker processes (default: the number of cores)\n"
-    "  --threads N         threads per backend instance: --backend-option threads=N (cpu)\n"
-    "  --shard I/N         run every N-th case starting at the I-th (1-based), interleaved\n"
-    "  --baseline FILE     expected failures: lines '<glob> <fail|timeout|crash|flake>\n"
-    "                      [reason]'; an unknown verdict or a malformed glob is refused\n"
-    "                      (FILE:LINE), a glob that matches no case of any tier is warned of\n"
-    "  --timeout S         seconds a backend call may take before the case is a timeout\n"
-    "                      (default 30; from 0.1 to 86400)\n"
-    "  --report DIR        where results.jsonl and the reports go (default: bitcts-report)\n"
-    "  --resume            keep the cases DIR/results.jsonl already has and run the rest\n"
-    "  --force             let --report use a folder bitcts did not create\n"
-    "  --isolate batch|case  a worker process per batch of cases (default) or per case\n"
-    "  --repeat N          run each case N times (1-64), alternately in fresh and reused\n"
-    "                      workers; a case whose outcomes differ is a flake\n"
-    "  --shrink            then shrink each failure to a smaller case that fails the same\n"
-    "                      way: DIR/shrunk/<id>/ (vectors, repro.txt), one bitcts eval line\n"
-    "  --shrink-seconds N  time for all the shrinking (default 120)\n"
-    "  --shrink-max N      shrink at most N failures, one of each kind first (default 10)\n"
-    "  --quiet             no progress line\n";
+    "2 for a bad command line or input; 130 when interrupted (the log is kept: --resume).\n";
 
 /* The progress line on a terminal: a bar, counts, rate and the time left. */
 static void print_progress(void *user, size_t done, size_t total, double elapsed_s)
@@ -125,11 +99,26 @@ static void print_resume_hint(int argc, char **argv, const bitcts_run_result *r)
     fprintf(stderr, "%s\n", has_resume ? "" : " --resume");
 }
 
-static int parse_shard(const char *v, bitcts_run_config *cfg)
+static int parse_threads(const char *v, void *dest, char *err, size_t cap)
 {
+    bitcts_backend_options *o = dest;
+    uint64_t n = 0;
+    if (bitcts_cli_parse_u64(v, &n) || n < 1 || n > 256 || o->count >= BITCTS_MAX_OPTIONS) {
+        snprintf(err, cap, "--threads: '%s' is not a number from 1 to 256", v);
+        return -1;
+    }
+    o->keys[o->count] = "threads";
+    o->values[o->count++] = v;
+    return 0;
+}
+
+static int parse_shard(const char *v, void *dest, char *err, size_t cap)
+{
+    bitcts_run_config *cfg = dest;
     unsigned i = 0, n = 0;
     char tail = 0;
     if (sscanf(v, "%u/%u%c", &i, &n, &tail) != 2 || n == 0 || i == 0 || i > n || n > 100000) {
+        snprintf(err, cap, "--shard: '%s' is not I/N with 1 <= I <= N", v);
         return -1;
     }
     cfg->shard_index = i;
@@ -137,80 +126,143 @@ static int parse_shard(const char *v, bitcts_run_config *cfg)
     return 0;
 }
 
-int bitcts_cli_run_option(const char *cmd, int argc, char **argv, int *i, bitcts_run_config *cfg,
-                          int *handled)
+static const char *const isolate_words[] = {"batch", "case", NULL};
+
+/* The options run and explore share. */
+static const bitcts_cli_option run_options[] = {
+    {.name = "--backend",
+     .value_name = "B",
+     .kind = BITCTS_CLI_TEXT,
+     .required = 1,
+     .offset = offsetof(bitcts_run_config, backend_spec),
+     .help = "a built-in backend (cpu, cpu:<variant>) or a plugin library path"},
+    {.name = "--backend-option",
+     .value_name = "KEY=VALUE",
+     .kind = BITCTS_CLI_KEYVALUE,
+     .repeatable = 1,
+     .offset = offsetof(bitcts_run_config, options),
+     .aux = offsetof(bitcts_run_config, option_key_store),
+     .help = "passed to the backend's instance_create"},
+    {.name = "--threads",
+     .value_name = "N",
+     .kind = BITCTS_CLI_CUSTOM,
+     .offset = offsetof(bitcts_run_config, options),
+     .parse = parse_threads,
+     .help = "threads per backend instance (1-256): --backend-option threads=N (cpu)"},
+    {.name = "--jobs",
+     .short_name = 'j',
+     .value_name = "N",
+     .kind = BITCTS_CLI_INT,
+     .offset = offsetof(bitcts_run_config, jobs),
+     .lo = 1,
+     .hi = 256,
+     .help = "worker processes (1-256; default: the number of cores)"},
+    {.name = "--timeout",
+     .value_name = "S",
+     .kind = BITCTS_CLI_SECONDS,
+     .offset = offsetof(bitcts_run_config, timeout_s),
+     .help = "seconds a backend call may take before the case is a timeout (default 30; from "
+             "0.1 to 86400)"},
+    {.name = "--report",
+     .value_name = "DIR",
+     .kind = BITCTS_CLI_TEXT,
+     .offset = offsetof(bitcts_run_config, report_dir),
+     .hi = 3000,
+     .help = "where results.jsonl and the reports go (default: bitcts-report for run, "
+             "bitcts-explore for explore); a folder that is not a report folder bitcts made is "
+             "refused unless --force"},
+    {.name = "--seed",
+     .value_name = "S",
+     .kind = BITCTS_CLI_U64,
+     .offset = offsetof(bitcts_run_config, seed),
+     .hi = UINT64_MAX,
+     .help = "suite seed (decimal or 0x-hex; default 0x0062697463747331)"},
+    {.name = "--isolate",
+     .value_name = "batch|case",
+     .kind = BITCTS_CLI_ENUM,
+     .offset = offsetof(bitcts_run_config, isolate_case),
+     .words = isolate_words,
+     .help = "a worker process per batch of cases (default) or per case"},
+    {.name = "--repeat",
+     .value_name = "N",
+     .kind = BITCTS_CLI_U32,
+     .offset = offsetof(bitcts_run_config, repeat),
+     .lo = 1,
+     .hi = 64,
+     .help = "run each case N times (1-64), alternately in fresh and reused workers; a case "
+             "whose outcomes differ is a flake"},
+    {.name = "--force",
+     .kind = BITCTS_CLI_FLAG,
+     .offset = offsetof(bitcts_run_config, force),
+     .help = "let --report use a folder bitcts did not create"},
+};
+
+bitcts_cli_table bitcts_cli_run_table(bitcts_run_config *cfg)
 {
-    const char *v = NULL;
-    int r;
-    *handled = 1;
-    if ((r = bitcts_cli_option(argc, argv, i, "--backend", &v)) != 0) {
-        if (r < 0 || !*v) {
-            return bitcts_cli_error(cmd, "--backend needs a backend name or plugin path");
-        }
-        cfg->backend_spec = v;
-    } else if ((r = bitcts_cli_option(argc, argv, i, "--backend-option", &v)) != 0) {
-        if (r < 0 || bitcts_backend_options_add(&cfg->options, cfg->option_key_store, v) != 0) {
-            return bitcts_cli_error(cmd, "--backend-option needs KEY=VALUE (at most %d)",
-                                    BITCTS_MAX_OPTIONS);
-        }
-    } else if ((r = bitcts_cli_option(argc, argv, i, "--threads", &v)) != 0) {
-        uint64_t n = 0;
-        if (r < 0 || bitcts_cli_parse_u64(v, &n) || n < 1 || n > 256 ||
-            cfg->options.count >= BITCTS_MAX_OPTIONS) {
-            return bitcts_cli_error(cmd, "--threads: '%s' is not a number from 1 to 256",
-                                    r < 0 ? "" : v);
-        }
-        cfg->options.keys[cfg->options.count] = "threads";
-        cfg->options.values[cfg->options.count++] = v;
-    } else if ((r = bitcts_cli_option(argc, argv, i, "--jobs", &v)) != 0) {
-        uint64_t n = 0;
-        if (r < 0 || bitcts_cli_parse_u64(v, &n) || n < 1 || n > 256) {
-            return bitcts_cli_error(cmd, "--jobs: '%s' is not a number from 1 to 256",
-                                    r < 0 ? "" : v);
-        }
-        cfg->jobs = (int)n;
-    } else if ((r = bitcts_cli_option(argc, argv, i, "--shard", &v)) != 0) {
-        if (r < 0 || parse_shard(v, cfg)) {
-            return bitcts_cli_error(cmd, "--shard: '%s' is not I/N with 1 <= I <= N",
-                                    r < 0 ? "" : v);
-        }
-    } else if ((r = bitcts_cli_option(argc, argv, i, "--baseline", &v)) != 0) {
-        if (r < 0) {
-            return bitcts_cli_error(cmd, "--baseline needs a file");
-        }
-        cfg->baseline_path = v;
-    } else if ((r = bitcts_cli_option(argc, argv, i, "--timeout", &v)) != 0) {
-        if (r < 0 || bitcts_cli_parse_seconds(v, &cfg->timeout_s) != 0) {
-            return bitcts_cli_error(cmd, "--timeout: '%s' " BITCTS_CLI_SECONDS_RULE,
-                                    r < 0 ? "" : v);
-        }
-    } else if ((r = bitcts_cli_option(argc, argv, i, "--report", &v)) != 0) {
-        if (r < 0 || !*v || strlen(v) > 3000) {
-            return bitcts_cli_error(cmd, "--report needs a directory");
-        }
-        cfg->report_dir = v;
-    } else if ((r = bitcts_cli_option(argc, argv, i, "--seed", &v)) != 0) {
-        if (r < 0 || bitcts_cli_parse_u64(v, &cfg->seed)) {
-            return bitcts_cli_error(cmd, "--seed: '%s' is not a 64-bit number", r < 0 ? "" : v);
-        }
-    } else if ((r = bitcts_cli_option(argc, argv, i, "--isolate", &v)) != 0) {
-        if (r < 0 || (strcmp(v, "batch") != 0 && strcmp(v, "case") != 0)) {
-            return bitcts_cli_error(cmd, "--isolate: '%s' is not batch or case", r < 0 ? "" : v);
-        }
-        cfg->isolate_case = strcmp(v, "case") == 0;
-    } else if ((r = bitcts_cli_option(argc, argv, i, "--repeat", &v)) != 0) {
-        uint64_t n = 0;
-        if (r < 0 || bitcts_cli_parse_u64(v, &n) || n < 1 || n > 64) {
-            return bitcts_cli_error(cmd, "--repeat: '%s' is not a number from 1 to 64",
-                                    r < 0 ? "" : v);
-        }
-        cfg->repeat = (uint32_t)n;
-    } else if (strcmp(argv[*i], "--resume") == 0) {
-        cfg->resume = 1;
-    } else if (strcmp(argv[*i], "--force") == 0) {
-        cfg->force = 1;
-    } else {
-        *handled = 0;
+    return (bitcts_cli_table){run_options, sizeof run_options / sizeof run_options[0], cfg};
+}
+
+/* The options of run alone (explore refuses them, naming run). */
+static const bitcts_cli_option run_only_options[] = {
+    {.name = "--shard",
+     .value_name = "I/N",
+     .kind = BITCTS_CLI_CUSTOM,
+     .parse = parse_shard,
+     .help = "run every N-th case starting at the I-th (1-based), interleaved"},
+    {.name = "--baseline",
+     .value_name = "FILE",
+     .kind = BITCTS_CLI_TEXT,
+     .offset = offsetof(bitcts_run_config, baseline_path),
+     .help = "expected failures: lines '<glob> <fail|timeout|crash|flake> [reason]'; an unknown "
+             "verdict or a malformed glob is refused (FILE:LINE), a glob that matches no case of "
+             "any tier is warned of"},
+    {.name = "--resume",
+     .kind = BITCTS_CLI_FLAG,
+     .offset = offsetof(bitcts_run_config, resume),
+     .help = "keep the cases DIR/results.jsonl already has and run the rest"},
+};
+
+typedef struct run_args {
+    int shrink;
+    int quiet;
+} run_args;
+
+static const bitcts_cli_option run_own_options[] = {
+    {.name = "--shrink",
+     .kind = BITCTS_CLI_FLAG,
+     .offset = offsetof(run_args, shrink),
+     .help = "then shrink each failure to a smaller case that fails the same way: "
+             "DIR/shrunk/<id>/ (vectors, repro.txt), one bitcts eval line"},
+    {.name = "--quiet",
+     .kind = BITCTS_CLI_FLAG,
+     .offset = offsetof(run_args, quiet),
+     .help = "no progress line"},
+};
+
+/* The command line into cfg, a, shrink; 0, or an exit code (BITCTS_CLI_HELP: 0). */
+static int parse_run(int argc, char **argv, bitcts_run_config *cfg, run_args *a,
+                     bitcts_cli_shrink_args *shrink)
+{
+    bitcts_cli_selection sel = {.sel = cfg->selection};
+    const bitcts_cli_table tables[] = {
+        bitcts_cli_run_table(cfg),
+        bitcts_cli_selection_table(&sel),
+        {run_only_options, sizeof run_only_options / sizeof run_only_options[0], cfg},
+        bitcts_cli_shrink_table(shrink),
+        {run_own_options, sizeof run_own_options / sizeof run_own_options[0], a}};
+    const bitcts_cli_spec spec = {.cmd = "run",
+                                  .description = run_description,
+                                  .tables = tables,
+                                  .table_count = sizeof tables / sizeof tables[0]};
+    size_t n_operands = 0;
+    const int rc = bitcts_cli_parse(&spec, argc, argv, NULL, &n_operands);
+    cfg->selection = sel.sel;
+    cfg->tier_text = sel.tier_text;
+    if (rc != 0) {
+        return rc == BITCTS_CLI_HELP ? BITCTS_EXIT_OK : rc;
+    }
+    if (cfg->backend_spec == NULL) {
+        return bitcts_cli_error("run", "--backend is required (a built-in name or a plugin path)");
     }
     return 0;
 }
@@ -253,7 +305,7 @@ static int check_against_plan(const bitcts_run_config *cfg)
         return bitcts_cli_error("run", "out of memory");
     }
     int rc = 0;
-    if (bitcts_explore_parse_id(cfg->selection.filter) < 0) {
+    if (bitcts_explore_selected_id(&cfg->selection.filter) < 0) {
         rc = bitcts_cli_require_cases("run", plan, &cfg->selection, cfg->tier_text);
     }
     if (rc == 0 && cfg->baseline_path != NULL) {
@@ -285,60 +337,11 @@ int bitcts_cmd_run(int argc, char **argv)
     if (cfg.jobs < 1) {
         cfg.jobs = 1;
     }
-    int quiet = 0;
-    int shrink = 0;
-    uint64_t shrink_seconds = 120, shrink_max = 10;
-    for (int i = 1; i < argc; ++i) {
-        const char *v = NULL;
-        int r;
-        if (strcmp(argv[i], "--shrink") == 0) {
-            shrink = 1;
-            continue;
-        }
-        if ((r = bitcts_cli_option(argc, argv, &i, "--shrink-seconds", &v)) != 0) {
-            if (r < 0 || bitcts_cli_parse_u64(v, &shrink_seconds) || shrink_seconds < 1 ||
-                shrink_seconds > 86400) {
-                return bitcts_cli_error("run",
-                                        "--shrink-seconds: '%s' is not a number from 1 "
-                                        "to 86400",
-                                        r < 0 ? "" : v);
-            }
-            continue;
-        }
-        if ((r = bitcts_cli_option(argc, argv, &i, "--shrink-max", &v)) != 0) {
-            if (r < 0 || bitcts_cli_parse_u64(v, &shrink_max) || shrink_max < 1 ||
-                shrink_max > 100000) {
-                return bitcts_cli_error("run",
-                                        "--shrink-max: '%s' is not a number from 1 to "
-                                        "100000",
-                                        r < 0 ? "" : v);
-            }
-            continue;
-        }
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(run_usage, stdout);
-            return 0;
-        }
-        if (strcmp(argv[i], "--quiet") == 0) {
-            quiet = 1;
-            continue;
-        }
-        int handled = 0;
-        int rc =
-            bitcts_parse_selection("run", argc, argv, &i, &cfg.selection, &cfg.tier_text, &handled);
-        if (!rc && !handled) {
-            rc = bitcts_cli_run_option("run", argc, argv, &i, &cfg, &handled);
-        }
-        if (rc) {
-            return rc;
-        }
-        if (!handled) {
-            return bitcts_cli_error("run", "unknown argument '%s' (see bitcts run --help)",
-                                    argv[i]);
-        }
-    }
-    if (cfg.backend_spec == NULL) {
-        return bitcts_cli_error("run", "--backend is required (a built-in name or a plugin path)");
+    run_args a = {0};
+    bitcts_cli_shrink_args shrink = {.seconds = 120, .max = 10};
+    const int parsed = parse_run(argc, argv, &cfg, &a, &shrink);
+    if (parsed != 0 || cfg.backend_spec == NULL) {
+        return parsed;
     }
     const int refused = check_against_plan(&cfg);
     if (refused != 0) {
@@ -349,7 +352,7 @@ int bitcts_cmd_run(int argc, char **argv)
         return bitcts_cli_error("run", "out of memory");
     }
     cfg.command_line = command_line;
-    if (!quiet && isatty(STDERR_FILENO)) {
+    if (!a.quiet && isatty(STDERR_FILENO)) {
         cfg.progress = print_progress;
     }
     struct sigaction old_int, old_term;
@@ -372,11 +375,11 @@ int bitcts_cmd_run(int argc, char **argv)
         return bitcts_cli_error("run", "%s", result.error);
     }
     print_summary(&cfg, &result);
-    if (shrink && result.failed) {
+    if (a.shrink && result.failed) {
         char out_dir[3200];
         snprintf(out_dir, sizeof out_dir, "%s/shrunk", cfg.report_dir);
-        bitcts_cli_shrink("run", &cfg, result.report, out_dir, (size_t)shrink_max,
-                          (double)shrink_seconds);
+        bitcts_cli_shrink("run", &cfg, result.report, out_dir, (size_t)shrink.max,
+                          (double)shrink.seconds);
     }
     const int exit_code = result.failed ? BITCTS_EXIT_FAILURES : BITCTS_EXIT_OK;
     bitcts_run_result_free(&result);

@@ -2,6 +2,7 @@
 /* `bitcts sweep`: the command line of the exhaustive sweeps (harness/perf/sweep.h): options, the
  * one-line result, the JSON file (written whole, then renamed). */
 #include <signal.h> /* sigaction */
+#include <stddef.h> /* offsetof */
 #include <stdio.h>  /* printf */
 #include <stdlib.h> /* strtod */
 #include <string.h> /* strcmp */
@@ -12,10 +13,7 @@
 #include "fs_util.h"
 #include "sweep.h"
 
-static const char sweep_usage[] =
-    "usage: bitcts sweep --backend B [--backend-option KEY=VALUE]... --op OP --type T\n"
-    "                    [--out-type T] [--every N] [--timeout S] [--json FILE]\n"
-    "\n"
+static const char sweep_description[] =
     "Runs OP over every input the type allows, in chunks of 2^24 elements, and checks every\n"
     "element against the reference:\n"
     "  bit_not, bit_count          every value of T (2^32 for 32-bit types)\n"
@@ -26,12 +24,9 @@ static const char sweep_usage[] =
     "extension (vulkan) is timed on the device, apart from transfers and checking. Every call\n"
     "gets guarded buffers (complementary guard bytes from chunk to chunk; a sweep of one chunk\n"
     "runs it twice), a poisoned output and a read-only description, and is checked after it\n"
-    "returns: a write outside the buffers or into an input or the description fails the chunk.\n"
-    "  --every N       a reduced sweep: only chunks 0, N, 2N, ... (every value of the low 24\n"
-    "                  bits, a spread of the high ones)\n"
-    "  --timeout S     seconds one backend call may take (default 120; from 0.1 to 86400);\n"
-    "                  the harness's own work on a chunk may take 10 times that (at least 600)\n"
-    "  --json FILE     also write the result as JSON\n"
+    "returns: a write outside the buffers or into an input or the description fails the chunk.\n";
+
+static const char sweep_epilogue[] =
     "Exit code 0 when every asserted element matches; 1 when one differs or the backend\n"
     "failed (a refused or failing chunk, a crash, a hang, an exit, a process left running);\n"
     "2 for bad input or a backend that does not start; 130 when interrupted.\n";
@@ -47,8 +42,61 @@ static void on_interrupt(int sig)
 typedef struct sweep_args {
     bitcts_sweep_config cfg;
     const char *json;
+    const char *op, *type, *out_type;
     char keys[BITCTS_MAX_OPTIONS][64];
 } sweep_args;
+
+static const bitcts_cli_option sweep_options[] = {
+    {.name = "--backend",
+     .value_name = "B",
+     .kind = BITCTS_CLI_TEXT,
+     .required = 1,
+     .offset = offsetof(sweep_args, cfg.backend_spec),
+     .help = "a built-in backend (cpu, cpu:<variant>) or a plugin library path"},
+    {.name = "--backend-option",
+     .value_name = "KEY=VALUE",
+     .kind = BITCTS_CLI_KEYVALUE,
+     .repeatable = 1,
+     .offset = offsetof(sweep_args, cfg.options),
+     .aux = offsetof(sweep_args, keys),
+     .help = "passed to the backend's instance_create"},
+    {.name = "--op",
+     .value_name = "OP",
+     .kind = BITCTS_CLI_TEXT,
+     .required = 1,
+     .offset = offsetof(sweep_args, op),
+     .help = "the operator (bit_and, ..., bit_shift_right)"},
+    {.name = "--type",
+     .value_name = "T",
+     .kind = BITCTS_CLI_TEXT,
+     .required = 1,
+     .offset = offsetof(sweep_args, type),
+     .help = "the input type"},
+    {.name = "--out-type",
+     .value_name = "T",
+     .kind = BITCTS_CLI_TEXT,
+     .offset = offsetof(sweep_args, out_type),
+     .help = "the output type (default: uint8 for bit_count, else T)"},
+    {.name = "--every",
+     .value_name = "N",
+     .kind = BITCTS_CLI_U32,
+     .offset = offsetof(sweep_args, cfg.every),
+     .lo = 1,
+     .hi = 256,
+     .help = "a reduced sweep: only chunks 0, N, 2N, ... (every value of the low 24 bits, a "
+             "spread of the high ones)"},
+    {.name = "--timeout",
+     .value_name = "S",
+     .kind = BITCTS_CLI_SECONDS,
+     .offset = offsetof(sweep_args, cfg.timeout_s),
+     .help = "seconds one backend call may take (default 120; from 0.1 to 86400); the harness's "
+             "own work on a chunk may take 10 times that (at least 600)"},
+    {.name = "--json",
+     .value_name = "FILE",
+     .kind = BITCTS_CLI_TEXT,
+     .offset = offsetof(sweep_args, json),
+     .help = "also write the result as JSON"},
+};
 
 static int parse_types(sweep_args *a, const char *op, const char *type, const char *out_type)
 {
@@ -77,49 +125,20 @@ static int parse_types(sweep_args *a, const char *op, const char *type, const ch
     return 0;
 }
 
+/* The command line into a; 0, or an exit code (BITCTS_CLI_HELP: -1). */
 static int parse_sweep(int argc, char **argv, sweep_args *a)
 {
-    const char *op = NULL, *type = NULL, *out_type = NULL, *v = NULL;
-    bitcts_sweep_config *cfg = &a->cfg;
-    for (int i = 1; i < argc; ++i) {
-        int r;
-        double d = 0;
-        if ((r = bitcts_cli_option(argc, argv, &i, "--backend", &v)) != 0) {
-            cfg->backend_spec = r > 0 && *v != '\0' ? v : NULL;
-        } else if ((r = bitcts_cli_option(argc, argv, &i, "--backend-option", &v)) != 0) {
-            if (r < 0 || bitcts_backend_options_add(&cfg->options, a->keys, v) != 0) {
-                return bitcts_cli_error("sweep", "--backend-option needs KEY=VALUE");
-            }
-        } else if ((r = bitcts_cli_option(argc, argv, &i, "--op", &v)) != 0) {
-            op = r > 0 ? v : "";
-        } else if ((r = bitcts_cli_option(argc, argv, &i, "--type", &v)) != 0) {
-            type = r > 0 ? v : "";
-        } else if ((r = bitcts_cli_option(argc, argv, &i, "--out-type", &v)) != 0) {
-            out_type = r > 0 ? v : "";
-        } else if ((r = bitcts_cli_option(argc, argv, &i, "--every", &v)) != 0) {
-            uint64_t n = 0;
-            if (r < 0 || bitcts_cli_parse_u64(v, &n) != 0 || n < 1 || n > 256) {
-                return bitcts_cli_error("sweep", "--every: '%s' is not a number from 1 to 256",
-                                        r < 0 ? "" : v);
-            }
-            cfg->every = (uint32_t)n;
-        } else if ((r = bitcts_cli_option(argc, argv, &i, "--timeout", &v)) != 0) {
-            if (r < 0 || bitcts_cli_parse_seconds(v, &d) != 0) {
-                return bitcts_cli_error("sweep", "--timeout: '%s' " BITCTS_CLI_SECONDS_RULE,
-                                        r < 0 ? "" : v);
-            }
-            cfg->timeout_s = d;
-        } else if ((r = bitcts_cli_option(argc, argv, &i, "--json", &v)) != 0) {
-            if (r < 0 || *v == '\0') {
-                return bitcts_cli_error("sweep", "--json needs a file");
-            }
-            a->json = v;
-        } else {
-            return bitcts_cli_error("sweep", "unknown argument '%s' (see bitcts sweep --help)",
-                                    argv[i]);
-        }
-    }
-    return parse_types(a, op, type, out_type);
+    const bitcts_cli_table tables[] = {
+        {sweep_options, sizeof sweep_options / sizeof sweep_options[0], a}};
+    const bitcts_cli_spec spec = {.cmd = "sweep",
+                                  .description = sweep_description,
+                                  .epilogue = sweep_epilogue,
+                                  .tables = tables,
+                                  .needs_arguments = 1,
+                                  .table_count = 1};
+    size_t n_operands = 0;
+    const int rc = bitcts_cli_parse(&spec, argc, argv, NULL, &n_operands);
+    return rc != 0 ? rc : parse_types(a, a->op, a->type, a->out_type);
 }
 
 static void print_result(const bitcts_sweep_config *cfg, const bitcts_sweep_result *r)
@@ -183,15 +202,11 @@ static int run_sweep(sweep_args *a, bitcts_sweep_result *r, char *err, size_t ca
 
 int bitcts_cmd_sweep(int argc, char **argv)
 {
-    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        fputs(sweep_usage, argc < 2 ? stderr : stdout);
-        return argc < 2 ? BITCTS_EXIT_USAGE : 0;
-    }
     sweep_args a;
     memset(&a, 0, sizeof a);
     int rc = parse_sweep(argc, argv, &a);
     if (rc) {
-        return rc;
+        return rc == BITCTS_CLI_HELP ? BITCTS_EXIT_OK : rc;
     }
     bitcts_sweep_result r;
     char err[2048] = "";

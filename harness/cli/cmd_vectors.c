@@ -2,6 +2,7 @@
 /* `bitcts vectors export`: the language-neutral vector export (docs/vector-format.md); `regen`
  * and `verify`, the golden manifest, are in cmd_golden.c. */
 #include <signal.h> /* sigaction, SIGINT, SIGTERM */
+#include <stddef.h> /* offsetof */
 #include <stdio.h>  /* printf */
 #include <string.h> /* strcmp */
 
@@ -12,17 +13,43 @@
 #include "export_dir.h"
 
 static const char vectors_usage[] =
-    "usage: bitcts vectors export --out DIR [--filter GLOB] [--tier T] [--feature-level FL]\n"
-    "                             [--seed S]\n"
-    "       bitcts vectors regen [--golden FILE]     (see bitcts vectors regen --help)\n"
-    "       bitcts vectors verify [--golden FILE]\n"
+    "usage: bitcts vectors <action> [<args>]\n"
     "\n"
+    "actions:\n"
+    "  export    write the selected cases, inputs and expected outputs, as language-neutral\n"
+    "            vectors\n"
+    "  regen     rewrite the golden manifest (docs/golden-vectors.md)\n"
+    "  verify    recompute the golden manifest and name every case that changed\n"
+    "\n"
+    "'bitcts vectors <action> --help' describes an action.\n";
+
+static const char export_description[] =
     "Writes, for each selected case, its tensor descriptions, the exact bytes of every input\n"
     "buffer and of the expected output buffer, with XXH3-128 digests, as DIR/manifest.json and\n"
     "DIR/cases/<id>/*.bin (format: docs/vector-format.md). DIR must be missing, empty or an\n"
     "earlier export, which is replaced whole; on error, SIGINT or SIGTERM (exit 130) nothing is\n"
-    "left behind.\n"
-    "  --seed S   suite seed (decimal or 0x-hex; default 0x0062697463747331)\n";
+    "left behind.\n";
+
+typedef struct export_args {
+    const char *out_dir;
+    uint64_t seed;
+} export_args;
+
+static const bitcts_cli_option export_options[] = {
+    {.name = "--out",
+     .value_name = "DIR",
+     .kind = BITCTS_CLI_TEXT,
+     .required = 1,
+     .offset = offsetof(export_args, out_dir),
+     .hi = 3000,
+     .help = "the export's folder"},
+    {.name = "--seed",
+     .value_name = "S",
+     .kind = BITCTS_CLI_U64,
+     .offset = offsetof(export_args, seed),
+     .hi = UINT64_MAX,
+     .help = "suite seed (decimal or 0x-hex; default 0x0062697463747331)"},
+};
 
 /* Ctrl-C or a polite kill: the export stops and removes what it wrote. */
 static volatile sig_atomic_t export_interrupted;
@@ -71,43 +98,26 @@ int bitcts_cmd_vectors(int argc, char **argv)
     if (strcmp(argv[1], "export") != 0) {
         return bitcts_cli_error("vectors", "unknown action '%s' (export, regen, verify)", argv[1]);
     }
-    bitcts_export_options opt = {.seed = BITCTS_DEFAULT_SEED,
-                                 .selection = {.tiers = BITCTS_TIER_DEFAULT}};
-    const char *out_dir = NULL;
-    for (int i = 2; i < argc; ++i) {
-        int handled = 0;
-        const char *v = NULL;
-        int r = bitcts_parse_selection("vectors export", argc, argv, &i, &opt.selection,
-                                       &opt.tier_text, &handled);
-        if (r) {
-            return r;
-        }
-        if (handled) {
-            continue;
-        }
-        if ((r = bitcts_cli_option(argc, argv, &i, "--out", &v)) != 0) {
-            if (r < 0 || !*v) {
-                return bitcts_cli_error("vectors export", "--out needs a directory");
-            }
-            if (strlen(v) > 3000) {
-                return bitcts_cli_error("vectors export", "--out path is too long");
-            }
-            out_dir = v;
-        } else if ((r = bitcts_cli_option(argc, argv, &i, "--seed", &v)) != 0) {
-            if (r < 0 || bitcts_cli_parse_u64(v, &opt.seed) != 0) {
-                return bitcts_cli_error("vectors export", "--seed: '%s' is not a 64-bit number",
-                                        r < 0 ? "" : v);
-            }
-        } else if (strcmp(argv[i], "--help") == 0) {
-            fputs(vectors_usage, stdout);
-            return 0;
-        } else {
-            return bitcts_cli_error("vectors export", "unknown argument '%s'", argv[i]);
-        }
+    export_args a = {.seed = BITCTS_DEFAULT_SEED};
+    bitcts_cli_selection sel = {.sel = {.tiers = BITCTS_TIER_DEFAULT}};
+    const bitcts_cli_table tables[] = {
+        {export_options, sizeof export_options / sizeof export_options[0], &a},
+        bitcts_cli_selection_table(&sel)};
+    const bitcts_cli_spec spec = {.cmd = "vectors export",
+                                  .description = export_description,
+                                  .tables = tables,
+                                  .table_count = 2};
+    size_t n_operands = 0;
+    const int parsed = bitcts_cli_parse(&spec, argc - 1, argv + 1, NULL, &n_operands);
+    if (parsed != 0) {
+        return parsed == BITCTS_CLI_HELP ? BITCTS_EXIT_OK : parsed;
     }
-    if (out_dir == NULL) {
+    if (a.out_dir == NULL) {
         return bitcts_cli_error("vectors export", "--out DIR is required");
     }
+    const char *out_dir = a.out_dir;
+    const bitcts_export_options opt = {
+        .seed = a.seed, .selection = sel.sel, .tier_text = sel.tier_text};
     bitcts_plan *plan = NULL;
     if (bitcts_plan_create(&plan) != BITCTS_OK) {
         return bitcts_cli_error("vectors export", "out of memory");

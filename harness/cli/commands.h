@@ -7,7 +7,8 @@
 
 #include <jansson.h> /* json_t */
 
-#include "case_plan.h" /* bitcts_selection */
+#include "case_plan.h"   /* bitcts_selection */
+#include "cli_options.h" /* bitcts_cli_table */
 
 struct bitcts_run_config; /* runner.h */
 
@@ -22,12 +23,17 @@ int bitcts_cmd_bench(int argc, char **argv);
 int bitcts_cmd_report(int argc, char **argv);
 int bitcts_cmd_explore(int argc, char **argv);
 
+/** Where `run` and `explore` put the options they share. */
+typedef struct bitcts_cli_shrink_args {
+    uint64_t seconds; /* --shrink-seconds */
+    uint64_t max;     /* --shrink-max */
+} bitcts_cli_shrink_args;
+
 /** The options `run` and `explore` share (--backend, --backend-option, --threads, --jobs,
- * --shard, --baseline, --timeout, --report, --seed, --isolate, --repeat, --resume, --force) at
- * argv[*i]; sets *handled when it took one. Returns 0 or an exit code (2) after printing the
- * error, prefixed with cmd. */
-int bitcts_cli_run_option(const char *cmd, int argc, char **argv, int *i,
-                          struct bitcts_run_config *cfg, int *handled);
+ * --timeout, --report, --seed, --isolate, --repeat, --force) into cfg. */
+bitcts_cli_table bitcts_cli_run_table(struct bitcts_run_config *cfg);
+/** --shrink-seconds and --shrink-max, shared by `run` and `explore`. */
+bitcts_cli_table bitcts_cli_shrink_table(bitcts_cli_shrink_args *args);
 /** Shrinks the failures of `report` (a run of cfg) into out_dir/<id>/, printing each as it
  * ends. @return 0, or -1 when shrinking or one of the cases failed (printed). */
 int bitcts_cli_shrink(const char *cmd, const struct bitcts_run_config *cfg, const json_t *report,
@@ -41,7 +47,8 @@ int bitcts_cmd_check(int argc, char **argv);
 /** What bitcts_glob_is_valid asks of a glob, for messages. */
 #define BITCTS_CLI_GLOB_RULE "an unclosed '[' or a trailing '\\'"
 
-/** The selection in words for a message: "--filter 'GLOB', --tier T[, --feature-level FL]". */
+/** The selection in words for a message: "--filter 'A', --filter 'B', --tier T[,
+ * --feature-level FL]" (every --filter; "--filter '*'" when there is none). */
 void bitcts_cli_selection_text(const bitcts_selection *sel, const char *tier_text, char *out,
                                size_t cap);
 /** Refuses a selection that matches no case of the plan: one line naming the filter, tier and
@@ -49,9 +56,14 @@ void bitcts_cli_selection_text(const bitcts_selection *sel, const char *tier_tex
 int bitcts_cli_require_cases(const char *cmd, const bitcts_plan *plan, const bitcts_selection *sel,
                              const char *tier_text);
 
-/** Parses --filter, --tier, --feature-level at argv[*i]; sets *handled when it took one.
- * Returns 0 or an exit code (2) after printing the error. */
-int bitcts_parse_selection(const char *cmd, int argc, char **argv, int *i, bitcts_selection *sel,
-                           const char **tier_text, int *handled);
+/** A selection as the command line gives it: --filter (repeatable: the union), --tier and
+ * --feature-level, and the tier as written for messages. */
+typedef struct bitcts_cli_selection {
+    bitcts_selection sel;
+    const char *tier_text; /* NULL: default */
+} bitcts_cli_selection;
+
+/** The selection options (list, vectors export, run) into s. */
+bitcts_cli_table bitcts_cli_selection_table(bitcts_cli_selection *s);
 
 #endif

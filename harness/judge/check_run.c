@@ -6,7 +6,6 @@
  * time (a producer usually writes one file for every case). */
 #include <errno.h>    /* errno */
 #include <fcntl.h>    /* open */
-#include <fnmatch.h>  /* fnmatch */
 #include <stdarg.h>   /* va_list */
 #include <stdio.h>    /* snprintf */
 #include <stdlib.h>   /* malloc */
@@ -522,13 +521,10 @@ static json_t *identity_json(check_state *s, double started_wall)
     const time_t wall = (time_t)started_wall;
     strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&wall));
     bitcts_sanitize_string(s->results_dir, 4096, spec, sizeof spec);
-    char joined[1200] = "";
-    for (size_t f = 0; f < s->cfg->filter_count; ++f) {
-        const size_t used = strlen(joined);
-        snprintf(joined + used, sizeof joined - used, "%s%s", f > 0 ? "," : "", s->cfg->filters[f]);
-    }
-    bitcts_sanitize_string(s->cfg->filter_count > 0 ? joined : s->manifest.filter, 4096, filter,
-                           sizeof filter);
+    char joined[BITCTS_MAX_FILTERS * 320];
+    bitcts_filter_join(&s->cfg->filter, joined, sizeof joined);
+    bitcts_sanitize_string(s->cfg->filter.count > 0 ? joined : s->manifest.filter, sizeof joined,
+                           filter, sizeof filter);
     bitcts_sanitize_string(s->results.producer_name, 4096, name, sizeof name);
     bitcts_sanitize_string(s->results.producer_version, 4096, version, sizeof version);
     json_t *info = json_object();
@@ -604,11 +600,7 @@ static int judge_all(check_state *s, bitcts_report_builder *b)
 {
     for (size_t i = 0; i < s->manifest.count; ++i) {
         const char *id = s->manifest.ids[i];
-        int selected = s->cfg->filter_count == 0;
-        for (size_t f = 0; f < s->cfg->filter_count && !selected; ++f) {
-            selected = fnmatch(s->cfg->filters[f], id, 0) == 0;
-        }
-        if (!selected) {
+        if (!bitcts_filter_matches(&s->cfg->filter, id)) {
             continue;
         }
         const bitcts_case_key *key = bitcts_plan_find(s->plan, id);
@@ -646,15 +638,15 @@ static int judge_all(check_state *s, bitcts_report_builder *b)
     }
     if (s->out->cases == 0) {
         char filters[700] = "";
-        for (size_t f = 0; f < s->cfg->filter_count; ++f) {
+        for (size_t f = 0; f < s->cfg->filter.count; ++f) {
             const size_t used = strlen(filters);
             snprintf(filters + used, sizeof filters - used, "%s--filter '%s'", f > 0 ? ", " : "",
-                     s->cfg->filters[f]);
+                     s->cfg->filter.globs[f]);
         }
         snprintf(s->out->error, sizeof s->out->error,
                  "the selection matches no case of %s/manifest.json (%s cases): %s",
                  s->cfg->export_dir, s->manifest.count > 0 ? "its" : "it has no",
-                 s->cfg->filter_count > 0 ? filters : "no --filter");
+                 s->cfg->filter.count > 0 ? filters : "no --filter");
         return BITCTS_E_INVALID_ARGUMENT;
     }
     return BITCTS_OK;

@@ -11,14 +11,16 @@
 #include <jansson.h> /* json_t */
 #include <stddef.h>  /* size_t */
 
+#include "case_plan.h" /* bitcts_filter */
+
 /** One line naming a file and what is wrong with it (bad input, exit code 2). */
 typedef void (*bitcts_check_problem_fn)(void *user, const char *line);
 
 typedef struct bitcts_check_config {
     const char *export_dir;     /* holds manifest.json */
     const char *results_dir;    /* holds results.json; NULL: export_dir/results */
-    const char *const *filters; /* globs on case ids: a case matching any is checked */
-    size_t filter_count;        /* 0: every case of the manifest */
+    bitcts_filter filter;       /* globs on case ids: a case matching any is checked; none:
+                                 * every case of the manifest */
     const char *report_dir;     /* NULL: nothing written */
     const json_t *command_line; /* recorded as given; borrowed */
     bitcts_check_problem_fn problem;

@@ -47,11 +47,11 @@ static json_t *selection_json(const run_state *s)
     if (s->cfg->shard_count != 0) {
         snprintf(shard, sizeof shard, "%u/%u", s->cfg->shard_index, s->cfg->shard_count);
     }
-    char tier[200], filter[600];
+    char tier[200], filter[600], joined[BITCTS_MAX_FILTERS * 320];
+    bitcts_filter_join(&s->cfg->selection.filter, joined, sizeof joined);
     bitcts_sanitize_string(s->cfg->tier_text != NULL ? s->cfg->tier_text : "default", 4096, tier,
                            sizeof tier);
-    bitcts_sanitize_string(s->cfg->selection.filter != NULL ? s->cfg->selection.filter : "*", 4096,
-                           filter, sizeof filter);
+    bitcts_sanitize_string(joined, sizeof joined, filter, sizeof filter);
     return json_pack("{s:s, s:s, s:s, s:s}", "tier", tier, "filter", filter, "feature_level", fl,
                      "shard", shard);
 }

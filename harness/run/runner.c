@@ -360,7 +360,7 @@ static int prepare(run_state *s, char *err, size_t cap)
 {
     s->jobs = s->cfg->jobs < 1 ? 1 : s->cfg->jobs > 256 ? 256 : s->cfg->jobs;
     s->rounds = s->cfg->repeat > 1 ? s->cfg->repeat : 1;
-    const int64_t explored = bitcts_explore_parse_id(s->cfg->selection.filter);
+    const int64_t explored = bitcts_explore_selected_id(&s->cfg->selection.filter);
     int made = BITCTS_OK;
     if (s->cfg->plan != NULL) {
         s->plan = (bitcts_plan *)s->cfg->plan; /* not destroyed: plan_owned stays 0 */

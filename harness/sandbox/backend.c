@@ -12,18 +12,6 @@
 
 #define BACKEND_STRING_MAX 4096 /* bytes read of a string a backend returns */
 
-int bitcts_backend_options_add(bitcts_backend_options *o, char key_store[][64], const char *text)
-{
-    const char *eq = text != NULL ? strchr(text, '=') : NULL;
-    if (eq == NULL || eq == text || eq - text >= 64 || o->count >= BITCTS_MAX_OPTIONS) {
-        return -1;
-    }
-    snprintf(key_store[o->count], 64, "%.*s", (int)(eq - text), text);
-    o->keys[o->count] = key_store[o->count];
-    o->values[o->count++] = eq + 1;
-    return 0;
-}
-
 const char *bitcts_backend_builtin_names(char *buf, size_t cap)
 {
     size_t used = 0;

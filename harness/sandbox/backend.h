@@ -91,9 +91,6 @@ json_t *bitcts_backend_identity_json(const bitcts_backend *b);
  * (empty for a CPU backend). New reference. */
 json_t *bitcts_backend_device_json(const bitcts_backend *b, void *instance);
 
-/** Adds "KEY=VALUE" to the options; the key is copied into key_store[count] (64 bytes).
- * @return 0, or -1 when the text is not KEY=VALUE or the options are full. */
-int bitcts_backend_options_add(bitcts_backend_options *o, char key_store[][64], const char *text);
 /** Names of the built-in backends, comma-separated, for messages; written into buf. */
 const char *bitcts_backend_builtin_names(char *buf, size_t cap);
 

@@ -32,7 +32,7 @@ bad "3 values given, its buffer holds 2 elements" eval bit_not --type uint8 --si
 bad "unknown command 'frobnicate'" frobnicate
 bad "unknown tier 'huge'" list --tier huge
 bad "unknown feature level '9_9'" list --feature-level 9_9
-bad "unknown argument '--bogus'" list --bogus
+bad "unknown option '--bogus'" list --bogus
 bad "--out DIR is required" vectors export --filter 'bit_not.*'
 bad "unknown action 'import'" vectors import
 # An argument that is not UTF-8 is named (the option it is the value of, or its position),

@@ -132,7 +132,8 @@ lent() {
     local plugin="$plugins/libbitcts_misbehave_$mb.so"
     local args
     if [ "$cmd" = sweep ]; then
-        args=(sweep --backend "$plugin" --op bit_not --type uint8 "$@")
+        args=(sweep --backend "$plugin" --op bit_not "$@")
+        [[ " $* " == *" --type "* ]] || args+=(--type uint8) # an option is given once
     else
         args=(bench --backend "$plugin" --ops not --layouts packed --quick --reps 3 --no-peers)
     fi

@@ -65,10 +65,21 @@ static void test_plan_shape(const bitcts_plan *plan)
     CHECK(k != NULL && k->feature_level == BITCTS_FL_3_0 && k->values == BITCTS_VALUES_EDGE);
     CHECK(bitcts_plan_find(plan, "bit_count.uint8.uint8.r2.inplace.0") == NULL);
     CHECK(bitcts_plan_find(plan, "bit_shift_left.int32.r2.packed.0") == NULL);
-    bitcts_selection sel = {.tiers = BITCTS_TIER_DEFAULT, .filter = "bit_xor.*.r2.*"};
+    bitcts_selection sel = {.tiers = BITCTS_TIER_DEFAULT,
+                            .filter = {.globs = {"bit_xor.*.r2.*"}, .count = 1}};
     CHECK(bitcts_selection_matches(&sel, bitcts_plan_find(plan, "bit_xor.int8.r2.permuted.1")));
     CHECK(!bitcts_selection_matches(&sel, bitcts_plan_find(plan, "bit_xor.int8.r3.permuted.1")));
-    sel.filter = NULL;
+    /* Several globs: any of them selects (the union), and the join names every one. */
+    sel.filter.globs[sel.filter.count++] = "bit_xor.*.r3.*";
+    CHECK(bitcts_selection_matches(&sel, bitcts_plan_find(plan, "bit_xor.int8.r2.permuted.1")));
+    CHECK(bitcts_selection_matches(&sel, bitcts_plan_find(plan, "bit_xor.int8.r3.permuted.1")));
+    CHECK(!bitcts_selection_matches(&sel, bitcts_plan_find(plan, "bit_and.int8.r3.permuted.1")));
+    char joined[64];
+    bitcts_filter_join(&sel.filter, joined, sizeof joined);
+    CHECK_EQ_STR(joined, "bit_xor.*.r2.*,bit_xor.*.r3.*");
+    sel.filter.count = 0;
+    bitcts_filter_join(&sel.filter, joined, sizeof joined);
+    CHECK_EQ_STR(joined, "*");
     sel.max_feature_level = BITCTS_FL_3_0;
     CHECK(!bitcts_selection_matches(&sel, bitcts_plan_find(plan, "bit_xor.int8.r2.permuted.1")));
 }

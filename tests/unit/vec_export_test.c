@@ -31,8 +31,10 @@ static json_t *load_manifest(const char *dir)
 static int export_to(const bitcts_plan *plan, const char *dir, const char *filter, uint32_t tiers,
                      char *err, size_t cap)
 {
-    bitcts_export_options opt = {.seed = BITCTS_DEFAULT_SEED,
-                                 .selection = {.tiers = tiers, .filter = filter}};
+    bitcts_export_options opt = {.seed = BITCTS_DEFAULT_SEED, .selection = {.tiers = tiers}};
+    if (filter != NULL) {
+        opt.selection.filter.globs[opt.selection.filter.count++] = filter;
+    }
     bitcts_export_stats stats;
     return bitcts_export_dir(plan, &opt, dir, NULL, &stats, err, cap);
 }
