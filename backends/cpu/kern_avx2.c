@@ -191,18 +191,8 @@ BITCTS__CPU_INLINE void a2_count(uint32_t w, uint32_t ow, void *out, const void 
 
 static void a2_triad(void *out, const void *a, const void *b, size_t n, uint32_t flags)
 {
-    unsigned char *po = out;
-    const unsigned char *pa = a;
-    const unsigned char *pb = b;
-    const int nt = (flags & BITCTS__CPU_F_NT) && ((uintptr_t)po & 31) == 0;
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        const __m256i x = _mm256_loadu_si256((const __m256i *)(pa + 8 * i));
-        const __m256i y = _mm256_loadu_si256((const __m256i *)(pb + 8 * i));
-        const __m256i y3 = _mm256_add_epi64(y, _mm256_add_epi64(y, y));
-        a2_store(nt, po + 8 * i, _mm256_add_epi64(x, y3));
-    }
-    bitcts__cpu_triad_words(po, pa, pb, i, n);
+    const size_t i = kw_triad_vectors(out, a, b, n, flags);
+    bitcts__cpu_triad_words(out, a, b, i, n);
 }
 
 /* ---- transposes (the walk's gather of a transposed operand): kern_x86_wide.h's block ---- */

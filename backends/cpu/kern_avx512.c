@@ -98,18 +98,7 @@ static void a5_triad(void *out, const void *a, const void *b, size_t n, uint32_t
     unsigned char *po = out;
     const unsigned char *pa = a;
     const unsigned char *pb = b;
-    const int nt = (flags & BITCTS__CPU_F_NT) && ((uintptr_t)po & 63) == 0;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m512i x = _mm512_loadu_si512(pa + 8 * i);
-        const __m512i y = _mm512_loadu_si512(pb + 8 * i);
-        const __m512i r = _mm512_add_epi64(x, _mm512_add_epi64(y, _mm512_add_epi64(y, y)));
-        if (nt) {
-            _mm512_stream_si512((void *)(po + 8 * i), r);
-        } else {
-            _mm512_storeu_si512(po + 8 * i, r);
-        }
-    }
+    const size_t i = kw_triad_vectors(po, pa, pb, n, flags);
     if (i < n) {
         const __mmask8 m = (__mmask8)((1u << (n - i)) - 1);
         const __m512i x = _mm512_maskz_loadu_epi64(m, pa + 8 * i);

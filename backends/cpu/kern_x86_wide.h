@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The parts of the "avx2" and "avx512" units that differ only in the vector width: the shift of
  * sub-lanes as the two halves of a lane, the operator switch, the same-width skeleton p_binary
- * of kern_stamp.h with its streaming path, and the transpose's register block. The including
+ * of kern_stamp.h with its streaming path, the triad's vector loop and the transpose's register
+ * block. The including
  * unit is compiled with its ISA's flags and first defines: KW_BITS, 256 or 512, which names the
  * vector type __m<KW_BITS>i and the intrinsics _mm<KW_BITS>_<op>; KW_PREFIX, the unit's prefix
  * p; KW_HALF_LANE, the lane width in bits whose two halves kw_half_shift shifts (32 for 16-bit
@@ -118,6 +119,28 @@ BITCTS__CPU_INLINE void KW_FN(binary)(int op, uint32_t w, void *out, const void 
     if (j < nbytes) {
         KW_FN(partial)(op, po, ops, j, nbytes - j);
     }
+}
+
+/* ---- the streaming triad ---- */
+
+/* out = a + 3 * b on the whole vectors of n uint64 words, with streaming stores when asked and
+ * the output is aligned. Returns the words done (the unit finishes the tail). */
+BITCTS__CPU_INLINE size_t kw_triad_vectors(unsigned char *po, const unsigned char *pa,
+                                           const unsigned char *pb, size_t n, uint32_t flags)
+{
+    const int nt = (flags & BITCTS__CPU_F_NT) && ((uintptr_t)po & (KW_VBYTES - 1)) == 0;
+    size_t i = 0;
+    for (; i + KW_VBYTES / 8 <= n; i += KW_VBYTES / 8) {
+        const KW_VEC x = KW_SI(loadu)((const KW_VEC *)(pa + 8 * i));
+        const KW_VEC y = KW_SI(loadu)((const KW_VEC *)(pb + 8 * i));
+        const KW_VEC r = KW_(add_epi64)(x, KW_(add_epi64)(y, KW_(add_epi64)(y, y)));
+        if (nt) {
+            KW_SI(stream)((KW_VEC *)(po + 8 * i), r);
+        } else {
+            KW_SI(storeu)((KW_VEC *)(po + 8 * i), r);
+        }
+    }
+    return i;
 }
 
 /* ---- transposes (the walk's gather of a transposed operand) ---- */
