@@ -319,6 +319,18 @@ static void add_large_cases(plan_builder *b)
     }
 }
 
+/* The key of an exhaustive case: rank 1, every value (or pair of values) enumerated. */
+static bitcts_case_key exhaustive_key(uint32_t op, uint32_t in_type, uint32_t out_type)
+{
+    return (bitcts_case_key){.op = op,
+                             .in_type = in_type,
+                             .out_type = out_type,
+                             .rank = 1,
+                             .pattern = BITCTS_PAT_EXHAUSTIVE,
+                             .values = BITCTS_VALUES_ENUMERATED,
+                             .tiers = BITCTS_TIER_EXHAUSTIVE};
+}
+
 static void add_exhaustive_cases(plan_builder *b)
 {
     static const uint32_t binary_ops[] = {BITCTS_OP_BIT_AND, BITCTS_OP_BIT_OR, BITCTS_OP_BIT_XOR,
@@ -327,13 +339,7 @@ static void add_exhaustive_cases(plan_builder *b)
                                            BITCTS_DT_INT16, BITCTS_DT_FLOAT16};
     for (size_t o = 0; o < sizeof binary_ops / sizeof binary_ops[0]; ++o) {
         for (size_t t = 0; t < 2; ++t) { /* all 2^16 pairs of the 8-bit types */
-            bitcts_case_key k = {.op = binary_ops[o],
-                                 .in_type = small_types[t],
-                                 .out_type = small_types[t],
-                                 .rank = 1,
-                                 .pattern = BITCTS_PAT_EXHAUSTIVE,
-                                 .values = BITCTS_VALUES_ENUMERATED,
-                                 .tiers = BITCTS_TIER_EXHAUSTIVE};
+            const bitcts_case_key k = exhaustive_key(binary_ops[o], small_types[t], small_types[t]);
             if (bitcts_fl_required(k.op, k.in_type, k.out_type, 1)) {
                 add_case(b, k);
             }
@@ -345,14 +351,7 @@ static void add_exhaustive_cases(plan_builder *b)
             uint32_t outs[2];
             const size_t n_out = output_types(unary[o], small_types[t], outs);
             for (size_t j = 0; j < n_out; ++j) {
-                bitcts_case_key k = {.op = unary[o],
-                                     .in_type = small_types[t],
-                                     .out_type = outs[j],
-                                     .rank = 1,
-                                     .pattern = BITCTS_PAT_EXHAUSTIVE,
-                                     .values = BITCTS_VALUES_ENUMERATED,
-                                     .tiers = BITCTS_TIER_EXHAUSTIVE};
-                add_case(b, k);
+                add_case(b, exhaustive_key(unary[o], small_types[t], outs[j]));
             }
         }
     }

@@ -196,14 +196,8 @@ static void draw(uint64_t case_seed, explore_draw *x)
     uint32_t sizes[BITCTS_MAX_DIMS];
     draw_sizes(&rng, x->rank, bitcts_dtype_size(x->in_type), sizes);
     bitcts_op_desc *d = &x->desc;
-    d->op = x->op;
-    d->input_count = bitcts_op_input_count(x->op);
+    bitcts_case_set_tensors(d, x->op, x->in_type, x->out_type, x->rank, sizes);
     bitcts_tensor_desc *all[3] = {&d->inputs[0], &d->inputs[1], &d->output};
-    for (int i = 0; i < 3; ++i) {
-        all[i]->data_type = i == 2 ? x->out_type : x->in_type;
-        all[i]->dimension_count = x->rank;
-        memcpy(all[i]->sizes, sizes, x->rank * sizeof sizes[0]);
-    }
     for (int attempt = 0; attempt < 64; ++attempt) {
         if (draw_layouts(&rng, x) == 0) {
             return;

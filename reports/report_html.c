@@ -236,10 +236,7 @@ static void html_mismatch(sbuf *b, const json_t *failure)
     const json_t *inputs = json_object_get(first, "inputs");
     sb_printf(b, "; the first at index %lld, coordinates [",
               (long long)json_integer_value(json_object_get(first, "index")));
-    for (size_t i = 0; i < json_array_size(coords); ++i) {
-        sb_printf(b, "%s%lld", i ? ", " : "",
-                  (long long)json_integer_value(json_array_get(coords, i)));
-    }
+    bitcts__report_int_list(b, coords);
     sb_puts(b,
             "]:</p>\n<table class=\"mismatch\">\n<tr><th></th><th>hex</th><th>binary</th></tr>\n");
     for (size_t i = 0; i < json_array_size(inputs); ++i) {

@@ -247,10 +247,8 @@ static void first_deviation(sbuf *b, const json_t *first, int mode)
         sb_puts(b, bitcts_report_str(first, "id"));
     }
     if (!json_is_object(m)) {
-        sb_puts(b, " (");
-        esc(b, bitcts_report_str(first, "verdict"));
-        sb_puts(b, "): ");
-        esc(b, bitcts_report_str(first, "detail"));
+        sb_seq(b, esc, " (", bitcts_report_str(first, "verdict"),
+               "): ", bitcts_report_str(first, "detail"), NULL);
         return;
     }
     sb_printf(b, ", %lld of %lld elements differ; element %lld [",
@@ -270,15 +268,9 @@ static void first_deviation(sbuf *b, const json_t *first, int mode)
         sb_puts(b, i > 0 ? ", " : "");
         esc(b, json_string_value(v));
     }
-    sb_puts(b, ": expected ");
-    esc(b, bitcts_report_str(m, "expected"));
-    sb_puts(b, " (");
-    esc(b, bitcts_report_str(m, "expected_bin"));
-    sb_puts(b, "), got ");
-    esc(b, bitcts_report_str(m, "actual"));
-    sb_puts(b, " (");
-    esc(b, bitcts_report_str(m, "actual_bin"));
-    sb_puts(b, ")");
+    sb_seq(b, esc, ": expected ", bitcts_report_str(m, "expected"), " (",
+           bitcts_report_str(m, "expected_bin"), "), got ", bitcts_report_str(m, "actual"), " (",
+           bitcts_report_str(m, "actual_bin"), ")", NULL);
 }
 
 /* A table cell in code, or "-" when empty. */
@@ -299,19 +291,11 @@ static void render_columns_md(sbuf *b, const json_t *columns)
                "|---|---|---|---|---|---|\n");
     json_array_foreach(columns, k, col)
     {
-        sb_puts(b, "| ");
-        md_cell(b, bitcts_report_str(col, "label"));
-        sb_puts(b, " | ");
-        md_cell(b, bitcts_report_str(col, "version"));
-        sb_puts(b, " | ");
-        md_cell(b, bitcts_report_str(col, "device"));
-        sb_puts(b, " | ");
-        md_cell(b, bitcts_report_str(json_object_get(col, "info"), "python"));
-        sb_puts(b, " | ");
-        md_cell(b, bitcts_report_str(json_object_get(col, "info"), "numpy"));
-        sb_puts(b, " | ");
-        md_cell(b, bitcts_report_str(col, "seed"));
-        sb_puts(b, " |\n");
+        const json_t *info = json_object_get(col, "info");
+        sb_seq(b, md_cell, "| ", bitcts_report_str(col, "label"), " | ",
+               bitcts_report_str(col, "version"), " | ", bitcts_report_str(col, "device"), " | ",
+               bitcts_report_str(info, "python"), " | ", bitcts_report_str(info, "numpy"), " | ",
+               bitcts_report_str(col, "seed"), " |\n", NULL);
     }
 }
 
@@ -375,12 +359,8 @@ static void render_failures_md(sbuf *b, const json_t *columns, const json_t *row
                 continue;
             }
             ++listed;
-            sb_puts(b, "* **");
-            sb_md(b, bitcts_report_str(json_array_get(columns, k), "label"));
-            sb_puts(b, " / ");
-            sb_md(b, bitcts_report_str(row, "operator"));
-            sb_puts(b, " / ");
-            sb_md(b, bitcts_report_str(row, "type"));
+            sb_seq(b, sb_md, "* **", bitcts_report_str(json_array_get(columns, k), "label"), " / ",
+                   bitcts_report_str(row, "operator"), " / ", bitcts_report_str(row, "type"), NULL);
             sb_printf(b, "**: %lld of %lld cases fail; ",
                       (long long)json_integer_value(json_object_get(cell, "failing")),
                       (long long)json_integer_value(json_object_get(cell, "cases")));
@@ -409,9 +389,7 @@ static void render_markdown(sbuf *b, const json_t *m)
                "other: neither), recorded, not asserted.\n\n| operator | type |");
     json_array_foreach(columns, k, col)
     {
-        sb_puts(b, " ");
-        sb_md_cell(b, bitcts_report_str(col, "label"));
-        sb_puts(b, " |");
+        sb_seq(b, sb_md_cell, " ", bitcts_report_str(col, "label"), " |", NULL);
     }
     sb_puts(b, "\n|---|---|");
     for (k = 0; k < json_array_size(columns); ++k) {
@@ -420,16 +398,11 @@ static void render_markdown(sbuf *b, const json_t *m)
     sb_puts(b, "\n");
     json_array_foreach(rows, i, row)
     {
-        sb_puts(b, "| ");
-        sb_md_cell(b, bitcts_report_str(row, "operator"));
-        sb_puts(b, " | ");
-        sb_md_cell(b, bitcts_report_str(row, "type"));
-        sb_puts(b, " |");
+        sb_seq(b, sb_md_cell, "| ", bitcts_report_str(row, "operator"), " | ",
+               bitcts_report_str(row, "type"), " |", NULL);
         json_array_foreach(json_object_get(row, "cells"), k, cell)
         {
-            sb_puts(b, " ");
-            sb_md(b, bitcts_report_str(cell, "text"));
-            sb_puts(b, " |");
+            sb_seq(b, sb_md, " ", bitcts_report_str(cell, "text"), " |", NULL);
         }
         sb_puts(b, "\n");
     }
@@ -456,9 +429,7 @@ static void render_notes_md(sbuf *b, const json_t *m)
     sb_puts(b, "\n## Negative cases (descriptions that must be rejected)\n\n");
     json_array_foreach(columns, k, col)
     {
-        sb_puts(b, "* ");
-        sb_md(b, bitcts_report_str(col, "label"));
-        sb_puts(b, ":");
+        sb_seq(b, sb_md, "* ", bitcts_report_str(col, "label"), ":", NULL);
         const char *key;
         json_t *n;
         int any = 0;
@@ -512,20 +483,14 @@ static void render_html(sbuf *b, const json_t *m)
                "<h1>bitcts conformance matrix</h1>\n<table><tr><th>operator</th><th>type</th>");
     json_array_foreach(columns, k, col)
     {
-        sb_puts(b, "<th>");
-        sb_esc_text(b, bitcts_report_str(col, "label"));
-        sb_puts(b, "<br>");
-        sb_esc_text(b, bitcts_report_str(col, "version"));
-        sb_puts(b, "</th>");
+        sb_seq(b, sb_esc_text, "<th>", bitcts_report_str(col, "label"), "<br>",
+               bitcts_report_str(col, "version"), "</th>", NULL);
     }
     sb_puts(b, "</tr>\n");
     json_array_foreach(json_object_get(m, "rows"), i, row)
     {
-        sb_puts(b, "<tr><td>");
-        sb_esc_text(b, bitcts_report_str(row, "operator"));
-        sb_puts(b, "</td><td>");
-        sb_esc_text(b, bitcts_report_str(row, "type"));
-        sb_puts(b, "</td>");
+        sb_seq(b, sb_esc_text, "<tr><td>", bitcts_report_str(row, "operator"), "</td><td>",
+               bitcts_report_str(row, "type"), "</td>", NULL);
         json_array_foreach(json_object_get(row, "cells"), k, cell)
         {
             sb_puts(b, "<td class=\"");

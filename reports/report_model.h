@@ -10,19 +10,11 @@
 
 #include <jansson.h> /* json_t */
 
-#include "bitcts/bitcts_status.h"  /* bitcts_status */
+#include "bitcts/bitcts_status.h"  /* bitcts_status, BITCTS_NODISCARD */
 #include "bitcts/bitcts_verdict.h" /* the verdict list and its properties */
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#ifndef BITCTS_NODISCARD
-#if defined(__GNUC__) || defined(__clang__)
-#define BITCTS_NODISCARD __attribute__((warn_unused_result))
-#else
-#define BITCTS_NODISCARD
-#endif
 #endif
 
 #define BITCTS_REPORT_SCHEMA "bitcts-report"

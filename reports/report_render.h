@@ -31,6 +31,8 @@ int bitcts__report_is_listed(int verdict);
 void bitcts__report_hex_to_bin(const char *hex, char *out, size_t cap);
 /** The report's command line as shell words, quoted where needed, through `emit`. */
 void bitcts__report_command_line(sbuf *b, const json_t *report, void (*emit)(sbuf *, const char *));
+/** The integers of a JSON array separated by ", " (a mismatch's coordinates). */
+void bitcts__report_int_list(sbuf *b, const json_t *array);
 /** The name of input i of a first mismatch with `count` inputs: "input", or "A", "B". */
 const char *bitcts__report_input_name(size_t count, size_t i);
 /** The plain-text evidence of a case: detail, mismatch, digest, warnings, baseline, repro. */

@@ -173,4 +173,23 @@ static inline void sb_md_cell(sbuf *b, const char *s)
     sb_md_span(b, s, 1);
 }
 
+/* Writes its arguments alternately as they are and through esc (one of the escapers above):
+ * literal, value, literal, value, ..., ending with a NULL where a literal or a value would come.
+ * A value is never NULL. */
+static inline void sb_seq(sbuf *b, void (*esc)(sbuf *, const char *), const char *literal, ...)
+{
+    va_list ap;
+    va_start(ap, literal);
+    while (literal != NULL) {
+        sb_puts(b, literal);
+        const char *value = va_arg(ap, const char *);
+        if (value == NULL) {
+            break;
+        }
+        esc(b, value);
+        literal = va_arg(ap, const char *);
+    }
+    va_end(ap);
+}
+
 #endif

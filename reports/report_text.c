@@ -75,16 +75,10 @@ static void text_failures(sbuf *b, const bitcts__report_view *v)
         ++shown;
         const json_t *c = json_array_get(v->cases, g->order[grp->start]);
         sb_printf(b, "  %6zu x %s ", grp->count, bitcts_verdict_name(grp->verdict));
-        sb_plain(b, grp->op);
-        sb_puts(b, ": ");
-        sb_plain(b, grp->signature);
-        sb_puts(b, "\n         first: ");
-        sb_plain(b, bitcts_report_str(c, "id"));
-        sb_puts(b, ": ");
-        sb_plain(b, bitcts_report_str(c, "detail"));
-        sb_puts(b, "\n         ");
-        sb_plain(b, bitcts_report_str(c, "repro"));
-        sb_puts(b, "\n");
+        sb_seq(b, sb_plain, "", grp->op, ": ", grp->signature,
+               "\n         first: ", bitcts_report_str(c, "id"), ": ",
+               bitcts_report_str(c, "detail"), "\n         ", bitcts_report_str(c, "repro"), "\n",
+               NULL);
     }
     if (shown < groups) {
         sb_printf(b, "  ... and %zu more groups (report.html lists every case)\n", groups - shown);

@@ -110,6 +110,14 @@ void bitcts__report_command_line(sbuf *b, const json_t *report, void (*emit)(sbu
     free(line.data);
 }
 
+void bitcts__report_int_list(sbuf *b, const json_t *array)
+{
+    for (size_t i = 0; i < json_array_size(array); ++i) {
+        sb_printf(b, "%s%lld", i ? ", " : "",
+                  (long long)json_integer_value(json_array_get(array, i)));
+    }
+}
+
 const char *bitcts__report_input_name(size_t count, size_t i)
 {
     static const char *const names[] = {"A", "B", "C", "D"};
@@ -135,10 +143,7 @@ void bitcts__report_case_evidence(sbuf *b, const json_t *c)
         const json_t *inputs = json_object_get(first, "inputs");
         sb_printf(b, "first mismatch: index %lld, coords [",
                   (long long)json_integer_value(json_object_get(first, "index")));
-        for (size_t i = 0; i < json_array_size(coords); ++i) {
-            sb_printf(b, "%s%lld", i ? ", " : "",
-                      (long long)json_integer_value(json_array_get(coords, i)));
-        }
+        bitcts__report_int_list(b, coords);
         sb_puts(b, "]\n");
         for (size_t i = 0; i < json_array_size(inputs); ++i) {
             sb_printf(b, "  %-8s %s\n", bitcts__report_input_name(json_array_size(inputs), i),

@@ -30,18 +30,9 @@ skip=""
 bitcts=${BITCTS:-}
 python=${BITCTS_PYTHON:-}
 out=""
-while [ $# -gt 0 ]; do
-    case "$1" in
-    --quick) quick=1 ;;
-    --skip) skip=",$2,"; shift ;;
-    --bitcts) bitcts=$2; shift ;;
-    --python) python=$2; shift ;;
-    -h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    -*) echo "gpu-run: unknown option $1" >&2; exit 2 ;;
-    *) out=$1 ;;
-    esac
-    shift
-done
+. "$here/script-options.sh"
+script_options gpu-run 2,24 --quick:quick=1 --skip:skip --bitcts:bitcts --python:python -- "$@"
+[ -z "$skip" ] || skip=",$skip,"
 [ -n "$out" ] || { echo "usage: tools/gpu-run.sh [--quick] [--bitcts PATH] OUTDIR" >&2; exit 2; }
 if [ -z "$bitcts" ]; then
     if [ -x "$here/../build/bitcts" ]; then

@@ -25,18 +25,9 @@ size=256
 reps=7
 variants="u1,u2,u4,u8,strided,t256,t512,t1024,p1,p2,p4,w256,w1024,g4096,gauto,c4,c8,c16,cauto"
 out=""
-while [ $# -gt 0 ]; do
-    case "$1" in
-    --bitcts) bitcts=$2; shift ;;
-    --size-mib) size=$2; shift ;;
-    --variants) variants=$2; shift ;;
-    --reps) reps=$2; shift ;;
-    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    -*) echo "gpu-tune: unknown option $1" >&2; exit 2 ;;
-    *) out=$1 ;;
-    esac
-    shift
-done
+. "$here/script-options.sh"
+script_options gpu-tune 2,19 --bitcts:bitcts --size-mib:size --variants:variants --reps:reps \
+    -- "$@"
 [ -n "$out" ] || { echo "gpu-tune: OUTDIR is required (see --help)" >&2; exit 2; }
 [ -x "$bitcts" ] || { echo "gpu-tune: no bitcts executable at $bitcts (give --bitcts)" >&2; exit 2; }
 mkdir -p "$out" || exit 2

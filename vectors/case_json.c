@@ -11,6 +11,19 @@ void bitcts_format_u64(uint64_t v, char out[19])
     snprintf(out, 19, "0x%016llx", (unsigned long long)v);
 }
 
+void bitcts_json_dims(const bitcts_tensor_desc *t, json_t **sizes, json_t **strides)
+{
+    const uint32_t dims = t->dimension_count <= BITCTS_MAX_DIMS + 1 ? t->dimension_count : 0;
+    *sizes = json_array();
+    *strides = t->has_strides ? json_array() : json_null();
+    for (uint32_t k = 0; k < dims; ++k) {
+        json_array_append_new(*sizes, json_integer(t->sizes[k]));
+        if (t->has_strides) {
+            json_array_append_new(*strides, json_integer(t->strides[k]));
+        }
+    }
+}
+
 json_t *bitcts_json_tensor(const bitcts_tensor_desc *t, const char *role)
 {
     char upper[16] = "UNKNOWN";
@@ -22,15 +35,9 @@ json_t *bitcts_json_tensor(const bitcts_tensor_desc *t, const char *role)
         }
         upper[i] = '\0';
     }
-    const uint32_t dims = t->dimension_count <= BITCTS_MAX_DIMS + 1 ? t->dimension_count : 0;
-    json_t *sizes = json_array();
-    json_t *strides = t->has_strides ? json_array() : json_null();
-    for (uint32_t k = 0; k < dims; ++k) {
-        json_array_append_new(sizes, json_integer(t->sizes[k]));
-        if (t->has_strides) {
-            json_array_append_new(strides, json_integer(t->strides[k]));
-        }
-    }
+    json_t *sizes = NULL;
+    json_t *strides = NULL;
+    bitcts_json_dims(t, &sizes, &strides);
     return json_pack("{s:s, s:s, s:I, s:I, s:I, s:o, s:o, s:I, s:I}", "role", role, "DataType",
                      upper, "DataTypeValue", (json_int_t)t->data_type, "Flags",
                      (json_int_t)t->flags, "DimensionCount", (json_int_t)t->dimension_count,

@@ -11,6 +11,9 @@
 /** {"role", "DataType", "DataTypeValue", "Flags", "DimensionCount", "Sizes", "Strides",
  * "TotalTensorSizeInBytes", "GuaranteedBaseOffsetAlignment"}. New reference. */
 json_t *bitcts_json_tensor(const bitcts_tensor_desc *t, const char *role);
+/** The tensor's "Sizes" and "Strides" arrays (Strides null when it has none; no dimensions when
+ * DimensionCount exceeds BITCTS_MAX_DIMS + 1). New references. */
+void bitcts_json_dims(const bitcts_tensor_desc *t, json_t **sizes, json_t **strides);
 /** The case's identity and description (no files): id, operator, types, feature level, tiers,
  * pattern, values, case seed, expectation, tensors, aliasing. New reference. */
 json_t *bitcts_json_case(const bitcts_case_key *key, const bitcts_case_data *data);

@@ -28,40 +28,21 @@ BITCTS__CPU_INLINE __m256i a2_shift8(int left, __m256i x, __m256i c)
     return r;
 }
 
-/* 16-bit elements: the low and the high half of each 32-bit lane in two steps. */
-BITCTS__CPU_INLINE __m256i a2_shift16(int left, __m256i x, __m256i c)
-{
-    const __m256i lo = _mm256_set1_epi32(0xFFFF);
-    const __m256i xl = _mm256_and_si256(x, lo);
-    const __m256i cl = _mm256_and_si256(c, lo);
-    const __m256i xh = _mm256_andnot_si256(lo, x);
-    const __m256i ch = _mm256_srli_epi32(c, 16);
-    if (left) {
-        const __m256i even = _mm256_and_si256(_mm256_sllv_epi32(xl, cl), lo);
-        return _mm256_or_si256(even, _mm256_sllv_epi32(xh, ch));
-    }
-    const __m256i odd = _mm256_andnot_si256(lo, _mm256_srlv_epi32(xh, ch));
-    return _mm256_or_si256(_mm256_srlv_epi32(xl, cl), odd);
-}
+/* The width-agnostic parts, kern_x86_wide.h, on 256-bit vectors: 16-bit elements are shifted
+ * as the halves of 32-bit lanes. */
+#define KW_PREFIX a2
+#define KW_BITS 256
+#define KW_HALF_LANE 32
+#define KW_NOT(x) _mm256_xor_si256(x, _mm256_set1_epi32(-1))
+#define KW_SHIFT8(left, x, y) a2_shift8(left, x, y)
+#define KW_SHIFT16(left, x, y) kw_half_shift(left, x, y)
+#define KW_STORE_LANES(d, step, v)                                                                 \
+    do {                                                                                           \
+        _mm_storeu_si128((__m128i *)(d), _mm256_castsi256_si128(v));                               \
+        _mm_storeu_si128((__m128i *)((d) + (step)), _mm256_extracti128_si256(v, 1));               \
+    } while (0)
 
-BITCTS__CPU_INLINE __m256i a2_apply(int op, __m256i x, __m256i y)
-{
-    switch (op) {
-    case BITCTS__CPU_KOP_AND: return _mm256_and_si256(x, y);
-    case BITCTS__CPU_KOP_OR: return _mm256_or_si256(x, y);
-    case BITCTS__CPU_KOP_XOR: return _mm256_xor_si256(x, y);
-    case BITCTS__CPU_KOP_NOT: return _mm256_xor_si256(x, _mm256_set1_epi32(-1));
-    case BITCTS__CPU_KOP_SHL8: return a2_shift8(1, x, y);
-    case BITCTS__CPU_KOP_SHL16: return a2_shift16(1, x, y);
-    case BITCTS__CPU_KOP_SHL32: return _mm256_sllv_epi32(x, y);
-    case BITCTS__CPU_KOP_SHL64: return _mm256_sllv_epi64(x, y);
-    case BITCTS__CPU_KOP_SHR8: return a2_shift8(0, x, y);
-    case BITCTS__CPU_KOP_SHR16: return a2_shift16(0, x, y);
-    case BITCTS__CPU_KOP_SHR32: return _mm256_srlv_epi32(x, y);
-    case BITCTS__CPU_KOP_SHR64: return _mm256_srlv_epi64(x, y);
-    default: return x;
-    }
-}
+#include "kern_x86_wide.h"
 
 /* Fewer than 32 bytes at offset j, through zero-padded local vectors. */
 BITCTS__CPU_INLINE void a2_partial(int op, unsigned char *o, bitcts__cpu_operands ops, size_t j,
@@ -72,42 +53,22 @@ BITCTS__CPU_INLINE void a2_partial(int op, unsigned char *o, bitcts__cpu_operand
     _Alignas(32) unsigned char r[32];
     memcpy(x, ops.a + (j & ops.amask), len);
     memcpy(y, ops.b + (j & ops.bmask), len);
-    _mm256_store_si256((__m256i *)r, a2_apply(op, _mm256_load_si256((const __m256i *)x),
+    _mm256_store_si256((__m256i *)r, kw_apply(op, _mm256_load_si256((const __m256i *)x),
                                               _mm256_load_si256((const __m256i *)y)));
     memcpy(o + j, r, len);
 }
 
-/* The loop of every same-width operator over n elements of w bytes. A scalar operand becomes a
- * 64-byte pattern (two periods of 32) read at (j & 31), in phase with the element boundaries. */
-BITCTS__CPU_INLINE void a2_binary(int op, uint32_t w, void *out, const void *a, const void *b,
-                                  size_t n, uint32_t flags)
+/* The same-width loop with ordinary stores, 32 bytes at a time; returns where it stopped. */
+BITCTS__CPU_INLINE size_t a2_plain(int op, unsigned char *po, bitcts__cpu_operands ops,
+                                   size_t nbytes)
 {
-    _Alignas(32) unsigned char pattern[64];
-    const bitcts__cpu_operands ops = bitcts__cpu_operands_of(w, 32, 0, pattern, a, b, flags);
-    unsigned char *po = out;
-    const size_t nbytes = n * w;
     size_t j = 0;
-    if ((flags & BITCTS__CPU_F_NT) && ((uintptr_t)po % w) == 0) {
-        size_t head = (32 - ((uintptr_t)po & 31)) & 31;
-        head = head < nbytes ? head : nbytes;
-        if (head > 0) {
-            a2_partial(op, po, ops, 0, head);
-        }
-        for (j = head; j + 32 <= nbytes; j += 32) {
-            const __m256i x = _mm256_loadu_si256((const __m256i *)(ops.a + (j & ops.amask)));
-            const __m256i y = _mm256_loadu_si256((const __m256i *)(ops.b + (j & ops.bmask)));
-            _mm256_stream_si256((__m256i *)(po + j), a2_apply(op, x, y));
-        }
-    } else {
-        for (; j + 32 <= nbytes; j += 32) {
-            const __m256i x = _mm256_loadu_si256((const __m256i *)(ops.a + (j & ops.amask)));
-            const __m256i y = _mm256_loadu_si256((const __m256i *)(ops.b + (j & ops.bmask)));
-            _mm256_storeu_si256((__m256i *)(po + j), a2_apply(op, x, y));
-        }
+    for (; j + 32 <= nbytes; j += 32) {
+        const __m256i x = _mm256_loadu_si256((const __m256i *)(ops.a + (j & ops.amask)));
+        const __m256i y = _mm256_loadu_si256((const __m256i *)(ops.b + (j & ops.bmask)));
+        _mm256_storeu_si256((__m256i *)(po + j), kw_apply(op, x, y));
     }
-    if (j < nbytes) {
-        a2_partial(op, po, ops, j, nbytes - j);
-    }
+    return j;
 }
 
 BITCTS__CPU_INLINE __m256i a2_popcnt_bytes(__m256i v)
@@ -230,70 +191,17 @@ BITCTS__CPU_INLINE void a2_count(uint32_t w, uint32_t ow, void *out, const void 
 
 static void a2_triad(void *out, const void *a, const void *b, size_t n, uint32_t flags)
 {
-    unsigned char *po = out;
-    const unsigned char *pa = a;
-    const unsigned char *pb = b;
-    const int nt = (flags & BITCTS__CPU_F_NT) && ((uintptr_t)po & 31) == 0;
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        const __m256i x = _mm256_loadu_si256((const __m256i *)(pa + 8 * i));
-        const __m256i y = _mm256_loadu_si256((const __m256i *)(pb + 8 * i));
-        const __m256i y3 = _mm256_add_epi64(y, _mm256_add_epi64(y, y));
-        a2_store(nt, po + 8 * i, _mm256_add_epi64(x, y3));
-    }
-    bitcts__cpu_triad_words(po, pa, pb, i, n);
+    const size_t i = kw_triad_vectors(out, a, b, n, flags);
+    bitcts__cpu_triad_words(out, a, b, i, n);
 }
 
-/* ---- transposes (the walk's gather of a transposed operand) ---- */
-
-/* Interleaves the low (hi = 0) or high halves of a and b in units of ew bytes, per lane. */
-BITCTS__CPU_INLINE __m256i a2_tr_unpack(__m256i a, __m256i b, uint32_t ew, int hi)
-{
-    switch (ew) {
-    case 1: return hi ? _mm256_unpackhi_epi8(a, b) : _mm256_unpacklo_epi8(a, b);
-    case 2: return hi ? _mm256_unpackhi_epi16(a, b) : _mm256_unpacklo_epi16(a, b);
-    case 4: return hi ? _mm256_unpackhi_epi32(a, b) : _mm256_unpacklo_epi32(a, b);
-    default: return hi ? _mm256_unpackhi_epi64(a, b) : _mm256_unpacklo_epi64(a, b);
-    }
-}
-
-/* n = 16 / w lines of 32 bytes: each 128-bit lane holds an n x n block, transposed by log2(n)
- * rounds of unpacks; register k then holds, in lane l, destination row l * n + order(k). */
-BITCTS__CPU_INLINE void a2_tr_block(uint32_t w, unsigned char *dst, size_t ds,
-                                    const unsigned char *src, size_t ss)
-{
-    const uint32_t n = 16 / w;
-    __m256i r[16];
-#pragma GCC unroll 16
-    for (uint32_t j = 0; j < n; ++j) {
-        r[j] = _mm256_loadu_si256((const __m256i *)(src + j * ss));
-    }
-#pragma GCC unroll 4
-    for (uint32_t ew = w; ew < 16; ew *= 2) {
-        __m256i t[16];
-#pragma GCC unroll 8
-        for (uint32_t i = 0; i < n / 2; ++i) {
-            t[i] = a2_tr_unpack(r[2 * i], r[2 * i + 1], ew, 0);
-            t[i + n / 2] = a2_tr_unpack(r[2 * i], r[2 * i + 1], ew, 1);
-        }
-#pragma GCC unroll 16
-        for (uint32_t i = 0; i < n; ++i) {
-            r[i] = t[i];
-        }
-    }
-#pragma GCC unroll 16
-    for (uint32_t k = 0; k < n; ++k) {
-        unsigned char *d = dst + bitcts__cpu_tr_order[k * (16 / n)] * ds;
-        _mm_storeu_si128((__m128i *)d, _mm256_castsi256_si128(r[k]));
-        _mm_storeu_si128((__m128i *)(d + n * ds), _mm256_extracti128_si256(r[k], 1));
-    }
-}
+/* ---- transposes (the walk's gather of a transposed operand): kern_x86_wide.h's block ---- */
 
 /* Groups of 16 / w lines, 32 bytes at a time. */
 BITCTS__CPU_INLINE size_t a2_transpose(uint32_t w, void *dst, size_t ds, const void *src, size_t ss,
                                        size_t lines, size_t len)
 {
-    return bitcts__cpu_transpose_groups(w, 32, a2_tr_block, dst, ds, src, ss, lines, len);
+    return bitcts__cpu_transpose_groups(w, 32, kw_tr_block, dst, ds, src, ss, lines, len);
 }
 
 /* Orders this variant's streaming stores (the caller fences once per range). */

@@ -13,18 +13,10 @@
 #include <stdint.h> /* uint32_t, int32_t */
 
 #include "bitcts/bitcts_plugin.h" /* bitcts_plugin_table, bitcts_plugin_negotiate_fn */
-#include "bitcts/bitcts_status.h" /* bitcts_status */
+#include "bitcts/bitcts_status.h" /* bitcts_status, BITCTS_NODISCARD */
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#ifndef BITCTS_NODISCARD
-#if defined(__GNUC__) || defined(__clang__)
-#define BITCTS_NODISCARD __attribute__((warn_unused_result))
-#else
-#define BITCTS_NODISCARD
-#endif
 #endif
 
 /* The ABI versions this host speaks. A minor bump raises MAX only; it stays backward

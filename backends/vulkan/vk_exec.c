@@ -207,11 +207,13 @@ void bitcts__vk_record_dispatch(bitcts__vk_instance *inst, const bitcts__vk_oper
     inst->vk.vkCmdDispatch(inst->cmd, groups, 1, 1);
 }
 
-void bitcts__vk_exec_transfers(const bitcts__vk_operator *op, const void *const *inputs,
-                               void *output, uint32_t operand_slot[3], bitcts__vk_transfer *up,
-                               uint32_t *n_up, bitcts__vk_transfer *down, uint32_t *n_down)
+/* The slots of an execution's operands and its transfers. */
+static void vk_exec_transfers(const bitcts__vk_operator *op, const void *const *inputs,
+                              void *output, bitcts__vk_exec_io *io)
 {
     const bitcts__vk_plan *p = &op->plan;
+    uint32_t *operand_slot = io->operand_slot;
+    bitcts__vk_transfer *up = io->up;
     uint32_t n = 0;
     int aliased = 0;
     operand_slot[BITCTS__VK_OUT] = BITCTS__VK_SLOT_OUT;
@@ -235,17 +237,18 @@ void bitcts__vk_exec_transfers(const bitcts__vk_operator *op, const void *const 
         up[n++] = (bitcts__vk_transfer){(void *)(uintptr_t)op->params, BITCTS__VK_SLOT_PARAMS,
                                         op->params_words * sizeof(uint32_t)};
     }
-    *n_up = n;
-    down[0] = (bitcts__vk_transfer){output, BITCTS__VK_SLOT_OUT, p->span[BITCTS__VK_OUT]};
-    *n_down = 1;
+    io->n_up = n;
+    io->down[0] = (bitcts__vk_transfer){output, BITCTS__VK_SLOT_OUT, p->span[BITCTS__VK_OUT]};
+    io->n_down = 1;
 }
 
-int32_t bitcts__vk_exec_reserve(bitcts__vk_instance *inst, const bitcts__vk_operator *op,
-                                const bitcts__vk_transfer *up, uint32_t n_up)
+int32_t bitcts__vk_exec_prepare(bitcts__vk_instance *inst, const bitcts__vk_operator *op,
+                                const void *const *inputs, void *output, bitcts__vk_exec_io *io)
 {
+    vk_exec_transfers(op, inputs, output, io);
     int32_t rc = bitcts__vk_slot_reserve(inst, BITCTS__VK_SLOT_OUT, op->plan.span[BITCTS__VK_OUT]);
-    for (uint32_t i = 0; i < n_up && rc == BITCTS_ABI_OK; ++i) {
-        rc = bitcts__vk_slot_reserve(inst, up[i].slot, up[i].bytes);
+    for (uint32_t i = 0; i < io->n_up && rc == BITCTS_ABI_OK; ++i) {
+        rc = bitcts__vk_slot_reserve(inst, io->up[i].slot, io->up[i].bytes);
     }
     return rc;
 }
@@ -271,16 +274,11 @@ static int32_t vk_record_execute(bitcts__vk_instance *inst, void *arg)
 int32_t bitcts__vk_execute(bitcts__vk_instance *inst, const bitcts__vk_operator *op,
                            const void *const *inputs, void *output)
 {
-    uint32_t operand_slot[3];
-    bitcts__vk_transfer up[4];
-    bitcts__vk_transfer down[1];
-    uint32_t n_up = 0;
-    uint32_t n_down = 0;
-    bitcts__vk_exec_transfers(op, inputs, output, operand_slot, up, &n_up, down, &n_down);
-    int32_t rc = bitcts__vk_exec_reserve(inst, op, up, n_up);
+    bitcts__vk_exec_io io;
+    const int32_t rc = bitcts__vk_exec_prepare(inst, op, inputs, output, &io);
     if (rc != BITCTS_ABI_OK) {
         return rc;
     }
-    vk_exec_ctx ctx = {op, operand_slot};
-    return bitcts__vk_run(inst, up, n_up, down, n_down, vk_record_execute, &ctx);
+    vk_exec_ctx ctx = {op, io.operand_slot};
+    return bitcts__vk_run(inst, io.up, io.n_up, io.down, io.n_down, vk_record_execute, &ctx);
 }

@@ -361,15 +361,20 @@ int32_t bitcts__vk_execute(bitcts__vk_instance *inst, const bitcts__vk_operator 
 void bitcts__vk_record_dispatch(bitcts__vk_instance *inst, const bitcts__vk_operator *op,
                                 const uint32_t operand_slot[3]);
 
-/** The slots of an execution's operands (an aliased input shares the output's slot) and the
- * transfers that bring them to the device and the output back. Returns the counts. */
-void bitcts__vk_exec_transfers(const bitcts__vk_operator *op, const void *const *inputs,
-                               void *output, uint32_t operand_slot[3], bitcts__vk_transfer *up,
-                               uint32_t *n_up, bitcts__vk_transfer *down, uint32_t *n_down);
+/** An execution's operand slots (an aliased input shares the output's slot) and the transfers
+ * that bring the operands to the device and the output back. */
+typedef struct bitcts__vk_exec_io {
+    uint32_t operand_slot[3];
+    bitcts__vk_transfer up[4];
+    bitcts__vk_transfer down[1];
+    uint32_t n_up;
+    uint32_t n_down;
+} bitcts__vk_exec_io;
 
-/** Grows every slot the transfers and the plan touch. */
-int32_t bitcts__vk_exec_reserve(bitcts__vk_instance *inst, const bitcts__vk_operator *op,
-                                const bitcts__vk_transfer *up, uint32_t n_up);
+/** Fills io for an execution of op and grows every slot its transfers and the plan touch.
+ * @return BITCTS_ABI_OK or the status of a slot that could not grow. */
+int32_t bitcts__vk_exec_prepare(bitcts__vk_instance *inst, const bitcts__vk_operator *op,
+                                const void *const *inputs, void *output, bitcts__vk_exec_io *io);
 
 /* ---- vk_timing.c ---- */
 

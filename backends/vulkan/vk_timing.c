@@ -191,18 +191,13 @@ static int32_t BITCTS_PLUGIN_CALL vk_time_execute(void *instance, void *op,
         snprintf(inst->last_error, sizeof inst->last_error, "the device is lost or wedged");
         return BITCTS_ABI_E_DEVICE;
     }
-    uint32_t operand_slot[3];
-    bitcts__vk_transfer up[4];
-    bitcts__vk_transfer down[1];
-    uint32_t n_up = 0;
-    uint32_t n_down = 0;
-    bitcts__vk_exec_transfers(oper, inputs, output, operand_slot, up, &n_up, down, &n_down);
-    vk_timing_ctx ctx = {.op = oper, .operand_slot = operand_slot, .reps = reps};
+    bitcts__vk_exec_io io;
+    int32_t rc = bitcts__vk_exec_prepare(inst, oper, inputs, output, &io);
+    vk_timing_ctx ctx = {.op = oper, .operand_slot = io.operand_slot, .reps = reps};
     ctx.aliased =
-        operand_slot[BITCTS__VK_A] == BITCTS__VK_SLOT_OUT ||
-        (oper->plan.input_count == 2 && operand_slot[BITCTS__VK_B] == BITCTS__VK_SLOT_OUT);
+        io.operand_slot[BITCTS__VK_A] == BITCTS__VK_SLOT_OUT ||
+        (oper->plan.input_count == 2 && io.operand_slot[BITCTS__VK_B] == BITCTS__VK_SLOT_OUT);
     ctx.bytes = oper->plan.span[BITCTS__VK_OUT];
-    int32_t rc = bitcts__vk_exec_reserve(inst, oper, up, n_up);
     if (rc == BITCTS_ABI_OK && ctx.aliased) {
         rc = bitcts__vk_slot_reserve(inst, BITCTS__VK_SLOT_PRISTINE, ctx.bytes);
     }
@@ -215,7 +210,7 @@ static int32_t BITCTS_PLUGIN_CALL vk_time_execute(void *instance, void *op,
     /* The inputs up and one run timed alone (it sizes the warm-up; in place it also saves the
      * input to the pristine slot); the timed rounds; then the output of the last run down. */
     ctx.reps = 1;
-    rc = bitcts__vk_run(inst, up, n_up, down, 0, vk_record_timed, &ctx);
+    rc = bitcts__vk_run(inst, io.up, io.n_up, io.down, 0, vk_record_timed, &ctx);
     if (rc == BITCTS_ABI_OK) {
         rc = vk_timing_results(inst, ctx.queries, 1, ns);
     }
@@ -224,7 +219,7 @@ static int32_t BITCTS_PLUGIN_CALL vk_time_execute(void *instance, void *op,
         rc = vk_time_steady(inst, &ctx, reps, ns);
     }
     if (rc == BITCTS_ABI_OK) {
-        rc = bitcts__vk_run(inst, NULL, 0, down, n_down, vk_record_nothing, NULL);
+        rc = bitcts__vk_run(inst, NULL, 0, io.down, io.n_down, vk_record_nothing, NULL);
     }
     inst->vk.vkDestroyQueryPool(inst->device, ctx.queries, NULL);
     return rc;

@@ -20,6 +20,7 @@ this file in its executable; `bitcts bench --peers-script FILE` runs another cop
 import os
 import sys
 import time
+from types import SimpleNamespace
 
 PAD = 64  # bytes of padding per row, as in bitcts's padded layout
 
@@ -80,6 +81,36 @@ def pool_bytes(jobs):
     return max(store_bytes(j) for j in jobs) + B_OFFSET
 
 
+def job_runner(job, lib):
+    """The job's operands made with an array library and a function that runs the job once on
+    them. lib: types (width to element type), funcs (op to function), stored(shape, t, offset),
+    zeros(shape, t), scalar(value, t), transpose(x), copy(o, a) and mask(b, t, m) (b &= m in
+    place). A is viewed as the layout says, B is read from B_OFFSET, shift counts are masked."""
+    t, ot = lib.types[job["w"]], lib.types[job["ow"]]
+    sa, va, sb, so, vo = shapes(job)
+    c = job["cols"]
+    a = lib.stored(sa, t, 0)
+    a = a[:, :c] if va == "slice" else lib.transpose(a) if va == "T" else a
+    o = lib.zeros(so, ot)
+    o = o[:, :c] if vo == "slice" else o
+    if job["op"] == "copy":
+        def run(copy=lib.copy, a=a, o=o):
+            copy(o, a)
+        return run
+    if job["op"] in UNARY:
+        def run(f=lib.funcs[job["op"]], a=a, o=o):
+            f(a, out=o)
+        return run
+    b = lib.scalar(3, t) if sb is None else lib.stored(sb, t, B_OFFSET)
+    b = b[:, :c] if sb is not None and va == "slice" else b
+    if job["op"] in ("shl", "shr"):
+        lib.mask(b, t, 8 * job["w"] - 1)
+
+    def run(f=lib.funcs[job["op"]], a=a, b=b, o=o):
+        f(a, b, out=o)
+    return run
+
+
 # ---- NumPy ----
 
 def run_numpy(jobs, reps, out):
@@ -99,31 +130,14 @@ def run_numpy(jobs, reps, out):
         a.reshape(-1).view(np.uint8)[:] = pool[offset:offset + a.nbytes]
         return a
 
+    lib = SimpleNamespace(types=types, funcs=funcs, stored=stored, zeros=np.zeros,
+                          scalar=np.array, transpose=lambda x: x.T, copy=np.copyto,
+                          mask=lambda b, t, m: np.bitwise_and(b, t(m), out=b))
     for job in jobs:
-        t, ot = types[job["w"]], types[job["ow"]]
-        sa, va, sb, so, vo = shapes(job)
-        c = job["cols"]
-        a = stored(sa, t)
-        a = a[:, :c] if va == "slice" else a.T if va == "T" else a
-        o = np.zeros(so, ot)
-        o = o[:, :c] if vo == "slice" else o
-        if job["op"] == "copy":
-            def run(a=a, o=o):
-                np.copyto(o, a)
-        elif funcs[job["op"]] is None:
+        if job["op"] != "copy" and funcs[job["op"]] is None:
             out.send({"id": job["id"], "absent": no_count})
             continue
-        elif job["op"] in UNARY:
-            def run(f=funcs[job["op"]], a=a, o=o):
-                f(a, out=o)
-        else:
-            b = np.array(3, t) if sb is None else stored(sb, t, B_OFFSET)
-            b = b[:, :c] if sb is not None and va == "slice" else b
-            if job["op"] in ("shl", "shr"):
-                np.bitwise_and(b, t(8 * job["w"] - 1), out=b)
-
-            def run(f=funcs[job["op"]], a=a, b=b, o=o):
-                f(a, b, out=o)
+        run = job_runner(job, lib)
         run()
         times = []
         for _ in range(reps):
@@ -131,6 +145,7 @@ def run_numpy(jobs, reps, out):
             run()
             times.append(time.perf_counter() - t0)
         out.send({"id": job["id"], "seconds": median(times)})
+        run = None
 
 
 # ---- PyTorch ----
@@ -183,6 +198,11 @@ def run_torch(jobs, reps, out, cuda):
         torch.cuda.synchronize()
         return median([start.elapsed_time(end) / 1e3 for start, end in events])
 
+    lib = SimpleNamespace(types=types, funcs=funcs, stored=stored,
+                          zeros=lambda shape, t: torch.zeros(shape, dtype=t, device=dev),
+                          scalar=lambda v, t: torch.tensor(v, dtype=t, device=dev),
+                          transpose=lambda x: x.t(), copy=lambda o, a: o.copy_(a),
+                          mask=lambda b, t, m: b.bitwise_and_(m))
     for job in jobs:
         if job["op"] == "count":
             out.send({"id": job["id"], "absent": TORCH_NO_POPCOUNT})
@@ -191,31 +211,11 @@ def run_torch(jobs, reps, out, cuda):
             out.send({"id": job["id"], "absent": "torch %s lacks this function" % torch.__version__})
             continue
         try:
-            t, ot = types[job["w"]], types[job["ow"]]
-            sa, va, sb, so, vo = shapes(job)
-            c = job["cols"]
-            a = stored(sa, t)
-            a = a[:, :c] if va == "slice" else a.t() if va == "T" else a
-            o = torch.zeros(so, dtype=ot, device=dev)
-            o = o[:, :c] if vo == "slice" else o
-            if job["op"] == "copy":
-                def run(a=a, o=o):
-                    o.copy_(a)
-            elif job["op"] in UNARY:
-                def run(f=funcs[job["op"]], a=a, o=o):
-                    f(a, out=o)
-            else:
-                b = torch.tensor(3, dtype=t, device=dev) if sb is None else stored(sb, t, B_OFFSET)
-                b = b[:, :c] if sb is not None and va == "slice" else b
-                if job["op"] in ("shl", "shr"):
-                    b.bitwise_and_(8 * job["w"] - 1)
-
-                def run(f=funcs[job["op"]], a=a, b=b, o=o):
-                    f(a, b, out=o)
+            run = job_runner(job, lib)
             out.send({"id": job["id"], "seconds": timed(run)})
         except Exception as e:  # noqa: BLE001 - a job the library refuses is absent
             out.send({"id": job["id"], "absent": "%s: %s" % (type(e).__name__, str(e)[:200])})
-        a = b = o = run = None
+        run = None
         if cuda:
             torch.cuda.empty_cache()
 
@@ -255,36 +255,19 @@ def run_cupy(jobs, reps, out):
         events[-1][1].synchronize()
         return median([cp.cuda.get_elapsed_time(start, end) / 1e3 for start, end in events])
 
+    lib = SimpleNamespace(types=types, funcs=funcs, stored=stored, zeros=cp.zeros,
+                          scalar=cp.array, transpose=lambda x: x.T, copy=cp.copyto,
+                          mask=lambda b, t, m: cp.bitwise_and(b, t(m), out=b))
     for job in jobs:
         if job["op"] == "count" and count is None:
             out.send({"id": job["id"], "absent": no_count})
             continue
         try:
-            t, ot = types[job["w"]], types[job["ow"]]
-            sa, va, sb, so, vo = shapes(job)
-            c = job["cols"]
-            a = stored(sa, t)
-            a = a[:, :c] if va == "slice" else a.T if va == "T" else a
-            o = cp.zeros(so, ot)
-            o = o[:, :c] if vo == "slice" else o
-            if job["op"] == "copy":
-                def run(a=a, o=o):
-                    cp.copyto(o, a)
-            elif job["op"] in UNARY:
-                def run(f=funcs[job["op"]], a=a, o=o):
-                    f(a, out=o)
-            else:
-                b = cp.array(3, t) if sb is None else stored(sb, t, B_OFFSET)
-                b = b[:, :c] if sb is not None and va == "slice" else b
-                if job["op"] in ("shl", "shr"):
-                    cp.bitwise_and(b, t(8 * job["w"] - 1), out=b)
-
-                def run(f=funcs[job["op"]], a=a, b=b, o=o):
-                    f(a, b, out=o)
+            run = job_runner(job, lib)
             out.send({"id": job["id"], "seconds": timed(run)})
         except Exception as e:  # noqa: BLE001
             out.send({"id": job["id"], "absent": "%s: %s" % (type(e).__name__, str(e)[:200])})
-        a = b = o = run = None
+        run = None
         cp.get_default_memory_pool().free_all_blocks()
 
 

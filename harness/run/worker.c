@@ -533,6 +533,15 @@ static void run_case(worker *w, size_t idx)
 
 /* ---- the process ---- */
 
+/* Reports a refusal by the host as S and returns -1. */
+static int refuse_start(int st, const char *err)
+{
+    char line[1100];
+    snprintf(line, sizeof line, "S %d %s", st, err);
+    send_text(line);
+    return -1;
+}
+
 /* Loads the backend and creates the instance; a refusal by the host is reported as S. */
 static int start(worker *w)
 {
@@ -540,18 +549,12 @@ static int start(worker *w)
     send_mark('L', -1);
     int st = bitcts_backend_load(w->job->backend, &w->backend, err, sizeof err);
     if (st != BITCTS_OK) {
-        char line[1100];
-        snprintf(line, sizeof line, "S %d %s", st, err);
-        send_text(line);
-        return -1;
+        return refuse_start(st, err);
     }
     send_mark('I', -1);
     st = bitcts_backend_instance(&w->backend, &w->instance, err, sizeof err);
     if (st != BITCTS_OK) {
-        char line[1100];
-        snprintf(line, sizeof line, "S %d %s", st, err);
-        send_text(line);
-        return -1;
+        return refuse_start(st, err);
     }
     send_mark('Q', -1);
     st = bitcts_backend_query(&w->backend, w->instance, err, sizeof err);
@@ -560,10 +563,7 @@ static int start(worker *w)
         st = BITCTS_E_OUT_OF_MEMORY; /* the address space is too small: said up front */
     }
     if (st != BITCTS_OK) {
-        char line[1100];
-        snprintf(line, sizeof line, "S %d %s", st, err);
-        send_text(line);
-        return -1;
+        return refuse_start(st, err);
     }
     worker_reserve = malloc(BITCTS_WORKER_RESERVE);
     return 0;

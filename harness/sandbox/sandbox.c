@@ -586,6 +586,24 @@ void bitcts_sandbox_mark_output(const char *nonce, int64_t index)
     (void)!write(1, line, len); /* one write: the backend's output cannot split it */
 }
 
+/* Writes len bytes of p to chan, through interruptions and short writes; -1 when a write
+ * fails or writes nothing. */
+static int send_all(int chan, const char *p, size_t len)
+{
+    while (len > 0) {
+        const ssize_t put = write(chan, p, len);
+        if (put < 0 && errno == EINTR) {
+            continue;
+        }
+        if (put <= 0) {
+            return -1;
+        }
+        p += put;
+        len -= (size_t)put;
+    }
+    return 0;
+}
+
 void bitcts_sandbox_send(int chan, const char *nonce, const char *text, size_t len)
 {
     /* A message starts with a newline, so that bytes a backend left on the channel without one
@@ -599,18 +617,7 @@ void bitcts_sandbox_send(int chan, const char *nonce, const char *text, size_t l
         memcpy(small + n + 2, text, len);
         small[n + 2 + len] = '\n';
         len += n + 3;
-        const char *p = small;
-        while (len > 0) {
-            const ssize_t put = write(chan, p, len);
-            if (put < 0 && errno == EINTR) {
-                continue;
-            }
-            if (put <= 0) {
-                return;
-            }
-            p += put;
-            len -= (size_t)put;
-        }
+        (void)send_all(chan, small, len);
         return;
     }
     const char space = ' ';
@@ -620,18 +627,8 @@ void bitcts_sandbox_send(int chan, const char *nonce, const char *text, size_t l
         size_t n;
     } parts[5] = {{&newline, 1}, {nonce, n}, {&space, 1}, {text, len}, {&newline, 1}};
     for (int k = 0; k < 5; ++k) {
-        const char *p = parts[k].p;
-        size_t left = parts[k].n;
-        while (left > 0) {
-            const ssize_t put = write(chan, p, left);
-            if (put < 0 && errno == EINTR) {
-                continue;
-            }
-            if (put <= 0) {
-                return;
-            }
-            p += put;
-            left -= (size_t)put;
+        if (send_all(chan, parts[k].p, parts[k].n) != 0) {
+            return;
         }
     }
 }

@@ -36,6 +36,16 @@ extern "C" {
 typedef enum bitcts_status { BITCTS_STATUS_LIST(BITCTS_STATUS_ENUM_ENTRY) } bitcts_status;
 #undef BITCTS_STATUS_ENUM_ENTRY
 
+/* Marks a function whose status must not be ignored (a warning under GCC and Clang). An
+ * includer's own definition comes first. */
+#ifndef BITCTS_NODISCARD
+#if defined(__GNUC__) || defined(__clang__)
+#define BITCTS_NODISCARD __attribute__((warn_unused_result))
+#else
+#define BITCTS_NODISCARD
+#endif
+#endif
+
 /** Symbolic name of a status ("BITCTS_E_PARSE"); static, never NULL ("BITCTS_E_UNKNOWN"). */
 static inline const char *bitcts_status_name(int status)
 {

@@ -53,8 +53,22 @@ uint vk_div(uint n, uint magic, uint shifts)
 #endif
 
 #if IN_W == 8
-// Shifts of a 64-bit value held as (low, high); a count of 64 or more gives 0 (saturate).
-uvec2 vk_shl(uvec2 a, uvec2 b)
+// x shifted by s bits in the shift's direction (toward the high bits for a left shift), or the
+// other way.
+uint vk_toward(uint x, uint s, bool left)
+{
+    return left ? x << s : x >> s;
+}
+
+uint vk_away(uint x, uint s, bool left)
+{
+    return left ? x >> s : x << s;
+}
+
+// Shifts of a 64-bit value held as (low, high); a count of 64 or more gives 0 (saturate). The
+// words are taken as (the one the bits leave, the one they enter): (low, high) for a left
+// shift, (high, low) for a right one.
+uvec2 vk_shift64(uvec2 a, uvec2 b, bool left)
 {
     if (b.y != 0u || b.x >= 64u) {
         return uvec2(0u);
@@ -63,25 +77,24 @@ uvec2 vk_shl(uvec2 a, uvec2 b)
     if (s == 0u) {
         return a;
     }
+    const uvec2 w = left ? a : a.yx;
+    uvec2 r;
     if (s >= 32u) {
-        return uvec2(0u, a.x << (s - 32u));
+        r = uvec2(0u, vk_toward(w.x, s - 32u, left));
+    } else {
+        r = uvec2(vk_toward(w.x, s, left), vk_toward(w.y, s, left) | vk_away(w.x, 32u - s, left));
     }
-    return uvec2(a.x << s, (a.y << s) | (a.x >> (32u - s)));
+    return left ? r : r.yx;
+}
+
+uvec2 vk_shl(uvec2 a, uvec2 b)
+{
+    return vk_shift64(a, b, true);
 }
 
 uvec2 vk_shr(uvec2 a, uvec2 b)
 {
-    if (b.y != 0u || b.x >= 64u) {
-        return uvec2(0u);
-    }
-    const uint s = b.x;
-    if (s == 0u) {
-        return a;
-    }
-    if (s >= 32u) {
-        return uvec2(a.y >> (s - 32u), 0u);
-    }
-    return uvec2((a.x >> s) | (a.y << (32u - s)), a.y >> s);
+    return vk_shift64(a, b, false);
 }
 
 uint vk_popcount(uvec2 a)
