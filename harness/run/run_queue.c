@@ -31,8 +31,10 @@ static size_t batch_size(const run_state *s, size_t todo, uint32_t round)
     if (s->cfg->stop_at > 0) { /* time-boxed: small batches end soon after the deadline */
         return 8;
     }
-    const size_t per_job = todo / ((size_t)s->jobs * 8) + 1;
-    return per_job < 16 ? 16 : per_job > 256 ? 256 : per_job;
+    /* About four batches a job: enough for the jobs to even out at the end, few enough that
+     * a backend whose start is slow (a device, its pipelines) starts few workers. */
+    const size_t per_job = todo / ((size_t)s->jobs * 4) + 1;
+    return per_job < 16 ? 16 : per_job > 4096 ? 4096 : per_job;
 }
 
 static void push_items(run_state *s, const size_t *items, size_t count, size_t size, uint32_t round,
