@@ -516,6 +516,27 @@ static int run_chunk(const bitcts_shrink_options *o, const bitcts_case_key *key,
     return found;
 }
 
+/* Up to `chunk` valid candidates of `cur`, from candidate index *next on; how many. */
+static size_t fill_chunk(const bitcts_case_data *cur, unsigned *next, bitcts_case_data *cands,
+                         size_t chunk)
+{
+    size_t n = 0;
+    for (;;) {
+        if (n == chunk) {
+            return n;
+        }
+        const int made = candidate(cur, (*next)++, &cands[n]);
+        if (made < 0) {
+            return n;
+        }
+        if (made > 0 && valid(&cands[n])) {
+            ++n;
+        } else if (made > 0) {
+            bitcts_case_free(&cands[n]);
+        }
+    }
+}
+
 int bitcts_shrink_case(const bitcts_shrink_options *o, const bitcts_case_key *key,
                        const bitcts_case_data *failing, const json_t *failing_result,
                        bitcts_shrink_result *out, char *err, size_t cap)
@@ -547,18 +568,7 @@ int bitcts_shrink_case(const bitcts_shrink_options *o, const bitcts_case_key *ke
             out->exhausted = 0;
             break;
         }
-        size_t n = 0;
-        int more = 1;
-        while (n < chunk && more) {
-            const int made = candidate(&cur, next++, &cands[n]);
-            if (made < 0) {
-                more = 0;
-            } else if (made > 0 && valid(&cands[n])) {
-                ++n;
-            } else if (made > 0) {
-                bitcts_case_free(&cands[n]);
-            }
-        }
+        const size_t n = fill_chunk(&cur, &next, cands, chunk);
         if (n == 0) {
             break; /* every candidate of the current case tried: it is the smallest found */
         }

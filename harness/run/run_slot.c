@@ -204,6 +204,16 @@ static void settle_after_cases(run_state *s, worker_slot *w, const char *how)
     bitcts__run_synthesize(s, idx, w->batch.round, end_verdict(w), detail, 0, NULL);
 }
 
+/* How many cases of the worker's batch have ended. */
+static size_t ended_count(const worker_slot *w)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < w->batch.count; ++i) {
+        n += w->ended[i];
+    }
+    return n;
+}
+
 void bitcts__slot_finish(run_state *s, worker_slot *w)
 {
     bitcts__slot_observe(w); /* the child is gone: the page is final */
@@ -239,10 +249,7 @@ void bitcts__slot_finish(run_state *s, worker_slot *w)
             }
         }
     }
-    size_t ended_before = 0;
-    for (size_t i = 0; i < w->batch.count; ++i) {
-        ended_before += w->ended[i];
-    }
+    const size_t ended_before = ended_count(w);
     if (w->current >= 0) { /* a case that began and never ended */
         const size_t idx = (size_t)w->current;
         bitcts__run_log(s, json_pack("{s:s, s:s, s:I}", "record", "begin", "id",
@@ -273,11 +280,7 @@ void bitcts__slot_finish(run_state *s, worker_slot *w)
             w->batch.items[rest++] = w->batch.items[i];
         }
     }
-    size_t ended_now = 0;
-    for (size_t i = 0; i < w->batch.count; ++i) {
-        ended_now += w->ended[i];
-    }
-    if (ended_now == 0 && rest > 0 && ended_before == 0) {
+    if (ended_count(w) == 0 && rest > 0 && ended_before == 0) {
         /* No case ended and none was charged: a worker that makes no progress is retried a
          * bounded number of times, never forever. */
         settle_unstarted(s, w, how);
