@@ -65,11 +65,18 @@ lane_asan() {
     # status 1 (even with handle_segv=0 in both option sets), and one limits the address space,
     # leaving ASan's shadow memory no room. The harness meets crashing, hanging and aborting
     # plugins here in harness.broken_plugins, harness.explore and harness.kill_resume.
+    # vulkan.gpu_run_quick and nightly.site (with nightly.chromium, which reads its site) test
+    # two scripts end to end (tools/gpu-run.sh, tools/nightly.py); the C they reach is run here
+    # by the tests of each command: conformance.vulkan and unit.vk_backend (the Vulkan backend,
+    # its timed executions included), cli.isolation and cli.bench_quick (sweep and bench),
+    # harness.resume_shard and harness.bad_input (shards and report merge),
+    # vectors.golden_verify (vectors verify). Under the sanitizers they repeated those commands
+    # for a third of the lane's time.
     (cd build-asan &&
         ASAN_OPTIONS="log_path=$logs/asan:detect_leaks=1:abort_on_error=0:strict_string_checks=1" \
         UBSAN_OPTIONS="log_path=$logs/ubsan:print_stacktrace=1:halt_on_error=1" \
         ctest --output-on-failure -j"$jobs" --timeout 1800 \
-            -E '^(conformance\.cpu_sweeps|conformance\.cpu_variants|cli\.export_determinism|harness\.hostile_plugins|lint\..*)$') ||
+            -E '^(conformance\.cpu_sweeps|conformance\.cpu_variants|cli\.export_determinism|harness\.hostile_plugins|vulkan\.gpu_run_quick|nightly\..*|lint\..*)$') ||
         rc=1
     if compgen -G "$logs/*" >/dev/null; then
         echo "asan lane: sanitizer reports:"
