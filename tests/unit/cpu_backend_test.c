@@ -536,6 +536,19 @@ static void run_on(void *inst, const bitcts_op_desc *d, uint8_t *const *in, uint
     table->operator_destroy(inst, op);
 }
 
+/* Under ThreadSanitizer (tools/test.sh's tsan lane) the one-thread instance's tests are left
+ * out: a race needs two threads, and every other build runs them. */
+#if defined(__SANITIZE_THREAD__)
+#define RACES_ONLY 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define RACES_ONLY 1
+#endif
+#endif
+#ifndef RACES_ONLY
+#define RACES_ONLY 0
+#endif
+
 static void test_threads(const char *variant)
 {
     void *one = instance_new(variant, "1", NULL);
@@ -782,13 +795,17 @@ int main(void)
         CHECK(inst != NULL && inst_nt != NULL);
         if (inst != NULL && inst_nt != NULL) {
             CHECK_EQ_STR(table->instance_info(inst, "variant"), name);
-            test_variant_random(inst, name);
-            test_variant_spans(inst, name);
+            if (!RACES_ONLY) {
+                test_variant_random(inst, name);
+                test_variant_spans(inst, name);
+            }
             char label[64];
             snprintf(label, sizeof label, "%s nt", name);
             test_variant_spans(inst_nt, label);
             test_variant_random(inst_nt, label);
-            test_count_exhaustive(inst, name);
+            if (!RACES_ONLY) {
+                test_count_exhaustive(inst, name);
+            }
         }
         table->instance_destroy(inst);
         table->instance_destroy(inst_nt);
