@@ -9,17 +9,15 @@
 #include <stddef.h>  /* size_t */
 #include <stdint.h>  /* uint32_t */
 
+#include "bitcts/bitcts_status.h" /* BITCTS_PRINTF */
+
 #define BITCTS_EXIT_OK 0
 #define BITCTS_EXIT_FAILURES 1      /* the run completed and something failed */
 #define BITCTS_EXIT_USAGE 2         /* bad input: flags, files, plugins */
 #define BITCTS_EXIT_INTERRUPTED 130 /* stopped by SIGINT or SIGTERM; the log is kept */
 
 /** Prints "bitcts <cmd>: error: <message>" on one line to stderr; returns BITCTS_EXIT_USAGE. */
-int bitcts_cli_error(const char *cmd, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+int bitcts_cli_error(const char *cmd, const char *fmt, ...) BITCTS_PRINTF(2, 3);
 /** Refuses an argument that is not valid UTF-8 (reports record the command line as JSON):
  * prints one line naming the option whose value it is, or its position. @return 0, or
  * BITCTS_EXIT_USAGE. */
