@@ -215,19 +215,6 @@ static void finish_sizes(bitcts_tensor_desc *t, uint64_t extra)
     t->total_tensor_size_in_bytes = need + extra;
 }
 
-void bitcts_case_set_tensors(bitcts_op_desc *d, uint32_t op, uint32_t in_type, uint32_t out_type,
-                             uint32_t rank, const uint32_t *sizes)
-{
-    d->op = op;
-    d->input_count = bitcts_op_input_count(op);
-    bitcts_tensor_desc *all[3] = {&d->inputs[0], &d->inputs[1], &d->output};
-    for (int i = 0; i < 3; ++i) {
-        all[i]->data_type = i == 2 ? out_type : in_type;
-        all[i]->dimension_count = rank;
-        memcpy(all[i]->sizes, sizes, rank * sizeof sizes[0]);
-    }
-}
-
 static void set_common(const bitcts_case_key *key, const uint32_t *sizes, bitcts_op_desc *d)
 {
     memset(d, 0, sizeof *d);
