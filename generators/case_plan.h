@@ -141,10 +141,6 @@ struct bitcts_case_data {
  * @return BITCTS_OK, BITCTS_E_OUT_OF_MEMORY. */
 int bitcts_case_build(uint64_t suite_seed, const bitcts_case_key *key, bitcts_case_data *out);
 void bitcts_case_free(bitcts_case_data *data);
-/** Sets d's operator, input count, and the data type, rank and sizes of its inputs and output
- * (the output of out_type, the others of in_type); leaves the rest of d as it is. */
-void bitcts_case_set_tensors(bitcts_op_desc *d, uint32_t op, uint32_t in_type, uint32_t out_type,
-                             uint32_t rank, const uint32_t *sizes);
 /** A deep copy of a case's data (description and buffers, aliasing kept).
  * @return BITCTS_OK or BITCTS_E_OUT_OF_MEMORY (then dst holds nothing). */
 int bitcts_case_copy(const bitcts_case_data *src, bitcts_case_data *dst);

@@ -6,11 +6,24 @@
  * one valid case. */
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* calloc */
-#include <string.h> /* memset */
+#include <string.h> /* memcpy, memset */
 
 #include "bitcts/bitcts_status.h"
 #include "explore.h"
 #include "rng.h"
+
+void bitcts_case_set_tensors(bitcts_op_desc *d, uint32_t op, uint32_t in_type, uint32_t out_type,
+                             uint32_t rank, const uint32_t *sizes)
+{
+    d->op = op;
+    d->input_count = bitcts_op_input_count(op);
+    bitcts_tensor_desc *all[3] = {&d->inputs[0], &d->inputs[1], &d->output};
+    for (int i = 0; i < 3; ++i) {
+        all[i]->data_type = i == 2 ? out_type : in_type;
+        all[i]->dimension_count = rank;
+        memcpy(all[i]->sizes, sizes, rank * sizeof sizes[0]);
+    }
+}
 
 /* Sizes a dimension is drawn from: small ones, SIMD and cache-line boundaries and their
  * neighbours, page boundaries, and the 16-bit boundary. */

@@ -37,6 +37,12 @@ int bitcts_explore_plan(uint64_t suite_seed, uint64_t first, size_t count, bitct
 void bitcts_explore_describe(uint64_t case_seed, const bitcts_case_key *key, bitcts_op_desc *desc,
                              int *alias);
 
+/** Sets d's operator, input count, and the data type, rank and sizes of its inputs and output
+ * (the output of out_type, the others of in_type); leaves the rest of d as it is: the plan's
+ * cases (bitcts_case_build) and the explored ones alike. */
+void bitcts_case_set_tensors(bitcts_op_desc *d, uint32_t op, uint32_t in_type, uint32_t out_type,
+                             uint32_t rank, const uint32_t *sizes);
+
 #ifdef __cplusplus
 }
 #endif

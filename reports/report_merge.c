@@ -146,24 +146,11 @@ static bitcts_status check_shards(merge_ctx *m)
 
 /* ---- the cases ---- */
 
-typedef struct shard_case {
-    const json_t *obj;
-    size_t shard;
-} shard_case;
-
-static int compare_ids(const void *a, const void *b)
-{
-    const shard_case *x = a;
-    const shard_case *y = b;
-    const int c = strcmp(bitcts_report_str(x->obj, "id"), bitcts_report_str(y->obj, "id"));
-    return c ? c : (x->shard > y->shard) - (x->shard < y->shard);
-}
-
 /* Plan order: by plan_index; cases without one after those with one, by id. */
 static int compare_plan(const void *a, const void *b)
 {
-    const json_t *x = ((const shard_case *)a)->obj;
-    const json_t *y = ((const shard_case *)b)->obj;
+    const json_t *x = ((const bitcts__report_keyed *)a)->obj;
+    const json_t *y = ((const bitcts__report_keyed *)b)->obj;
     const json_t *px = json_object_get(x, "plan_index");
     const json_t *py = json_object_get(y, "plan_index");
     if (px != NULL && py != NULL && json_integer_value(px) != json_integer_value(py)) {
@@ -187,19 +174,17 @@ static int same_result(const json_t *a, const json_t *b)
 }
 
 /* Sorts by id, drops exact duplicates (refusing different results), returns the unique count. */
-static bitcts_status dedupe(merge_ctx *m, shard_case *all, size_t n, size_t *unique)
+static bitcts_status dedupe(merge_ctx *m, bitcts__report_keyed *all, size_t n, size_t *unique)
 {
-    qsort(all, n, sizeof *all, compare_ids);
+    qsort(all, n, sizeof *all, bitcts__report_keyed_cmp);
     size_t kept = 0;
     for (size_t i = 0; i < n; ++i) {
-        if (kept && strcmp(bitcts_report_str(all[kept - 1].obj, "id"),
-                           bitcts_report_str(all[i].obj, "id")) == 0) {
+        if (kept && strcmp(all[kept - 1].key, all[i].key) == 0) {
             if (!same_result(all[kept - 1].obj, all[i].obj)) {
                 return merge_fail(m, "case %s has different results in %s (%s) and %s (%s)",
-                                  bitcts_report_str(all[i].obj, "id"),
-                                  m->names[all[kept - 1].shard],
+                                  bitcts_report_str(all[i].obj, "id"), m->names[all[kept - 1].pos],
                                   bitcts_report_str(all[kept - 1].obj, "verdict"),
-                                  m->names[all[i].shard], bitcts_report_str(all[i].obj, "verdict"));
+                                  m->names[all[i].pos], bitcts_report_str(all[i].obj, "verdict"));
             }
             continue;
         }
@@ -219,7 +204,7 @@ static bitcts_status merged_cases(merge_ctx *m, json_t **out)
         return merge_fail(m, "the shards hold %zu cases, more than the %u supported", n,
                           BITCTS_REPORT_MAX_CASES);
     }
-    shard_case *all = malloc((n ? n : 1) * sizeof *all);
+    bitcts__report_keyed *all = malloc((n ? n : 1) * sizeof *all);
     json_t *cases = json_array();
     bitcts_status st = BITCTS_E_OUT_OF_MEMORY;
     size_t k = 0;
@@ -229,7 +214,9 @@ static bitcts_status merged_cases(merge_ctx *m, json_t **out)
     for (size_t i = 0; i < m->count; ++i) {
         const json_t *list = json_object_get(m->shards[i], "cases");
         for (size_t j = 0; j < json_array_size(list); ++j) {
-            all[k++] = (shard_case){.obj = json_array_get(list, j), .shard = i};
+            const json_t *c = json_array_get(list, j);
+            all[k++] =
+                (bitcts__report_keyed){.key = bitcts_report_str(c, "id"), .obj = c, .pos = i};
         }
     }
     if ((st = dedupe(m, all, n, &k)) != BITCTS_OK) {

@@ -645,22 +645,16 @@ static bitcts_status check_slowest(vctx *c, const json_t *r)
 
 /* ---- the id index ---- */
 
-typedef struct index_entry {
-    const char *id;
-    const json_t *obj;
-    size_t pos;
-} index_entry;
-
 struct bitcts_report_index {
     size_t count;
-    index_entry *entries; /* sorted by id, then by position */
+    bitcts__report_keyed *entries; /* key: the id; sorted by id, then by position */
 };
 
-static int compare_entries(const void *a, const void *b)
+int bitcts__report_keyed_cmp(const void *a, const void *b)
 {
-    const index_entry *x = a;
-    const index_entry *y = b;
-    const int c = strcmp(x->id, y->id);
+    const bitcts__report_keyed *x = a;
+    const bitcts__report_keyed *y = b;
+    const int c = strcmp(x->key, y->key);
     return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
 }
 
@@ -682,10 +676,11 @@ bitcts_status bitcts_report_index_create(const json_t *report, bitcts_report_ind
         const json_t *obj = json_array_get(cases, i);
         const char *id = json_string_value(json_object_get(obj, "id"));
         if (id != NULL) {
-            index->entries[index->count++] = (index_entry){.id = id, .obj = obj, .pos = i};
+            index->entries[index->count++] =
+                (bitcts__report_keyed){.key = id, .obj = obj, .pos = i};
         }
     }
-    qsort(index->entries, index->count, sizeof *index->entries, compare_entries);
+    qsort(index->entries, index->count, sizeof *index->entries, bitcts__report_keyed_cmp);
     *out = index;
     return BITCTS_OK;
 }
@@ -705,13 +700,13 @@ const json_t *bitcts_report_index_find(const bitcts_report_index *index, const c
     size_t hi = index != NULL ? index->count : 0;
     while (lo < hi) { /* the first entry whose id is >= id */
         const size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(index->entries[mid].id, id) < 0) {
+        if (strcmp(index->entries[mid].key, id) < 0) {
             lo = mid + 1;
         } else {
             hi = mid;
         }
     }
-    return lo < (index != NULL ? index->count : 0) && strcmp(index->entries[lo].id, id) == 0
+    return lo < (index != NULL ? index->count : 0) && strcmp(index->entries[lo].key, id) == 0
                ? index->entries[lo].obj
                : NULL;
 }
@@ -724,9 +719,9 @@ static bitcts_status check_unique_ids(vctx *c, const json_t *r)
     }
     bitcts_status st = BITCTS_OK;
     for (size_t i = 1; i < index->count && st == BITCTS_OK; ++i) {
-        const index_entry *e = &index->entries[i];
-        if (strcmp(e[-1].id, e->id) == 0) {
-            snprintf(c->where, sizeof c->where, "case %zu (%s)", e->pos, e->id);
+        const bitcts__report_keyed *e = &index->entries[i];
+        if (strcmp(e[-1].key, e->key) == 0) {
+            snprintf(c->where, sizeof c->where, "case %zu (%s)", e->pos, e->key);
             st = vfail(c, BITCTS_E_PARSE, "repeats the id of case %zu", e[-1].pos);
         }
     }
@@ -904,19 +899,6 @@ json_t *bitcts_report_slowest(const json_t *cases, size_t limit)
 
 /* ---- counts by operator ---- */
 
-typedef struct op_pos {
-    const char *op;
-    size_t pos;
-} op_pos;
-
-static int compare_op_pos(const void *a, const void *b)
-{
-    const op_pos *x = a;
-    const op_pos *y = b;
-    const int c = strcmp(x->op, y->op);
-    return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
-}
-
 static int compare_tallies(const void *a, const void *b)
 {
     const bitcts_report_op_tally *x = a;
@@ -953,7 +935,7 @@ bitcts_status bitcts_report_tally_create(const json_t *report, bitcts_report_tal
     *out = NULL;
     const size_t n = json_array_size(cases);
     bitcts_report_tally *t = calloc(1, sizeof *t);
-    op_pos *pairs = malloc((n ? n : 1) * sizeof *pairs);
+    bitcts__report_keyed *pairs = malloc((n ? n : 1) * sizeof *pairs);
     if (t != NULL) {
         t->order = malloc((n ? n : 1) * sizeof *t->order);
         t->ops = calloc(n ? n : 1, sizeof *t->ops);
@@ -965,15 +947,15 @@ bitcts_status bitcts_report_tally_create(const json_t *report, bitcts_report_tal
     }
     t->n = n;
     for (size_t i = 0; i < n; ++i) {
-        pairs[i] =
-            (op_pos){.op = bitcts_report_str(json_array_get(cases, i), "operator"), .pos = i};
+        pairs[i] = (bitcts__report_keyed){
+            .key = bitcts_report_str(json_array_get(cases, i), "operator"), .pos = i};
     }
-    qsort(pairs, n, sizeof *pairs, compare_op_pos);
+    qsort(pairs, n, sizeof *pairs, bitcts__report_keyed_cmp);
     for (size_t i = 0; i < n; ++i) {
         t->order[i] = pairs[i].pos;
-        if (!t->n_ops || strcmp(t->ops[t->n_ops - 1].name, pairs[i].op) != 0) {
+        if (!t->n_ops || strcmp(t->ops[t->n_ops - 1].name, pairs[i].key) != 0) {
             t->ops[t->n_ops++] =
-                (bitcts_report_op_tally){.name = pairs[i].op, .first = pairs[i].pos, .start = i};
+                (bitcts_report_op_tally){.name = pairs[i].key, .first = pairs[i].pos, .start = i};
         }
         if (tally_case(t, &t->ops[t->n_ops - 1], json_array_get(cases, pairs[i].pos)) != 0) {
             free(pairs);

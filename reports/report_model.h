@@ -97,6 +97,16 @@ int bitcts_report_case_verdict(const json_t *case_obj);
 /** 1 when no case has a failing verdict (bitcts_verdict_is_failure): the run passed. */
 int bitcts_report_is_clean(const json_t *report);
 
+/** A case object under a key (its id, its operator) at a position (in its array, or its
+ * shard's number): what the index, the tally and the merge sort. */
+typedef struct bitcts__report_keyed {
+    const char *key;
+    const json_t *obj;
+    size_t pos;
+} bitcts__report_keyed;
+/** qsort's order of keyed cases: by key, then by position. */
+int bitcts__report_keyed_cmp(const void *a, const void *b);
+
 /* Policies of recorded cases, in display order; "" (none given) last. */
 #define BITCTS_REPORT_POLICY_COUNT 5
 /** "mask", "saturate", "mask_or_saturate", "other", "" for 0..4; "unknown" otherwise. */

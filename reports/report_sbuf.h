@@ -11,6 +11,8 @@
 #include <stdlib.h> /* realloc, free */
 #include <string.h> /* memcpy, strlen, strchr */
 
+#include "bitcts/bitcts_status.h" /* BITCTS_PRINTF */
+
 typedef struct sbuf {
     char *data;
     size_t len;
@@ -46,11 +48,9 @@ static inline void sb_puts(sbuf *b, const char *s)
     sb_add(b, s, strlen(s));
 }
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static inline void
-sb_printf(sbuf *b, const char *fmt, ...)
+static inline void sb_printf(sbuf *b, const char *fmt, ...) BITCTS_PRINTF(2, 3);
+
+static inline void sb_printf(sbuf *b, const char *fmt, ...)
 {
     char small[512];
     va_list ap;

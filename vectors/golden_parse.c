@@ -17,11 +17,7 @@ typedef struct parse_ctx {
     char where[64]; /* "cases[12]", "literals[0]" */
 } parse_ctx;
 
-static int bad(parse_ctx *p, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+static int bad(parse_ctx *p, const char *fmt, ...) BITCTS_PRINTF(2, 3);
 
 static int bad(parse_ctx *p, const char *fmt, ...)
 {

@@ -11,10 +11,7 @@
 #include "vec_results.h"
 
 static int fail(char *err, size_t cap, int status, const char *what, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
-#endif
-    ;
+    BITCTS_PRINTF(5, 6);
 
 static int fail(char *err, size_t cap, int status, const char *what, const char *fmt, ...)
 {

@@ -124,6 +124,17 @@ BITCTS__CPU_INLINE void bitcts__cpu_count_elements(uint32_t w, uint32_t ow, unsi
     }
 }
 
+/* The COUNT skeleton of kern_stamp.h for a 16-byte count block with ordinary stores (the NT
+ * flag is ignored): p##_count runs p##_count_block, then the tail one element at a time. */
+#define BITCTS__CPU_COUNT_16(p)                                                                    \
+    BITCTS__CPU_INLINE void p##_count(uint32_t w, uint32_t ow, void *out, const void *a, size_t n, \
+                                      uint32_t flags)                                              \
+    {                                                                                              \
+        (void)flags;                                                                               \
+        bitcts__cpu_count_loop(w, ow, 16 / w, 16, p##_count_block, bitcts__cpu_count_elements,     \
+                               out, a, n, 0);                                                      \
+    }
+
 /* ---- the streaming triad ---- */
 
 /* out = a + 3 * b on uint64 words i..n-1 one at a time: a triad's tail, or all of it. */
@@ -138,6 +149,25 @@ BITCTS__CPU_INLINE void bitcts__cpu_triad_words(unsigned char *po, const unsigne
         x += 3 * y;
         memcpy(po + 8 * i, &x, 8);
     }
+}
+
+/* An ISA's triad step: out = a + 3 * b on the two uint64 words at o, a and b, with a streaming
+ * store when nt (o then 16-byte aligned). */
+typedef void (*bitcts__cpu_triad_pair_fn)(unsigned char *o, const unsigned char *a,
+                                          const unsigned char *b, int nt);
+
+/* The triad on n uint64 words: pairs through `pair`, then the odd word. */
+BITCTS__CPU_INLINE void bitcts__cpu_triad_pairs(void *out, const void *a, const void *b, size_t n,
+                                                int nt, bitcts__cpu_triad_pair_fn pair)
+{
+    unsigned char *po = out;
+    const unsigned char *pa = a;
+    const unsigned char *pb = b;
+    size_t i = 0;
+    for (; i + 2 <= n; i += 2) {
+        pair(po + 8 * i, pa + 8 * i, pb + 8 * i, nt);
+    }
+    bitcts__cpu_triad_words(po, pa, pb, i, n);
 }
 
 /* ---- the transpose driver ---- */

@@ -137,31 +137,24 @@ BITCTS__CPU_INLINE void ne_count_block(uint32_t w, uint32_t ow, unsigned char *o
     }
 }
 
-/* The COUNT skeleton of kern_stamp.h: 16-byte blocks (NEON ignores the NT flag), then the
- * tail. */
-BITCTS__CPU_INLINE void ne_count(uint32_t w, uint32_t ow, void *out, const void *a, size_t n,
-                                 uint32_t flags)
+/* ne_count: 16-byte blocks (NEON has no streaming store), then the tail. */
+BITCTS__CPU_COUNT_16(ne)
+
+/* Two words of the triad (NEON has no streaming store: nt is ignored). */
+BITCTS__CPU_INLINE void ne_triad_pair(unsigned char *o, const unsigned char *a,
+                                      const unsigned char *b, int nt)
 {
-    (void)flags;
-    bitcts__cpu_count_loop(w, ow, 16 / w, 16, ne_count_block, bitcts__cpu_count_elements, out, a, n,
-                           0);
+    (void)nt;
+    const uint64x2_t x = vreinterpretq_u64_u8(vld1q_u8(a));
+    const uint64x2_t y = vreinterpretq_u64_u8(vld1q_u8(b));
+    vst1q_u8(o, vreinterpretq_u8_u64(vaddq_u64(x, vaddq_u64(y, vaddq_u64(y, y)))));
 }
 
 /* The streaming limit out = a + 3 * b (n uint64 words). */
 static void ne_triad(void *out, const void *a, const void *b, size_t n, uint32_t flags)
 {
     (void)flags;
-    unsigned char *po = out;
-    const unsigned char *pa = a;
-    const unsigned char *pb = b;
-    size_t i = 0;
-    for (; i + 2 <= n; i += 2) {
-        const uint64x2_t x = vreinterpretq_u64_u8(vld1q_u8(pa + 8 * i));
-        const uint64x2_t y = vreinterpretq_u64_u8(vld1q_u8(pb + 8 * i));
-        const uint64x2_t r = vaddq_u64(x, vaddq_u64(y, vaddq_u64(y, y)));
-        vst1q_u8(po + 8 * i, vreinterpretq_u8_u64(r));
-    }
-    bitcts__cpu_triad_words(po, pa, pb, i, n);
+    bitcts__cpu_triad_pairs(out, a, b, n, 0, ne_triad_pair);
 }
 
 /* No transpose (the walk gathers in portable C) and no fence (no streaming stores). */

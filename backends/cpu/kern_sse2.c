@@ -127,35 +127,28 @@ BITCTS__CPU_INLINE void s2_count_block(uint32_t w, uint32_t ow, unsigned char *o
     }
 }
 
-/* The COUNT skeleton of kern_stamp.h: 16-byte blocks with ordinary stores (the NT flag is
- * ignored), then the tail. */
-BITCTS__CPU_INLINE void s2_count(uint32_t w, uint32_t ow, void *out, const void *a, size_t n,
-                                 uint32_t flags)
+/* s2_count: 16-byte blocks with ordinary stores, then the tail. */
+BITCTS__CPU_COUNT_16(s2)
+
+/* Two words of the triad, with a streaming store when nt. */
+BITCTS__CPU_INLINE void s2_triad_pair(unsigned char *o, const unsigned char *a,
+                                      const unsigned char *b, int nt)
 {
-    (void)flags;
-    bitcts__cpu_count_loop(w, ow, 16 / w, 16, s2_count_block, bitcts__cpu_count_elements, out, a, n,
-                           0);
+    const __m128i x = _mm_loadu_si128((const __m128i *)a);
+    const __m128i y = _mm_loadu_si128((const __m128i *)b);
+    const __m128i r = _mm_add_epi64(x, _mm_add_epi64(y, _mm_add_epi64(y, y)));
+    if (nt) {
+        _mm_stream_si128((__m128i *)o, r);
+    } else {
+        _mm_storeu_si128((__m128i *)o, r);
+    }
 }
 
 /* Streaming limit: out = a + 3 * b (n uint64 words). */
 static void s2_triad(void *out, const void *a, const void *b, size_t n, uint32_t flags)
 {
-    unsigned char *po = out;
-    const unsigned char *pa = a;
-    const unsigned char *pb = b;
-    const int nt = (flags & BITCTS__CPU_F_NT) && ((uintptr_t)po & 15) == 0;
-    size_t i = 0;
-    for (; i + 2 <= n; i += 2) {
-        const __m128i x = _mm_loadu_si128((const __m128i *)(pa + 8 * i));
-        const __m128i y = _mm_loadu_si128((const __m128i *)(pb + 8 * i));
-        const __m128i r = _mm_add_epi64(x, _mm_add_epi64(y, _mm_add_epi64(y, y)));
-        if (nt) {
-            _mm_stream_si128((__m128i *)(po + 8 * i), r);
-        } else {
-            _mm_storeu_si128((__m128i *)(po + 8 * i), r);
-        }
-    }
-    bitcts__cpu_triad_words(po, pa, pb, i, n);
+    const int nt = (flags & BITCTS__CPU_F_NT) && ((uintptr_t)out & 15) == 0;
+    bitcts__cpu_triad_pairs(out, a, b, n, nt, s2_triad_pair);
 }
 
 /* Orders this variant's streaming stores (the caller fences once per range). */

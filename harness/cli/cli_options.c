@@ -278,6 +278,10 @@ int bitcts_cli_parse(const bitcts_cli_spec *spec, int argc, char **argv, const c
     found_option *found = calloc((size_t)argc + 1, sizeof *found);
     unsigned char *seen = calloc(total + 1, 1);
     size_t n_found = 0;
+    size_t no_operands = 0;
+    if (n_operands == NULL) {
+        n_operands = &no_operands;
+    }
     *n_operands = 0;
     int rc = found != NULL && seen != NULL ? 0 : bitcts_cli_error(spec->cmd, "out of memory");
     if (rc == 0) {

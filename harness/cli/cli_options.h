@@ -48,12 +48,52 @@ typedef struct bitcts_cli_option {
     const char *help;
 } bitcts_cli_option;
 
+/* An option in one line: BITCTS_CLI_OPTION names every field, the constructors below only those
+ * their kind uses. AT is the offsetof of the destination in the table's struct, VALUE the value's
+ * placeholder, MAX the most bytes of a value (0: any), LO and HI the bounds of a number. */
+#define BITCTS_CLI_OPTION(NAME, SHORT, VALUE, KIND, REPEATABLE, REQUIRED, AT, LO, HI, WORDS, AUX,  \
+                          PARSE, HELP)                                                             \
+    {                                                                                              \
+        .name = (NAME), .short_name = (SHORT), .value_name = (VALUE), .kind = (KIND),              \
+        .repeatable = (REPEATABLE), .required = (REQUIRED), .offset = (AT), .lo = (LO),            \
+        .hi = (HI), .words = (WORDS), .aux = (AUX), .parse = (PARSE), .help = (HELP)               \
+    }
+#define BITCTS_OPT_FLAG(NAME, AT, HELP)                                                            \
+    BITCTS_CLI_OPTION(NAME, 0, NULL, BITCTS_CLI_FLAG, 0, 0, AT, 0, 0, NULL, 0, NULL, HELP)
+#define BITCTS_OPT_TEXT(NAME, VALUE, AT, MAX, HELP)                                                \
+    BITCTS_CLI_OPTION(NAME, 0, VALUE, BITCTS_CLI_TEXT, 0, 0, AT, 0, MAX, NULL, 0, NULL, HELP)
+/* A text option the command requires: shown without brackets in the usage line. */
+#define BITCTS_OPT_REQUIRED(NAME, VALUE, AT, MAX, HELP)                                            \
+    BITCTS_CLI_OPTION(NAME, 0, VALUE, BITCTS_CLI_TEXT, 0, 1, AT, 0, MAX, NULL, 0, NULL, HELP)
+#define BITCTS_OPT_GLOB(NAME, VALUE, AT, MAX, HELP)                                                \
+    BITCTS_CLI_OPTION(NAME, 0, VALUE, BITCTS_CLI_GLOB, 1, 0, AT, 0, MAX, NULL, 0, NULL, HELP)
+/* KIND: U64, INT or U32. */
+#define BITCTS_OPT_NUMBER(NAME, VALUE, KIND, AT, LO, HI, HELP)                                     \
+    BITCTS_CLI_OPTION(NAME, 0, VALUE, BITCTS_CLI_##KIND, 0, 0, AT, LO, HI, NULL, 0, NULL, HELP)
+#define BITCTS_OPT_SECONDS(NAME, VALUE, AT, HELP)                                                  \
+    BITCTS_CLI_OPTION(NAME, 0, VALUE, BITCTS_CLI_SECONDS, 0, 0, AT, 0, 0, NULL, 0, NULL, HELP)
+/* KIND: ENUM or LIST; WORDS NULL-terminated. */
+#define BITCTS_OPT_WORDS(NAME, VALUE, KIND, AT, WORDS, HELP)                                       \
+    BITCTS_CLI_OPTION(NAME, 0, VALUE, BITCTS_CLI_##KIND, 0, 0, AT, 0, 0, WORDS, 0, NULL, HELP)
+#define BITCTS_OPT_KEYVALUE(NAME, VALUE, AT, KEYS_AT, HELP)                                        \
+    BITCTS_CLI_OPTION(NAME, 0, VALUE, BITCTS_CLI_KEYVALUE, 1, 0, AT, 0, 0, NULL, KEYS_AT, NULL,    \
+                      HELP)
+/* VALUE NULL: a flag that PARSE handles. */
+#define BITCTS_OPT_CUSTOM(NAME, VALUE, AT, PARSE, HELP)                                            \
+    BITCTS_CLI_OPTION(NAME, 0, VALUE, BITCTS_CLI_CUSTOM, 0, 0, AT, 0, 0, NULL, 0, PARSE, HELP)
+
 /** A table (or a fragment shared by several commands) and the struct its offsets point into. */
 typedef struct bitcts_cli_table {
     const bitcts_cli_option *options;
     size_t count;
     void *base;
 } bitcts_cli_table;
+
+/* The table of a static option array, in an initializer (a spec's tables). */
+#define BITCTS_CLI_TABLE(OPTIONS, BASE)                                                            \
+    {                                                                                              \
+        (OPTIONS), sizeof(OPTIONS) / sizeof((OPTIONS)[0]), (BASE)                                  \
+    }
 
 typedef struct bitcts_cli_spec {
     const char *cmd;         /* "run", "vectors export": messages and the usage line */
@@ -72,8 +112,9 @@ typedef struct bitcts_cli_spec {
 
 /** Parses argv[1..argc-1] (argv[0] is the command's word) against the spec's tables, storing
  * each value, and the operands in order into operands (capacity argc). -h or --help prints the
- * help to stdout. @return 0, BITCTS_CLI_HELP, or BITCTS_EXIT_USAGE after one line on stderr
- * (or the help, for a command that needs arguments and got none). */
+ * help to stdout (n_operands may be NULL where operands is). @return 0, BITCTS_CLI_HELP, or
+ * BITCTS_EXIT_USAGE after one line on stderr (or the help, for a command that needs arguments and
+ * got none). */
 int bitcts_cli_parse(const bitcts_cli_spec *spec, int argc, char **argv, const char **operands,
                      size_t *n_operands);
 /** A comma list of o->words into a mask of their indexes (what BITCTS_CLI_LIST stores), for a

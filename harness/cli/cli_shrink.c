@@ -11,26 +11,15 @@
 #include "shrink_failures.h"
 
 static const bitcts_cli_option shrink_options[] = {
-    {.name = "--shrink-seconds",
-     .value_name = "N",
-     .kind = BITCTS_CLI_U64,
-     .offset = offsetof(bitcts_cli_shrink_args, seconds),
-     .lo = 1,
-     .hi = 86400,
-     .help = "time for all the shrinking (default 120)"},
-    {.name = "--shrink-max",
-     .value_name = "N",
-     .kind = BITCTS_CLI_U64,
-     .offset = offsetof(bitcts_cli_shrink_args, max),
-     .lo = 1,
-     .hi = 100000,
-     .help = "shrink at most N failures, one of each kind first (default 10)"},
+    BITCTS_OPT_NUMBER("--shrink-seconds", "N", U64, offsetof(bitcts_cli_shrink_args, seconds), 1,
+                      86400, "time for all the shrinking (default 120)"),
+    BITCTS_OPT_NUMBER("--shrink-max", "N", U64, offsetof(bitcts_cli_shrink_args, max), 1, 100000,
+                      "shrink at most N failures, one of each kind first (default 10)"),
 };
 
 bitcts_cli_table bitcts_cli_shrink_table(bitcts_cli_shrink_args *args)
 {
-    return (bitcts_cli_table){shrink_options, sizeof shrink_options / sizeof shrink_options[0],
-                              args};
+    return (bitcts_cli_table)BITCTS_CLI_TABLE(shrink_options, args);
 }
 
 static void on_shrunk(void *user, const bitcts_shrunk *s, size_t done, size_t total)

@@ -10,8 +10,47 @@
 #include <sys/stat.h>     /* stat */
 
 #include "cli_util.h"
+#include "fs_util.h"
 #include "number_text.h"
 #include "sanitize.h"
+
+volatile sig_atomic_t bitcts_cli_interrupted;
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    bitcts_cli_interrupted = 1;
+}
+
+void bitcts_cli_interrupts_catch(bitcts_cli_interrupts *saved)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    bitcts_cli_interrupted = 0;
+    sigaction(SIGINT, &sa, &saved->old_int);
+    sigaction(SIGTERM, &sa, &saved->old_term);
+}
+
+void bitcts_cli_interrupts_restore(const bitcts_cli_interrupts *saved)
+{
+    sigaction(SIGINT, &saved->old_int, NULL);
+    sigaction(SIGTERM, &saved->old_term, NULL);
+}
+
+int bitcts_cli_write_json(const char *cmd, json_t *doc, size_t indent, const char *path)
+{
+    char *text = doc != NULL ? json_dumps(doc, JSON_INDENT(indent)) : NULL;
+    json_decref(doc);
+    if (text == NULL) {
+        return bitcts_cli_error(cmd, "out of memory writing %s", path);
+    }
+    char err[1024];
+    const int st = bitcts_fs_write_atomic(path, text, strlen(text), err, sizeof err);
+    free(text);
+    return st == 0 ? 0 : bitcts_cli_error(cmd, "%s", err);
+}
 
 int bitcts_cli_error(const char *cmd, const char *fmt, ...)
 {

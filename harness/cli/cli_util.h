@@ -4,8 +4,12 @@
 #ifndef BITCTS_HARNESS_CLI_UTIL_H
 #define BITCTS_HARNESS_CLI_UTIL_H
 
-#include <stddef.h> /* size_t */
-#include <stdint.h> /* uint32_t */
+#include <jansson.h> /* json_t */
+#include <signal.h>  /* sig_atomic_t, struct sigaction */
+#include <stddef.h>  /* size_t */
+#include <stdint.h>  /* uint32_t */
+
+#include "bitcts/bitcts_status.h" /* BITCTS_PRINTF */
 
 #define BITCTS_EXIT_OK 0
 #define BITCTS_EXIT_FAILURES 1      /* the run completed and something failed */
@@ -13,11 +17,7 @@
 #define BITCTS_EXIT_INTERRUPTED 130 /* stopped by SIGINT or SIGTERM; the log is kept */
 
 /** Prints "bitcts <cmd>: error: <message>" on one line to stderr; returns BITCTS_EXIT_USAGE. */
-int bitcts_cli_error(const char *cmd, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+int bitcts_cli_error(const char *cmd, const char *fmt, ...) BITCTS_PRINTF(2, 3);
 /** Refuses an argument that is not valid UTF-8 (reports record the command line as JSON):
  * prints one line naming the option whose value it is, or its position. @return 0, or
  * BITCTS_EXIT_USAGE. */
@@ -40,6 +40,23 @@ void bitcts_cli_report_file(const char *path, char *out, size_t cap);
  * @return 0, or BITCTS_EXIT_USAGE after printing. */
 int bitcts_cli_outputs_apart(const char *cmd, const char *const *outputs, const char *const *names,
                              int n_outputs, const char *const *inputs, int n_inputs);
+/** Writes doc (indented by `indent`, then released) to path atomically; "out of memory writing
+ * PATH" or the writer's error on one line. @return 0, or BITCTS_EXIT_USAGE after printing. */
+int bitcts_cli_write_json(const char *cmd, json_t *doc, size_t indent, const char *path);
+
+/** Set by SIGINT and SIGTERM while they are caught: Ctrl-C or a polite kill stops the command,
+ * which cleans up and exits with BITCTS_EXIT_INTERRUPTED. */
+extern volatile sig_atomic_t bitcts_cli_interrupted;
+/** The handlers the command replaced, for bitcts_cli_interrupts_restore. */
+typedef struct bitcts_cli_interrupts {
+    struct sigaction old_int;
+    struct sigaction old_term;
+} bitcts_cli_interrupts;
+/** Clears bitcts_cli_interrupted and catches SIGINT and SIGTERM into it. */
+void bitcts_cli_interrupts_catch(bitcts_cli_interrupts *saved);
+/** Puts back the handlers bitcts_cli_interrupts_catch replaced. */
+void bitcts_cli_interrupts_restore(const bitcts_cli_interrupts *saved);
+
 /** Parses a whole decimal or 0x-hex unsigned number; 0 on success. */
 int bitcts_cli_parse_u64(const char *text, uint64_t *out);
 /** Parses "a,b,c" into at most `cap` uint32 values; returns the count or -1 when malformed. */

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* `bitcts bench`: the command line of the benchmark engine (harness/perf/bench.h): options, the
  * table on the terminal, and the JSON file, written whole then renamed. */
-#include <signal.h> /* sigaction */
 #include <stddef.h> /* offsetof */
 #include <stdio.h>  /* printf */
 #include <stdlib.h> /* free, getenv, strtod */
@@ -12,7 +11,6 @@
 #include "bitcts/bitcts_status.h"
 #include "cli_util.h"
 #include "commands.h"
-#include "fs_util.h"
 #include "sanitize.h"
 
 #define BENCH_PYTHON "/usr/bin/python3"
@@ -43,14 +41,6 @@ static const char bench_epilogue[] =
 static const char *const op_short[BITCTS_OP_COUNT + 1] = {"and",   "or",  "xor", "not",
                                                           "count", "shl", "shr", NULL};
 
-static volatile sig_atomic_t bench_interrupted;
-
-static void on_interrupt(int sig)
-{
-    (void)sig;
-    bench_interrupted = 1;
-}
-
 /* The peers' interpreter: $BITCTS_PYTHON, else Debian's (which has python3-numpy), else the
  * python3 found on PATH. */
 static const char *default_python(void)
@@ -64,10 +54,10 @@ static const char *default_python(void)
 
 typedef struct bench_args {
     bitcts_bench_config cfg;
+    bitcts_cli_backend backend; /* into cfg */
     const char *json;
     uint64_t size_mib; /* 0: automatic */
     uint32_t reps;     /* 0: not given */
-    char key_store[BITCTS_MAX_OPTIONS][64];
 } bench_args;
 
 static int add_option(bitcts_backend_options *o, const char *key, const char *value, char *err,
@@ -131,127 +121,54 @@ static int parse_no_peers(const char *v, void *dest, char *err, size_t cap)
 static const char *const layout_words[] = {"packed", "padded", "transposed", "bcast", NULL};
 static const char *const check_words[] = {"auto", "reference", "cpu", NULL};
 
+#define BENCH_AT(field) offsetof(bench_args, field)
+
 static const bitcts_cli_option bench_options[] = {
-    {.name = "--backend",
-     .value_name = "B",
-     .kind = BITCTS_CLI_TEXT,
-     .offset = offsetof(bench_args, cfg.backend_spec),
-     .help = "a built-in backend or a plugin library path (default cpu)"},
-    {.name = "--backend-option",
-     .value_name = "KEY=VALUE",
-     .kind = BITCTS_CLI_KEYVALUE,
-     .repeatable = 1,
-     .offset = offsetof(bench_args, cfg.options),
-     .aux = offsetof(bench_args, key_store),
-     .help = "passed to every instance's instance_create"},
-    {.name = "--size-mib",
-     .value_name = "N",
-     .kind = BITCTS_CLI_U64,
-     .offset = offsetof(bench_args, size_mib),
-     .lo = 1,
-     .hi = 65536,
-     .help = "MiB per input (default: 64 on the host; on a GPU 1024, less when its memory is "
-             "under 16 GiB, 32 on a slow device such as lavapipe)"},
-    {.name = "--reps",
-     .value_name = "N",
-     .kind = BITCTS_CLI_U32,
-     .offset = offsetof(bench_args, reps),
-     .lo = 1,
-     .hi = BITCTS_BENCH_MAX_REPS,
-     .help = "timed repetitions, median reported (default 11)"},
-    {.name = "--threads",
-     .value_name = "LIST",
-     .kind = BITCTS_CLI_CUSTOM,
-     .offset = offsetof(bench_args, cfg),
-     .parse = parse_threads,
-     .help = "an instance per thread count, e.g. 1,2 (default for a CPU backend: 1 and the "
-             "online processors)"},
-    {.name = "--variant",
-     .value_name = "NAME",
-     .kind = BITCTS_CLI_CUSTOM,
-     .offset = offsetof(bench_args, cfg.options),
-     .parse = parse_variant,
-     .help = "--backend-option variant=NAME"},
-    {.name = "--ops",
-     .value_name = "LIST",
-     .kind = BITCTS_CLI_LIST,
-     .offset = offsetof(bench_args, cfg.ops_mask),
-     .words = op_short,
-     .help = "of and,or,xor,not,count,shl,shr (default all)"},
-    {.name = "--layouts",
-     .value_name = "LIST",
-     .kind = BITCTS_CLI_LIST,
-     .offset = offsetof(bench_args, cfg.layouts_mask),
-     .words = layout_words,
-     .help = "of packed,padded,transposed,bcast (default all)"},
-    {.name = "--nt",
-     .value_name = "MODE",
-     .kind = BITCTS_CLI_CUSTOM,
-     .offset = offsetof(bench_args, cfg.options),
-     .parse = parse_nt,
-     .help = "--backend-option nt=MODE (cpu: auto, always, never)"},
-    {.name = "--peers",
-     .value_name = "LIST",
-     .kind = BITCTS_CLI_CUSTOM,
-     .offset = offsetof(bench_args, cfg.peers_mask),
-     .parse = parse_peers,
-     .help = "of numpy,torch-cpu,torch-cuda,cupy,jax, or auto (default: the CPU peers for a CPU "
-             "backend, the GPU peers for a GPU backend) or none"},
-    {.name = "--no-peers",
-     .kind = BITCTS_CLI_CUSTOM,
-     .offset = offsetof(bench_args, cfg.peers_mask),
-     .parse = parse_no_peers,
-     .help = "--peers none"},
-    {.name = "--no-numpy",
-     .kind = BITCTS_CLI_CUSTOM,
-     .offset = offsetof(bench_args, cfg.peers_mask),
-     .parse = parse_no_peers,
-     .help = "the same as --no-peers"},
-    {.name = "--python",
-     .value_name = "PATH",
-     .kind = BITCTS_CLI_TEXT,
-     .offset = offsetof(bench_args, cfg.python),
-     .help = "the peers' interpreter (default $BITCTS_PYTHON, else " BENCH_PYTHON
-             ", else python3 on PATH)"},
-    {.name = "--peers-script",
-     .value_name = "FILE",
-     .kind = BITCTS_CLI_TEXT,
-     .offset = offsetof(bench_args, cfg.peers_script),
-     .help = "run FILE instead of the embedded harness/perf/bench_peers.py"},
-    {.name = "--check",
-     .value_name = "C",
-     .kind = BITCTS_CLI_ENUM,
-     .offset = offsetof(bench_args, cfg.check),
-     .words = check_words,
-     .help = "what checks the outputs (auto: the reference up to 64 MiB and for the cpu "
-             "backend, else the cpu backend)"},
-    {.name = "--timeout",
-     .value_name = "S",
-     .kind = BITCTS_CLI_SECONDS,
-     .offset = offsetof(bench_args, cfg.timeout_s),
-     .help = "seconds one backend call may take (default 120; 0.1 to 86400)"},
-    {.name = "--peer-timeout",
-     .value_name = "S",
-     .kind = BITCTS_CLI_SECONDS,
-     .offset = offsetof(bench_args, cfg.peer_timeout_s),
-     .help = "seconds a peer may go without a result (default 120; 0.1 to 86400)"},
-    {.name = "--json",
-     .value_name = "FILE",
-     .kind = BITCTS_CLI_TEXT,
-     .offset = offsetof(bench_args, json),
-     .help = "also write every figure as JSON"},
-    {.name = "--quick",
-     .kind = BITCTS_CLI_FLAG,
-     .offset = offsetof(bench_args, cfg.quick),
-     .help = "1 MiB tensors and 3 repetitions (a smoke test)"},
+    BITCTS_OPT_NUMBER("--size-mib", "N", U64, BENCH_AT(size_mib), 1, 65536,
+                      "MiB per input (default: 64 on the host; on a GPU 1024, less when its "
+                      "memory is under 16 GiB, 32 on a slow device such as lavapipe)"),
+    BITCTS_OPT_NUMBER("--reps", "N", U32, BENCH_AT(reps), 1, BITCTS_BENCH_MAX_REPS,
+                      "timed repetitions, median reported (default 11)"),
+    BITCTS_OPT_CUSTOM("--threads", "LIST", BENCH_AT(cfg), parse_threads,
+                      "an instance per thread count, e.g. 1,2 (default for a CPU backend: 1 and "
+                      "the online processors)"),
+    BITCTS_OPT_CUSTOM("--variant", "NAME", BENCH_AT(backend.options), parse_variant,
+                      "--backend-option variant=NAME"),
+    BITCTS_OPT_WORDS("--ops", "LIST", LIST, BENCH_AT(cfg.ops_mask), op_short,
+                     "of and,or,xor,not,count,shl,shr (default all)"),
+    BITCTS_OPT_WORDS("--layouts", "LIST", LIST, BENCH_AT(cfg.layouts_mask), layout_words,
+                     "of packed,padded,transposed,bcast (default all)"),
+    BITCTS_OPT_CUSTOM("--nt", "MODE", BENCH_AT(backend.options), parse_nt,
+                      "--backend-option nt=MODE (cpu: auto, always, never)"),
+    BITCTS_OPT_CUSTOM("--peers", "LIST", BENCH_AT(cfg.peers_mask), parse_peers,
+                      "of numpy,torch-cpu,torch-cuda,cupy,jax, or auto (default: the CPU peers "
+                      "for a CPU backend, the GPU peers for a GPU backend) or none"),
+    BITCTS_OPT_CUSTOM("--no-peers", NULL, BENCH_AT(cfg.peers_mask), parse_no_peers, "--peers none"),
+    BITCTS_OPT_CUSTOM("--no-numpy", NULL, BENCH_AT(cfg.peers_mask), parse_no_peers,
+                      "the same as --no-peers"),
+    BITCTS_OPT_TEXT("--python", "PATH", BENCH_AT(cfg.python), 0,
+                    "the peers' interpreter (default $BITCTS_PYTHON, else " BENCH_PYTHON
+                    ", else python3 on PATH)"),
+    BITCTS_OPT_TEXT("--peers-script", "FILE", BENCH_AT(cfg.peers_script), 0,
+                    "run FILE instead of the embedded harness/perf/bench_peers.py"),
+    BITCTS_OPT_WORDS("--check", "C", ENUM, BENCH_AT(cfg.check), check_words,
+                     "what checks the outputs (auto: the reference up to 64 MiB and for the cpu "
+                     "backend, else the cpu backend)"),
+    BITCTS_OPT_SECONDS("--timeout", "S", BENCH_AT(cfg.timeout_s),
+                       "seconds one backend call may take (default 120; 0.1 to 86400)"),
+    BITCTS_OPT_SECONDS("--peer-timeout", "S", BENCH_AT(cfg.peer_timeout_s),
+                       "seconds a peer may go without a result (default 120; 0.1 to 86400)"),
+    BITCTS_OPT_TEXT("--json", "FILE", BENCH_AT(json), 0, "also write every figure as JSON"),
+    BITCTS_OPT_FLAG("--quick", BENCH_AT(cfg.quick),
+                    "1 MiB tensors and 3 repetitions (a smoke test)"),
 };
 
 /* Returns -1 to go on, or an exit code. */
 static int parse_args(int argc, char **argv, bench_args *a)
 {
     bitcts_bench_config *c = &a->cfg;
-    *c = (bitcts_bench_config){.backend_spec = "cpu",
-                               .peers_mask = BITCTS_BENCH_PEERS_AUTO,
+    a->backend.spec = "cpu";
+    *c = (bitcts_bench_config){.peers_mask = BITCTS_BENCH_PEERS_AUTO,
                                .python = default_python(),
                                .check = BITCTS_BENCH_CHECK_AUTO,
                                .timeout_s = 120,
@@ -259,17 +176,19 @@ static int parse_args(int argc, char **argv, bench_args *a)
                                .ops_mask = (1u << BITCTS_OP_COUNT) - 1,
                                .layouts_mask = (1u << BITCTS_BENCH_LAYOUTS) - 1};
     const bitcts_cli_table tables[] = {
-        {bench_options, sizeof bench_options / sizeof bench_options[0], a}};
+        bitcts_cli_backend_table(&a->backend, BITCTS_CLI_BACKEND_DEFAULT_CPU),
+        BITCTS_CLI_TABLE(bench_options, a)};
     const bitcts_cli_spec spec = {.cmd = "bench",
                                   .description = bench_description,
                                   .epilogue = bench_epilogue,
                                   .tables = tables,
-                                  .table_count = 1};
-    size_t n_operands = 0;
-    const int rc = bitcts_cli_parse(&spec, argc, argv, NULL, &n_operands);
+                                  .table_count = 2};
+    const int rc = bitcts_cli_parse(&spec, argc, argv, NULL, NULL);
     if (rc != 0) {
         return rc == BITCTS_CLI_HELP ? BITCTS_EXIT_OK : rc;
     }
+    c->backend_spec = a->backend.spec;
+    c->options = a->backend.options;
     c->size_bytes = a->size_mib << 20;
     c->reps = a->reps != 0 ? a->reps : c->quick ? 3 : 11;
     return -1;
@@ -487,33 +406,13 @@ static void print_result(const bitcts_bench_config *c, const bitcts_bench_result
     print_small(r);
 }
 
-static int write_json(const bench_args *a, const bitcts_bench_result *r)
-{
-    json_t *doc = bitcts_bench_json(&a->cfg, r);
-    char *text = doc != NULL ? json_dumps(doc, JSON_INDENT(2)) : NULL;
-    json_decref(doc);
-    if (text == NULL) {
-        return bitcts_cli_error("bench", "out of memory writing %s", a->json);
-    }
-    char err[1024];
-    const int st = bitcts_fs_write_atomic(a->json, text, strlen(text), err, sizeof err);
-    free(text);
-    return st == 0 ? 0 : bitcts_cli_error("bench", "%s", err);
-}
-
 static int run_bench(bench_args *a, bitcts_bench_result *r, char *err, size_t cap)
 {
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_interrupt;
-    sigemptyset(&sa.sa_mask);
-    bench_interrupted = 0;
-    a->cfg.interrupted = &bench_interrupted;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    bitcts_cli_interrupts saved;
+    bitcts_cli_interrupts_catch(&saved);
+    a->cfg.interrupted = &bitcts_cli_interrupted;
     const int st = bitcts_bench_run(&a->cfg, r, err, cap);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    bitcts_cli_interrupts_restore(&saved);
     return st;
 }
 
@@ -528,7 +427,7 @@ int bitcts_cmd_bench(int argc, char **argv)
     bitcts_bench_result r;
     char err[2048] = "";
     const int st = run_bench(&a, &r, err, sizeof err);
-    if (bench_interrupted) {
+    if (bitcts_cli_interrupted) {
         fprintf(stderr, "bitcts bench: interrupted; the child processes were killed\n");
         bitcts_bench_result_free(&r);
         return BITCTS_EXIT_INTERRUPTED;
@@ -548,7 +447,7 @@ int bitcts_cmd_bench(int argc, char **argv)
         rc = BITCTS_EXIT_FAILURES;
     }
     if (a.json != NULL) {
-        const int jrc = write_json(&a, &r);
+        const int jrc = bitcts_cli_write_json("bench", bitcts_bench_json(&a.cfg, &r), 2, a.json);
         rc = rc == BITCTS_EXIT_OK ? jrc : rc;
     }
     bitcts_bench_result_free(&r);

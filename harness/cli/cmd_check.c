@@ -31,48 +31,31 @@ typedef struct check_args {
     int force;
 } check_args;
 
+#define CHECK_AT(field) offsetof(bitcts_check_config, field)
+
 static const bitcts_cli_option check_config_options[] = {
-    {.name = "--results",
-     .value_name = "RDIR",
-     .kind = BITCTS_CLI_TEXT,
-     .offset = offsetof(bitcts_check_config, results_dir),
-     .hi = 3000,
-     .help = "the result set (default DIR/results)"},
-    {.name = "--filter",
-     .value_name = "GLOB",
-     .kind = BITCTS_CLI_GLOB,
-     .repeatable = 1,
-     .offset = offsetof(bitcts_check_config, filter),
-     .hi = 300,
-     .help = "check only the cases whose id matches; given several times, the cases matching "
-             "any of them"},
-    {.name = "--report",
-     .value_name = "OUT",
-     .kind = BITCTS_CLI_TEXT,
-     .offset = offsetof(bitcts_check_config, report_dir),
-     .hi = 3000,
-     .help = "report folder (default bitcts-report): report.json, junit.xml, report.html, "
-             "summary.md; as for run --report, a folder that is not a report folder bitcts made "
-             "is refused unless --force"},
+    BITCTS_OPT_TEXT("--results", "RDIR", CHECK_AT(results_dir), 3000,
+                    "the result set (default DIR/results)"),
+    BITCTS_OPT_GLOB("--filter", "GLOB", CHECK_AT(filter), 300,
+                    "check only the cases whose id matches; given several times, the cases "
+                    "matching any of them"),
+    BITCTS_OPT_TEXT("--report", "OUT", CHECK_AT(report_dir), 3000,
+                    "report folder (default bitcts-report): report.json, junit.xml, "
+                    "report.html, summary.md; as for run --report, a folder that is not a report "
+                    "folder bitcts made is refused unless --force"),
 };
 
 static const bitcts_cli_option check_own_options[] = {
-    {.name = "--force",
-     .kind = BITCTS_CLI_FLAG,
-     .offset = offsetof(check_args, force),
-     .help = "let --report use a folder bitcts did not create"},
-    {.name = "--quiet",
-     .kind = BITCTS_CLI_FLAG,
-     .offset = offsetof(check_args, quiet),
-     .help = "no summary on standard output"},
+    BITCTS_OPT_FLAG("--force", offsetof(check_args, force),
+                    "let --report use a folder bitcts did not create"),
+    BITCTS_OPT_FLAG("--quiet", offsetof(check_args, quiet), "no summary on standard output"),
 };
 
 /* The command line into cfg and a; 0, or an exit code (BITCTS_CLI_HELP: 0). */
 static int parse_check(int argc, char **argv, bitcts_check_config *cfg, check_args *a)
 {
-    const bitcts_cli_table tables[] = {
-        {check_config_options, sizeof check_config_options / sizeof check_config_options[0], cfg},
-        {check_own_options, sizeof check_own_options / sizeof check_own_options[0], a}};
+    const bitcts_cli_table tables[] = {BITCTS_CLI_TABLE(check_config_options, cfg),
+                                       BITCTS_CLI_TABLE(check_own_options, a)};
     const bitcts_cli_spec spec = {.cmd = "check",
                                   .operands = "DIR",
                                   .max_operands = 1,
@@ -81,8 +64,7 @@ static int parse_check(int argc, char **argv, bitcts_check_config *cfg, check_ar
                                   .tables = tables,
                                   .table_count = 2};
     const char *dir[1] = {NULL};
-    size_t n_operands = 0;
-    const int rc = bitcts_cli_parse(&spec, argc, argv, dir, &n_operands);
+    const int rc = bitcts_cli_parse(&spec, argc, argv, dir, NULL);
     if (rc != 0) {
         return rc == BITCTS_CLI_HELP ? -1 : rc;
     }

@@ -25,30 +25,28 @@ static const char eval_description[] =
     "  bitcts eval bit_xor --type uint8 --sizes 2,2 --a 0,128,42,255 --b 255,128,15,1\n"
     "  -> 255,0,37,254\n";
 
-#define EVAL_TEXT(option, placeholder, field, text) EVAL_OPTION(option, placeholder, field, 0, text)
-#define EVAL_NEEDED(option, placeholder, field, text)                                              \
-    EVAL_OPTION(option, placeholder, field, 1, text)
-#define EVAL_OPTION(option, placeholder, field, needed, text)                                      \
-    {                                                                                              \
-        .name = option, .value_name = placeholder, .kind = BITCTS_CLI_TEXT, .required = needed,    \
-        .offset = offsetof(bitcts_eval_args, field), .help = text                                  \
-    }
+#define EVAL_AT(field) offsetof(bitcts_eval_args, field)
 
 static const bitcts_cli_option eval_options[] = {
-    EVAL_NEEDED("--type", "T", type, "the input type (uint8, int16, float32, ...)"),
-    EVAL_TEXT("--out-type", "T", out_type,
-              "the output type (default: uint8 for bit_count, else T)"),
-    EVAL_NEEDED("--sizes", "N,N,...", sizes, "the shape, 1 to 8 sizes"),
-    EVAL_TEXT("--a", "V,...", values[0], "the first input's buffer"),
-    EVAL_TEXT("--b", "V,...", values[1], "the second input's buffer"),
-    EVAL_TEXT("--input", "V,...", values[0], "the input's buffer (a unary operator)"),
-    EVAL_TEXT("--a-strides", "S,...", strides[0], "the first input's strides, in elements"),
-    EVAL_TEXT("--b-strides", "S,...", strides[1], "the second input's strides"),
-    EVAL_TEXT("--input-strides", "S,...", strides[0], "the input's strides"),
-    EVAL_TEXT("--out-strides", "S,...", strides[2], "the output's strides"),
-    EVAL_TEXT("--format", "dec|hex|bin", format, "how the output is printed (default dec)"),
-    EVAL_TEXT("--shift-policy", "mask|saturate", policy,
-              "the one policy for shift counts >= the width (default: both where they differ)"),
+    BITCTS_OPT_REQUIRED("--type", "T", EVAL_AT(type), 0,
+                        "the input type (uint8, int16, float32, ...)"),
+    BITCTS_OPT_TEXT("--out-type", "T", EVAL_AT(out_type), 0,
+                    "the output type (default: uint8 for bit_count, else T)"),
+    BITCTS_OPT_REQUIRED("--sizes", "N,N,...", EVAL_AT(sizes), 0, "the shape, 1 to 8 sizes"),
+    BITCTS_OPT_TEXT("--a", "V,...", EVAL_AT(values[0]), 0, "the first input's buffer"),
+    BITCTS_OPT_TEXT("--b", "V,...", EVAL_AT(values[1]), 0, "the second input's buffer"),
+    BITCTS_OPT_TEXT("--input", "V,...", EVAL_AT(values[0]), 0,
+                    "the input's buffer (a unary operator)"),
+    BITCTS_OPT_TEXT("--a-strides", "S,...", EVAL_AT(strides[0]), 0,
+                    "the first input's strides, in elements"),
+    BITCTS_OPT_TEXT("--b-strides", "S,...", EVAL_AT(strides[1]), 0, "the second input's strides"),
+    BITCTS_OPT_TEXT("--input-strides", "S,...", EVAL_AT(strides[0]), 0, "the input's strides"),
+    BITCTS_OPT_TEXT("--out-strides", "S,...", EVAL_AT(strides[2]), 0, "the output's strides"),
+    BITCTS_OPT_TEXT("--format", "dec|hex|bin", EVAL_AT(format), 0,
+                    "how the output is printed (default dec)"),
+    BITCTS_OPT_TEXT("--shift-policy", "mask|saturate", EVAL_AT(policy), 0,
+                    "the one policy for shift counts >= the width (default: both where they "
+                    "differ)"),
 };
 
 static void print_output(const bitcts_tensor_desc *t, const uint8_t *buffer, const char *format)
@@ -71,8 +69,7 @@ static void print_output(const bitcts_tensor_desc *t, const uint8_t *buffer, con
 int bitcts_cmd_eval(int argc, char **argv)
 {
     bitcts_eval_args a = {.format = "dec", .policy = NULL};
-    const bitcts_cli_table tables[] = {
-        {eval_options, sizeof eval_options / sizeof eval_options[0], &a}};
+    const bitcts_cli_table tables[] = {BITCTS_CLI_TABLE(eval_options, &a)};
     const bitcts_cli_spec spec = {.cmd = "eval",
                                   .operands = "OPERATOR",
                                   .max_operands = 1,
@@ -80,8 +77,7 @@ int bitcts_cmd_eval(int argc, char **argv)
                                   .tables = tables,
                                   .needs_arguments = 1,
                                   .table_count = 1};
-    size_t n_operands = 0;
-    const int rc = bitcts_cli_parse(&spec, argc, argv, &a.op, &n_operands);
+    const int rc = bitcts_cli_parse(&spec, argc, argv, &a.op, NULL);
     if (rc != 0) {
         return rc == BITCTS_CLI_HELP ? BITCTS_EXIT_OK : rc;
     }

@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* `bitcts explore`: random cases beyond the plan, run as `run` runs them, their failures shrunk
  * (docs/explore.md). */
-#include <signal.h> /* sigaction, SIGINT, SIGTERM */
 #include <stddef.h> /* offsetof */
 #include <stdio.h>  /* printf */
 #include <stdlib.h> /* free */
 #include <string.h> /* strcmp, memset */
-#include <unistd.h> /* sysconf, isatty */
+#include <unistd.h> /* isatty */
 
 #include "bitcts/bitcts_status.h"
 #include "case_json.h"
@@ -29,14 +28,6 @@ static const char explore_description[] =
     "command (docs/explore.md). Give one of --seconds N and --cases N. Exit code 0 when\n"
     "nothing failed, 1 when something did, 2 for a bad command line, 130 when interrupted.\n";
 
-static volatile sig_atomic_t explore_interrupted;
-
-static void on_interrupt(int sig)
-{
-    (void)sig;
-    explore_interrupted = 1;
-}
-
 typedef struct explore_args {
     double seconds;
     uint64_t cases;
@@ -56,50 +47,31 @@ typedef struct explore_options {
     int quiet;
 } explore_options;
 
+#define EXPLORE_AT(field) offsetof(explore_options, field)
+
 static const bitcts_cli_option explore_own_options[] = {
-    {.name = "--seconds",
-     .value_name = "N",
-     .kind = BITCTS_CLI_U64,
-     .offset = offsetof(explore_options, seconds),
-     .lo = 1,
-     .hi = 7 * 86400,
-     .help = "explore for N seconds (cases that have not started are not run)"},
-    {.name = "--cases",
-     .value_name = "N",
-     .kind = BITCTS_CLI_U64,
-     .offset = offsetof(explore_options, cases),
-     .lo = 1,
-     .hi = BITCTS_EXPLORE_MAX_INDEX,
-     .help = "explore cases K .. K+N-1"},
-    {.name = "--first",
-     .value_name = "K",
-     .kind = BITCTS_CLI_U64,
-     .offset = offsetof(explore_options, first),
-     .hi = BITCTS_EXPLORE_MAX_INDEX,
-     .help = "the first index (default 0)"},
-    {.name = "--no-shrink",
-     .kind = BITCTS_CLI_FLAG,
-     .offset = offsetof(explore_options, no_shrink),
-     .help = "report the failures as they are"},
-    {.name = "--quiet",
-     .kind = BITCTS_CLI_FLAG,
-     .offset = offsetof(explore_options, quiet),
-     .help = "no progress line"},
+    BITCTS_OPT_NUMBER("--seconds", "N", U64, EXPLORE_AT(seconds), 1, 7 * 86400,
+                      "explore for N seconds (cases that have not started are not run)"),
+    BITCTS_OPT_NUMBER("--cases", "N", U64, EXPLORE_AT(cases), 1, BITCTS_EXPLORE_MAX_INDEX,
+                      "explore cases K .. K+N-1"),
+    BITCTS_OPT_NUMBER("--first", "K", U64, EXPLORE_AT(first), 0, BITCTS_EXPLORE_MAX_INDEX,
+                      "the first index (default 0)"),
+    BITCTS_OPT_FLAG("--no-shrink", EXPLORE_AT(no_shrink), "report the failures as they are"),
+    BITCTS_OPT_FLAG("--quiet", EXPLORE_AT(quiet), "no progress line"),
 };
 
 /* run's options that explore does not take. */
 static const char *const run_only[] = {"--shard", "--baseline",      "--resume", "--filter",
                                        "--tier",  "--feature-level", NULL};
 
-/* The command line into cfg and a; 0, -1 after --help, or an exit code. */
-static int parse_args(int argc, char **argv, bitcts_run_config *cfg, explore_args *a)
+/* The command line into r and a; 0, -1 after --help, or an exit code. */
+static int parse_args(int argc, char **argv, bitcts_cli_run *r, explore_args *a)
 {
     explore_options o = {0};
     bitcts_cli_shrink_args shrink = {.seconds = (uint64_t)a->shrink_seconds, .max = a->shrink_max};
     const bitcts_cli_table tables[] = {
-        bitcts_cli_run_table(cfg),
-        {explore_own_options, sizeof explore_own_options / sizeof explore_own_options[0], &o},
-        bitcts_cli_shrink_table(&shrink)};
+        bitcts_cli_backend_table(&r->backend, BITCTS_CLI_BACKEND_REQUIRED), bitcts_cli_run_table(r),
+        BITCTS_CLI_TABLE(explore_own_options, &o), bitcts_cli_shrink_table(&shrink)};
     const bitcts_cli_spec spec = {.cmd = "explore",
                                   .description = explore_description,
                                   .tables = tables,
@@ -107,11 +79,12 @@ static int parse_args(int argc, char **argv, bitcts_run_config *cfg, explore_arg
                                   .table_count = sizeof tables / sizeof tables[0],
                                   .elsewhere = run_only,
                                   .elsewhere_cmd = "run"};
-    size_t n_operands = 0;
-    const int rc = bitcts_cli_parse(&spec, argc, argv, NULL, &n_operands);
+    const int rc = bitcts_cli_parse(&spec, argc, argv, NULL, NULL);
     if (rc != 0) {
         return rc;
     }
+    bitcts_run_config *cfg = &r->cfg;
+    bitcts_cli_run_apply(r);
     a->seconds = (double)o.seconds;
     a->cases = o.cases;
     a->first = o.first;
@@ -170,16 +143,11 @@ static int explore_print(const bitcts_run_config *cfg, const explore_args *a,
 
 int bitcts_cmd_explore(int argc, char **argv)
 {
-    bitcts_run_config cfg = {.selection = {.tiers = BITCTS_TIER_ALL},
-                             .seed = BITCTS_DEFAULT_SEED,
-                             .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN),
-                             .timeout_s = 30,
-                             .report_dir = "bitcts-explore"};
+    bitcts_cli_run r;
+    bitcts_cli_run_init(&r, BITCTS_TIER_ALL, "bitcts-explore");
+    bitcts_run_config *cfg = &r.cfg;
     explore_args a = {.shrink = 1, .shrink_seconds = 120, .shrink_max = 10};
-    if (cfg.jobs < 1) {
-        cfg.jobs = 1;
-    }
-    const int pr = parse_args(argc, argv, &cfg, &a);
+    const int pr = parse_args(argc, argv, &r, &a);
     if (pr != 0) {
         return pr < 0 ? 0 : pr;
     }
@@ -187,19 +155,14 @@ int bitcts_cmd_explore(int argc, char **argv)
     if (command_line == NULL) {
         return bitcts_cli_error("explore", "out of memory");
     }
-    cfg.command_line = command_line;
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_interrupt;
-    sigemptyset(&sa.sa_mask);
-    explore_interrupted = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    cfg.interrupted = &explore_interrupted;
+    cfg->command_line = command_line;
+    bitcts_cli_interrupts saved;
+    bitcts_cli_interrupts_catch(&saved);
+    cfg->interrupted = &bitcts_cli_interrupted;
 
     const double t0 = bitcts_clock_now();
     const int progress = !a.quiet && isatty(STDERR_FILENO);
-    const bitcts_explore_config ec = {.run = &cfg,
+    const bitcts_explore_config ec = {.run = cfg,
                                       .first = a.first,
                                       .cases = a.cases,
                                       .seconds = a.seconds,
@@ -209,10 +172,9 @@ int bitcts_cmd_explore(int argc, char **argv)
     if (progress) {
         fputc('\n', stderr);
     }
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    bitcts_cli_interrupts_restore(&saved);
     const int rc = st != BITCTS_OK ? bitcts_cli_error("explore", "%s", res.error)
-                                   : explore_print(&cfg, &a, &res, cfg.report_dir, t0);
+                                   : explore_print(cfg, &a, &res, cfg->report_dir, t0);
     bitcts_explore_result_free(&res);
     json_decref(command_line);
     return rc;

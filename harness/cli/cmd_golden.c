@@ -26,10 +26,7 @@ static const char verify_description[] =
     "1 something changed, 2 a missing, malformed or unknown-version manifest.\n";
 
 static const bitcts_cli_option golden_options[] = {
-    {.name = "--golden",
-     .value_name = "FILE",
-     .kind = BITCTS_CLI_TEXT,
-     .help = "the manifest (default " GOLDEN_DEFAULT_PATH ")"},
+    BITCTS_OPT_TEXT("--golden", "FILE", 0, 0, "the manifest (default " GOLDEN_DEFAULT_PATH ")"),
 };
 
 /* The sink regen writes through: the manifest's own path, written atomically. */
@@ -141,14 +138,13 @@ int bitcts_cmd_golden(int argc, char **argv)
     const char *action = argv[0];
     const char *cmd = strcmp(action, "regen") == 0 ? "vectors regen" : "vectors verify";
     const char *path = GOLDEN_DEFAULT_PATH;
-    const bitcts_cli_table tables[] = {{golden_options, 1, &path}};
+    const bitcts_cli_table tables[] = {BITCTS_CLI_TABLE(golden_options, &path)};
     const bitcts_cli_spec spec = {.cmd = cmd,
                                   .description = strcmp(action, "regen") == 0 ? regen_description
                                                                               : verify_description,
                                   .tables = tables,
                                   .table_count = 1};
-    size_t n_operands = 0;
-    const int parsed = bitcts_cli_parse(&spec, argc, argv, NULL, &n_operands);
+    const int parsed = bitcts_cli_parse(&spec, argc, argv, NULL, NULL);
     if (parsed != 0) {
         return parsed == BITCTS_CLI_HELP ? BITCTS_EXIT_OK : parsed;
     }

@@ -38,30 +38,19 @@ static int parse_feature_level(const char *v, void *dest, char *err, size_t cap)
 }
 
 static const bitcts_cli_option selection_options[] = {
-    {.name = "--filter",
-     .value_name = "GLOB",
-     .kind = BITCTS_CLI_GLOB,
-     .repeatable = 1,
-     .offset = offsetof(bitcts_cli_selection, sel.filter),
-     .help = "cases whose id matches the shell glob (fnmatch), e.g. 'bit_xor.uint16.*'; given "
-             "several times, the cases matching any of them"},
-    {.name = "--tier",
-     .value_name = "T",
-     .kind = BITCTS_CLI_CUSTOM,
-     .parse = parse_tier,
-     .help = "smoke, default, large, exhaustive or all; comma lists (default: default)"},
-    {.name = "--feature-level",
-     .value_name = "FL",
-     .kind = BITCTS_CLI_CUSTOM,
-     .offset = offsetof(bitcts_cli_selection, sel.max_feature_level),
-     .parse = parse_feature_level,
-     .help = "only cases whose required feature level is <= FL (e.g. 3_0, 4_1)"},
+    BITCTS_OPT_GLOB("--filter", "GLOB", offsetof(bitcts_cli_selection, sel.filter), 0,
+                    "cases whose id matches the shell glob (fnmatch), e.g. 'bit_xor.uint16.*'; "
+                    "given several times, the cases matching any of them"),
+    BITCTS_OPT_CUSTOM("--tier", "T", 0, parse_tier,
+                      "smoke, default, large, exhaustive or all; comma lists (default: default)"),
+    BITCTS_OPT_CUSTOM("--feature-level", "FL",
+                      offsetof(bitcts_cli_selection, sel.max_feature_level), parse_feature_level,
+                      "only cases whose required feature level is <= FL (e.g. 3_0, 4_1)"),
 };
 
 bitcts_cli_table bitcts_cli_selection_table(bitcts_cli_selection *s)
 {
-    return (bitcts_cli_table){selection_options,
-                              sizeof selection_options / sizeof selection_options[0], s};
+    return (bitcts_cli_table)BITCTS_CLI_TABLE(selection_options, s);
 }
 
 void bitcts_cli_selection_text(const bitcts_selection *sel, const char *tier_text, char *out,
@@ -282,31 +271,24 @@ typedef struct list_args {
 } list_args;
 
 static const bitcts_cli_option list_options[] = {
-    {.name = "--count",
-     .kind = BITCTS_CLI_FLAG,
-     .offset = offsetof(list_args, count),
-     .help = "print a summary table instead of ids"},
-    {.name = "--json",
-     .kind = BITCTS_CLI_FLAG,
-     .offset = offsetof(list_args, json),
-     .help = "print each case's manifest entry (docs/vector-format.md, without files), one JSON "
-             "object a line, under the default seed"},
+    BITCTS_OPT_FLAG("--count", offsetof(list_args, count), "print a summary table instead of ids"),
+    BITCTS_OPT_FLAG("--json", offsetof(list_args, json),
+                    "print each case's manifest entry (docs/vector-format.md, without files), one "
+                    "JSON object a line, under the default seed"),
 };
 
 int bitcts_cmd_list(int argc, char **argv)
 {
     bitcts_cli_selection s = {.sel = {.tiers = BITCTS_TIER_DEFAULT}};
     list_args a = {0};
-    const bitcts_cli_table tables[] = {
-        bitcts_cli_selection_table(&s),
-        {list_options, sizeof list_options / sizeof list_options[0], &a}};
+    const bitcts_cli_table tables[] = {bitcts_cli_selection_table(&s),
+                                       BITCTS_CLI_TABLE(list_options, &a)};
     const bitcts_cli_spec spec = {
         .cmd = "list",
         .description = "Prints the id of every selected case, one a line, in plan order.\n",
         .tables = tables,
         .table_count = 2};
-    size_t n_operands = 0;
-    const int parsed = bitcts_cli_parse(&spec, argc, argv, NULL, &n_operands);
+    const int parsed = bitcts_cli_parse(&spec, argc, argv, NULL, NULL);
     if (parsed != 0) {
         return parsed == BITCTS_CLI_HELP ? BITCTS_EXIT_OK : parsed;
     }

@@ -52,18 +52,11 @@ static const char render_description[] =
     "from it (after an upgrade of bitcts, or after editing nothing but wanting fresh views).\n";
 
 static const bitcts_cli_option diff_options[] = {
-    {.name = "--json",
-     .value_name = "FILE",
-     .kind = BITCTS_CLI_TEXT,
-     .help = "also write the diff as JSON"},
+    BITCTS_OPT_TEXT("--json", "FILE", 0, 0, "also write the diff as JSON"),
 };
 
 static const bitcts_cli_option merge_options[] = {
-    {.name = "--out",
-     .value_name = "DIR",
-     .kind = BITCTS_CLI_TEXT,
-     .required = 1,
-     .help = "the merged report's folder"},
+    BITCTS_OPT_REQUIRED("--out", "DIR", 0, 0, "the merged report's folder"),
 };
 
 /* Parses an action's command line (options into *value, operands into paths); 0, -1 after
@@ -155,7 +148,7 @@ static int cmd_diff(int argc, char **argv)
     const char *paths[3] = {NULL, NULL, NULL};
     const char *json_path = NULL;
     int n_paths = 0;
-    const bitcts_cli_table tables[] = {{diff_options, 1, &json_path}};
+    const bitcts_cli_table tables[] = {BITCTS_CLI_TABLE(diff_options, &json_path)};
     const bitcts_cli_spec spec = {.cmd = "report diff",
                                   .operands = "A B",
                                   .max_operands = 3,
@@ -265,7 +258,7 @@ static int cmd_merge(int argc, char **argv)
         rc = bitcts_cli_error("report merge", "out of memory");
         goto cleanup;
     }
-    const bitcts_cli_table tables[] = {{merge_options, 1, &out_dir}};
+    const bitcts_cli_table tables[] = {BITCTS_CLI_TABLE(merge_options, &out_dir)};
     const bitcts_cli_spec spec = {.cmd = "report merge",
                                   .operands = "A B [C...]",
                                   .max_operands = (size_t)argc,

@@ -26,22 +26,10 @@ typedef struct matrix_args {
 } matrix_args;
 
 static const bitcts_cli_option matrix_options[] = {
-    {.name = "--out",
-     .value_name = "FILE.md",
-     .kind = BITCTS_CLI_TEXT,
-     .required = 1,
-     .offset = offsetof(matrix_args, md),
-     .help = "the matrix as Markdown"},
-    {.name = "--html",
-     .value_name = "FILE",
-     .kind = BITCTS_CLI_TEXT,
-     .offset = offsetof(matrix_args, html),
-     .help = "also the matrix as an HTML page"},
-    {.name = "--json",
-     .value_name = "FILE",
-     .kind = BITCTS_CLI_TEXT,
-     .offset = offsetof(matrix_args, json),
-     .help = "also the matrix as JSON"},
+    BITCTS_OPT_REQUIRED("--out", "FILE.md", offsetof(matrix_args, md), 0, "the matrix as Markdown"),
+    BITCTS_OPT_TEXT("--html", "FILE", offsetof(matrix_args, html), 0,
+                    "also the matrix as an HTML page"),
+    BITCTS_OPT_TEXT("--json", "FILE", offsetof(matrix_args, json), 0, "also the matrix as JSON"),
 };
 
 /* The reports given as [LABEL=]PATH: LABEL=PATH when the part before '=' is a short name
@@ -122,8 +110,7 @@ int bitcts_cmd_report_matrix(int argc, char **argv)
         rc = bitcts_cli_error("report matrix", "out of memory");
         goto cleanup;
     }
-    const bitcts_cli_table tables[] = {
-        {matrix_options, sizeof matrix_options / sizeof matrix_options[0], &a}};
+    const bitcts_cli_table tables[] = {BITCTS_CLI_TABLE(matrix_options, &a)};
     const bitcts_cli_spec spec = {.cmd = "report matrix",
                                   .operands = "[LABEL=]REPORT...",
                                   .max_operands = (size_t)argc,

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* `bitcts run`: the command line of the runner. */
-#include <signal.h> /* sigaction, SIGINT, SIGTERM */
 #include <stddef.h> /* offsetof */
 #include <stdio.h>  /* fputs */
 #include <stdlib.h> /* strtod, free */
@@ -62,25 +61,6 @@ static void print_summary(const bitcts_run_config *cfg, const bitcts_run_result 
            r->cases, r->duration_s, cfg->report_dir);
 }
 
-/* Ctrl-C or a polite kill: the runner stops starting cases, ends its workers and keeps the log. */
-static volatile sig_atomic_t run_interrupted;
-
-static void on_interrupt(int sig)
-{
-    (void)sig;
-    run_interrupted = 1;
-}
-
-static void catch_interrupts(struct sigaction *old_int, struct sigaction *old_term)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_interrupt;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, old_int);
-    sigaction(SIGTERM, &sa, old_term);
-}
-
 /* How to go on after an interruption: the command as given, with --resume. */
 static void print_resume_hint(int argc, char **argv, const bitcts_run_result *r)
 {
@@ -128,98 +108,89 @@ static int parse_shard(const char *v, void *dest, char *err, size_t cap)
 
 static const char *const isolate_words[] = {"batch", "case", NULL};
 
-/* The options run and explore share. */
+/* --backend (KIND: REQUIRED or TEXT) and --backend-option, declared once for both uses. */
+#define BACKEND_OPTIONS(KIND, BACKEND_HELP, OPTION_HELP)                                           \
+    {                                                                                              \
+        BITCTS_OPT_##KIND("--backend", "B", offsetof(bitcts_cli_backend, spec), 0, BACKEND_HELP),  \
+            BITCTS_OPT_KEYVALUE("--backend-option", "KEY=VALUE",                                   \
+                                offsetof(bitcts_cli_backend, options),                             \
+                                offsetof(bitcts_cli_backend, key_store), OPTION_HELP)              \
+    }
+
+static const bitcts_cli_option backend_options[] =
+    BACKEND_OPTIONS(REQUIRED, "a built-in backend (cpu, cpu:<variant>) or a plugin library path",
+                    "passed to the backend's instance_create");
+static const bitcts_cli_option bench_backend_options[] =
+    BACKEND_OPTIONS(TEXT, "a built-in backend or a plugin library path (default cpu)",
+                    "passed to every instance's instance_create");
+
+bitcts_cli_table bitcts_cli_backend_table(bitcts_cli_backend *b, bitcts_cli_backend_use use)
+{
+    if (use == BITCTS_CLI_BACKEND_DEFAULT_CPU) {
+        return (bitcts_cli_table)BITCTS_CLI_TABLE(bench_backend_options, b);
+    }
+    return (bitcts_cli_table)BITCTS_CLI_TABLE(backend_options, b);
+}
+
+#define RUN_AT(field) offsetof(bitcts_cli_run, cfg.field)
+
+/* The options run and explore share, after the backend's. */
 static const bitcts_cli_option run_options[] = {
-    {.name = "--backend",
-     .value_name = "B",
-     .kind = BITCTS_CLI_TEXT,
-     .required = 1,
-     .offset = offsetof(bitcts_run_config, backend_spec),
-     .help = "a built-in backend (cpu, cpu:<variant>) or a plugin library path"},
-    {.name = "--backend-option",
-     .value_name = "KEY=VALUE",
-     .kind = BITCTS_CLI_KEYVALUE,
-     .repeatable = 1,
-     .offset = offsetof(bitcts_run_config, options),
-     .aux = offsetof(bitcts_run_config, option_key_store),
-     .help = "passed to the backend's instance_create"},
-    {.name = "--threads",
-     .value_name = "N",
-     .kind = BITCTS_CLI_CUSTOM,
-     .offset = offsetof(bitcts_run_config, options),
-     .parse = parse_threads,
-     .help = "threads per backend instance (1-256): --backend-option threads=N (cpu)"},
-    {.name = "--jobs",
-     .short_name = 'j',
-     .value_name = "N",
-     .kind = BITCTS_CLI_INT,
-     .offset = offsetof(bitcts_run_config, jobs),
-     .lo = 1,
-     .hi = 256,
-     .help = "worker processes (1-256; default: the number of cores)"},
-    {.name = "--timeout",
-     .value_name = "S",
-     .kind = BITCTS_CLI_SECONDS,
-     .offset = offsetof(bitcts_run_config, timeout_s),
-     .help = "seconds a backend call may take before the case is a timeout (default 30; from "
-             "0.1 to 86400)"},
-    {.name = "--report",
-     .value_name = "DIR",
-     .kind = BITCTS_CLI_TEXT,
-     .offset = offsetof(bitcts_run_config, report_dir),
-     .hi = 3000,
-     .help = "where results.jsonl and the reports go (default: bitcts-report for run, "
-             "bitcts-explore for explore); a folder that is not a report folder bitcts made is "
-             "refused unless --force"},
-    {.name = "--seed",
-     .value_name = "S",
-     .kind = BITCTS_CLI_U64,
-     .offset = offsetof(bitcts_run_config, seed),
-     .hi = UINT64_MAX,
-     .help = "suite seed (decimal or 0x-hex; default 0x0062697463747331)"},
-    {.name = "--isolate",
-     .value_name = "batch|case",
-     .kind = BITCTS_CLI_ENUM,
-     .offset = offsetof(bitcts_run_config, isolate_case),
-     .words = isolate_words,
-     .help = "a worker process per batch of cases (default) or per case"},
-    {.name = "--repeat",
-     .value_name = "N",
-     .kind = BITCTS_CLI_U32,
-     .offset = offsetof(bitcts_run_config, repeat),
-     .lo = 1,
-     .hi = 64,
-     .help = "run each case N times (1-64), alternately in fresh and reused workers; a case "
-             "whose outcomes differ is a flake"},
-    {.name = "--force",
-     .kind = BITCTS_CLI_FLAG,
-     .offset = offsetof(bitcts_run_config, force),
-     .help = "let --report use a folder bitcts did not create"},
+    BITCTS_OPT_CUSTOM("--threads", "N", offsetof(bitcts_cli_run, backend.options), parse_threads,
+                      "threads per backend instance (1-256): --backend-option threads=N (cpu)"),
+    BITCTS_CLI_OPTION("--jobs", 'j', "N", BITCTS_CLI_INT, 0, 0, RUN_AT(jobs), 1, 256, NULL, 0, NULL,
+                      "worker processes (1-256; default: the number of cores)"),
+    BITCTS_OPT_SECONDS("--timeout", "S", RUN_AT(timeout_s),
+                       "seconds a backend call may take before the case is a timeout (default "
+                       "30; from 0.1 to 86400)"),
+    BITCTS_OPT_TEXT("--report", "DIR", RUN_AT(report_dir), 3000,
+                    "where results.jsonl and the reports go (default: bitcts-report for run, "
+                    "bitcts-explore for explore); a folder that is not a report folder bitcts "
+                    "made is refused unless --force"),
+    BITCTS_OPT_NUMBER("--seed", "S", U64, RUN_AT(seed), 0, UINT64_MAX,
+                      "suite seed (decimal or 0x-hex; default 0x0062697463747331)"),
+    BITCTS_OPT_WORDS("--isolate", "batch|case", ENUM, RUN_AT(isolate_case), isolate_words,
+                     "a worker process per batch of cases (default) or per case"),
+    BITCTS_OPT_NUMBER("--repeat", "N", U32, RUN_AT(repeat), 1, 64,
+                      "run each case N times (1-64), alternately in fresh and reused workers; a "
+                      "case whose outcomes differ is a flake"),
+    BITCTS_OPT_FLAG("--force", RUN_AT(force), "let --report use a folder bitcts did not create"),
 };
 
-bitcts_cli_table bitcts_cli_run_table(bitcts_run_config *cfg)
+bitcts_cli_table bitcts_cli_run_table(bitcts_cli_run *r)
 {
-    return (bitcts_cli_table){run_options, sizeof run_options / sizeof run_options[0], cfg};
+    return (bitcts_cli_table)BITCTS_CLI_TABLE(run_options, r);
+}
+
+void bitcts_cli_run_init(bitcts_cli_run *r, uint32_t tiers, const char *report_dir)
+{
+    memset(r, 0, sizeof *r);
+    r->cfg = (bitcts_run_config){.selection = {.tiers = tiers},
+                                 .seed = BITCTS_DEFAULT_SEED,
+                                 .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN),
+                                 .timeout_s = 30,
+                                 .report_dir = report_dir};
+    if (r->cfg.jobs < 1) {
+        r->cfg.jobs = 1;
+    }
+}
+
+void bitcts_cli_run_apply(bitcts_cli_run *r)
+{
+    r->cfg.backend_spec = r->backend.spec;
+    r->cfg.options = r->backend.options;
 }
 
 /* The options of run alone (explore refuses them, naming run). */
 static const bitcts_cli_option run_only_options[] = {
-    {.name = "--shard",
-     .value_name = "I/N",
-     .kind = BITCTS_CLI_CUSTOM,
-     .parse = parse_shard,
-     .help = "run every N-th case starting at the I-th (1-based), interleaved"},
-    {.name = "--baseline",
-     .value_name = "FILE",
-     .kind = BITCTS_CLI_TEXT,
-     .offset = offsetof(bitcts_run_config, baseline_path),
-     .help = "expected failures: lines '<glob> <fail|timeout|crash|flake> [reason]'; an unknown "
-             "verdict or a malformed glob is refused (FILE:LINE), a glob that matches no case of "
-             "any tier is warned of"},
-    {.name = "--resume",
-     .kind = BITCTS_CLI_FLAG,
-     .offset = offsetof(bitcts_run_config, resume),
-     .help = "keep the cases DIR/results.jsonl already has and run the rest"},
+    BITCTS_OPT_CUSTOM("--shard", "I/N", 0, parse_shard,
+                      "run every N-th case starting at the I-th (1-based), interleaved"),
+    BITCTS_OPT_TEXT("--baseline", "FILE", offsetof(bitcts_run_config, baseline_path), 0,
+                    "expected failures: lines '<glob> <fail|timeout|crash|flake> [reason]'; an "
+                    "unknown verdict or a malformed glob is refused (FILE:LINE), a glob that "
+                    "matches no case of any tier is warned of"),
+    BITCTS_OPT_FLAG("--resume", offsetof(bitcts_run_config, resume),
+                    "keep the cases DIR/results.jsonl already has and run the rest"),
 };
 
 typedef struct run_args {
@@ -228,34 +199,31 @@ typedef struct run_args {
 } run_args;
 
 static const bitcts_cli_option run_own_options[] = {
-    {.name = "--shrink",
-     .kind = BITCTS_CLI_FLAG,
-     .offset = offsetof(run_args, shrink),
-     .help = "then shrink each failure to a smaller case that fails the same way: "
-             "DIR/shrunk/<id>/ (vectors, repro.txt), one bitcts eval line"},
-    {.name = "--quiet",
-     .kind = BITCTS_CLI_FLAG,
-     .offset = offsetof(run_args, quiet),
-     .help = "no progress line"},
+    BITCTS_OPT_FLAG("--shrink", offsetof(run_args, shrink),
+                    "then shrink each failure to a smaller case that fails the same way: "
+                    "DIR/shrunk/<id>/ (vectors, repro.txt), one bitcts eval line"),
+    BITCTS_OPT_FLAG("--quiet", offsetof(run_args, quiet), "no progress line"),
 };
 
-/* The command line into cfg, a, shrink; 0, or an exit code (BITCTS_CLI_HELP: 0). */
-static int parse_run(int argc, char **argv, bitcts_run_config *cfg, run_args *a,
+/* The command line into r, a, shrink; 0, or an exit code (BITCTS_CLI_HELP: 0). */
+static int parse_run(int argc, char **argv, bitcts_cli_run *r, run_args *a,
                      bitcts_cli_shrink_args *shrink)
 {
+    bitcts_run_config *cfg = &r->cfg;
     bitcts_cli_selection sel = {.sel = cfg->selection};
     const bitcts_cli_table tables[] = {
-        bitcts_cli_run_table(cfg),
+        bitcts_cli_backend_table(&r->backend, BITCTS_CLI_BACKEND_REQUIRED),
+        bitcts_cli_run_table(r),
         bitcts_cli_selection_table(&sel),
-        {run_only_options, sizeof run_only_options / sizeof run_only_options[0], cfg},
+        BITCTS_CLI_TABLE(run_only_options, cfg),
         bitcts_cli_shrink_table(shrink),
-        {run_own_options, sizeof run_own_options / sizeof run_own_options[0], a}};
+        BITCTS_CLI_TABLE(run_own_options, a)};
     const bitcts_cli_spec spec = {.cmd = "run",
                                   .description = run_description,
                                   .tables = tables,
                                   .table_count = sizeof tables / sizeof tables[0]};
-    size_t n_operands = 0;
-    const int rc = bitcts_cli_parse(&spec, argc, argv, NULL, &n_operands);
+    const int rc = bitcts_cli_parse(&spec, argc, argv, NULL, NULL);
+    bitcts_cli_run_apply(r);
     cfg->selection = sel.sel;
     cfg->tier_text = sel.tier_text;
     if (rc != 0) {
@@ -329,21 +297,15 @@ json_t *bitcts_cli_command_line(int argc, char **argv)
 
 int bitcts_cmd_run(int argc, char **argv)
 {
-    bitcts_run_config cfg = {.selection = {.tiers = BITCTS_TIER_DEFAULT},
-                             .seed = BITCTS_DEFAULT_SEED,
-                             .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN),
-                             .timeout_s = 30,
-                             .report_dir = "bitcts-report"};
-    if (cfg.jobs < 1) {
-        cfg.jobs = 1;
-    }
+    bitcts_cli_run r;
+    bitcts_cli_run_init(&r, BITCTS_TIER_DEFAULT, "bitcts-report");
     run_args a = {0};
     bitcts_cli_shrink_args shrink = {.seconds = 120, .max = 10};
-    const int parsed = parse_run(argc, argv, &cfg, &a, &shrink);
-    if (parsed != 0 || cfg.backend_spec == NULL) {
+    const int parsed = parse_run(argc, argv, &r, &a, &shrink);
+    if (parsed != 0 || r.cfg.backend_spec == NULL) {
         return parsed;
     }
-    const int refused = check_against_plan(&cfg);
+    const int refused = check_against_plan(&r.cfg);
     if (refused != 0) {
         return refused;
     }
@@ -351,18 +313,17 @@ int bitcts_cmd_run(int argc, char **argv)
     if (command_line == NULL) {
         return bitcts_cli_error("run", "out of memory");
     }
-    cfg.command_line = command_line;
+    r.cfg.command_line = command_line;
     if (!a.quiet && isatty(STDERR_FILENO)) {
-        cfg.progress = print_progress;
+        r.cfg.progress = print_progress;
     }
-    struct sigaction old_int, old_term;
-    run_interrupted = 0;
-    cfg.interrupted = &run_interrupted;
-    catch_interrupts(&old_int, &old_term);
+    /* Ctrl-C or a polite kill: the runner stops starting cases, ends its workers, keeps the log */
+    bitcts_cli_interrupts saved;
+    bitcts_cli_interrupts_catch(&saved);
+    r.cfg.interrupted = &bitcts_cli_interrupted;
     bitcts_run_result result;
-    const int st = bitcts_run(&cfg, &result);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    const int st = bitcts_run(&r.cfg, &result);
+    bitcts_cli_interrupts_restore(&saved);
     if (st == BITCTS_OK && result.interrupted) {
         print_resume_hint(argc, argv, &result);
         bitcts_run_result_free(&result);
@@ -374,11 +335,11 @@ int bitcts_cmd_run(int argc, char **argv)
         json_decref(command_line);
         return bitcts_cli_error("run", "%s", result.error);
     }
-    print_summary(&cfg, &result);
+    print_summary(&r.cfg, &result);
     if (a.shrink && result.failed) {
         char out_dir[3200];
-        snprintf(out_dir, sizeof out_dir, "%s/shrunk", cfg.report_dir);
-        bitcts_cli_shrink("run", &cfg, result.report, out_dir, (size_t)shrink.max,
+        snprintf(out_dir, sizeof out_dir, "%s/shrunk", r.cfg.report_dir);
+        bitcts_cli_shrink("run", &r.cfg, result.report, out_dir, (size_t)shrink.max,
                           (double)shrink.seconds);
     }
     const int exit_code = result.failed ? BITCTS_EXIT_FAILURES : BITCTS_EXIT_OK;

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* `bitcts sweep`: the command line of the exhaustive sweeps (harness/perf/sweep.h): options, the
  * one-line result, the JSON file (written whole, then renamed). */
-#include <signal.h> /* sigaction */
 #include <stddef.h> /* offsetof */
 #include <stdio.h>  /* printf */
 #include <stdlib.h> /* strtod */
@@ -10,7 +9,6 @@
 #include "bitcts/bitcts_status.h"
 #include "cli_util.h"
 #include "commands.h"
-#include "fs_util.h"
 #include "sweep.h"
 
 static const char sweep_description[] =
@@ -31,71 +29,28 @@ static const char sweep_epilogue[] =
     "failed (a refused or failing chunk, a crash, a hang, an exit, a process left running);\n"
     "2 for bad input or a backend that does not start; 130 when interrupted.\n";
 
-static volatile sig_atomic_t sweep_interrupted;
-
-static void on_interrupt(int sig)
-{
-    (void)sig;
-    sweep_interrupted = 1;
-}
-
 typedef struct sweep_args {
     bitcts_sweep_config cfg;
+    bitcts_cli_backend backend; /* into cfg */
     const char *json;
     const char *op, *type, *out_type;
-    char keys[BITCTS_MAX_OPTIONS][64];
 } sweep_args;
 
+#define SWEEP_AT(field) offsetof(sweep_args, field)
+
 static const bitcts_cli_option sweep_options[] = {
-    {.name = "--backend",
-     .value_name = "B",
-     .kind = BITCTS_CLI_TEXT,
-     .required = 1,
-     .offset = offsetof(sweep_args, cfg.backend_spec),
-     .help = "a built-in backend (cpu, cpu:<variant>) or a plugin library path"},
-    {.name = "--backend-option",
-     .value_name = "KEY=VALUE",
-     .kind = BITCTS_CLI_KEYVALUE,
-     .repeatable = 1,
-     .offset = offsetof(sweep_args, cfg.options),
-     .aux = offsetof(sweep_args, keys),
-     .help = "passed to the backend's instance_create"},
-    {.name = "--op",
-     .value_name = "OP",
-     .kind = BITCTS_CLI_TEXT,
-     .required = 1,
-     .offset = offsetof(sweep_args, op),
-     .help = "the operator (bit_and, ..., bit_shift_right)"},
-    {.name = "--type",
-     .value_name = "T",
-     .kind = BITCTS_CLI_TEXT,
-     .required = 1,
-     .offset = offsetof(sweep_args, type),
-     .help = "the input type"},
-    {.name = "--out-type",
-     .value_name = "T",
-     .kind = BITCTS_CLI_TEXT,
-     .offset = offsetof(sweep_args, out_type),
-     .help = "the output type (default: uint8 for bit_count, else T)"},
-    {.name = "--every",
-     .value_name = "N",
-     .kind = BITCTS_CLI_U32,
-     .offset = offsetof(sweep_args, cfg.every),
-     .lo = 1,
-     .hi = 256,
-     .help = "a reduced sweep: only chunks 0, N, 2N, ... (every value of the low 24 bits, a "
-             "spread of the high ones)"},
-    {.name = "--timeout",
-     .value_name = "S",
-     .kind = BITCTS_CLI_SECONDS,
-     .offset = offsetof(sweep_args, cfg.timeout_s),
-     .help = "seconds one backend call may take (default 120; from 0.1 to 86400); the harness's "
-             "own work on a chunk may take 10 times that (at least 600)"},
-    {.name = "--json",
-     .value_name = "FILE",
-     .kind = BITCTS_CLI_TEXT,
-     .offset = offsetof(sweep_args, json),
-     .help = "also write the result as JSON"},
+    BITCTS_OPT_REQUIRED("--op", "OP", SWEEP_AT(op), 0,
+                        "the operator (bit_and, ..., bit_shift_right)"),
+    BITCTS_OPT_REQUIRED("--type", "T", SWEEP_AT(type), 0, "the input type"),
+    BITCTS_OPT_TEXT("--out-type", "T", SWEEP_AT(out_type), 0,
+                    "the output type (default: uint8 for bit_count, else T)"),
+    BITCTS_OPT_NUMBER("--every", "N", U32, SWEEP_AT(cfg.every), 1, 256,
+                      "a reduced sweep: only chunks 0, N, 2N, ... (every value of the low 24 "
+                      "bits, a spread of the high ones)"),
+    BITCTS_OPT_SECONDS("--timeout", "S", SWEEP_AT(cfg.timeout_s),
+                       "seconds one backend call may take (default 120; from 0.1 to 86400); the "
+                       "harness's own work on a chunk may take 10 times that (at least 600)"),
+    BITCTS_OPT_TEXT("--json", "FILE", SWEEP_AT(json), 0, "also write the result as JSON"),
 };
 
 static int parse_types(sweep_args *a, const char *op, const char *type, const char *out_type)
@@ -129,15 +84,17 @@ static int parse_types(sweep_args *a, const char *op, const char *type, const ch
 static int parse_sweep(int argc, char **argv, sweep_args *a)
 {
     const bitcts_cli_table tables[] = {
-        {sweep_options, sizeof sweep_options / sizeof sweep_options[0], a}};
+        bitcts_cli_backend_table(&a->backend, BITCTS_CLI_BACKEND_REQUIRED),
+        BITCTS_CLI_TABLE(sweep_options, a)};
     const bitcts_cli_spec spec = {.cmd = "sweep",
                                   .description = sweep_description,
                                   .epilogue = sweep_epilogue,
                                   .tables = tables,
                                   .needs_arguments = 1,
-                                  .table_count = 1};
-    size_t n_operands = 0;
-    const int rc = bitcts_cli_parse(&spec, argc, argv, NULL, &n_operands);
+                                  .table_count = 2};
+    const int rc = bitcts_cli_parse(&spec, argc, argv, NULL, NULL);
+    a->cfg.backend_spec = a->backend.spec;
+    a->cfg.options = a->backend.options;
     return rc != 0 ? rc : parse_types(a, a->op, a->type, a->out_type);
 }
 
@@ -169,34 +126,14 @@ static void print_result(const bitcts_sweep_config *cfg, const bitcts_sweep_resu
            r->check_seconds, r->digest);
 }
 
-static int write_json(const sweep_args *a, const bitcts_sweep_result *r, const char *error)
-{
-    json_t *doc = bitcts_sweep_json(&a->cfg, r, error);
-    char *text = doc != NULL ? json_dumps(doc, JSON_INDENT(2)) : NULL;
-    json_decref(doc);
-    if (text == NULL) {
-        return bitcts_cli_error("sweep", "out of memory writing %s", a->json);
-    }
-    char err[1024];
-    const int st = bitcts_fs_write_atomic(a->json, text, strlen(text), err, sizeof err);
-    free(text);
-    return st == 0 ? 0 : bitcts_cli_error("sweep", "%s", err);
-}
-
 /* Runs the sweep with Ctrl-C and SIGTERM caught: the child is killed, nothing is left. */
 static int run_sweep(sweep_args *a, bitcts_sweep_result *r, char *err, size_t cap)
 {
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_interrupt;
-    sigemptyset(&sa.sa_mask);
-    sweep_interrupted = 0;
-    a->cfg.interrupted = &sweep_interrupted;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    bitcts_cli_interrupts saved;
+    bitcts_cli_interrupts_catch(&saved);
+    a->cfg.interrupted = &bitcts_cli_interrupted;
     const int st = bitcts_sweep_run(&a->cfg, r, err, cap);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    bitcts_cli_interrupts_restore(&saved);
     return st;
 }
 
@@ -211,7 +148,7 @@ int bitcts_cmd_sweep(int argc, char **argv)
     bitcts_sweep_result r;
     char err[2048] = "";
     const int st = run_sweep(&a, &r, err, sizeof err);
-    if (sweep_interrupted) {
+    if (bitcts_cli_interrupted) {
         fprintf(stderr, "bitcts sweep: interrupted; the backend's process was killed\n");
         bitcts_sweep_result_free(&r);
         return BITCTS_EXIT_INTERRUPTED;
@@ -229,7 +166,8 @@ int bitcts_cmd_sweep(int argc, char **argv)
         rc = BITCTS_EXIT_FAILURES;
     }
     if (a.json != NULL) {
-        const int jrc = write_json(&a, &r, st == BITCTS_OK ? NULL : err);
+        const int jrc = bitcts_cli_write_json(
+            "sweep", bitcts_sweep_json(&a.cfg, &r, st == BITCTS_OK ? NULL : err), 2, a.json);
         rc = rc == BITCTS_EXIT_OK ? jrc : rc;
     }
     bitcts_sweep_result_free(&r);

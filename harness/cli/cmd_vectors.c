@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* `bitcts vectors export`: the language-neutral vector export (docs/vector-format.md); `regen`
  * and `verify`, the golden manifest, are in cmd_golden.c. */
-#include <signal.h> /* sigaction, SIGINT, SIGTERM */
 #include <stddef.h> /* offsetof */
 #include <stdio.h>  /* printf */
 #include <string.h> /* strcmp */
@@ -36,47 +35,24 @@ typedef struct export_args {
 } export_args;
 
 static const bitcts_cli_option export_options[] = {
-    {.name = "--out",
-     .value_name = "DIR",
-     .kind = BITCTS_CLI_TEXT,
-     .required = 1,
-     .offset = offsetof(export_args, out_dir),
-     .hi = 3000,
-     .help = "the export's folder"},
-    {.name = "--seed",
-     .value_name = "S",
-     .kind = BITCTS_CLI_U64,
-     .offset = offsetof(export_args, seed),
-     .hi = UINT64_MAX,
-     .help = "suite seed (decimal or 0x-hex; default 0x0062697463747331)"},
+    BITCTS_OPT_REQUIRED("--out", "DIR", offsetof(export_args, out_dir), 3000,
+                        "the export's folder"),
+    BITCTS_OPT_NUMBER("--seed", "S", U64, offsetof(export_args, seed), 0, UINT64_MAX,
+                      "suite seed (decimal or 0x-hex; default 0x0062697463747331)"),
 };
 
-/* Ctrl-C or a polite kill: the export stops and removes what it wrote. */
-static volatile sig_atomic_t export_interrupted;
-
-static void on_interrupt(int sig)
-{
-    (void)sig;
-    export_interrupted = 1;
-}
-
-/* The export with SIGINT and SIGTERM caught; 130 when they stopped it. */
+/* The export with SIGINT and SIGTERM caught (Ctrl-C or a polite kill: the export stops and
+ * removes what it wrote); 130 when they stopped it. */
 static int export_caught(const bitcts_plan *plan, const bitcts_export_options *opt,
                          const char *out_dir, bitcts_export_stats *stats)
 {
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_interrupt;
-    sigemptyset(&sa.sa_mask);
-    export_interrupted = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    bitcts_cli_interrupts saved;
+    bitcts_cli_interrupts_catch(&saved);
     char err[4200] = "";
     const int st =
-        bitcts_export_dir(plan, opt, out_dir, &export_interrupted, stats, err, sizeof err);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    if (st != BITCTS_OK && export_interrupted) {
+        bitcts_export_dir(plan, opt, out_dir, &bitcts_cli_interrupted, stats, err, sizeof err);
+    bitcts_cli_interrupts_restore(&saved);
+    if (st != BITCTS_OK && bitcts_cli_interrupted) {
         fprintf(stderr, "bitcts vectors export: interrupted; nothing was written to %s\n", out_dir);
         return BITCTS_EXIT_INTERRUPTED;
     }
@@ -100,15 +76,13 @@ int bitcts_cmd_vectors(int argc, char **argv)
     }
     export_args a = {.seed = BITCTS_DEFAULT_SEED};
     bitcts_cli_selection sel = {.sel = {.tiers = BITCTS_TIER_DEFAULT}};
-    const bitcts_cli_table tables[] = {
-        {export_options, sizeof export_options / sizeof export_options[0], &a},
-        bitcts_cli_selection_table(&sel)};
+    const bitcts_cli_table tables[] = {BITCTS_CLI_TABLE(export_options, &a),
+                                       bitcts_cli_selection_table(&sel)};
     const bitcts_cli_spec spec = {.cmd = "vectors export",
                                   .description = export_description,
                                   .tables = tables,
                                   .table_count = 2};
-    size_t n_operands = 0;
-    const int parsed = bitcts_cli_parse(&spec, argc - 1, argv + 1, NULL, &n_operands);
+    const int parsed = bitcts_cli_parse(&spec, argc - 1, argv + 1, NULL, NULL);
     if (parsed != 0) {
         return parsed == BITCTS_CLI_HELP ? BITCTS_EXIT_OK : parsed;
     }

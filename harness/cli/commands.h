@@ -7,10 +7,10 @@
 
 #include <jansson.h> /* json_t */
 
+#include "backend.h"     /* bitcts_backend_options */
 #include "case_plan.h"   /* bitcts_selection */
 #include "cli_options.h" /* bitcts_cli_table */
-
-struct bitcts_run_config; /* runner.h */
+#include "runner.h"      /* bitcts_run_config */
 
 int bitcts_cmd_list(int argc, char **argv);
 int bitcts_cmd_eval(int argc, char **argv);
@@ -23,20 +23,48 @@ int bitcts_cmd_bench(int argc, char **argv);
 int bitcts_cmd_report(int argc, char **argv);
 int bitcts_cmd_explore(int argc, char **argv);
 
-/** Where `run` and `explore` put the options they share. */
+/** Where --backend and --backend-option go, for a command to hand on to its config. The keys
+ * of the options are copied into key_store: it must outlive every use of the options. */
+typedef struct bitcts_cli_backend {
+    const char *spec;
+    bitcts_backend_options options;
+    char key_store[BITCTS_MAX_OPTIONS][64];
+} bitcts_cli_backend;
+
+/** Which help --backend and --backend-option get. */
+typedef enum bitcts_cli_backend_use {
+    BITCTS_CLI_BACKEND_REQUIRED,   /* run, explore, sweep: one instance, --backend required */
+    BITCTS_CLI_BACKEND_DEFAULT_CPU /* bench: every instance, --backend default cpu */
+} bitcts_cli_backend_use;
+
+/** --backend and --backend-option into b. */
+bitcts_cli_table bitcts_cli_backend_table(bitcts_cli_backend *b, bitcts_cli_backend_use use);
+
+/** Where `run` and `explore` parse their shared options: the backend's, then the config's. */
+typedef struct bitcts_cli_run {
+    bitcts_cli_backend backend;
+    bitcts_run_config cfg;
+} bitcts_cli_run;
+
+/** The options `run` and `explore` share after the backend's (--threads, --jobs, --timeout,
+ * --report, --seed, --isolate, --repeat, --force) into r. */
+bitcts_cli_table bitcts_cli_run_table(bitcts_cli_run *r);
+/** The defaults of `run` and `explore`: the tiers selected, the report folder, the default seed, a
+ * worker per core, 30 s timeouts. */
+void bitcts_cli_run_init(bitcts_cli_run *r, uint32_t tiers, const char *report_dir);
+/** After parsing: the backend's spec and options into r->cfg. */
+void bitcts_cli_run_apply(bitcts_cli_run *r);
+
+/** Where `run` and `explore` put the shrink options they share. */
 typedef struct bitcts_cli_shrink_args {
     uint64_t seconds; /* --shrink-seconds */
     uint64_t max;     /* --shrink-max */
 } bitcts_cli_shrink_args;
-
-/** The options `run` and `explore` share (--backend, --backend-option, --threads, --jobs,
- * --timeout, --report, --seed, --isolate, --repeat, --force) into cfg. */
-bitcts_cli_table bitcts_cli_run_table(struct bitcts_run_config *cfg);
 /** --shrink-seconds and --shrink-max, shared by `run` and `explore`. */
 bitcts_cli_table bitcts_cli_shrink_table(bitcts_cli_shrink_args *args);
 /** Shrinks the failures of `report` (a run of cfg) into out_dir/<id>/, printing each as it
  * ends. @return 0, or -1 when shrinking or one of the cases failed (printed). */
-int bitcts_cli_shrink(const char *cmd, const struct bitcts_run_config *cfg, const json_t *report,
+int bitcts_cli_shrink(const char *cmd, const bitcts_run_config *cfg, const json_t *report,
                       const char *out_dir, size_t max_cases, double budget_s);
 /** The command line as a report records it (a JSON array of argv); NULL when out of memory. */
 json_t *bitcts_cli_command_line(int argc, char **argv);

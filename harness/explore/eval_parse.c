@@ -3,7 +3,6 @@
  * buffer's elements in memory order. */
 #include <fenv.h>   /* fesetround */
 #include <math.h>   /* frexp, rint */
-#include <stdarg.h> /* va_list */
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* strtod, calloc */
 #include <string.h> /* memcpy, strcmp */
@@ -13,23 +12,6 @@
 #include "number_text.h"
 #include "ref_ops.h"
 #include "validate.h"
-
-static int eval_fail(int status, char *err, size_t cap, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-
-static int eval_fail(int status, char *err, size_t cap, const char *fmt, ...)
-{
-    if (err != NULL && cap > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, cap, fmt, ap);
-        va_end(ap);
-    }
-    return status;
-}
 
 static uint16_t half_from_double(double v)
 {
@@ -154,10 +136,11 @@ char *bitcts_eval_format_value(uint64_t v, uint32_t type, const char *format, ch
 int bitcts_eval_parse_op(const char *name, uint32_t *op, char *err, size_t cap)
 {
     if ((*op = bitcts_op_parse(name)) == 0) {
-        return eval_fail(BITCTS_E_INVALID_ARGUMENT, err, cap,
-                         "unknown operator '%s' (bit_and, bit_or, bit_xor, bit_not, bit_count, "
-                         "bit_shift_left, bit_shift_right)",
-                         name != NULL ? name : "");
+        return bitcts_status_fail(
+            err, cap, BITCTS_E_INVALID_ARGUMENT,
+            "unknown operator '%s' (bit_and, bit_or, bit_xor, bit_not, bit_count, "
+            "bit_shift_left, bit_shift_right)",
+            name != NULL ? name : "");
     }
     return BITCTS_OK;
 }
@@ -172,16 +155,16 @@ static int make_tensor(const char *role, uint32_t type, uint32_t rank, const uin
     if (strides != NULL) {
         const int n = bitcts_number_text_parse_u32_list(strides, t->strides, BITCTS_MAX_DIMS);
         if (n != (int)rank) {
-            return eval_fail(BITCTS_E_INVALID_ARGUMENT, err, cap,
-                             "--%s-strides: need %u comma-separated strides, got '%s'", role, rank,
-                             strides);
+            return bitcts_status_fail(err, cap, BITCTS_E_INVALID_ARGUMENT,
+                                      "--%s-strides: need %u comma-separated strides, got '%s'",
+                                      role, rank, strides);
         }
         t->has_strides = 1;
     }
     /* An invalid shape (size 0) is left to the validation, which names the rule. */
     const int st = bitcts_tensor_calc_buffer_size(t, &t->total_tensor_size_in_bytes);
-    return st == BITCTS_E_OVERFLOW ? eval_fail(BITCTS_E_INVALID_ARGUMENT, err, cap,
-                                               "%s: the buffer size overflows", role)
+    return st == BITCTS_E_OVERFLOW ? bitcts_status_fail(err, cap, BITCTS_E_INVALID_ARGUMENT,
+                                                        "%s: the buffer size overflows", role)
                                    : BITCTS_OK;
 }
 
@@ -194,26 +177,26 @@ static int describe_names(const bitcts_eval_args *a, bitcts_op_desc *d, uint32_t
 {
     *type = bitcts_dtype_parse(a->type);
     if (a->type == NULL || *type == 0) {
-        return eval_fail(BITCTS_E_INVALID_ARGUMENT, err, cap, "--type: unknown data type '%s'",
-                         a->type != NULL ? a->type : "");
+        return bitcts_status_fail(err, cap, BITCTS_E_INVALID_ARGUMENT,
+                                  "--type: unknown data type '%s'", a->type != NULL ? a->type : "");
     }
     *out_type = a->out_type != NULL ? bitcts_dtype_parse(a->out_type)
                                     : (d->op == BITCTS_OP_BIT_COUNT ? BITCTS_DT_UINT8 : *type);
     if (*out_type == 0) {
-        return eval_fail(BITCTS_E_INVALID_ARGUMENT, err, cap, "--out-type: unknown data type '%s'",
-                         a->out_type);
+        return bitcts_status_fail(err, cap, BITCTS_E_INVALID_ARGUMENT,
+                                  "--out-type: unknown data type '%s'", a->out_type);
     }
     *rank =
         a->sizes != NULL ? bitcts_number_text_parse_u32_list(a->sizes, sizes, BITCTS_MAX_DIMS) : -1;
     if (*rank < 1) {
-        return eval_fail(BITCTS_E_INVALID_ARGUMENT, err, cap,
-                         "--sizes: malformed size list '%s' (1-8 comma-separated numbers)",
-                         a->sizes != NULL ? a->sizes : "");
+        return bitcts_status_fail(err, cap, BITCTS_E_INVALID_ARGUMENT,
+                                  "--sizes: malformed size list '%s' (1-8 comma-separated numbers)",
+                                  a->sizes != NULL ? a->sizes : "");
     }
     const char *format = a->format != NULL ? a->format : "dec";
     if (strcmp(format, "dec") && strcmp(format, "hex") && strcmp(format, "bin")) {
-        return eval_fail(BITCTS_E_INVALID_ARGUMENT, err, cap,
-                         "--format: '%s' is not dec, hex or bin", format);
+        return bitcts_status_fail(err, cap, BITCTS_E_INVALID_ARGUMENT,
+                                  "--format: '%s' is not dec, hex or bin", format);
     }
     return BITCTS_OK;
 }
@@ -246,9 +229,9 @@ int bitcts_eval_describe(const bitcts_eval_args *a, bitcts_op_desc *d, char *err
     }
     bitcts_validation why;
     if (bitcts_validate_op(d, BITCTS_FL_6_4, &why) != BITCTS_RULE_OK) {
-        return eval_fail(BITCTS_E_INVALID_ARGUMENT, err, cap,
-                         "invalid description (rule %s, %s): %s", bitcts_rule_id(why.rule),
-                         why.tensor[0] ? why.tensor : "operator", why.detail);
+        return bitcts_status_fail(err, cap, BITCTS_E_INVALID_ARGUMENT,
+                                  "invalid description (rule %s, %s): %s", bitcts_rule_id(why.rule),
+                                  why.tensor[0] ? why.tensor : "operator", why.detail);
     }
     return BITCTS_OK;
 }
@@ -263,7 +246,7 @@ static int parse_values(const char *role, const char *list, const bitcts_tensor_
     }
     *buffer = calloc(1, (size_t)t->total_tensor_size_in_bytes + 8);
     if (*buffer == NULL) {
-        return eval_fail(BITCTS_E_OUT_OF_MEMORY, err, cap, "out of memory");
+        return bitcts_status_fail(err, cap, BITCTS_E_OUT_OF_MEMORY, "out of memory");
     }
     uint64_t n = 0;
     const char *p = list;
@@ -273,14 +256,15 @@ static int parse_values(const char *role, const char *list, const bitcts_tensor_
         const size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
         uint64_t v = 0;
         if (len == 0 || len >= sizeof item) {
-            return eval_fail(BITCTS_E_INVALID_ARGUMENT, err, cap, "--%s: malformed value list '%s'",
-                             role, list);
+            return bitcts_status_fail(err, cap, BITCTS_E_INVALID_ARGUMENT,
+                                      "--%s: malformed value list '%s'", role, list);
         }
         memcpy(item, p, len);
         item[len] = '\0';
         if (bitcts_eval_parse_value(item, t->data_type, &v) != 0) {
-            return eval_fail(BITCTS_E_INVALID_ARGUMENT, err, cap, "--%s: '%s' is not a %s value",
-                             role, item, bitcts_dtype_name(t->data_type));
+            return bitcts_status_fail(err, cap, BITCTS_E_INVALID_ARGUMENT,
+                                      "--%s: '%s' is not a %s value", role, item,
+                                      bitcts_dtype_name(t->data_type));
         }
         if (n < elements) {
             bitcts_ref_store(*buffer + n * esize, esize, v);
@@ -289,9 +273,9 @@ static int parse_values(const char *role, const char *list, const bitcts_tensor_
         p = comma != NULL ? comma + 1 : NULL;
     }
     if (n != elements) {
-        return eval_fail(BITCTS_E_INVALID_ARGUMENT, err, cap,
-                         "--%s: %llu values given, its buffer holds %llu elements", role,
-                         (unsigned long long)n, (unsigned long long)elements);
+        return bitcts_status_fail(err, cap, BITCTS_E_INVALID_ARGUMENT,
+                                  "--%s: %llu values given, its buffer holds %llu elements", role,
+                                  (unsigned long long)n, (unsigned long long)elements);
     }
     return BITCTS_OK;
 }
@@ -316,26 +300,26 @@ int bitcts_eval_load(const bitcts_eval_args *a, const bitcts_op_desc *d, bitcts_
     for (uint32_t i = 0; i < d->input_count && st == BITCTS_OK; ++i) {
         const char *role = eval_roles[d->input_count - 1][i];
         if (a->values[i] == NULL) {
-            st = eval_fail(BITCTS_E_INVALID_ARGUMENT, err, cap, "--%s is missing", role);
+            st = bitcts_status_fail(err, cap, BITCTS_E_INVALID_ARGUMENT, "--%s is missing", role);
         } else {
             st = parse_values(role, a->values[i], &d->inputs[i], &p->inputs[i], err, cap);
         }
     }
     if (st == BITCTS_OK && d->input_count == 1 && a->values[1] != NULL) {
-        st = eval_fail(BITCTS_E_INVALID_ARGUMENT, err, cap, "%s takes one input (--input), not --b",
-                       a->op);
+        st = bitcts_status_fail(err, cap, BITCTS_E_INVALID_ARGUMENT,
+                                "%s takes one input (--input), not --b", a->op);
     }
     if (st == BITCTS_OK &&
         (p->output = calloc(1, (size_t)d->output.total_tensor_size_in_bytes + 8)) == NULL) {
-        st = eval_fail(BITCTS_E_OUT_OF_MEMORY, err, cap, "out of memory");
+        st = bitcts_status_fail(err, cap, BITCTS_E_OUT_OF_MEMORY, "out of memory");
     }
     if (st == BITCTS_OK && bitcts_op_is_shift(d->op)) {
         p->shift_oob = shift_out_of_range(d, p->inputs[1]);
     }
     if (st == BITCTS_OK && a->policy != NULL && strcmp(a->policy, "mask") &&
         strcmp(a->policy, "saturate")) {
-        st = eval_fail(BITCTS_E_INVALID_ARGUMENT, err, cap,
-                       "--shift-policy: '%s' is not mask or saturate", a->policy);
+        st = bitcts_status_fail(err, cap, BITCTS_E_INVALID_ARGUMENT,
+                                "--shift-policy: '%s' is not mask or saturate", a->policy);
     }
     if (st != BITCTS_OK) {
         bitcts_eval_problem_free(p);

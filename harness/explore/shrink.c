@@ -625,7 +625,7 @@ typedef struct text {
     int failed;
 } text;
 
-static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(text *t, const char *fmt, ...) BITCTS_PRINTF(2, 3);
 
 static void put(text *t, const char *fmt, ...)
 {

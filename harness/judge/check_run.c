@@ -55,11 +55,7 @@ typedef struct check_state {
     bitcts_case_key extra; /* a case outside the plan (explored, or shrunk): its key */
 } check_state;
 
-static void problem(check_state *s, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+static void problem(check_state *s, const char *fmt, ...) BITCTS_PRINTF(2, 3);
 
 static void problem(check_state *s, const char *fmt, ...)
 {

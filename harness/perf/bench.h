@@ -197,13 +197,8 @@ typedef struct bitcts__bench_small_case {
 } bitcts__bench_small_case;
 extern const bitcts__bench_small_case bitcts__bench_small_cases[BITCTS_BENCH_SMALL];
 
-/** What the bench's child is started with. */
-typedef struct bitcts__bench_job {
-    const bitcts_bench_config *cfg;
-    const bitcts_backend_spec *spec;
-} bitcts__bench_job;
-
-/** The sandbox entry point of the bench's child: arg is a bitcts__bench_job. */
+/** The sandbox entry point of the bench's child: arg is a bitcts__perf_job (perf_child.h) of a
+ * bitcts_bench_config. */
 void bitcts__bench_child_main(void *arg, int chan, const char *nonce,
                               bitcts_sandbox_status *status);
 

@@ -27,6 +27,7 @@
 #include "bitcts/bitcts_status.h"
 #include "clock.h"
 #include "lent_desc.h"
+#include "perf_child.h"
 #include "ref_ops.h"
 #include "rng.h"
 #include "sanitize.h"
@@ -726,13 +727,9 @@ static void bench_measure(bench *x)
 
 void bitcts__bench_child_main(void *arg, int chan, const char *nonce, bitcts_sandbox_status *status)
 {
-    const bitcts__bench_job *job = arg;
+    const bitcts__perf_job *job = arg;
     bitcts_supervise_child_start(chan, nonce, status);
-    bench x;
-    memset(&x, 0, sizeof x);
-    x.cfg = job->cfg;
-    x.spec = job->spec;
-    x.ref_row = -1;
+    bench x = {.cfg = job->cfg, .spec = job->spec, .ref_row = -1};
     if (bench_open(&x) == 0) {
         bench_measure(&x);
     }

@@ -10,6 +10,7 @@
 
 #include "bench.h"
 #include "bitcts/bitcts_status.h"
+#include "perf_child.h"
 #include "sanitize.h"
 #include "supervise.h"
 
@@ -303,20 +304,19 @@ int bitcts_bench_run(const bitcts_bench_config *cfg, bitcts_bench_result *out, c
     for (int i = 0; i < BITCTS_BENCH_MAX_INSTANCES; ++i) {
         out->copy_gbps[i] = out->triad_gbps[i] = -1;
     }
-    bitcts_backend_spec spec;
-    int st = bitcts_backend_resolve(cfg->backend_spec, &cfg->options, &spec, err, cap);
-    if (st != BITCTS_OK) {
-        out->refused = 1;
-        return st;
-    }
     bench_parent b = {.cfg = cfg, .r = out, .current = -1};
-    const double timeout = cfg->timeout_s > 0 ? cfg->timeout_s : 120;
-    const bitcts_supervise_config sv_cfg = {
-        .timeout_s = timeout, .on_line = on_line, .user = &b, .interrupted = cfg->interrupted};
-    bitcts__bench_job job = {.cfg = cfg, .spec = &spec};
+    const bitcts__perf_launch launch = {.backend_spec = cfg->backend_spec,
+                                        .options = &cfg->options,
+                                        .timeout_s = cfg->timeout_s,
+                                        .interrupted = cfg->interrupted,
+                                        .cfg = cfg,
+                                        .child_main = bitcts__bench_child_main,
+                                        .on_line = on_line,
+                                        .user = &b};
     bitcts_supervise_result sv;
-    if (bitcts_supervise_run(&sv_cfg, bitcts__bench_child_main, &job, &sv, err, cap) != 0) {
-        return BITCTS_E_INTERNAL;
+    int st = bitcts__perf_run(&launch, &out->refused, &sv, err, cap);
+    if (st != BITCTS_OK) {
+        return st;
     }
     out->seconds = sv.seconds;
     st = settle(&b, &sv, err, cap);

@@ -18,6 +18,7 @@
 #include "clock.h"
 #include "guard_set.h"
 #include "lent_desc.h"
+#include "perf_child.h"
 #include "ref_ops.h"
 #include "sanitize.h"
 #include "supervise.h"
@@ -762,14 +763,15 @@ static void send_result(sweep *s)
 
 void bitcts__sweep_child_main(void *arg, int chan, const char *nonce, bitcts_sandbox_status *status)
 {
-    const bitcts__sweep_job *job = arg;
+    const bitcts__perf_job *job = arg;
+    const bitcts_sweep_config *cfg = job->cfg;
     bitcts_supervise_child_start(chan, nonce, status);
     sweep s;
     memset(&s, 0, sizeof s);
-    s.cfg = job->cfg;
-    s.op = job->cfg->op;
-    s.width = bitcts_dtype_size(job->cfg->type) * 8;
-    s.ob = bitcts_dtype_size(job->cfg->out_type);
+    s.cfg = cfg;
+    s.op = cfg->op;
+    s.width = bitcts_dtype_size(cfg->type) * 8;
+    s.ob = bitcts_dtype_size(cfg->out_type);
     s.unary = bitcts_op_input_count(s.op) == 1;
     s.shift = bitcts_op_is_shift(s.op);
     s.total = 1ull << (s.unary ? s.width : 2 * s.width);

@@ -73,13 +73,8 @@ json_t *bitcts_sweep_json(const bitcts_sweep_config *cfg, const bitcts_sweep_res
 
 void bitcts_sweep_result_free(bitcts_sweep_result *r);
 
-/** What the sweep's child is started with (internal to harness/perf/sweep*.c). */
-typedef struct bitcts__sweep_job {
-    const bitcts_sweep_config *cfg;
-    const bitcts_backend_spec *spec;
-} bitcts__sweep_job;
-
-/** The sandbox entry point of the sweep's child: arg is a bitcts__sweep_job. Sends, one line
+/** The sandbox entry point of the sweep's child: arg is a bitcts__perf_job (perf_child.h) of a
+ * bitcts_sweep_config. Sends, one line
  * each: S <status> <text> (the backend refused to start), I <identity json>, T <0|1> (device
  * timing), N <base> (a chunk begins), B <base> <status> <text> (the backend refused a chunk),
  * V <base> <text> (a call of that chunk broke what it was lent), R <counts, times, digest> (the

@@ -9,6 +9,7 @@
 #include <string.h> /* strncmp */
 
 #include "bitcts/bitcts_status.h"
+#include "perf_child.h"
 #include "sanitize.h"
 #include "supervise.h"
 #include "sweep.h"
@@ -219,22 +220,20 @@ int bitcts_sweep_run(const bitcts_sweep_config *cfg, bitcts_sweep_result *out, c
     const uint64_t chunks = (out->total + chunk - 1) / chunk;
     const uint32_t every = cfg->every > 1 ? cfg->every : 1;
     out->chunks_total = (chunks + every - 1) / every;
-    bitcts_backend_spec spec;
-    if ((st = bitcts_backend_resolve(cfg->backend_spec, &cfg->options, &spec, err, cap)) !=
-        BITCTS_OK) {
-        out->refused = 1;
-        return st;
-    }
     sweep_parent p;
     memset(&p, 0, sizeof p);
     p.r = out;
-    const double timeout = cfg->timeout_s > 0 ? cfg->timeout_s : 120;
-    const bitcts_supervise_config sv_cfg = {
-        .timeout_s = timeout, .on_line = on_line, .user = &p, .interrupted = cfg->interrupted};
-    bitcts__sweep_job job = {.cfg = cfg, .spec = &spec};
+    const bitcts__perf_launch launch = {.backend_spec = cfg->backend_spec,
+                                        .options = &cfg->options,
+                                        .timeout_s = cfg->timeout_s,
+                                        .interrupted = cfg->interrupted,
+                                        .cfg = cfg,
+                                        .child_main = bitcts__sweep_child_main,
+                                        .on_line = on_line,
+                                        .user = &p};
     bitcts_supervise_result sv;
-    if (bitcts_supervise_run(&sv_cfg, bitcts__sweep_child_main, &job, &sv, err, cap) != 0) {
-        return BITCTS_E_INTERNAL;
+    if ((st = bitcts__perf_run(&launch, &out->refused, &sv, err, cap)) != BITCTS_OK) {
+        return st;
     }
     out->seconds = sv.seconds;
     return settle(cfg, &p, &sv, err, cap);

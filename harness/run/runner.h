@@ -41,7 +41,6 @@ typedef struct bitcts_run_config {
     const json_t *command_line;         /* recorded in the report as given (provenance); borrowed */
     bitcts_run_progress_fn progress;    /* NULL: none */
     void *progress_user;
-    char option_key_store[BITCTS_MAX_OPTIONS][64]; /* the keys of --backend-option */
 } bitcts_run_config;
 
 /** What a run gives back. */

@@ -17,7 +17,8 @@
 #include <stddef.h> /* size_t */
 #include <stdint.h> /* int64_t, uint64_t */
 
-#include "sandbox.h" /* bitcts_sandbox_main_fn, bitcts_sandbox_status */
+#include "bitcts/bitcts_status.h" /* BITCTS_PRINTF */
+#include "sandbox.h"              /* bitcts_sandbox_main_fn, bitcts_sandbox_status */
 
 /* The backend functions a child calls in phase P, as the status page's index. */
 #define BITCTS_SUPERVISE_CALL_LIST(X)                                                              \
@@ -103,10 +104,6 @@ void bitcts_supervise_mark(char phase, int64_t call);
 void bitcts_supervise_send(const char *text);
 
 /** Sends a formatted line of at most 4 KiB. */
-void bitcts_supervise_sendf(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
+void bitcts_supervise_sendf(const char *fmt, ...) BITCTS_PRINTF(1, 2);
 
 #endif

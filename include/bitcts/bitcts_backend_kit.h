@@ -51,27 +51,18 @@ typedef struct bitcts_kit_op {
     bitcts_kit_tensor tensors[3]; /* BITCTS_KIT_A, BITCTS_KIT_B, BITCTS_KIT_OUTPUT */
 } bitcts_kit_op;
 
-#if defined(__GNUC__)
-#define BITCTS_KIT_PRINTF_(fmt, args) __attribute__((format(printf, fmt, args)))
-#else
-#define BITCTS_KIT_PRINTF_(fmt, args)
-#endif
-
 /** Writes "rule: detail" to err (when err is not NULL) and returns status: how the kit
  * refuses, and how a backend can word refusals of its own the same way. */
 static inline int32_t bitcts_kit_refuse(char *err, size_t cap, int32_t status, const char *fmt, ...)
-    BITCTS_KIT_PRINTF_(4, 5);
-#undef BITCTS_KIT_PRINTF_
+    BITCTS_PRINTF(4, 5);
 
 static inline int32_t bitcts_kit_refuse(char *err, size_t cap, int32_t status, const char *fmt, ...)
 {
-    if (err != NULL && cap > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, cap, fmt, ap);
-        va_end(ap);
-    }
-    return status;
+    va_list ap;
+    va_start(ap, fmt);
+    const int32_t st = (int32_t)bitcts_status_vfail(err, cap, (int)status, fmt, ap);
+    va_end(ap);
+    return st;
 }
 
 /* ---- negotiation and capabilities ---- */

@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* Status codes of bitcts: one X-macro list generates the enum, the names and the messages
- * (static inline, so the SDK needs no library). Values are pinned: never renumbered, never
- * reused. Thread-safety: all functions are pure. */
+ * (static inline, so the SDK needs no library), and the one way to word a failure's detail.
+ * Values are pinned: never renumbered, never reused. Thread-safety: all functions are pure but
+ * for writing the caller's err buffer. */
 #ifndef BITCTS_INCLUDE_BITCTS_STATUS_H
 #define BITCTS_INCLUDE_BITCTS_STATUS_H
+
+#include <stdarg.h> /* va_list */
+#include <stddef.h> /* size_t */
+#include <stdio.h>  /* vsnprintf */
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,6 +50,40 @@ typedef enum bitcts_status { BITCTS_STATUS_LIST(BITCTS_STATUS_ENUM_ENTRY) } bitc
 #define BITCTS_NODISCARD
 #endif
 #endif
+
+/* Marks a printf-like function: argument FMT is the format, the values start at ARGS (checked
+ * under GCC and Clang). An includer's own definition comes first. */
+#ifndef BITCTS_PRINTF
+#if defined(__GNUC__) || defined(__clang__)
+#define BITCTS_PRINTF(FMT, ARGS) __attribute__((format(printf, FMT, ARGS)))
+#else
+#define BITCTS_PRINTF(FMT, ARGS)
+#endif
+#endif
+
+/** Writes the detail text of a failure to err (when err is not NULL and cap > 0) and returns
+ * status: one line naming the problem, kept by whoever reports it. */
+static inline int bitcts_status_vfail(char *err, size_t cap, int status, const char *fmt,
+                                      va_list ap)
+{
+    if (err != NULL && cap > 0) {
+        vsnprintf(err, cap, fmt, ap);
+    }
+    return status;
+}
+
+/** bitcts_status_vfail with the values given inline. */
+static inline int bitcts_status_fail(char *err, size_t cap, int status, const char *fmt, ...)
+    BITCTS_PRINTF(4, 5);
+
+static inline int bitcts_status_fail(char *err, size_t cap, int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const int st = bitcts_status_vfail(err, cap, status, fmt, ap);
+    va_end(ap);
+    return st;
+}
 
 /** Symbolic name of a status ("BITCTS_E_PARSE"); static, never NULL ("BITCTS_E_UNKNOWN"). */
 static inline const char *bitcts_status_name(int status)

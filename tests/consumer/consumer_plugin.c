@@ -41,6 +41,18 @@ static BITCTS_NODISCARD bitcts_status consumer_status_ok(void)
     return BITCTS_OK;
 }
 
+/* A printf-like refusal through the status header's detail writer. */
+static int consumer_fail(char *err, size_t cap, const char *fmt, ...) BITCTS_PRINTF(3, 4);
+
+static int consumer_fail(char *err, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const int st = bitcts_status_vfail(err, cap, BITCTS_E_INVALID_ARGUMENT, fmt, ap);
+    va_end(ap);
+    return st + bitcts_status_fail(err, cap, BITCTS_OK, "tour: %d", st);
+}
+
 static uint32_t consumer_sdk_tour(void)
 {
     uint32_t sum = 0;
@@ -153,6 +165,7 @@ static uint32_t consumer_kit_tour(void)
     const void *in_place[2] = {&op, &op}; /* refused: the output is transposed, A is not */
     sum += bitcts_kit_check_buffers(&op, in_place, &op, err, sizeof err);
     sum += bitcts_kit_refuse(err, sizeof err, BITCTS_ABI_OK, "tour: %u", 1u);
+    sum += (uint32_t)consumer_fail(err, sizeof err, "tour: %u", 2u);
     bitcts_kit_host_log(NULL, BITCTS_ABI_LOG_DEBUG, err);
     return (uint32_t)sum + (uint32_t)bytes + (uint32_t)hit + b->width +
            (uint32_t)bitcts_kit_may_alias(&op, BITCTS_KIT_A);

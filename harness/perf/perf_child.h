@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* How bench and sweep start their one backend process: the backend resolved in the parent (a
+ * refusal is the command's, not the backend's), then the command's child under the supervisor
+ * with its job (the command's config and the resolved backend). Internal to harness/perf.
+ * Thread-safety: one child at a time per process (the supervisor's rule). */
+#ifndef BITCTS_HARNESS_PERF_CHILD_H
+#define BITCTS_HARNESS_PERF_CHILD_H
+
+#include <signal.h> /* sig_atomic_t */
+#include <stddef.h> /* size_t */
+
+#include "backend.h"   /* bitcts_backend_options, bitcts_backend_spec */
+#include "sandbox.h"   /* bitcts_sandbox_main_fn */
+#include "supervise.h" /* bitcts_supervise_result */
+
+/** What a bench or sweep child is started with. */
+typedef struct bitcts__perf_job {
+    const void *cfg; /* the command's: bitcts_bench_config or bitcts_sweep_config */
+    const bitcts_backend_spec *spec;
+} bitcts__perf_job;
+
+/** What bitcts__perf_run starts: the backend, the deadline, the child and its lines' reader. */
+typedef struct bitcts__perf_launch {
+    const char *backend_spec;
+    const bitcts_backend_options *options;
+    double timeout_s; /* 0: 120 */
+    volatile sig_atomic_t *interrupted;
+    const void *cfg;
+    bitcts_sandbox_main_fn child_main; /* takes a bitcts__perf_job */
+    int (*on_line)(void *user, char *line);
+    void *user;
+} bitcts__perf_launch;
+
+/** Resolves the backend, then runs child_main supervised until it ends.
+ * @return BITCTS_OK with sv filled; the resolver's status with *refused set; or
+ *         BITCTS_E_INTERNAL when the child could not be started. err says which. */
+int bitcts__perf_run(const bitcts__perf_launch *l, int *refused, bitcts_supervise_result *sv,
+                     char *err, size_t cap);
+
+#endif
