@@ -5,6 +5,7 @@ broken plugin over a selection and asserts the exact verdict each case earns, an
 selected case is accounted for (crashers and hangers included).
 
 Usage: broken_plugins.py BITCTS WORKDIR name=path ...   (names: example, broken_<bug>)"""
+import concurrent.futures
 import json
 import os
 import subprocess
@@ -46,8 +47,16 @@ def parts(case_id):
     return p[0], p[1], p[1], int(p[2][1:]), p[3], int(p[4])
 
 
+pending = []
+
+
 def check(name, expect, rc_ok=None):
-    """expect(case) -> the verdict the case must earn, or a set of acceptable verdicts."""
+    """Queues a plugin's run: expect(case) -> the verdict the case must earn, or a set of
+    acceptable verdicts; rc_ok: whether the exit code must be 0."""
+    pending.append((name, expect, rc_ok))
+
+
+def check_now(name, expect, rc_ok):
     rc, report = run(name)
     cases = report["cases"]
     ids = [c["id"] for c in cases]
@@ -127,6 +136,11 @@ check("broken_writes_nothing", when(lambda i: not parts(i)[4].startswith("inplac
                                     lambda i: {"fail", "pass", "recorded"} if not invalid(i) else "pass"),
       rc_ok=False)
 check("broken_pad_write", when(lambda i: True, {"warn", "pass", "recorded"}), rc_ok=True)
+
+# Two runs at a time: a run's hangs are waited out while the other works.
+with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+    for job in [pool.submit(check_now, *args) for args in pending]:
+        job.result()
 
 # Each data-dependent bug must really be caught somewhere in the selection.
 for name, verdict in [("broken_ignores_strides", "fail"), ("broken_zero_stride", "fail"),

@@ -19,6 +19,7 @@ HOSTILE_ONLY=name,name... runs only those scenarios (and no special checks).
 HOSTILE_SKIP=name,name... leaves those scenarios out (e.g. under a sanitizer: a plugin that limits
 the address space leaves AddressSanitizer's shadow memory no room).
 """
+import concurrent.futures
 import json
 import os
 import re
@@ -494,21 +495,24 @@ def main():
     os.makedirs(WORK)
     only = [n for n in os.environ.get("HOSTILE_ONLY", "").split(",") if n]
     skip = {n for n in os.environ.get("HOSTILE_SKIP", "").split(",") if n}
-    results = {}
+    names = []
     for name in only or SCENARIOS:
         if name in skip:
             print(f"skipped: {name} (HOSTILE_SKIP)")
-            continue
-        results[name] = scenario(name)
+        else:
+            names.append(name)
+    # Two runs at a time: much of a scenario's time is its hangs' watchdogs, waited out while the
+    # other run works. Each run has its own report folder and token; the plugins' marker files
+    # are named by the harness's process.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        results = dict(zip(names, pool.map(scenario, names)))
     if only:
         print(f"{len(only)} hostile plugins, {len(failures)} failures")
         return 1 if failures else 0
     special_checks(results)
-    careless()
-    address_space()
-    mutant()
-    flake()
-    repro_shell()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        for done in [pool.submit(f) for f in (mutant, careless, address_space, flake, repro_shell)]:
+            done.result()
     print(f"{len(SCENARIOS)} hostile plugins, {len(failures)} failures")
     return 1 if failures else 0
 
