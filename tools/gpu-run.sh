@@ -12,8 +12,9 @@
 # machine (the tests use that: their verdict must not depend on the machine's speed).
 #
 # usage: tools/gpu-run.sh [--quick] [--skip STEP,...] [--bitcts PATH] [--python PATH] OUTDIR
-#   --quick        a reduced run for CI on lavapipe: the smoke tier for the default one,
-#                  sweeps of every 64th chunk, bench --quick
+#   --quick        a reduced run for CI on lavapipe: the smoke tier for the default one and
+#                  no large tier (CTest's conformance.vulkan runs it), sweeps of every 64th
+#                  chunk, bench --quick
 #   --skip STEPS   steps not to run, by name (identity, run-<tier>, sweep-*, bench-vulkan,
 #                  bench-cpu), comma-separated; recorded as skipped
 #   --bitcts PATH  the bitcts executable (default $BITCTS, else build/bitcts, else bitcts on PATH)
@@ -117,7 +118,7 @@ limits="budget ${budget} s"
 [ "$budget" -gt 0 ] || limits="no time limit"
 echo "gpu-run: $("$bitcts" --version) ($bitcts), output in $out, $limits, $jobs jobs"
 if [ "$quick" = 1 ]; then
-    tiers=(smoke large exhaustive)
+    tiers=(smoke exhaustive)
     every=(--every 64)
     bench=(--quick)
     bench_cpu=(--quick)
