@@ -94,21 +94,34 @@ static int is_uint(const json_t *v, json_int_t max)
     return json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) <= max;
 }
 
-static json_t *load(const void *data, size_t size, const char *what, char *err, size_t cap, int *st)
+/* The file's root object into *root (NULL when the bytes are not a JSON object). */
+static int load(const void *data, size_t size, const char *what, json_t **root, char *err,
+                size_t cap)
 {
     json_error_t je;
-    json_t *root = json_loadb(data, size, JSON_REJECT_DUPLICATES, &je);
-    if (root == NULL) {
-        *st = fail(err, cap, BITCTS_E_PARSE, what, "not JSON (line %d: %.80s)", je.line, je.text);
-        return NULL;
+    *root = json_loadb(data, size, JSON_REJECT_DUPLICATES, &je);
+    if (*root == NULL) {
+        return fail(err, cap, BITCTS_E_PARSE, what, "not JSON (line %d: %.80s)", je.line, je.text);
     }
-    if (!json_is_object(root)) {
-        json_decref(root);
-        *st = fail(err, cap, BITCTS_E_PARSE, what, "not a JSON object");
-        return NULL;
+    if (!json_is_object(*root)) {
+        json_decref(*root);
+        *root = NULL;
+        return fail(err, cap, BITCTS_E_PARSE, what, "not a JSON object");
     }
-    *st = BITCTS_OK;
-    return root;
+    return BITCTS_OK;
+}
+
+/* The "cases" member, which must be an array of at most BITCTS_RESULTS_MAX_CASES; *st is left
+ * alone unless it is BITCTS_OK and the member is wrong. */
+static const json_t *cases_member(const json_t *root, const char *what, int *st, char *err,
+                                  size_t cap)
+{
+    const json_t *cases = json_object_get(root, "cases");
+    if (*st == BITCTS_OK &&
+        (!json_is_array(cases) || json_array_size(cases) > BITCTS_RESULTS_MAX_CASES)) {
+        *st = fail(err, cap, BITCTS_E_PARSE, what, "\"cases\" is not an array");
+    }
+    return cases;
 }
 
 /* The members every file shares: format, format_version (major checked), and the suite seed
@@ -211,13 +224,11 @@ int bitcts_export_manifest_parse(const void *data, size_t size, bitcts_export_ma
 {
     static const char what[] = "manifest.json";
     memset(m, 0, sizeof *m);
-    int st = BITCTS_OK;
-    m->root = load(data, size, what, err, cap, &st);
-    if (m->root == NULL) {
-        return st;
+    int st = load(data, size, what, &m->root, err, cap);
+    if (st == BITCTS_OK) {
+        st = check_header(m->root, "bitcts-vectors", 1, m->root, what, &m->format_major,
+                          &m->format_minor, &m->seed, &m->generator_version, err, cap);
     }
-    st = check_header(m->root, "bitcts-vectors", 1, m->root, what, &m->format_major,
-                      &m->format_minor, &m->seed, &m->generator_version, err, cap);
     if (st == BITCTS_OK) {
         m->tier = str_member(m->root, "tier", 200);
         m->filter = str_member(m->root, "filter", BITCTS_RESULTS_MAX_TEXT);
@@ -227,11 +238,7 @@ int bitcts_export_manifest_parse(const void *data, size_t size, bitcts_export_ma
                       "\"tier\", \"filter\" or \"max_feature_level\" is not a string");
         }
     }
-    const json_t *cases = json_object_get(m->root, "cases");
-    if (st == BITCTS_OK &&
-        (!json_is_array(cases) || json_array_size(cases) > BITCTS_RESULTS_MAX_CASES)) {
-        st = fail(err, cap, BITCTS_E_PARSE, what, "\"cases\" is not an array");
-    }
+    const json_t *cases = cases_member(m->root, what, &st, err, cap);
     if (st == BITCTS_OK) {
         st = manifest_ids(m, cases, err, cap);
     }
@@ -417,22 +424,16 @@ int bitcts_results_parse(const void *data, size_t size, bitcts_result_set *set, 
 {
     static const char what[] = "results.json";
     memset(set, 0, sizeof *set);
-    int st = BITCTS_OK;
-    set->root = load(data, size, what, err, cap, &st);
-    if (set->root == NULL) {
-        return st;
+    int st = load(data, size, what, &set->root, err, cap);
+    if (st == BITCTS_OK) {
+        st = check_header(set->root, BITCTS_RESULTS_FORMAT, BITCTS_RESULTS_FORMAT_MAJOR,
+                          json_object_get(set->root, "vectors"), what, &set->format_major,
+                          &set->format_minor, &set->seed, &set->generator_version, err, cap);
     }
-    st = check_header(set->root, BITCTS_RESULTS_FORMAT, BITCTS_RESULTS_FORMAT_MAJOR,
-                      json_object_get(set->root, "vectors"), what, &set->format_major,
-                      &set->format_minor, &set->seed, &set->generator_version, err, cap);
     if (st == BITCTS_OK) {
         st = check_producer(set, err, cap);
     }
-    const json_t *cases = json_object_get(set->root, "cases");
-    if (st == BITCTS_OK &&
-        (!json_is_array(cases) || json_array_size(cases) > BITCTS_RESULTS_MAX_CASES)) {
-        st = fail(err, cap, BITCTS_E_PARSE, what, "\"cases\" is not an array");
-    }
+    const json_t *cases = cases_member(set->root, what, &st, err, cap);
     if (st == BITCTS_OK) {
         set->entries = calloc(json_array_size(cases) + 1, sizeof *set->entries);
         st = set->entries == NULL ? BITCTS_E_OUT_OF_MEMORY : BITCTS_OK;

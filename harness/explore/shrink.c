@@ -15,6 +15,7 @@
 #include "bitcts/bitcts_status.h"
 #include "bitcts/bitcts_verdict.h"
 #include "clock.h"
+#include "grow.h"
 #include "report_model.h"
 #include "shrink.h"
 #include "tensor_iter.h"
@@ -638,14 +639,10 @@ static void put(text *t, const char *fmt, ...)
             t->len += (size_t)n;
             return;
         }
-        const size_t grown = 2 * t->cap + (size_t)(n > 0 ? n : 0) + 64;
-        char *p = realloc(t->p, grown);
-        if (p == NULL) {
+        if (bitcts_grow(&t->p, &t->cap, t->len + (size_t)(n > 0 ? n : 0) + 1, 256) != 0) {
             t->failed = 1;
             return;
         }
-        t->p = p;
-        t->cap = grown;
     }
 }
 

@@ -263,27 +263,20 @@ static void spread_device_limits(bitcts_bench_result *r)
 static int settle(bench_parent *b, const bitcts_supervise_result *sv, char *err, size_t cap)
 {
     bitcts_bench_result *r = b->r;
-    if (b->refusal_status != 0 && bitcts_supervise_clean(sv)) {
-        r->refused = 1;
-        snprintf(err, cap, "%s", b->refusal);
-        return b->refusal_status;
+    char where[160] = "";
+    if (b->current >= 0) {
+        const bitcts_bench_row *row = &r->rows[b->current];
+        snprintf(where, sizeof where, " (row %ld: %s %s->%s %s)", b->current,
+                 bitcts_op_name(row->op), bitcts_dtype_name(row->in_type),
+                 bitcts_dtype_name(row->out_type), bitcts_bench_layout_name(row->layout));
     }
-    if (!bitcts_supervise_clean(sv)) {
-        bitcts_supervise_describe(sv, r->error, sizeof r->error);
-        const size_t used = strlen(r->error);
-        const char phase = sv->timed_out ? sv->killed_for : sv->phase;
-        if (b->current >= 0 && (phase == 'P' || phase == 'C') && used < sizeof r->error) {
-            const bitcts_bench_row *row = &r->rows[b->current];
-            snprintf(r->error + used, sizeof r->error - used, " (row %ld: %s %s->%s %s)",
-                     b->current, bitcts_op_name(row->op), bitcts_dtype_name(row->in_type),
-                     bitcts_dtype_name(row->out_type), bitcts_bench_layout_name(row->layout));
-        }
-        snprintf(err, cap, "%s", r->error);
-        return sv->interrupted ? BITCTS_E_INTERNAL : BITCTS_E_BACKEND_FAILED;
+    const bitcts__perf_end end = {b->refusal_status, b->refusal, b->internal, where};
+    const int st = bitcts__perf_settle(sv, &end, &r->refused, err, cap);
+    if (!bitcts_supervise_clean(sv)) { /* how the backend's process ended is the result's too */
+        snprintf(r->error, sizeof r->error, "%s", err);
     }
-    if (b->internal[0] != '\0') {
-        snprintf(err, cap, "%s", b->internal);
-        return BITCTS_E_OUT_OF_MEMORY;
+    if (st != BITCTS_OK) {
+        return st;
     }
     if (!b->done || !b->geometry) {
         snprintf(err, cap, "the bench's process ended without its results");

@@ -2,6 +2,9 @@
 /* Starting bench's and sweep's backend process (perf_child.h). */
 #include "perf_child.h"
 
+#include <stdio.h>  /* snprintf */
+#include <string.h> /* strlen */
+
 #include "bitcts/bitcts_status.h"
 
 int bitcts__perf_run(const bitcts__perf_launch *l, int *refused, bitcts_supervise_result *sv,
@@ -20,6 +23,30 @@ int bitcts__perf_run(const bitcts__perf_launch *l, int *refused, bitcts_supervis
     bitcts__perf_job job = {.cfg = l->cfg, .spec = &spec};
     if (bitcts_supervise_run(&sv_cfg, l->child_main, &job, sv, err, cap) != 0) {
         return BITCTS_E_INTERNAL;
+    }
+    return BITCTS_OK;
+}
+
+int bitcts__perf_settle(const bitcts_supervise_result *sv, const bitcts__perf_end *end,
+                        int *refused, char *err, size_t cap)
+{
+    if (end->refusal_status != 0 && bitcts_supervise_clean(sv)) {
+        *refused = 1;
+        snprintf(err, cap, "%s", end->refusal);
+        return end->refusal_status;
+    }
+    if (!bitcts_supervise_clean(sv)) {
+        bitcts_supervise_describe(sv, err, cap);
+        const size_t used = strlen(err);
+        const char phase = sv->timed_out ? sv->killed_for : sv->phase;
+        if ((phase == 'P' || phase == 'C') && used < cap) {
+            snprintf(err + used, cap - used, "%s", end->where);
+        }
+        return sv->interrupted ? BITCTS_E_INTERNAL : BITCTS_E_BACKEND_FAILED;
+    }
+    if (end->internal[0] != '\0') {
+        snprintf(err, cap, "%s", end->internal);
+        return BITCTS_E_OUT_OF_MEMORY;
     }
     return BITCTS_OK;
 }

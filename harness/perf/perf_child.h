@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* How bench and sweep start their one backend process: the backend resolved in the parent (a
  * refusal is the command's, not the backend's), then the command's child under the supervisor
- * with its job (the command's config and the resolved backend). Internal to harness/perf.
+ * with its job (the command's config and the resolved backend), and how that child ended.
+ * Internal to harness/perf.
  * Thread-safety: one child at a time per process (the supervisor's rule). */
 #ifndef BITCTS_HARNESS_PERF_CHILD_H
 #define BITCTS_HARNESS_PERF_CHILD_H
@@ -36,5 +37,20 @@ typedef struct bitcts__perf_launch {
  *         BITCTS_E_INTERNAL when the child could not be started. err says which. */
 int bitcts__perf_run(const bitcts__perf_launch *l, int *refused, bitcts_supervise_result *sv,
                      char *err, size_t cap);
+
+/** How a perf child's run ended, for bitcts__perf_settle: the parent's copies of its lines. */
+typedef struct bitcts__perf_end {
+    int refusal_status; /* the backend's refusal ("" and 0 when it did not refuse) */
+    const char *refusal;
+    const char *internal; /* the child's own failure (out of memory), or "" */
+    const char *where;    /* what the child was doing, " (...)", or "" when nothing yet */
+} bitcts__perf_end;
+
+/** What bench and sweep make of their child's end alike: a refusal (the child exited cleanly
+ * after the backend refused; *refused is set), an unclean end as the supervisor describes it
+ * (with `where` when it died preparing or computing), or the child's own failure. err says which.
+ * @return that status, or BITCTS_OK when none of these happened (the command checks the rest). */
+int bitcts__perf_settle(const bitcts_supervise_result *sv, const bitcts__perf_end *end,
+                        int *refused, char *err, size_t cap);
 
 #endif

@@ -170,26 +170,16 @@ static int on_line(void *user, char *line)
 static int settle(const bitcts_sweep_config *cfg, sweep_parent *p,
                   const bitcts_supervise_result *sv, char *err, size_t cap)
 {
-    if (p->refusal_status != 0 && bitcts_supervise_clean(sv)) {
-        p->r->refused = 1;
-        snprintf(err, cap, "%s", p->refusal);
-        return p->refusal_status;
+    char where[160] = "";
+    if (p->has_current) {
+        snprintf(where, sizeof where, " (the chunk starting at element %llu of %s %s)",
+                 (unsigned long long)p->current, bitcts_op_name(cfg->op),
+                 bitcts_dtype_name(cfg->type));
     }
-    if (!bitcts_supervise_clean(sv)) {
-        char what[1200];
-        bitcts_supervise_describe(sv, what, sizeof what);
-        const size_t used = (size_t)snprintf(err, cap, "%s", what);
-        const char phase = sv->timed_out ? sv->killed_for : sv->phase;
-        if (p->has_current && used < cap && (phase == 'P' || phase == 'C')) {
-            snprintf(err + used, cap - used, " (the chunk starting at element %llu of %s %s)",
-                     (unsigned long long)p->current, bitcts_op_name(cfg->op),
-                     bitcts_dtype_name(cfg->type));
-        }
-        return sv->interrupted ? BITCTS_E_INTERNAL : BITCTS_E_BACKEND_FAILED;
-    }
-    if (p->internal[0] != '\0') {
-        snprintf(err, cap, "%s", p->internal);
-        return BITCTS_E_OUT_OF_MEMORY;
+    const bitcts__perf_end end = {p->refusal_status, p->refusal, p->internal, where};
+    const int st = bitcts__perf_settle(sv, &end, &p->r->refused, err, cap);
+    if (st != BITCTS_OK) {
+        return st;
     }
     if (p->violation) {
         snprintf(err, cap, "the chunk starting at element %llu: %s",

@@ -23,6 +23,7 @@
 #endif
 
 #include "clock.h"
+#include "grow.h"
 #include "sandbox.h"
 #include "sanitize.h"
 
@@ -217,14 +218,10 @@ static void pump_channel(bitcts_sandbox *sb, void (*on_line)(void *, char *), vo
                     sb->line_overflow = 1; /* keep counting, stop storing */
                     continue;
                 }
-                const size_t grown_cap = sb->line_cap != 0 ? 2 * sb->line_cap : 4096;
-                char *grown = realloc(sb->line, grown_cap);
-                if (grown == NULL) {
+                if (bitcts_grow(&sb->line, &sb->line_cap, sb->line_len + 2, 4096) != 0) {
                     sb->line_overflow = 1;
                     continue;
                 }
-                sb->line = grown;
-                sb->line_cap = grown_cap;
             }
             sb->line[sb->line_len++] = buf[i];
         }
