@@ -33,10 +33,6 @@ for lane in "${lanes[@]}"; do
 done
 bash tools/setup.sh "${setup_flags[@]}"
 jobs=$(nproc)
-# CTest runs one test more than there are cores: many tests wait on purpose (watchdogs of plugins
-# that hang, resumed runs, a browser), and with one test a core the cores sat idle an eighth of
-# the time. Every test's verdict holds on a loaded machine (docs/fuzzing.md).
-ctest_jobs=$((jobs + 1))
 
 configure() { # configure BUILD_DIR [cmake options...]
     local dir=$1
@@ -47,7 +43,7 @@ configure() { # configure BUILD_DIR [cmake options...]
 lane_default() {
     configure build-test
     cmake --build build-test -j"$jobs"
-    (cd build-test && ctest --output-on-failure -j"$ctest_jobs" --timeout 900)
+    (cd build-test && ctest --output-on-failure -j"$jobs" --timeout 900)
 }
 
 # Reports of every process go to files (a worker's stderr is the harness's to capture); any
@@ -82,7 +78,7 @@ lane_asan() {
     (cd build-asan &&
         ASAN_OPTIONS="log_path=$logs/asan:detect_leaks=1:abort_on_error=0:strict_string_checks=1" \
         UBSAN_OPTIONS="log_path=$logs/ubsan:print_stacktrace=1:halt_on_error=1" \
-        ctest --output-on-failure -j"$ctest_jobs" --timeout 1800 \
+        ctest --output-on-failure -j"$jobs" --timeout 1800 \
             -E '^(conformance\.cpu_sweeps|conformance\.cpu_variants|cli\.export_determinism|harness\.hostile_plugins|vulkan\.gpu_run_quick|nightly\..*|lint\..*)$') ||
         rc=1
     if compgen -G "$logs/*" >/dev/null; then

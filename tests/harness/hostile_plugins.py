@@ -232,6 +232,9 @@ SCENARIOS = {
 }
 
 
+SOLO = {"exec_late_write"}
+
+
 def scenario(name):
     count_v, other_v, pattern, args, filt = SCENARIOS[name]
     ids = listed(filt)
@@ -503,9 +506,12 @@ def main():
             names.append(name)
     # Two runs at a time: much of a scenario's time is its hangs' watchdogs, waited out while the
     # other run works. Each run has its own report folder and token; the plugins' marker files
-    # are named by the harness's process.
+    # are named by the harness's process. A plugin whose leftover thread outlives its worker's
+    # calls runs alone, as before, so that its run meets no more load than it did.
+    pooled = [n for n in names if n not in SOLO]
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        results = dict(zip(names, pool.map(scenario, names)))
+        results = dict(zip(pooled, pool.map(scenario, pooled)))
+    results.update((n, scenario(n)) for n in names if n in SOLO)
     if only:
         print(f"{len(only)} hostile plugins, {len(failures)} failures")
         return 1 if failures else 0
