@@ -416,6 +416,17 @@ void bitcts_plugin_host_close(bitcts_plugin_host *host)
     host_release(host);
 }
 
+void bitcts_plugin_host_shutdown(bitcts_plugin_host *host)
+{
+    if (host == NULL) {
+        return;
+    }
+    if (host->table.plugin_shutdown != NULL) {
+        host->table.plugin_shutdown();
+    }
+    host_release(host); /* host->library stays loaded until the process ends */
+}
+
 /* ---- queries ---- */
 
 static const char *host_text(const char *text)

@@ -88,6 +88,14 @@ BITCTS_NODISCARD bitcts_status bitcts_plugin_host_open_builtin(
  * @pre every instance created through the table has been destroyed. */
 void bitcts_plugin_host_close(bitcts_plugin_host *host);
 
+/** Calls the plugin's plugin_shutdown (when provided) and frees the handle, but leaves the
+ * library loaded: for a process that ends right after. A thread the plugin left running keeps
+ * the code it runs (unloading it would let that thread fault in unmapped code, after its cases
+ * ended), and the library's destructors do not run (the process ends without them). Accepts
+ * NULL.
+ * @pre every instance created through the table has been destroyed. */
+void bitcts_plugin_host_shutdown(bitcts_plugin_host *host);
+
 /* ---- queries (strings live until close; never NULL) ---- */
 
 /** The validated table: a host-side copy of sizeof(bitcts_plugin_table) bytes, zero-filled

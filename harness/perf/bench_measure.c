@@ -693,11 +693,11 @@ static void bench_close(bench *x)
             x->backend.table->instance_destroy(x->inst[i]);
         }
     }
-    bitcts_backend_close(&x->backend);
+    bitcts_backend_shutdown(&x->backend);
     if (x->judge_inst != NULL) {
         x->judge.table->instance_destroy(x->judge_inst);
     }
-    bitcts_backend_close(&x->judge);
+    bitcts_backend_shutdown(&x->judge);
 }
 
 static void bench_measure(bench *x)

@@ -782,7 +782,7 @@ void bitcts__sweep_child_main(void *arg, int chan, const char *nonce, bitcts_san
         }
         bitcts_supervise_mark('D', -1);
         s.backend.table->instance_destroy(s.instance);
-        bitcts_backend_close(&s.backend);
+        bitcts_backend_shutdown(&s.backend);
     }
     for (int t = 0; t < 3; ++t) {
         bitcts_guard_unmap(&s.maps[t]);

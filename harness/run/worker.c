@@ -632,7 +632,7 @@ void bitcts_worker_main(void *arg, int chan, const char *nonce, bitcts_sandbox_s
         worker_case = -1;
         send_mark('D', -1);
         w.backend.table->instance_destroy(w.instance);
-        bitcts_backend_close(&w.backend);
+        bitcts_backend_shutdown(&w.backend);
         bitcts_lent_desc_free(&w.lent);
     }
     send_mark('X', -1);

@@ -219,6 +219,16 @@ void bitcts_backend_close(bitcts_backend *b)
     }
 }
 
+void bitcts_backend_shutdown(bitcts_backend *b)
+{
+    if (b != NULL && b->host != NULL) {
+        bitcts_plugin_host_shutdown(b->host);
+    }
+    if (b != NULL) {
+        b->host = NULL;
+    }
+}
+
 void bitcts_backend_claims_text(const bitcts_backend *b, char *out, size_t cap)
 {
     size_t used = 0;

@@ -80,6 +80,9 @@ int bitcts_backend_query(bitcts_backend *b, void *instance, char *err, size_t ca
 int bitcts_backend_open(const char *spec, const bitcts_backend_options *options,
                         bitcts_backend *out, char *err, size_t cap);
 void bitcts_backend_close(bitcts_backend *b);
+/** The end of a child process that ran the backend: plugin_shutdown, the library left loaded
+ * (bitcts_plugin_host_shutdown); the child exits right after. */
+void bitcts_backend_shutdown(bitcts_backend *b);
 
 /** The identity and capabilities for report.json's "backend" (docs/report-schema.md), every
  * string sanitised: name, vendor, version, build_id, path, abi_version, library_xxh3_128,

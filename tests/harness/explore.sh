@@ -2,18 +2,15 @@
 # SPDX-License-Identifier: MIT
 # bitcts explore and run --shrink (docs/explore.md):
 #  * a plugin whose bug needs a shape the plan lacks (broken_permuted_padded: a tensor both
-#    permuted and padded) passes the whole default tier, and explore finds it in its first 200
-#    cases; every failure it shrinks ends at <= 8 elements and rank <= 2, as vectors (the
-#    original and the shrunk case) with a repro whose `bitcts eval` line runs and whose
-#    `bitcts run --filter explore.N` line fails the same way again;
-#  * explored cases are the same bytes on every run (same ids, same output digests) and the
-#    correct CPU backend passes them (no false alarm);
+#    permuted and padded; explore_plan.sh shows that it passes the whole default tier): explore
+#    finds it in its first 200 cases; every failure it shrinks ends at <= 8 elements and
+#    rank <= 2, as vectors (the original and the shrunk case) with a repro whose `bitcts eval`
+#    line runs and whose `bitcts run --filter explore.N` line fails the same way again;
 #  * run --shrink reduces the failures of broken plugins of other kinds (strides, broadcast,
 #    odd counts, a crash at rank 8) to a few elements;
 #  * a careless command line gets exit 2 and a message naming the problem.
 # No verdict depends on the machine's speed: the shrink budgets (--shrink-seconds) are far above
-# what shrinking takes, so a loaded machine still shrinks to the end, and the --seconds run
-# asserts no count of cases, only that what it reached passes.
+# what shrinking takes, so a loaded machine still shrinks to the end.
 # usage: explore.sh BITCTS WORKDIR name=plugin...
 set -euo pipefail
 bitcts=$1
@@ -30,12 +27,7 @@ fail() {
 }
 pp=${plugin[broken_permuted_padded]}
 
-# 1. The plan does not see the bug.
-"$bitcts" run --backend "$pp" --tier default --jobs 2 --report plan --quiet >plan.log 2>&1 ||
-    fail "broken_permuted_padded fails the default tier: $(tail -n 3 plan.log)"
-echo "broken_permuted_padded passes the default tier ($(grep -o '[0-9]* cases in [0-9.]* s' plan.log))"
-
-# 2. explore does, and shrinks what it finds.
+# 1. explore finds what the plan misses, and shrinks it.
 rc=0
 "$bitcts" explore --backend "$pp" --cases 200 --jobs 2 --report ex --quiet --shrink-max 4 \
     --shrink-seconds 900 >ex.log 2>&1 || rc=$?
@@ -104,25 +96,7 @@ assert c['$first.shrunk']['verdict'] == 'fail' and 'differ' in c['$first.shrunk'
     echo "check: NumPy's results for $first and $first.shrunk pass; a flipped bit fails the shrunk case"
 fi
 
-# 3. Same bytes every time; the correct backend passes.
-"$bitcts" explore --backend cpu --cases 300 --first 1000 --jobs 2 --report cpu1 --quiet >cpu1.log 2>&1 ||
-    fail "explore on the CPU backend: a false alarm: $(grep -E 'fail|crash|timeout' cpu1.log | head -n 5)"
-"$bitcts" explore --backend cpu --cases 300 --first 1000 --jobs 1 --report cpu2 --quiet >cpu2.log 2>&1 ||
-    fail "explore on the CPU backend (jobs 1) failed"
-python3 - <<'PY' || fail "two explores of the same cases differ"
-import json
-a, b = (json.load(open(p + "/report.json"))["cases"] for p in ("cpu1", "cpu2"))
-ka = [(c["id"], c["verdict"], c["output_xxh3_128"]) for c in a]
-kb = [(c["id"], c["verdict"], c["output_xxh3_128"]) for c in b]
-assert ka == kb, "first difference: %s" % next((x, y) for x, y in zip(ka, kb) if x != y)
-assert len(ka) == 300
-print("explore.1000 .. explore.1299: identical ids, verdicts and digests with --jobs 2 and 1")
-PY
-"$bitcts" explore --backend cpu --seconds 2 --jobs 2 --report cpu3 --quiet >cpu3.log 2>&1 ||
-    fail "2 s of explore on the CPU backend: a false alarm: $(tail -n 5 cpu3.log)"
-echo "2 s of explore on the CPU backend: $(grep -o '[0-9]* cases in [0-9.]* s' cpu3.log), no failure"
-
-# 4. run --shrink on broken plugins of other kinds.
+# 2. run --shrink on broken plugins of other kinds.
 for spec in "broken_ignores_strides:*.r3.padded_inner.*:2" "broken_zero_stride:*.r3.broadcast*:2" \
     "broken_skip_last_odd:bit_xor.*.r2.*:3" "broken_crash_rank8:bit_not.uint8.r8.*:1"; do
     IFS=: read -r name filter most <<<"$spec"
@@ -143,7 +117,7 @@ for d in dirs:
 PY
 done
 
-# 5. A careless command line.
+# 3. A careless command line.
 careless() { # careless WANT_TEXT ARGS...
     local want=$1
     shift

@@ -11,6 +11,7 @@
 
 #include <fcntl.h>        /* open */
 #include <pthread.h>      /* pthread_create */
+#include <sched.h>        /* sched_yield */
 #include <semaphore.h>    /* sem_t */
 #include <signal.h>       /* raise, sigaction, kill */
 #include <stdint.h>       /* uint8_t */
@@ -470,10 +471,38 @@ static int32_t BITCTS_PLUGIN_CALL h_operator_execute(void *instance, void *opaqu
     return st;
 }
 
+/* shutdown_spin_thread: plugin_shutdown leaves threads spinning in the plugin's code, as a
+ * backend whose worker threads outlive it does; unloading the library under it faults. */
+static volatile int spinners_started;
+
+static void *spinner(void *unused)
+{
+    (void)unused;
+    __atomic_add_fetch(&spinners_started, 1, __ATOMIC_SEQ_CST);
+    spin_forever();
+    return NULL;
+}
+
+/* Four threads, so that one is on a core whatever the machine's load. */
+static void leave_spinners(void)
+{
+    int made = 0;
+    for (int i = 0; i < 4; ++i) {
+        pthread_t t;
+        made += pthread_create(&t, NULL, spinner, NULL) == 0;
+    }
+    while (__atomic_load_n(&spinners_started, __ATOMIC_SEQ_CST) < made) {
+        sched_yield();
+    }
+}
+
 static void BITCTS_PLUGIN_CALL h_plugin_shutdown(void)
 {
     if (is("shutdown_crash")) {
         crash_null();
+    }
+    if (is("shutdown_spin_thread")) {
+        leave_spinners();
     }
     inner->plugin_shutdown();
 }
