@@ -1,11 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /* The JUnit XML view of a report: one testsuite per operator, one testcase per case; failing
- * verdicts are failures, not_supported is skipped, the rest carry their evidence as output. */
+ * verdicts are failures, not_supported, skipped and not_run are skipped, the rest carry their
+ * evidence as output. */
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* free */
 #include <string.h> /* strlen */
 
 #include "report_render.h"
+
+/* The verdicts JUnit shows as skipped: the case was not judged. */
+static int junit_skipped(int v)
+{
+    return v == BITCTS_VERDICT_NOT_SUPPORTED || v == BITCTS_VERDICT_SKIPPED ||
+           v == BITCTS_VERDICT_NOT_RUN;
+}
+
+static size_t skipped_of(const size_t *counts)
+{
+    return counts[BITCTS_VERDICT_NOT_SUPPORTED] + counts[BITCTS_VERDICT_SKIPPED] +
+           counts[BITCTS_VERDICT_NOT_RUN];
+}
 
 static void junit_properties(sbuf *b, const json_t *r)
 {
@@ -52,9 +66,9 @@ static void junit_case(sbuf *b, const char *op, const json_t *c)
         sb_puts(b, "\">");
         sb_esc(b, text.data != NULL ? text.data : "", 0);
         sb_puts(b, "</failure>\n");
-    } else if (v == BITCTS_VERDICT_NOT_SUPPORTED) {
+    } else if (junit_skipped(v)) {
         sb_puts(b, "      <skipped message=\"");
-        sb_esc(b, *detail ? detail : "not supported", 1);
+        sb_esc(b, *detail ? detail : name, 1);
         sb_puts(b, "\"/>\n");
     } else { /* warn, recorded, expected_fail */
         sb_printf(b, "      <system-out>%s\n", name);
@@ -85,7 +99,7 @@ void bitcts__report_render_junit(sbuf *b, const bitcts__report_view *v)
     sb_printf(b,
               "<testsuites name=\"bitcts\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
               "skipped=\"%zu\" time=\"%.6f\">\n",
-              v->t->n, failures, v->t->totals[BITCTS_VERDICT_NOT_SUPPORTED], total_ms / 1000.0);
+              v->t->n, failures, skipped_of(v->t->totals), total_ms / 1000.0);
     for (size_t i = 0; i < v->t->n_ops; ++i) {
         const bitcts_report_op_tally *row = &v->t->ops[i];
         size_t row_failures = 0;
@@ -97,8 +111,7 @@ void bitcts__report_render_junit(sbuf *b, const bitcts__report_view *v)
         sb_printf(b,
                   "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" "
                   "time=\"%.6f\" timestamp=\"",
-                  row->count, row_failures, row->verdicts[BITCTS_VERDICT_NOT_SUPPORTED],
-                  row->ms / 1000.0);
+                  row->count, row_failures, skipped_of(row->verdicts), row->ms / 1000.0);
         sb_esc(b, bitcts_report_str(v->report, "started"), 1);
         sb_puts(b, "\" hostname=\"");
         sb_esc(b, bitcts_report_str(json_object_get(v->report, "host"), "hostname"), 1);

@@ -14,9 +14,11 @@ static const char *const policy_names[BITCTS_REPORT_POLICY_COUNT] = {
 
 /* ---- verdicts ---- */
 
+/* Verdicts that hide the case's outcome: not claimed, expected to fail, skipped, not run. */
 static int is_masked(int v)
 {
-    return v == BITCTS_VERDICT_NOT_SUPPORTED || v == BITCTS_VERDICT_EXPECTED_FAIL;
+    return v == BITCTS_VERDICT_NOT_SUPPORTED || v == BITCTS_VERDICT_EXPECTED_FAIL ||
+           v == BITCTS_VERDICT_SKIPPED || v == BITCTS_VERDICT_NOT_RUN;
 }
 
 /* The rules are documented at the declaration; the order of the tests is the rule order. */

@@ -19,7 +19,7 @@ extern "C" {
 
 #define BITCTS_REPORT_SCHEMA "bitcts-report"
 /* The version this code writes; it reads every 1.x (minor versions only add fields). */
-#define BITCTS_REPORT_SCHEMA_VERSION "1.1"
+#define BITCTS_REPORT_SCHEMA_VERSION "1.2"
 #define BITCTS_REPORT_SCHEMA_MAJOR 1
 
 /* Bounds on what a report may hold; anything larger is refused as malformed rather than read. */
@@ -47,12 +47,13 @@ typedef enum bitcts_report_change {
  * 1. equal: SAME.
  * 2. both ordered (pass..crash): REGRESSION when `to` ranks worse, else FIX.
  * 3. expected_fail -> unexpected_pass: FIX (the backend now passes); the reverse: REGRESSION.
- * 4. failing -> not_supported or expected_fail: OTHER (the failure went away by a refusal or
- *    by a baseline entry, not by a fix; never hidden as a fix).
+ * 4. failing -> masked (not_supported, expected_fail, skipped, not_run): OTHER (the failure
+ *    went away by a refusal, a baseline entry, a skip or a stop, not by a fix; never hidden as a
+ *    fix).
  * 5. not failing -> failing (bitcts_verdict_is_failure): REGRESSION.
  * 6. failing -> not failing: FIX.
- * 7. healthy (pass, warn, recorded) -> not_supported or expected_fail: REGRESSION (coverage
- *    lost, or a new failure masked by a baseline); the reverse: FIX.
+ * 7. healthy (pass, warn, recorded) -> masked: REGRESSION (coverage lost, or a new failure
+ *    masked by a baseline); the reverse: FIX.
  * 8. anything else (pass <-> recorded, crash -> internal_error, ...): OTHER.
  * So pass/warn/recorded -> not_supported/missing/internal_error are regressions. */
 bitcts_report_change bitcts_report_verdict_change(int from, int to);

@@ -12,7 +12,8 @@ FAILING = {"fail", "timeout", "crash", "missing", "internal_error", "unexpected_
 FLAKE = "flake"
 HEALTHY = {"pass", "warn", "recorded"}
 VERDICT_ORDER = ["pass", "warn", "fail", "timeout", "crash", "not_supported", "recorded",
-                 "missing", "internal_error", "expected_fail", "unexpected_pass", "flake"]
+                 "missing", "internal_error", "expected_fail", "unexpected_pass", "flake",
+                 "skipped", "not_run"]
 PALETTE = ["#0969da", "#cf222e", "#1a7f37", "#8250df", "#bf8700", "#1b7c83", "#e16f24",
            "#6e7781", "#d63384", "#116329"]
 

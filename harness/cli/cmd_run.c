@@ -20,8 +20,9 @@ static const char run_description[] =
     "Runs each selected case: generates it, computes the expected output with the reference,\n"
     "runs the backend in a worker process and compares bit for bit. Verdicts: pass, warn, fail,\n"
     "timeout, crash, not_supported, recorded, missing, internal_error, expected_fail,\n"
-    "unexpected_pass, flake (docs/report-schema.md). Exit code 0 only when nothing failed;\n"
-    "2 for a bad command line or input; 130 when interrupted (the log is kept: --resume).\n";
+    "unexpected_pass, flake, skipped, not_run (docs/report-schema.md). Exit code 0 only when\n"
+    "nothing failed; 2 for a bad command line or input; 130 when interrupted (the log is\n"
+    "kept: --resume).\n";
 
 /* The progress line on a terminal: a bar, counts, rate and the time left. */
 static void print_progress(void *user, size_t done, size_t total, double elapsed_s)

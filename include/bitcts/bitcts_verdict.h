@@ -28,7 +28,9 @@ extern "C" {
     X(INTERNAL_ERROR, 8, "internal_error", 1, -1, 0)                                               \
     X(EXPECTED_FAIL, 9, "expected_fail", 0, -1, 0)                                                 \
     X(UNEXPECTED_PASS, 10, "unexpected_pass", 1, -1, 0)                                            \
-    X(FLAKE, 11, "flake", 1, -1, 0)
+    X(FLAKE, 11, "flake", 1, -1, 0)                                                                \
+    X(SKIPPED, 12, "skipped", 0, -1, 0)                                                            \
+    X(NOT_RUN, 13, "not_run", 0, -1, 0)
 
 #define BITCTS_VERDICT_ENUM_ENTRY(name, value, text, failure, rank, healthy)                       \
     BITCTS_VERDICT_##name = value,
@@ -36,7 +38,7 @@ typedef enum bitcts_verdict { BITCTS_VERDICT_LIST(BITCTS_VERDICT_ENUM_ENTRY) } b
 #undef BITCTS_VERDICT_ENUM_ENTRY
 
 /* Number of verdicts; values are 0 .. BITCTS_VERDICT_COUNT - 1 (checked against the list). */
-#define BITCTS_VERDICT_COUNT 12
+#define BITCTS_VERDICT_COUNT 14
 #define BITCTS_VERDICT_ONE(name, value, text, failure, rank, healthy) +1
 #ifdef __cplusplus
 static_assert(0 BITCTS_VERDICT_LIST(BITCTS_VERDICT_ONE) == BITCTS_VERDICT_COUNT, "verdict count");

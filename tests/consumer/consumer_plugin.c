@@ -33,7 +33,7 @@ static volatile uint32_t consumer_tour;
           (uint32_t)bitcts_verdict_is_healthy(value) + (uint32_t)bitcts_verdict_name(value)[0] +   \
           (uint32_t)(failure) + (uint32_t)((rank) + 1) + (uint32_t)(healthy);
 
-BITCTS_ABI_STATIC_ASSERT(BITCTS_VERDICT_COUNT == 12, "twelve verdicts in report schema 1.1");
+BITCTS_ABI_STATIC_ASSERT(BITCTS_VERDICT_COUNT == 14, "fourteen verdicts in report schema 1.2");
 
 /* A status the caller must use. */
 static BITCTS_NODISCARD bitcts_status consumer_status_ok(void)

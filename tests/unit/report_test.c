@@ -212,7 +212,7 @@ static int run_cli(int argc, char **argv)
 
 static void test_verdicts(void)
 {
-    CHECK_EQ_U64(BITCTS_VERDICT_COUNT, 12);
+    CHECK_EQ_U64(BITCTS_VERDICT_COUNT, 14);
     for (int v = 0; v < BITCTS_VERDICT_COUNT; ++v) {
         CHECK_EQ_U64(bitcts_verdict_parse(bitcts_verdict_name(v)), v);
     }
@@ -238,6 +238,11 @@ static void test_verdicts(void)
         {"crash", "internal_error", BITCTS_REPORT_CHANGE_OTHER},
         {"pass", "recorded", BITCTS_REPORT_CHANGE_OTHER},
         {"expected_fail", "unexpected_pass", BITCTS_REPORT_CHANGE_FIX},
+        {"pass", "skipped", BITCTS_REPORT_CHANGE_REGRESSION},
+        {"skipped", "pass", BITCTS_REPORT_CHANGE_FIX},
+        {"fail", "not_run", BITCTS_REPORT_CHANGE_OTHER},
+        {"pass", "not_run", BITCTS_REPORT_CHANGE_REGRESSION},
+        {"not_run", "crash", BITCTS_REPORT_CHANGE_REGRESSION},
         {"unexpected_pass", "expected_fail", BITCTS_REPORT_CHANGE_REGRESSION},
         {"unexpected_pass", "pass", BITCTS_REPORT_CHANGE_FIX},
     };
