@@ -53,6 +53,7 @@ typedef struct check_state {
     bitcts_result_set results;
     mapped_file file;
     bitcts_case_key extra; /* a case outside the plan (explored, or shrunk): its key */
+    size_t plan_cursor;    /* where the last case was found in the plan */
 } check_state;
 
 static void problem(check_state *s, const char *fmt, ...) BITCTS_PRINTF(2, 3);
@@ -591,6 +592,22 @@ static int described_as_built(check_state *s, const bitcts_case_key *key, size_t
     return member == NULL;
 }
 
+/* The plan's case of this id, or NULL. A manifest lists its cases in plan order, so the search
+ * starts after the last case found and wraps around: one pass over the plan for the whole
+ * manifest, whatever the order. */
+static const bitcts_case_key *plan_find(check_state *s, const char *id)
+{
+    const size_t n = s->plan->count;
+    for (size_t k = 0; k < n; ++k) {
+        const size_t i = (s->plan_cursor + k) % n;
+        if (strcmp(s->plan->cases[i].id, id) == 0) {
+            s->plan_cursor = i + 1;
+            return &s->plan->cases[i];
+        }
+    }
+    return NULL;
+}
+
 /* Judges every selected case of the manifest into the builder. */
 static int judge_all(check_state *s, bitcts_report_builder *b)
 {
@@ -599,7 +616,7 @@ static int judge_all(check_state *s, bitcts_report_builder *b)
         if (!bitcts_filter_matches(&s->cfg->filter, id)) {
             continue;
         }
-        const bitcts_case_key *key = bitcts_plan_find(s->plan, id);
+        const bitcts_case_key *key = plan_find(s, id);
         size_t plan_index = key != NULL ? (size_t)(key - s->plan->cases) : i;
         if (key == NULL && key_outside_plan(s, id, &s->extra) == 0) {
             key = &s->extra; /* explored or shrunk: plan_index is the manifest's */
