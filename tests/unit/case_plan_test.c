@@ -84,6 +84,31 @@ static void test_plan_shape(const bitcts_plan *plan)
     CHECK(!bitcts_selection_matches(&sel, bitcts_plan_find(plan, "bit_xor.int8.r2.permuted.1")));
 }
 
+/* --exclude: an id matching an exclude glob is never selected, whatever the filters say; with
+ * no filter every other id is. */
+static void test_exclude(const bitcts_plan *plan)
+{
+    bitcts_selection sel = {.tiers = BITCTS_TIER_DEFAULT,
+                            .filter = {.globs = {"bit_xor.*", "bit_and.*"}, .count = 2},
+                            .exclude = {.globs = {"*.permuted.*", "bit_and.int8.*"}, .count = 2}};
+    CHECK(bitcts_selection_matches(&sel, bitcts_plan_find(plan, "bit_xor.int8.r2.packed.0")));
+    CHECK(bitcts_selection_matches(&sel, bitcts_plan_find(plan, "bit_and.int16.r2.packed.0")));
+    CHECK(!bitcts_selection_matches(&sel, bitcts_plan_find(plan, "bit_xor.int8.r2.permuted.1")));
+    CHECK(!bitcts_selection_matches(&sel, bitcts_plan_find(plan, "bit_and.int8.r2.packed.0")));
+    CHECK(!bitcts_selection_matches(&sel, bitcts_plan_find(plan, "bit_or.int8.r2.packed.0")));
+    sel.filter.count = 0;
+    CHECK(bitcts_selection_matches(&sel, bitcts_plan_find(plan, "bit_or.int8.r2.packed.0")));
+    CHECK(!bitcts_selection_matches(&sel, bitcts_plan_find(plan, "bit_or.int8.r2.permuted.1")));
+    CHECK(bitcts_ids_select(&sel.filter, NULL, "anything"));
+    CHECK(!bitcts_ids_select(&sel.filter, &sel.exclude, "bit_and.int8.r1.packed.0"));
+    char joined[64];
+    bitcts_exclude_join(&sel.exclude, joined, sizeof joined);
+    CHECK_EQ_STR(joined, "*.permuted.*,bit_and.int8.*");
+    sel.exclude.count = 0;
+    bitcts_exclude_join(&sel.exclude, joined, sizeof joined);
+    CHECK_EQ_STR(joined, "");
+}
+
 static void test_negative_cases(const bitcts_plan *plan)
 {
     static const uint32_t fls[] = {0x2100, 0x3000, 0x4100, 0x6400};
@@ -263,6 +288,7 @@ int main(void)
     }
     test_plan_shape(plan);
     test_negative_cases(plan);
+    test_exclude(plan);
     test_default_cases(plan);
     test_determinism(plan);
     bitcts_plan_destroy(plan);
