@@ -96,7 +96,21 @@ void bitcts__report_claims_heading(char *out, size_t cap, const json_t *report)
 static const char *const claim_columns[] = {
     "selected", "required", "claimed", "run", "passed", "not_claimed", "required_not_claimed"};
 
-void bitcts__report_claims_markdown(sbuf *b, const json_t *report)
+/* The markup of one view around the claim's pieces. */
+typedef struct claim_markup {
+    const char *heading, *heading_end; /* around the heading line */
+    const char *item, *item_end;       /* around an operator's line */
+    const char *table;                 /* after the lines: the table and its text columns */
+    const char *th, *th_end;           /* around a number column's name */
+    const char *head_end;              /* after the header row */
+    const char *row, *sep, *text_end;  /* a row's text cells: before, between, after */
+    const char *num, *num_end;         /* around a number cell */
+    const char *row_end, *end;
+    void (*esc)(sbuf *, const char *);      /* for the lines */
+    void (*esc_cell)(sbuf *, const char *); /* for the text cells */
+} claim_markup;
+
+static void claims_section(sbuf *b, const json_t *report, const claim_markup *m)
 {
     const json_t *rows = json_object_get(json_object_get(report, "claims"), "rows");
     if (rows == NULL) {
@@ -104,62 +118,73 @@ void bitcts__report_claims_markdown(sbuf *b, const json_t *report)
     }
     char line[1200];
     bitcts__report_claims_heading(line, sizeof line, report);
-    sb_puts(b, "## Conformance claim\n\n");
-    sb_md(b, line);
-    sb_puts(b, "\n\n");
+    sb_seq(b, m->esc, m->heading, line, m->heading_end, NULL);
     for (size_t k = 0; bitcts__report_claim_line(report, k, line, sizeof line); ++k) {
-        sb_puts(b, "- ");
-        sb_md(b, line);
-        sb_puts(b, "\n");
+        sb_seq(b, m->esc, m->item, line, m->item_end, NULL);
     }
-    sb_puts(b, "\n| operator | input | output |");
+    sb_puts(b, m->table);
     for (size_t c = 0; c < sizeof claim_columns / sizeof claim_columns[0]; ++c) {
-        sb_printf(b, " %s |", claim_columns[c]);
+        sb_seq(b, sb_esc_text, m->th, claim_columns[c], m->th_end, NULL);
     }
-    sb_puts(b, "\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    sb_puts(b, m->head_end);
     for (size_t i = 0; i < json_array_size(rows); ++i) {
         const json_t *row = json_array_get(rows, i);
-        sb_seq(b, sb_md_cell, "| ", bitcts_report_str(row, "operator"), " | ",
-               bitcts_report_str(row, "input_type"), " | ", bitcts_report_str(row, "output_type"),
-               " |", NULL);
+        sb_seq(b, m->esc_cell, m->row, bitcts_report_str(row, "operator"), m->sep,
+               bitcts_report_str(row, "input_type"), m->sep, bitcts_report_str(row, "output_type"),
+               m->text_end, NULL);
         for (size_t c = 0; c < sizeof claim_columns / sizeof claim_columns[0]; ++c) {
-            sb_printf(b, " %lld |", (long long)claim_int(row, claim_columns[c]));
+            sb_printf(b, "%s%lld", m->num, (long long)claim_int(row, claim_columns[c]));
+            sb_puts(b, m->num_end);
         }
-        sb_puts(b, "\n");
+        sb_puts(b, m->row_end);
     }
-    sb_puts(b, "\n");
+    sb_puts(b, m->end);
+}
+
+void bitcts__report_claims_markdown(sbuf *b, const json_t *report)
+{
+    static const claim_markup md = {
+        .heading = "## Conformance claim\n\n",
+        .heading_end = "\n\n",
+        .item = "- ",
+        .item_end = "\n",
+        .table = "\n| operator | input | output |",
+        .th = " ",
+        .th_end = " |",
+        .head_end = "\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n",
+        .row = "| ",
+        .sep = " | ",
+        .text_end = " |",
+        .num = " ",
+        .num_end = " |",
+        .row_end = "\n",
+        .end = "\n",
+        .esc = sb_md,
+        .esc_cell = sb_md_cell,
+    };
+    claims_section(b, report, &md);
 }
 
 void bitcts__report_claims_html(sbuf *b, const json_t *report)
 {
-    const json_t *rows = json_object_get(json_object_get(report, "claims"), "rows");
-    if (rows == NULL) {
-        return;
-    }
-    char line[1200];
-    bitcts__report_claims_heading(line, sizeof line, report);
-    sb_puts(b, "<h2 id=\"claims\">Conformance claim</h2>\n<p>");
-    sb_esc(b, line, 0);
-    sb_puts(b, "</p>\n<ul>\n");
-    for (size_t k = 0; bitcts__report_claim_line(report, k, line, sizeof line); ++k) {
-        sb_puts(b, "<li>");
-        sb_esc(b, line, 0);
-        sb_puts(b, "</li>\n");
-    }
-    sb_puts(b, "</ul>\n<table>\n<tr><th>operator</th><th>input</th><th>output</th>");
-    for (size_t c = 0; c < sizeof claim_columns / sizeof claim_columns[0]; ++c) {
-        sb_printf(b, "<th class=\"n\">%s</th>", claim_columns[c]);
-    }
-    sb_puts(b, "</tr>\n");
-    for (size_t i = 0; i < json_array_size(rows); ++i) {
-        const json_t *row = json_array_get(rows, i);
-        sb_seq(b, sb_esc_text, "<tr><td>", bitcts_report_str(row, "operator"), "</td><td>",
-               bitcts_report_str(row, "input_type"), "</td><td>",
-               bitcts_report_str(row, "output_type"), "</td>", NULL);
-        for (size_t c = 0; c < sizeof claim_columns / sizeof claim_columns[0]; ++c) {
-            sb_printf(b, "<td class=\"n\">%lld</td>", (long long)claim_int(row, claim_columns[c]));
-        }
-        sb_puts(b, "</tr>\n");
-    }
-    sb_puts(b, "</table>\n");
+    static const claim_markup html = {
+        .heading = "<h2 id=\"claims\">Conformance claim</h2>\n<p>",
+        .heading_end = "</p>\n<ul>\n",
+        .item = "<li>",
+        .item_end = "</li>\n",
+        .table = "</ul>\n<table>\n<tr><th>operator</th><th>input</th><th>output</th>",
+        .th = "<th class=\"n\">",
+        .th_end = "</th>",
+        .head_end = "</tr>\n",
+        .row = "<tr><td>",
+        .sep = "</td><td>",
+        .text_end = "</td>",
+        .num = "<td class=\"n\">",
+        .num_end = "</td>",
+        .row_end = "</tr>\n",
+        .end = "</table>\n",
+        .esc = sb_esc_text,
+        .esc_cell = sb_esc_text,
+    };
+    claims_section(b, report, &html);
 }
