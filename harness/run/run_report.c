@@ -65,8 +65,12 @@ static json_t *header_json(const run_state *s)
     char spec[BITCTS_BACKEND_TEXT];
     bitcts_format_u64(s->cfg->seed, seed);
     bitcts_sanitize_string(s->cfg->backend_spec, 4096, spec, sizeof spec);
+    json_t *selection = selection_json(s);
+    if (selection != NULL && s->cfg->selection.exclude.count == 0) {
+        json_object_del(selection, "exclude"); /* the header of a log without it, resumable */
+    }
     return json_pack("{s:s, s:s, s:s, s:s, s:o, s:I}", "record", "header", "schema_version", "1.1",
-                     "seed", seed, "backend", spec, "selection", selection_json(s), "rounds",
+                     "seed", seed, "backend", spec, "selection", selection, "rounds",
                      (json_int_t)s->rounds);
 }
 
