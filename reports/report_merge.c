@@ -44,6 +44,7 @@ static const char *const identity_fields[] = {
     "backend.library_xxh3_128",
     "selection.tier",
     "selection.filter",
+    "selection.exclude",
     "selection.feature_level",
 };
 

@@ -192,6 +192,14 @@ static const bitcts_cli_option run_only_options[] = {
                     "matches no case of any tier is warned of"),
     BITCTS_OPT_FLAG("--resume", offsetof(bitcts_run_config, resume),
                     "keep the cases DIR/results.jsonl already has and run the rest"),
+    BITCTS_OPT_TEXT("--skips", "FILE", offsetof(bitcts_run_config, skips_path), 0,
+                    "cases not to run: lines '<glob> <reason...>'; a selected case a line "
+                    "matches gets the verdict skipped with the reason and FILE:LINE; a line "
+                    "without a reason or with a malformed glob is refused (FILE:LINE)"),
+    BITCTS_OPT_FLAG("--claimed", offsetof(bitcts_run_config, claimed),
+                    "run only the selected cases the backend claims (its capabilities); the "
+                    "report's conformance claim lists, by operator and type, what the feature "
+                    "level requires that the backend does not claim, with counts"),
 };
 
 typedef struct run_args {

@@ -75,8 +75,8 @@ int bitcts_cmd_check(int argc, char **argv);
 /** What bitcts_glob_is_valid asks of a glob, for messages. */
 #define BITCTS_CLI_GLOB_RULE "an unclosed '[' or a trailing '\\'"
 
-/** The selection in words for a message: "--filter 'A', --filter 'B', --tier T[,
- * --feature-level FL]" (every --filter; "--filter '*'" when there is none). */
+/** The selection in words for a message: "--filter 'A', --filter 'B', [--exclude 'C', ]--tier
+ * T[, --feature-level FL]" (every --filter; "--filter '*'" when there is none). */
 void bitcts_cli_selection_text(const bitcts_selection *sel, const char *tier_text, char *out,
                                size_t cap);
 /** Refuses a selection that matches no case of the plan: one line naming the filter, tier and
@@ -84,8 +84,8 @@ void bitcts_cli_selection_text(const bitcts_selection *sel, const char *tier_tex
 int bitcts_cli_require_cases(const char *cmd, const bitcts_plan *plan, const bitcts_selection *sel,
                              const char *tier_text);
 
-/** A selection as the command line gives it: --filter (repeatable: the union), --tier and
- * --feature-level, and the tier as written for messages. */
+/** A selection as the command line gives it: --filter (repeatable: the union), --exclude
+ * (repeatable), --tier and --feature-level, and the tier as written for messages. */
 typedef struct bitcts_cli_selection {
     bitcts_selection sel;
     const char *tier_text; /* NULL: default */

@@ -350,6 +350,8 @@ static void free_state(run_state *s)
     json_decref(s->backend_json);
     json_decref(s->report);
     bitcts_baseline_free(&s->baseline);
+    bitcts_skips_free(&s->skips);
+    free(s->unclaimed);
     if (s->plan_owned) {
         bitcts_plan_destroy(s->plan);
     }
@@ -381,6 +383,9 @@ static int prepare(run_state *s, char *err, size_t cap)
         st = load_baseline(s, err, cap);
     }
     if (st == BITCTS_OK) {
+        st = bitcts__run_load_skips(s, err, cap);
+    }
+    if (st == BITCTS_OK) {
         st = bitcts_backend_resolve(s->cfg->backend_spec, &s->cfg->options, &s->backend, err, cap);
     }
     if (st == BITCTS_OK && s->cfg->report_dir != NULL) {
@@ -389,6 +394,9 @@ static int prepare(run_state *s, char *err, size_t cap)
     if (st == BITCTS_OK) {
         make_repro_options(s);
         st = probe(s, err, cap);
+    }
+    if (st == BITCTS_OK) {
+        st = bitcts__run_scope_claimed(s, err, cap);
     }
     if (st == BITCTS_OK && s->cfg->report_dir != NULL) {
         st = bitcts__run_open_log(s, err, cap);
@@ -430,6 +438,7 @@ int bitcts_run(const bitcts_run_config *cfg, bitcts_run_result *out)
         free_state(&s);
         return out->status;
     }
+    bitcts__run_skip_listed(&s); /* never run, whatever the backend does */
     if (s.backend_problem[0] != '\0') {
         fail_everything(&s);
     } else {

@@ -41,6 +41,10 @@ typedef struct bitcts_run_config {
     const json_t *command_line;         /* recorded in the report as given (provenance); borrowed */
     bitcts_run_progress_fn progress;    /* NULL: none */
     void *progress_user;
+    const char *skips_path; /* --skips: the cases a line lists are not run but get the verdict
+                             * skipped with its reason (harness/judge/skips.h); NULL: none */
+    int claimed; /* --claimed: only the cases the backend claims are run; the report carries the
+                  * conformance claim (docs/report-schema.md, "claims") */
 } bitcts_run_config;
 
 /** What a run gives back. */
