@@ -52,8 +52,15 @@ static json_t *selection_json(const run_state *s)
     bitcts_sanitize_string(s->cfg->tier_text != NULL ? s->cfg->tier_text : "default", 4096, tier,
                            sizeof tier);
     bitcts_sanitize_string(joined, sizeof joined, filter, sizeof filter);
-    return json_pack("{s:s, s:s, s:s, s:s}", "tier", tier, "filter", filter, "feature_level", fl,
-                     "shard", shard);
+    char balance[32] = "";
+    if (s->cfg->shard_count != 0 && s->cfg->shard_timings != NULL) {
+        bitcts_shard_timings_name(s->cfg->shard_timings, s->cfg->shard_timing_count, balance);
+    } else if (s->cfg->shard_count != 0) {
+        snprintf(balance, sizeof balance, "interleaved");
+    }
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:I}", "tier", tier, "filter", filter,
+                     "feature_level", fl, "shard", shard, "balance", balance, "cases",
+                     (json_int_t)s->selection_total);
 }
 
 static json_t *header_json(const run_state *s)
