@@ -93,20 +93,6 @@ static int parse_threads(const char *v, void *dest, char *err, size_t cap)
     return 0;
 }
 
-static int parse_shard(const char *v, void *dest, char *err, size_t cap)
-{
-    bitcts_run_config *cfg = dest;
-    unsigned i = 0, n = 0;
-    char tail = 0;
-    if (sscanf(v, "%u/%u%c", &i, &n, &tail) != 2 || n == 0 || i == 0 || i > n || n > 100000) {
-        snprintf(err, cap, "--shard: '%s' is not I/N with 1 <= I <= N", v);
-        return -1;
-    }
-    cfg->shard_index = i;
-    cfg->shard_count = n;
-    return 0;
-}
-
 static const char *const isolate_words[] = {"batch", "case", NULL};
 
 /* --backend (KIND: REQUIRED or TEXT) and --backend-option, declared once for both uses. */
@@ -184,8 +170,6 @@ void bitcts_cli_run_apply(bitcts_cli_run *r)
 
 /* The options of run alone (explore refuses them, naming run). */
 static const bitcts_cli_option run_only_options[] = {
-    BITCTS_OPT_CUSTOM("--shard", "I/N", 0, parse_shard,
-                      "run every N-th case starting at the I-th (1-based), interleaved"),
     BITCTS_OPT_TEXT("--baseline", "FILE", offsetof(bitcts_run_config, baseline_path), 0,
                     "expected failures: lines '<glob> <fail|timeout|crash|flake> [reason]'; an "
                     "unknown verdict or a malformed glob is refused (FILE:LINE), a glob that "
@@ -216,7 +200,7 @@ static const bitcts_cli_option run_own_options[] = {
 
 /* The command line into r, a, shrink; 0, or an exit code (BITCTS_CLI_HELP: 0). */
 static int parse_run(int argc, char **argv, bitcts_cli_run *r, run_args *a,
-                     bitcts_cli_shrink_args *shrink)
+                     bitcts_cli_shrink_args *shrink, bitcts_cli_shard *shard)
 {
     bitcts_run_config *cfg = &r->cfg;
     bitcts_cli_selection sel = {.sel = cfg->selection};
@@ -225,6 +209,7 @@ static int parse_run(int argc, char **argv, bitcts_cli_run *r, run_args *a,
         bitcts_cli_run_table(r),
         bitcts_cli_selection_table(&sel),
         BITCTS_CLI_TABLE(run_only_options, cfg),
+        bitcts_cli_shard_table(shard),
         bitcts_cli_shrink_table(shrink),
         BITCTS_CLI_TABLE(run_own_options, a)};
     const bitcts_cli_spec spec = {.cmd = "run",
@@ -241,7 +226,7 @@ static int parse_run(int argc, char **argv, bitcts_cli_run *r, run_args *a,
     if (cfg->backend_spec == NULL) {
         return bitcts_cli_error("run", "--backend is required (a built-in name or a plugin path)");
     }
-    return 0;
+    return bitcts_cli_shard_apply("run", shard, cfg);
 }
 
 /* Baseline lines that can never apply (their glob matches no case of any tier): one warning
@@ -304,17 +289,11 @@ json_t *bitcts_cli_command_line(int argc, char **argv)
     return list;
 }
 
-int bitcts_cmd_run(int argc, char **argv)
+/* `bitcts run` once the command line is parsed. */
+static int run_parsed(int argc, char **argv, bitcts_cli_run *r, const run_args *a,
+                      const bitcts_cli_shrink_args *shrink)
 {
-    bitcts_cli_run r;
-    bitcts_cli_run_init(&r, BITCTS_TIER_DEFAULT, "bitcts-report");
-    run_args a = {0};
-    bitcts_cli_shrink_args shrink = {.seconds = 120, .max = 10};
-    const int parsed = parse_run(argc, argv, &r, &a, &shrink);
-    if (parsed != 0 || r.cfg.backend_spec == NULL) {
-        return parsed;
-    }
-    const int refused = check_against_plan(&r.cfg);
+    const int refused = check_against_plan(&r->cfg);
     if (refused != 0) {
         return refused;
     }
@@ -322,16 +301,16 @@ int bitcts_cmd_run(int argc, char **argv)
     if (command_line == NULL) {
         return bitcts_cli_error("run", "out of memory");
     }
-    r.cfg.command_line = command_line;
-    if (!a.quiet && isatty(STDERR_FILENO)) {
-        r.cfg.progress = print_progress;
+    r->cfg.command_line = command_line;
+    if (!a->quiet && isatty(STDERR_FILENO)) {
+        r->cfg.progress = print_progress;
     }
     /* Ctrl-C or a polite kill: the runner stops starting cases, ends its workers, keeps the log */
     bitcts_cli_interrupts saved;
     bitcts_cli_interrupts_catch(&saved);
-    r.cfg.interrupted = &bitcts_cli_interrupted;
+    r->cfg.interrupted = &bitcts_cli_interrupted;
     bitcts_run_result result;
-    const int st = bitcts_run(&r.cfg, &result);
+    const int st = bitcts_run(&r->cfg, &result);
     bitcts_cli_interrupts_restore(&saved);
     if (st == BITCTS_OK && result.interrupted) {
         print_resume_hint(argc, argv, &result);
@@ -344,15 +323,32 @@ int bitcts_cmd_run(int argc, char **argv)
         json_decref(command_line);
         return bitcts_cli_error("run", "%s", result.error);
     }
-    print_summary(&r.cfg, &result);
-    if (a.shrink && result.failed) {
+    print_summary(&r->cfg, &result);
+    if (a->shrink && result.failed) {
         char out_dir[3200];
-        snprintf(out_dir, sizeof out_dir, "%s/shrunk", r.cfg.report_dir);
-        bitcts_cli_shrink("run", &r.cfg, result.report, out_dir, (size_t)shrink.max,
-                          (double)shrink.seconds);
+        snprintf(out_dir, sizeof out_dir, "%s/shrunk", r->cfg.report_dir);
+        bitcts_cli_shrink("run", &r->cfg, result.report, out_dir, (size_t)shrink->max,
+                          (double)shrink->seconds);
     }
     const int exit_code = result.failed ? BITCTS_EXIT_FAILURES : BITCTS_EXIT_OK;
     bitcts_run_result_free(&result);
     json_decref(command_line);
     return exit_code;
+}
+
+int bitcts_cmd_run(int argc, char **argv)
+{
+    bitcts_cli_run r;
+    bitcts_cli_run_init(&r, BITCTS_TIER_DEFAULT, "bitcts-report");
+    run_args a = {0};
+    bitcts_cli_shrink_args shrink = {.seconds = 120, .max = 10};
+    bitcts_cli_shard shard = {0};
+    const int parsed = parse_run(argc, argv, &r, &a, &shrink, &shard);
+    if (parsed != 0 || r.cfg.backend_spec == NULL) {
+        bitcts_cli_shard_free(&shard);
+        return parsed;
+    }
+    const int rc = run_parsed(argc, argv, &r, &a, &shrink);
+    bitcts_cli_shard_free(&shard);
+    return rc;
 }

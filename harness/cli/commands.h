@@ -66,6 +66,22 @@ bitcts_cli_table bitcts_cli_shrink_table(bitcts_cli_shrink_args *args);
  * ends. @return 0, or -1 when shrinking or one of the cases failed (printed). */
 int bitcts_cli_shrink(const char *cmd, const bitcts_run_config *cfg, const json_t *report,
                       const char *out_dir, size_t max_cases, double budget_s);
+/** `run`'s shard options: --shard I/N|auto, --shard-count, --shard-timings. */
+typedef struct bitcts_cli_shard {
+    const char *text;         /* --shard as given; NULL: not sharded */
+    uint32_t index, count;    /* from I/N, or from the engine (auto) */
+    uint32_t count_hint;      /* --shard-count */
+    const char *timings_path; /* --shard-timings */
+    json_t *timings_report;   /* loaded from timings_path; owns the table's ids */
+    bitcts_shard_timing *table;
+    size_t table_count;
+} bitcts_cli_shard;
+bitcts_cli_table bitcts_cli_shard_table(bitcts_cli_shard *s);
+/** After parsing: resolves auto from the environment (touching Bazel's status file), loads the
+ * timings, and sets cfg's shard members. @return 0, or an exit code after printing one line. */
+int bitcts_cli_shard_apply(const char *cmd, bitcts_cli_shard *s, bitcts_run_config *cfg);
+void bitcts_cli_shard_free(bitcts_cli_shard *s);
+
 /** The command line as a report records it (a JSON array of argv); NULL when out of memory. */
 json_t *bitcts_cli_command_line(int argc, char **argv);
 /** `report matrix`: argv[0] is "matrix". */

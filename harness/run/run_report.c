@@ -55,8 +55,15 @@ static json_t *selection_json(const run_state *s)
     char exclude[600];
     bitcts_exclude_join(&s->cfg->selection.exclude, joined, sizeof joined);
     bitcts_sanitize_string(joined, sizeof joined, exclude, sizeof exclude);
-    return json_pack("{s:s, s:s, s:s, s:s, s:s}", "tier", tier, "filter", filter, "exclude",
-                     exclude, "feature_level", fl, "shard", shard);
+    char balance[32] = "";
+    if (s->cfg->shard_count != 0 && s->cfg->shard_timings != NULL) {
+        bitcts_shard_timings_name(s->cfg->shard_timings, s->cfg->shard_timing_count, balance);
+    } else if (s->cfg->shard_count != 0) {
+        snprintf(balance, sizeof balance, "interleaved");
+    }
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I}", "tier", tier, "filter", filter,
+                     "exclude", exclude, "feature_level", fl, "shard", shard, "balance", balance,
+                     "cases", (json_int_t)s->selection_total);
 }
 
 static json_t *header_json(const run_state *s)

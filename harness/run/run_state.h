@@ -61,7 +61,8 @@ typedef struct run_state {
     size_t queue_count, queue_cap;
     size_t *selected; /* plan indices of the selection (this shard), in order */
     size_t selected_count;
-    json_t ***results; /* [round][plan index] */
+    size_t selection_total; /* the selection's cases in every shard together */
+    json_t ***results;      /* [round][plan index] */
     size_t done, total;
     worker_slot *slots;
     int jobs;

@@ -12,6 +12,7 @@
 
 #include "backend.h"   /* bitcts_backend_options */
 #include "case_plan.h" /* bitcts_selection */
+#include "shard.h"     /* bitcts_shard_timing */
 
 /** Progress of a run: cases ended and to run, seconds since the start. Called from the run's
  * thread at most every 0.1 s and once more at the end. */
@@ -26,6 +27,10 @@ typedef struct bitcts_run_config {
     int jobs;
     uint32_t shard_index; /* 1-based; 0 when not sharded */
     uint32_t shard_count;
+    const bitcts_shard_timing *shard_timings; /* sorted by id: the shards balanced by these
+                                               * durations (bitcts_shard_balance); NULL:
+                                               * interleaved (every N-th case) */
+    size_t shard_timing_count;
     const char *baseline_path;
     double timeout_s;
     const char *report_dir;  /* NULL: nothing written, the report is only returned */
