@@ -20,6 +20,7 @@ static const char report_usage[] =
     "  merge --out DIR A B [C...]   join the shard reports of one run into one report\n"
     "  render DIR                   re-write junit.xml, report.html, summary.md from report.json\n"
     "  matrix --out FILE.md R...    operator x type x framework over several reports\n"
+    "  verify R                     check a published report against its seed and selection\n"
     "\n"
     "'bitcts report <action> --help' describes an action.\n";
 
@@ -355,5 +356,9 @@ int bitcts_cmd_report(int argc, char **argv)
     if (strcmp(argv[1], "matrix") == 0) {
         return bitcts_cmd_report_matrix(argc - 1, argv + 1);
     }
-    return bitcts_cli_error("report", "unknown action '%s' (diff, merge, render, matrix)", argv[1]);
+    if (strcmp(argv[1], "verify") == 0) {
+        return bitcts_cmd_report_verify(argc - 1, argv + 1);
+    }
+    return bitcts_cli_error("report", "unknown action '%s' (diff, merge, render, matrix, verify)",
+                            argv[1]);
 }

@@ -86,6 +86,7 @@ void bitcts_cli_shard_free(bitcts_cli_shard *s);
 json_t *bitcts_cli_command_line(int argc, char **argv);
 /** `report matrix`: argv[0] is "matrix". */
 int bitcts_cmd_report_matrix(int argc, char **argv);
+int bitcts_cmd_report_verify(int argc, char **argv);
 int bitcts_cmd_check(int argc, char **argv);
 
 /** What bitcts_glob_is_valid asks of a glob, for messages. */
