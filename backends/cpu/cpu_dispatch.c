@@ -159,7 +159,7 @@ static int32_t dispatch_explain(const char *name, uint64_t features, char *err, 
     snprintf(err, cap,
              "unknown variant '%s' (known: auto, scalar, sse2, avx2, avx512, avx512pop, neon)",
              name);
-    return BITCTS_ABI_E_NOT_SUPPORTED;
+    return BITCTS_ABI_E_INVALID_ARGUMENT; /* a typing error; a known one is not supported */
 }
 
 int32_t bitcts__cpu_dispatch_select(const char *name, uint64_t features,

@@ -2,6 +2,7 @@
 /* Helpers for the command line: one-line errors, paths, strict numbers
  * (harness/base/number_text.c). */
 #define _XOPEN_SOURCE 700 /* realpath */
+#include <errno.h>        /* ENOSPC, EDQUOT, EIO */
 #include <limits.h>       /* PATH_MAX */
 #include <stdarg.h>       /* va_list */
 #include <stdio.h>        /* fprintf */
@@ -50,6 +51,20 @@ int bitcts_cli_write_json(const char *cmd, json_t *doc, size_t indent, const cha
     const int st = bitcts_fs_write_atomic(path, text, strlen(text), err, sizeof err);
     free(text);
     return st == 0 ? 0 : bitcts_cli_error(cmd, "%s", err);
+}
+
+int bitcts_cli_environment_failed(int status, const char *error)
+{
+    if (status == BITCTS_E_DEVICE) {
+        return 1;
+    }
+    static const int disk[] = {ENOSPC, EDQUOT, EIO};
+    for (size_t i = 0; status == BITCTS_E_IO && i < sizeof disk / sizeof disk[0]; ++i) {
+        if (strstr(error, strerror(disk[i])) != NULL) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 int bitcts_cli_error(const char *cmd, const char *fmt, ...)

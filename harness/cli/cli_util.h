@@ -14,8 +14,14 @@
 #define BITCTS_EXIT_OK 0
 #define BITCTS_EXIT_FAILURES 1      /* the run completed and something failed */
 #define BITCTS_EXIT_USAGE 2         /* bad input: flags, files, plugins */
+#define BITCTS_EXIT_ENVIRONMENT 3   /* the environment failed (no device, disk full): retry */
 #define BITCTS_EXIT_INTERRUPTED 130 /* stopped by SIGINT or SIGTERM; the log is kept */
 
+/** 1 when a command's failure (its status and one-line error) is the environment's, worth a
+ * retry (BITCTS_EXIT_ENVIRONMENT): a backend that loaded but could not start (no device, no
+ * driver: BITCTS_E_DEVICE), or a disk that is full or failing (BITCTS_E_IO with ENOSPC,
+ * EDQUOT or EIO). */
+int bitcts_cli_environment_failed(int status, const char *error);
 /** Prints "bitcts <cmd>: error: <message>" on one line to stderr; returns BITCTS_EXIT_USAGE. */
 int bitcts_cli_error(const char *cmd, const char *fmt, ...) BITCTS_PRINTF(2, 3);
 /** Refuses an argument that is not valid UTF-8 (reports record the command line as JSON):

@@ -21,8 +21,9 @@ static const char run_description[] =
     "runs the backend in a worker process and compares bit for bit. Verdicts: pass, warn, fail,\n"
     "timeout, crash, not_supported, recorded, missing, internal_error, expected_fail,\n"
     "unexpected_pass, flake, skipped, not_run (docs/report-schema.md). Exit code 0 only when\n"
-    "nothing failed; 2 for a bad command line or input; 130 when interrupted (the log is\n"
-    "kept: --resume).\n";
+    "nothing failed; 2 for a bad command line or input; 3 when the environment failed (no\n"
+    "device, a backend that cannot start, a full disk: retry); 130 when interrupted (the log\n"
+    "is kept: --resume).\n";
 
 /* The progress line on a terminal: a bar, counts, rate and the time left. */
 static void print_progress(void *user, size_t done, size_t total, double elapsed_s)
@@ -321,7 +322,8 @@ static int run_parsed(int argc, char **argv, bitcts_cli_run *r, const run_args *
     if (st != BITCTS_OK) {
         bitcts_run_result_free(&result);
         json_decref(command_line);
-        return bitcts_cli_error("run", "%s", result.error);
+        const int code = bitcts_cli_error("run", "%s", result.error);
+        return bitcts_cli_environment_failed(st, result.error) ? BITCTS_EXIT_ENVIRONMENT : code;
     }
     print_summary(&r->cfg, &result);
     if (a->shrink && result.failed) {

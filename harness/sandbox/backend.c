@@ -175,7 +175,11 @@ int bitcts_backend_instance_with(const bitcts_backend *b, const bitcts_backend_o
         bitcts_sanitize_string(bitcts_plugin_host_path(b->host), 4096, path, sizeof path);
         snprintf(err, cap, "backend %s: instance_create failed with status %d (%s)%s%s", path, st,
                  bitcts_status_message(st), b->last_log[0] != '\0' ? ": " : "", b->last_log);
-        return st != BITCTS_ABI_OK ? BITCTS_E_BACKEND_FAILED : BITCTS_E_PLUGIN_MALFORMED;
+        if (st == BITCTS_ABI_OK) {
+            return BITCTS_E_PLUGIN_MALFORMED; /* OK and no instance */
+        }
+        /* A refused option is the command line's fault; the rest, the environment's. */
+        return st == BITCTS_E_INVALID_ARGUMENT ? BITCTS_E_INVALID_ARGUMENT : BITCTS_E_DEVICE;
     }
     return BITCTS_OK;
 }

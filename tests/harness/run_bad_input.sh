@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# bitcts run / report: bad input gets a one-line error naming the problem and exit code 2.
+# bitcts run / report: bad input gets a one-line error naming the problem and exit code 2; a
+# backend that loads but cannot start for the machine's reasons gets exit code 3 (retry).
 # Usage: run_bad_input.sh BITCTS EXAMPLE_PLUGIN WRONG_MAJOR_STUB MISSING_SYMBOL_STUB
 set -u
 bitcts=$1
@@ -117,4 +118,31 @@ bad "is not a case result" run --backend "$example" --filter 'bit_not.uint8.r1.*
 printf 'bit_not.uint8.r1.packed.0 fail # tracked elsewhere\n' >"$work/b2.txt"
 "$bitcts" run --backend "$example" --filter 'bit_not.uint8.r1.packed.*' --baseline "$work/b2.txt" --report "$work/b2" --quiet >/dev/null
 [ $? -eq 1 ] && grep -q '"unexpected_pass"' "$work/b2/report.json" || { echo "FAIL: unexpected_pass"; fail=1; }
+# The environment, not the input: exit 3 with one line, nothing written. A CPU variant this
+# build or machine lacks, and (where the Vulkan backend is built) no Vulkan driver at all.
+environment() { # environment WANT ENV... -- ARGS...
+    local want=$1
+    shift
+    local envs=()
+    while [ "$1" != -- ]; do envs+=("$1"); shift; done
+    shift
+    rm -rf "$work/env"
+    env ${envs[@]+"${envs[@]}"} "$bitcts" "$@" --report "$work/env" >"$work/out" 2>"$work/err"
+    local rc=$?
+    if [ $rc -ne 3 ] || [ "$(wc -l <"$work/err")" -ne 1 ] || ! grep -qF -- "$want" "$work/err" ||
+        [ -e "$work/env" ]; then
+        echo "FAIL: bitcts $* -> rc=$rc (want 3): $(cat "$work/err")"; fail=1
+    else
+        echo "ok (exit 3): $(cat "$work/err")"
+    fi
+}
+other_arch=neon
+[ "$(uname -m)" = x86_64 ] || other_arch=avx2
+environment "variant $other_arch is not built into this backend" -- run --backend "cpu:$other_arch" --tier smoke --quiet
+bad "unknown variant 'bogus'" run --backend cpu:bogus --tier smoke --report "$work/r9" --quiet
+bad "threads=x" run --backend cpu --backend-option threads=x --tier smoke --report "$work/r10" --quiet
+if ! "$bitcts" run --backend vulkan --filter none --report "$work/vk" 2>&1 | grep -q "unknown backend"; then
+    environment "no Vulkan driver" VK_ICD_FILENAMES="$work/none.json" VK_DRIVER_FILES="$work/none.json" \
+        -- run --backend vulkan --tier smoke --quiet
+fi
 exit $fail

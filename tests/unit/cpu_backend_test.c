@@ -612,7 +612,7 @@ static int32_t try_create(const char *key, const char *value, char *err, size_t 
 static void test_options(void)
 {
     char err[256];
-    CHECK(try_create("variant", "bogus", err, sizeof err) == BITCTS_ABI_E_NOT_SUPPORTED);
+    CHECK(try_create("variant", "bogus", err, sizeof err) == BITCTS_ABI_E_INVALID_ARGUMENT);
     CHECK(strstr(err, "unknown variant 'bogus'") != NULL);
 #if defined(__x86_64__) || defined(__i386__)
     CHECK(try_create("variant", "neon", err, sizeof err) == BITCTS_ABI_E_NOT_SUPPORTED);
@@ -657,7 +657,7 @@ static void test_options(void)
     CHECK(inst != NULL && strcmp(table->instance_info(inst, "variant"), "scalar") != 0);
     table->instance_destroy(inst);
     setenv("BITCTS_CPU_VARIANT", "nonesuch", 1);
-    CHECK(try_create("threads", "1", err, sizeof err) == BITCTS_ABI_E_NOT_SUPPORTED);
+    CHECK(try_create("threads", "1", err, sizeof err) == BITCTS_ABI_E_INVALID_ARGUMENT);
     unsetenv("BITCTS_CPU_VARIANT");
 }
 
