@@ -13,9 +13,11 @@
 #include "backend.h"   /* bitcts_backend_options */
 #include "case_plan.h" /* bitcts_selection */
 
-/** Progress of a run: cases ended and to run, seconds since the start. Called from the run's
- * thread at most every 0.1 s and once more at the end. */
-typedef void (*bitcts_run_progress_fn)(void *user, size_t done, size_t total, double elapsed_s);
+/** Progress of a run: cases ended and to run, cases with a failing verdict so far (the
+ * baseline applied), seconds since the start. Called from the run's thread at most every 0.1 s
+ * and once more at the end. */
+typedef void (*bitcts_run_progress_fn)(void *user, size_t done, size_t total, size_t failing,
+                                       double elapsed_s);
 
 typedef struct bitcts_run_config {
     const char *backend_spec;
@@ -41,6 +43,11 @@ typedef struct bitcts_run_config {
     const json_t *command_line;         /* recorded in the report as given (provenance); borrowed */
     bitcts_run_progress_fn progress;    /* NULL: none */
     void *progress_user;
+    /* Stop rules and retries (docs/harness.md, "Stopping early"): */
+    uint32_t max_fails;        /* stop once this many cases failed; 0: never */
+    uint32_t max_timeouts;     /* stop after this many timeouts in a row; 0: never */
+    uint32_t retry_unexpected; /* run each unexpected outcome again up to N times; 0: none */
+    const unsigned char *only; /* per plan index: 1 runs (--rerun's cases); NULL: all selected */
 } bitcts_run_config;
 
 /** What a run gives back. */
@@ -52,6 +59,7 @@ typedef struct bitcts_run_result {
     int failed;        /* some case has a failing verdict (bitcts_verdict_is_failure) */
     int interrupted;   /* stopped by *cfg->interrupted: no report; the log holds what ended */
     size_t ended;      /* cases ended (in the log) when it stopped */
+    char stopped[200]; /* why a stop rule ended the run early (as in the report), or "" */
     double duration_s; /* wall time of the run */
 } bitcts_run_result;
 
