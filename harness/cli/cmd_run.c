@@ -281,8 +281,13 @@ static int parse_run(int argc, char **argv, bitcts_cli_run *r, run_args *a,
     bitcts_cli_run_apply(r);
     cfg->selection = sel.sel;
     cfg->tier_text = sel.tier_text;
+    if (rc == BITCTS_CLI_HELP) { /* printed: nothing is to run */
+        cfg->backend_spec = NULL;
+        a->rerun = NULL;
+        return BITCTS_EXIT_OK;
+    }
     if (rc != 0) {
-        return rc == BITCTS_CLI_HELP ? BITCTS_EXIT_OK : rc;
+        return rc;
     }
     if (cfg->backend_spec == NULL && a->rerun == NULL) {
         return bitcts_cli_error(cmd, "--backend is required (a built-in name or a plugin path)");
@@ -429,8 +434,8 @@ int bitcts_cmd_run(int argc, char **argv)
     run_args a = {0};
     bitcts_cli_shrink_args shrink = {.seconds = 120, .max = 10};
     const int parsed = parse_run(argc, argv, &r, &a, &shrink, "run");
-    if (parsed != 0) {
-        return parsed;
+    if (parsed != 0 || (r.cfg.backend_spec == NULL && a.rerun == NULL)) {
+        return parsed; /* an error, or the help */
     }
     bitcts_cli_rerun rr;
     memset(&rr, 0, sizeof rr);
