@@ -39,22 +39,22 @@ static const char *run_worker(uint32_t r, uint32_t first_retry)
 }
 
 /* A case that disagreed with itself: the first run's object, verdict flake, every run listed. */
-static json_t *flake(json_t *const *runs, uint32_t n, uint32_t first_retry)
+static json_t *flake(json_t *const *runs, const uint32_t *round, uint32_t n, uint32_t first_retry)
 {
     json_t *obj = json_deep_copy(runs[0]);
     json_t *list = json_array();
     char detail[640];
     size_t used = (size_t)snprintf(detail, sizeof detail, "disagrees with itself over %u runs:", n);
     for (uint32_t r = 0; r < n; ++r) {
-        const char *worker = run_worker(r, first_retry);
+        const char *worker = run_worker(round[r], first_retry);
         json_array_append_new(
-            list, json_pack("{s:I, s:s, s:s, s:s, s:s}", "run", (json_int_t)r + 1, "worker", worker,
-                            "verdict", bitcts_report_str(runs[r], "verdict"), "detail",
+            list, json_pack("{s:I, s:s, s:s, s:s, s:s}", "run", (json_int_t)round[r] + 1, "worker",
+                            worker, "verdict", bitcts_report_str(runs[r], "verdict"), "detail",
                             bitcts_report_str(runs[r], "detail"), "output_xxh3_128",
                             bitcts_report_str(runs[r], "output_xxh3_128")));
         if (used < sizeof detail) {
             used += (size_t)snprintf(detail + used, sizeof detail - used, "%s run %u (%s): %s",
-                                     r > 0 ? ";" : "", r + 1, worker,
+                                     r > 0 ? ";" : "", round[r] + 1, worker,
                                      bitcts_report_str(runs[r], "verdict"));
         }
     }
@@ -67,14 +67,29 @@ static json_t *flake(json_t *const *runs, uint32_t n, uint32_t first_retry)
 json_t *bitcts__run_final_result(run_state *s, size_t idx)
 {
     json_t *runs[128] = {NULL};
+    uint32_t round[128] = {0};
     uint32_t n = 0;
+    uint32_t unrun = 0;
     for (uint32_t r = 0; r < s->rounds + s->retry_rounds && n < 128; ++r) {
         if (s->results[r][idx] != NULL || r < s->rounds) {
+            unrun += bitcts_report_case_verdict(s->results[r][idx]) == BITCTS_VERDICT_NOT_RUN;
+            round[n] = r;
             runs[n++] = s->results[r][idx];
         }
     }
+    if (unrun > 0 && unrun < n) { /* rounds a stop rule left unrun do not disagree with those
+                                   * that ran */
+        uint32_t kept = 0;
+        for (uint32_t i = 0; i < n; ++i) {
+            if (bitcts_report_case_verdict(runs[i]) != BITCTS_VERDICT_NOT_RUN) {
+                round[kept] = round[i];
+                runs[kept++] = runs[i];
+            }
+        }
+        n = kept;
+    }
     json_t *obj =
-        n > 1 && !runs_agree(runs, n) ? flake(runs, n, s->rounds) : json_deep_copy(runs[0]);
+        n > 1 && !runs_agree(runs, n) ? flake(runs, round, n, s->rounds) : json_deep_copy(runs[0]);
     const bitcts_baseline_entry *e = bitcts_baseline_find(&s->baseline, s->plan->cases[idx].id);
     if (obj != NULL && e != NULL) {
         const int verdict = bitcts_verdict_parse(bitcts_report_str(obj, "verdict"));

@@ -238,7 +238,8 @@ static void run_loop(run_state *s)
     char err[512];
     for (;;) {
         int active = 0;
-        const int starting = s->cfg->stop_at <= 0 || bitcts_clock_now() < s->cfg->stop_at;
+        const int starting =
+            (s->cfg->stop_at <= 0 || bitcts_clock_now() < s->cfg->stop_at) && s->stopped[0] == '\0';
         for (int i = 0; i < s->jobs && !interrupted(s); ++i) {
             worker_slot *w = &s->slots[i];
             if (w->c.sb.pid <= 0 && s->queue_count > 0 && starting) {

@@ -4,7 +4,8 @@
 
 * --max-fails N stops the run once N cases failed: exit 1, every case in the report once, the
   cases not run `not_run` naming the rule, every view (report.json, summary.md, report.html,
-  junit.xml, the terminal) saying that the run stopped early and why;
+  junit.xml, the terminal) saying that the run stopped early and why; under --repeat, runs the
+  stop left unrun do not make a flake;
 * --max-timeouts K: a backend that hangs on every call (exec_hang) costs K timeouts, then the rest
   is `not_run` ("the backend stopped answering: K timeouts in a row"); with 0 every hang is a
   timeout;
@@ -98,7 +99,13 @@ def max_fails():
     v = verdicts(load("no-max-fails"))
     if v["fail"] <= verdicts(r)["fail"] or v["not_run"] != 0 or "stopped" in load("no-max-fails"):
         fail("max-fails", f"without --max-fails: {dict(v)}")
-    print(f"ok: --max-fails 3: {dict(verdicts(r))}", flush=True)
+    # Under --repeat, a case whose later runs the stop left unrun is not a flake.
+    p = run("max-fails-repeat", "--backend", PLUGINS["broken_ignores_strides"], "--filter",
+            STRIDES, "--max-fails", "2", "--repeat", "2", "--jobs", "1")
+    v = verdicts(load("max-fails-repeat"))
+    if p.returncode != 1 or v["flake"] or v["fail"] < 2 or not v["not_run"]:
+        fail("max-fails", f"--repeat 2: exit code {p.returncode}, {dict(v)}")
+    print(f"ok: --max-fails 3: {dict(verdicts(r))}; under --repeat 2: {dict(v)}", flush=True)
 
 
 def max_timeouts():
