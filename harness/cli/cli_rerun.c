@@ -141,13 +141,15 @@ static int check_outcome_options(const bitcts_cli_rerun *rr, const char *path, i
                                     checks[i].name, path);
         }
     }
-    static const char *const selecting[] = {"--tier", "--feature-level", "--shard"};
+    static const char *const selecting[] = {"--tier", "--feature-level", "--shard", "--shard-count",
+                                            "--shard-timings"};
     for (size_t i = 0; i < sizeof selecting / sizeof selecting[0]; ++i) {
         if (gives(argc, argv, selecting[i])) {
-            return bitcts_cli_error(CMD,
-                                    "--rerun: %s does not apply: the cases are those of %s that "
-                                    "did not pass (--filter may narrow them)",
-                                    selecting[i], path);
+            return bitcts_cli_error(
+                CMD,
+                "--rerun: %s does not apply: the cases are those of %s that "
+                "did not pass (--filter, --exclude, --skips and --claimed may narrow them)",
+                selecting[i], path);
         }
     }
     return 0;

@@ -33,8 +33,9 @@ int bitcts_cli_rerun_load(const char *path, const bitcts_plan *plan,
 
 /** Applies the rerun to the command line's r: the report's seed, backend, backend options,
  * --timeout, --isolate and --repeat, every case (the selection is the report's cases, which
- * --filter may narrow). An outcome option the command line gives that differs from the report's,
- * --tier, --feature-level, --shard, or a --report that is REPORT's folder, is refused.
+ * --filter, --exclude, --skips and --claimed may narrow). An outcome option the command line
+ * gives that differs from the report's, --tier, --feature-level, --shard, --shard-count,
+ * --shard-timings, or a --report that is REPORT's folder, is refused.
  * @param command_line [in,out] argv as given (bitcts_cli_command_line); the options taken from
  *        the report are appended (the new report records them, so that it can be rerun in turn).
  * @return 0, or BITCTS_EXIT_USAGE after one line. */

@@ -125,20 +125,6 @@ static int parse_threads(const char *v, void *dest, char *err, size_t cap)
     return 0;
 }
 
-static int parse_shard(const char *v, void *dest, char *err, size_t cap)
-{
-    bitcts_run_config *cfg = dest;
-    unsigned i = 0, n = 0;
-    char tail = 0;
-    if (sscanf(v, "%u/%u%c", &i, &n, &tail) != 2 || n == 0 || i == 0 || i > n || n > 100000) {
-        snprintf(err, cap, "--shard: '%s' is not I/N with 1 <= I <= N", v);
-        return -1;
-    }
-    cfg->shard_index = i;
-    cfg->shard_count = n;
-    return 0;
-}
-
 static const char *const isolate_words[] = {"batch", "case", NULL};
 
 /* --backend (KIND: REQUIRED or TEXT) and --backend-option, declared once for both uses. */
@@ -216,14 +202,20 @@ void bitcts_cli_run_apply(bitcts_cli_run *r)
 
 /* The options of run alone (explore refuses them, naming run). */
 static const bitcts_cli_option run_only_options[] = {
-    BITCTS_OPT_CUSTOM("--shard", "I/N", 0, parse_shard,
-                      "run every N-th case starting at the I-th (1-based), interleaved"),
     BITCTS_OPT_TEXT("--baseline", "FILE", offsetof(bitcts_run_config, baseline_path), 0,
                     "expected failures: lines '<glob> <fail|timeout|crash|flake> [reason]'; an "
                     "unknown verdict or a malformed glob is refused (FILE:LINE), a glob that "
                     "matches no case of any tier is warned of"),
     BITCTS_OPT_FLAG("--resume", offsetof(bitcts_run_config, resume),
                     "keep the cases DIR/results.jsonl already has and run the rest"),
+    BITCTS_OPT_TEXT("--skips", "FILE", offsetof(bitcts_run_config, skips_path), 0,
+                    "cases not to run: lines '<glob> <reason...>'; a selected case a line "
+                    "matches gets the verdict skipped with the reason and FILE:LINE; a line "
+                    "without a reason or with a malformed glob is refused (FILE:LINE)"),
+    BITCTS_OPT_FLAG("--claimed", offsetof(bitcts_run_config, claimed),
+                    "run only the selected cases the backend claims (its capabilities); the "
+                    "report's conformance claim lists, by operator and type, what the feature "
+                    "level requires that the backend does not claim, with counts"),
     BITCTS_OPT_NUMBER("--max-fails", "N", U32, offsetof(bitcts_run_config, max_fails), 1,
                       UINT32_MAX,
                       "stop once N cases have failed: the cases not run get not_run, the "
@@ -262,7 +254,7 @@ static const bitcts_cli_option run_own_options[] = {
 
 /* The command line into r, a, shrink; 0, or an exit code (BITCTS_CLI_HELP: 0). */
 static int parse_run(int argc, char **argv, bitcts_cli_run *r, run_args *a,
-                     bitcts_cli_shrink_args *shrink, const char *cmd)
+                     bitcts_cli_shrink_args *shrink, bitcts_cli_shard *shard, const char *cmd)
 {
     bitcts_run_config *cfg = &r->cfg;
     bitcts_cli_selection sel = {.sel = cfg->selection};
@@ -271,6 +263,7 @@ static int parse_run(int argc, char **argv, bitcts_cli_run *r, run_args *a,
         bitcts_cli_run_table(r),
         bitcts_cli_selection_table(&sel),
         BITCTS_CLI_TABLE(run_only_options, cfg),
+        bitcts_cli_shard_table(shard),
         bitcts_cli_shrink_table(shrink),
         BITCTS_CLI_TABLE(run_own_options, a)};
     const bitcts_cli_spec spec = {.cmd = cmd,
@@ -292,7 +285,8 @@ static int parse_run(int argc, char **argv, bitcts_cli_run *r, run_args *a,
     if (cfg->backend_spec == NULL && a->rerun == NULL) {
         return bitcts_cli_error(cmd, "--backend is required (a built-in name or a plugin path)");
     }
-    return 0;
+    /* A report's command line (--rerun) leaves its shard unapplied: a rerun takes none of it. */
+    return strcmp(cmd, "run") == 0 ? bitcts_cli_shard_apply(cmd, shard, cfg) : 0;
 }
 
 /* A report's command line, for --rerun: parsed as run's, its errors naming where it is. */
@@ -301,7 +295,9 @@ static int parse_report_run(int argc, char **argv, bitcts_cli_run *r, const char
     bitcts_cli_run_init(r, BITCTS_TIER_DEFAULT, "bitcts-report");
     run_args a = {0};
     bitcts_cli_shrink_args shrink = {0};
-    const int rc = parse_run(argc, argv, r, &a, &shrink, cmd);
+    bitcts_cli_shard shard = {0};
+    const int rc = parse_run(argc, argv, r, &a, &shrink, &shard, cmd);
+    bitcts_cli_shard_free(&shard);
     if (rc == 0 && r->cfg.backend_spec == NULL) {
         return bitcts_cli_error(cmd, "it names no --backend");
     }
@@ -433,8 +429,10 @@ int bitcts_cmd_run(int argc, char **argv)
     r.cfg.max_timeouts = BITCTS_CLI_MAX_TIMEOUTS;
     run_args a = {0};
     bitcts_cli_shrink_args shrink = {.seconds = 120, .max = 10};
-    const int parsed = parse_run(argc, argv, &r, &a, &shrink, "run");
+    bitcts_cli_shard shard = {0};
+    const int parsed = parse_run(argc, argv, &r, &a, &shrink, &shard, "run");
     if (parsed != 0 || (r.cfg.backend_spec == NULL && a.rerun == NULL)) {
+        bitcts_cli_shard_free(&shard);
         return parsed; /* an error, or the help */
     }
     bitcts_cli_rerun rr;
@@ -451,5 +449,6 @@ int bitcts_cmd_run(int argc, char **argv)
     }
     json_decref(command_line);
     bitcts_cli_rerun_free(&rr);
+    bitcts_cli_shard_free(&shard);
     return rc;
 }

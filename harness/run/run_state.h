@@ -16,6 +16,7 @@
 #include "child.h"
 #include "runner.h"
 #include "sandbox.h"
+#include "skips.h"
 #include "worker.h"
 
 #define BITCTS_RUN_BATCH_ATTEMPTS 3 /* workers a batch may take that die before its first case */
@@ -61,7 +62,8 @@ typedef struct run_state {
     size_t queue_count, queue_cap;
     size_t *selected; /* plan indices of the selection (this shard), in order */
     size_t selected_count;
-    json_t ***results; /* [round][plan index] */
+    size_t selection_total; /* the selection's cases in every shard together */
+    json_t ***results;      /* [round][plan index] */
     size_t done, total;
     worker_slot *slots;
     int jobs;
@@ -76,6 +78,10 @@ typedef struct run_state {
     uint32_t timeouts_in_row;    /* workers the watchdog killed since a case last ended */
     char stopped[200];           /* why a stop rule ended the run, or "" */
     int retrying;                /* in --retry-unexpected's rounds: the stop rules are off */
+    bitcts_skips skips;          /* --skips */
+    size_t *unclaimed; /* --claimed: plan indices of the selection left out, not claimed */
+    size_t unclaimed_count;
+    bitcts_backend_caps caps; /* --claimed: the probe's claims, parsed */
 } run_state;
 
 /** Appends a record to results.jsonl and flushes it. Takes ownership of rec. */
@@ -106,6 +112,18 @@ void bitcts__run_retry_unexpected(run_state *s, void (*loop)(run_state *));
 /** The final object of a case: its runs (every round that has one) combined, a case that
  * disagrees with itself being a flake, then the baseline. New reference. */
 json_t *bitcts__run_final_result(run_state *s, size_t idx);
+/** Reads --skips (bad input: err names FILE:LINE). */
+int bitcts__run_load_skips(run_state *s, char *err, size_t cap);
+/** Gives every selected case a skips line lists the verdict skipped (each round), unless it
+ * already has a result (--resume). */
+void bitcts__run_skip_listed(run_state *s);
+/** --claimed: takes the cases the probe's claims exclude out of the selection (into
+ * s->unclaimed). @return BITCTS_OK, BITCTS_E_OUT_OF_MEMORY or BITCTS_E_INVALID_ARGUMENT (the
+ * backend claims no selected case). */
+int bitcts__run_scope_claimed(run_state *s, char *err, size_t cap);
+/** The conformance claim of a --claimed run (docs/report-schema.md "claims"), from the
+ * report's case objects and what was left out. New reference, or NULL (out of memory). */
+json_t *bitcts__run_claims_json(const run_state *s, const json_t *cases);
 /** Tells the config's progress callback, at most every 0.1 s unless final. */
 void bitcts__run_progress(run_state *s, int final);
 

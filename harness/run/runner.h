@@ -12,6 +12,7 @@
 
 #include "backend.h"   /* bitcts_backend_options */
 #include "case_plan.h" /* bitcts_selection */
+#include "shard.h"     /* bitcts_shard_timing */
 
 /** Progress of a run: cases ended and to run, cases with a failing verdict so far (the
  * baseline applied), seconds since the start. Called from the run's thread at most every 0.1 s
@@ -28,6 +29,10 @@ typedef struct bitcts_run_config {
     int jobs;
     uint32_t shard_index; /* 1-based; 0 when not sharded */
     uint32_t shard_count;
+    const bitcts_shard_timing *shard_timings; /* sorted by id: the shards balanced by these
+                                               * durations (bitcts_shard_balance); NULL:
+                                               * interleaved (every N-th case) */
+    size_t shard_timing_count;
     const char *baseline_path;
     double timeout_s;
     const char *report_dir;  /* NULL: nothing written, the report is only returned */
@@ -48,6 +53,10 @@ typedef struct bitcts_run_config {
     uint32_t max_timeouts;     /* stop after this many timeouts in a row; 0: never */
     uint32_t retry_unexpected; /* run each unexpected outcome again up to N times; 0: none */
     const unsigned char *only; /* per plan index: 1 runs (--rerun's cases); NULL: all selected */
+    const char *skips_path;    /* --skips: the cases a line lists are not run but get the verdict
+                                * skipped with its reason (harness/judge/skips.h); NULL: none */
+    int claimed; /* --claimed: only the cases the backend claims are run; the report carries the
+                  * conformance claim (docs/report-schema.md, "claims") */
 } bitcts_run_config;
 
 /** What a run gives back. */

@@ -39,4 +39,9 @@ typedef struct bitcts_worker_job {
 /** The sandbox entry point: arg is a bitcts_worker_job. Never returns. */
 void bitcts_worker_main(void *arg, int chan, const char *nonce, bitcts_sandbox_status *status);
 
+/** Why the claims exclude a valid case (its operator, a type, its rank, in place), or NULL:
+ * what makes a worker's case not_supported, and what `run --claimed` leaves out. */
+const char *bitcts__run_unclaimed_reason(const bitcts_backend_caps *caps, const bitcts_case_key *k,
+                                         int in_place, char *buf, size_t cap);
+
 #endif
