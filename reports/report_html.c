@@ -519,6 +519,11 @@ void bitcts__report_render_html(sbuf *b, const bitcts__report_view *v)
               "<p id=\"overview\">%zu cases, %zu listed below as failures or warnings, in %zu "
               "group%s.</p>\n",
               v->t->n, v->listed, v->groups->n_groups, v->groups->n_groups == 1 ? "" : "s");
+    if (bitcts_report_str(v->report, "stopped")[0] != '\0') { /* a stop rule ended it early */
+        sb_puts(b, "<p id=\"stopped\"><strong>The run stopped early:</strong> ");
+        sb_esc(b, bitcts_report_str(v->report, "stopped"), 0);
+        sb_puts(b, "</p>\n");
+    }
     html_identity(b, v);
     html_verdict_table(b, v);
     bitcts__report_claims_html(b, v->report);

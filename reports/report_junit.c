@@ -33,6 +33,7 @@ static void junit_properties(sbuf *b, const json_t *r)
         {"backend.feature_level", bitcts_report_str(backend, "feature_level")},
         {"suite_version", bitcts_report_str(r, "suite_version")},
         {"shard", bitcts_report_str(json_object_get(r, "selection"), "shard")},
+        {"stopped", bitcts_report_str(r, "stopped")}, /* "" unless a stop rule ended the run */
     };
     sb_puts(b, "    <properties>\n");
     for (size_t i = 0; i < sizeof props / sizeof props[0]; ++i) {

@@ -147,6 +147,11 @@ void bitcts__report_render_markdown(sbuf *b, const bitcts__report_view *v)
     sb_puts(b, ".\n\nCommand: ");
     bitcts__report_command_line(b, r, sb_md_code);
     sb_puts(b, "\n\n");
+    if (bitcts_report_str(r, "stopped")[0] != '\0') { /* a stop rule ended the run early */
+        sb_puts(b, "**The run stopped early:** ");
+        sb_md(b, bitcts_report_str(r, "stopped"));
+        sb_puts(b, "\n\n");
+    }
     md_verdict_table(b, v);
     bitcts__report_claims_markdown(b, r);
     md_groups(b, v);

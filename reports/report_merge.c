@@ -329,6 +329,13 @@ static json_t *merged_identity(merge_ctx *m, const char **finished, double *dura
     rc |= identity == NULL || json_object_set_new(identity, "started", json_string(started)) != 0;
     rc |= identity == NULL ||
           json_object_set_new(identity, "command_line", unsharded_command_line(m->shards[0])) != 0;
+    for (size_t i = 0; !rc && i < m->count; ++i) { /* a shard a stop rule ended: the run did */
+        const char *stopped = bitcts_report_str(m->shards[i], "stopped");
+        if (stopped[0] != '\0') {
+            rc |= json_object_set_new(identity, "stopped", json_string(stopped)) != 0;
+            break;
+        }
+    }
     if (rc) {
         json_decref(identity);
         return NULL;

@@ -325,6 +325,9 @@ static bitcts_status check_top(vctx *c, const json_t *r)
     if (st == BITCTS_OK) {
         st = need_str_list(c, r, "command_line", BITCTS_REPORT_MAX_LIST, 0);
     }
+    if (st == BITCTS_OK && json_object_get(r, "stopped") != NULL) { /* optional (1.2) */
+        st = need_str(c, r, "stopped", 1024);
+    }
     return st;
 }
 

@@ -119,6 +119,11 @@ static void text_slowest(sbuf *b, const bitcts__report_view *v)
 
 void bitcts__report_render_text(sbuf *b, const bitcts__report_view *v)
 {
+    const char *stopped = bitcts_report_str(v->report, "stopped");
+    if (stopped[0] != '\0') { /* a stop rule ended the run early */
+        char shown[1100];
+        sb_printf(b, "the run stopped early: %s\n\n", plain_copy(shown, sizeof shown, stopped));
+    }
     text_verdict_table(b, v);
     text_claims(b, v);
     text_failures(b, v);

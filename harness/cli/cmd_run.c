@@ -8,6 +8,7 @@
 
 #include "baseline.h"
 #include "bitcts/bitcts_status.h"
+#include "cli_rerun.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "explore.h"
@@ -15,6 +16,8 @@
 #include "report.h"
 #include "runner.h"
 #include "sanitize.h"
+
+#define BITCTS_CLI_MAX_TIMEOUTS 5 /* --max-timeouts: a hung backend costs at most this many */
 
 static const char run_description[] =
     "Runs each selected case: generates it, computes the expected output with the reference,\n"
@@ -25,10 +28,39 @@ static const char run_description[] =
     "device, a backend that cannot start, a full disk: retry); 130 when interrupted (the log\n"
     "is kept: --resume).\n";
 
-/* The progress line on a terminal: a bar, counts, rate and the time left. */
-static void print_progress(void *user, size_t done, size_t total, double elapsed_s)
+/* How progress is shown: a bar on a terminal, else a line every `interval_s` (for CI logs). */
+typedef struct run_progress {
+    int terminal;
+    double interval_s;
+    double next_s; /* elapsed time of the next line (no terminal) */
+} run_progress;
+
+/* The progress line without a terminal: one line on stderr every interval, never rewritten. */
+static void print_progress_line(run_progress *p, size_t done, size_t total, size_t failing,
+                                double elapsed_s)
 {
-    (void)user;
+    if (elapsed_s < p->next_s || done >= total) {
+        return;
+    }
+    p->next_s = elapsed_s + p->interval_s;
+    const double rate = (double)done / (elapsed_s + 1e-9);
+    char left[32] = "unknown";
+    if (done > 0) {
+        snprintf(left, sizeof left, "%.0f s", (double)(total - done) / rate);
+    }
+    fprintf(stderr, "bitcts run: %zu/%zu cases (%.1f%%), %zu failing, %.1f cases/s, %s left\n",
+            done, total, 100.0 * (double)done / (double)total, failing, rate, left);
+    fflush(stderr);
+}
+
+/* The progress line on a terminal: a bar, counts, failures, rate and the time left. */
+static void print_progress(void *user, size_t done, size_t total, size_t failing, double elapsed_s)
+{
+    run_progress *p = user;
+    if (!p->terminal) {
+        print_progress_line(p, done, total, failing, elapsed_s);
+        return;
+    }
     /* The rate counts the time spent waiting on slow or hung cases, so the ETA does too; with
      * nothing ended yet there is no rate to go by. */
     const double rate = (double)done / (elapsed_s + 1e-9);
@@ -42,8 +74,8 @@ static void print_progress(void *user, size_t done, size_t total, double elapsed
         bar[i] = i < filled ? '#' : '.';
     }
     bar[30] = '\0';
-    fprintf(stderr, "\r[%s] %zu/%zu %5.1f%% %7.0f cases/s ETA %5s ", bar, done, total,
-            total ? 100.0 * (double)done / (double)total : 100.0, rate, eta);
+    fprintf(stderr, "\r[%s] %zu/%zu %5.1f%% %zu failing %7.0f cases/s ETA %5s ", bar, done, total,
+            total ? 100.0 * (double)done / (double)total : 100.0, failing, rate, eta);
     if (done >= total) {
         fputc('\n', stderr);
     }
@@ -185,11 +217,26 @@ static const bitcts_cli_option run_only_options[] = {
                     "run only the selected cases the backend claims (its capabilities); the "
                     "report's conformance claim lists, by operator and type, what the feature "
                     "level requires that the backend does not claim, with counts"),
+    BITCTS_OPT_NUMBER("--max-fails", "N", U32, offsetof(bitcts_run_config, max_fails), 1,
+                      UINT32_MAX,
+                      "stop once N cases have failed: the cases not run get not_run, the "
+                      "reports say why, exit code 1"),
+    BITCTS_OPT_NUMBER("--max-timeouts", "K", U32, offsetof(bitcts_run_config, max_timeouts), 0,
+                      UINT32_MAX,
+                      "stop after K timeouts in a row (a backend that stopped answering): the "
+                      "cases not run get not_run (default 5; 0: never stop)"),
+    BITCTS_OPT_NUMBER("--retry-unexpected", "N", U32, offsetof(bitcts_run_config, retry_unexpected),
+                      1, 64,
+                      "then run each case whose outcome was unexpected (a failure; with "
+                      "--baseline, one it does not expect) again, up to N times (1-64), each in a "
+                      "fresh worker; a case whose outcomes differ is a flake"),
 };
 
 typedef struct run_args {
     int shrink;
     int quiet;
+    double progress_s; /* --progress-interval */
+    const char *rerun; /* --rerun */
 } run_args;
 
 static const bitcts_cli_option run_own_options[] = {
@@ -197,11 +244,18 @@ static const bitcts_cli_option run_own_options[] = {
                     "then shrink each failure to a smaller case that fails the same way: "
                     "DIR/shrunk/<id>/ (vectors, repro.txt), one bitcts eval line"),
     BITCTS_OPT_FLAG("--quiet", offsetof(run_args, quiet), "no progress line"),
+    BITCTS_OPT_SECONDS("--progress-interval", "S", offsetof(run_args, progress_s),
+                       "without a terminal, a progress line on stderr every S seconds (default "
+                       "10; from 0.1 to 86400): done/total, failing, rate, time left"),
+    BITCTS_OPT_TEXT("--rerun", "REPORT", offsetof(run_args, rerun), 4000,
+                    "run only the cases that did not pass in REPORT (a report folder or its "
+                    "report.json), with its seed, backend and the options that change outcomes "
+                    "(docs/harness.md)"),
 };
 
 /* The command line into r, a, shrink; 0, or an exit code (BITCTS_CLI_HELP: 0). */
 static int parse_run(int argc, char **argv, bitcts_cli_run *r, run_args *a,
-                     bitcts_cli_shrink_args *shrink, bitcts_cli_shard *shard)
+                     bitcts_cli_shrink_args *shrink, bitcts_cli_shard *shard, const char *cmd)
 {
     bitcts_run_config *cfg = &r->cfg;
     bitcts_cli_selection sel = {.sel = cfg->selection};
@@ -213,7 +267,7 @@ static int parse_run(int argc, char **argv, bitcts_cli_run *r, run_args *a,
         bitcts_cli_shard_table(shard),
         bitcts_cli_shrink_table(shrink),
         BITCTS_CLI_TABLE(run_own_options, a)};
-    const bitcts_cli_spec spec = {.cmd = "run",
+    const bitcts_cli_spec spec = {.cmd = cmd,
                                   .description = run_description,
                                   .tables = tables,
                                   .table_count = sizeof tables / sizeof tables[0]};
@@ -221,13 +275,53 @@ static int parse_run(int argc, char **argv, bitcts_cli_run *r, run_args *a,
     bitcts_cli_run_apply(r);
     cfg->selection = sel.sel;
     cfg->tier_text = sel.tier_text;
+    if (rc == BITCTS_CLI_HELP) { /* printed: nothing is to run */
+        cfg->backend_spec = NULL;
+        a->rerun = NULL;
+        return BITCTS_EXIT_OK;
+    }
     if (rc != 0) {
-        return rc == BITCTS_CLI_HELP ? BITCTS_EXIT_OK : rc;
+        return rc;
     }
-    if (cfg->backend_spec == NULL) {
-        return bitcts_cli_error("run", "--backend is required (a built-in name or a plugin path)");
+    if (cfg->backend_spec == NULL && a->rerun == NULL) {
+        return bitcts_cli_error(cmd, "--backend is required (a built-in name or a plugin path)");
     }
-    return bitcts_cli_shard_apply("run", shard, cfg);
+    /* A report's command line (--rerun) leaves its shard unapplied: a rerun takes none of it. */
+    return strcmp(cmd, "run") == 0 ? bitcts_cli_shard_apply(cmd, shard, cfg) : 0;
+}
+
+/* A report's command line, for --rerun: parsed as run's, its errors naming where it is. */
+static int parse_report_run(int argc, char **argv, bitcts_cli_run *r, const char *cmd)
+{
+    bitcts_cli_run_init(r, BITCTS_TIER_DEFAULT, "bitcts-report");
+    run_args a = {0};
+    bitcts_cli_shrink_args shrink = {0};
+    bitcts_cli_shard shard = {0};
+    const int rc = parse_run(argc, argv, r, &a, &shrink, &shard, cmd);
+    bitcts_cli_shard_free(&shard);
+    if (rc == 0 && r->cfg.backend_spec == NULL) {
+        return bitcts_cli_error(cmd, "it names no --backend");
+    }
+    return rc;
+}
+
+/* --rerun: the report's failing cases and outcome options into r; the command line to record. */
+static int start_rerun(bitcts_cli_run *r, const char *path, int argc, char **argv,
+                       bitcts_cli_rerun *rr, json_t **command_line)
+{
+    bitcts_plan *plan = NULL;
+    if (bitcts_plan_create(&plan) != BITCTS_OK) {
+        return bitcts_cli_error("run", "out of memory");
+    }
+    int rc = bitcts_cli_rerun_load(path, plan, parse_report_run, rr);
+    bitcts_plan_destroy(plan);
+    if (rc == 0 && (*command_line = bitcts_cli_command_line(argc, argv)) == NULL) {
+        rc = bitcts_cli_error("run", "out of memory");
+    }
+    if (rc == 0) {
+        rc = bitcts_cli_rerun_apply(rr, path, argc, argv, r, *command_line);
+    }
+    return rc;
 }
 
 /* Baseline lines that can never apply (their glob matches no case of any tier): one warning
@@ -290,21 +384,16 @@ json_t *bitcts_cli_command_line(int argc, char **argv)
     return list;
 }
 
-/* `bitcts run` once the command line is parsed. */
-static int run_parsed(int argc, char **argv, bitcts_cli_run *r, const run_args *a,
-                      const bitcts_cli_shrink_args *shrink)
+/* Runs r and prints its summary; the exit code. */
+static int run_and_report(int argc, char **argv, bitcts_cli_run *r, const run_args *a,
+                          const bitcts_cli_shrink_args *shrink)
 {
-    const int refused = check_against_plan(&r->cfg);
-    if (refused != 0) {
-        return refused;
-    }
-    json_t *command_line = bitcts_cli_command_line(argc, argv);
-    if (command_line == NULL) {
-        return bitcts_cli_error("run", "out of memory");
-    }
-    r->cfg.command_line = command_line;
-    if (!a->quiet && isatty(STDERR_FILENO)) {
+    run_progress progress = {.terminal = isatty(STDERR_FILENO) != 0,
+                             .interval_s = a->progress_s > 0 ? a->progress_s : 10};
+    progress.next_s = progress.interval_s;
+    if (!a->quiet) {
         r->cfg.progress = print_progress;
+        r->cfg.progress_user = &progress;
     }
     /* Ctrl-C or a polite kill: the runner stops starting cases, ends its workers, keeps the log */
     bitcts_cli_interrupts saved;
@@ -316,12 +405,10 @@ static int run_parsed(int argc, char **argv, bitcts_cli_run *r, const run_args *
     if (st == BITCTS_OK && result.interrupted) {
         print_resume_hint(argc, argv, &result);
         bitcts_run_result_free(&result);
-        json_decref(command_line);
         return BITCTS_EXIT_INTERRUPTED;
     }
     if (st != BITCTS_OK) {
         bitcts_run_result_free(&result);
-        json_decref(command_line);
         const int code = bitcts_cli_error("run", "%s", result.error);
         return bitcts_cli_environment_failed(st, result.error) ? BITCTS_EXIT_ENVIRONMENT : code;
     }
@@ -332,25 +419,38 @@ static int run_parsed(int argc, char **argv, bitcts_cli_run *r, const run_args *
         bitcts_cli_shrink("run", &r->cfg, result.report, out_dir, (size_t)shrink->max,
                           (double)shrink->seconds);
     }
-    const int exit_code = result.failed ? BITCTS_EXIT_FAILURES : BITCTS_EXIT_OK;
+    const int failed = result.failed || result.stopped[0] != '\0';
     bitcts_run_result_free(&result);
-    json_decref(command_line);
-    return exit_code;
+    return failed ? BITCTS_EXIT_FAILURES : BITCTS_EXIT_OK;
 }
 
 int bitcts_cmd_run(int argc, char **argv)
 {
     bitcts_cli_run r;
     bitcts_cli_run_init(&r, BITCTS_TIER_DEFAULT, "bitcts-report");
+    r.cfg.max_timeouts = BITCTS_CLI_MAX_TIMEOUTS;
     run_args a = {0};
     bitcts_cli_shrink_args shrink = {.seconds = 120, .max = 10};
     bitcts_cli_shard shard = {0};
-    const int parsed = parse_run(argc, argv, &r, &a, &shrink, &shard);
-    if (parsed != 0 || r.cfg.backend_spec == NULL) {
+    const int parsed = parse_run(argc, argv, &r, &a, &shrink, &shard, "run");
+    if (parsed != 0 || (r.cfg.backend_spec == NULL && a.rerun == NULL)) {
         bitcts_cli_shard_free(&shard);
-        return parsed;
+        return parsed; /* an error, or the help */
     }
-    const int rc = run_parsed(argc, argv, &r, &a, &shrink);
+    bitcts_cli_rerun rr;
+    memset(&rr, 0, sizeof rr);
+    json_t *command_line = NULL;
+    int rc = a.rerun != NULL ? start_rerun(&r, a.rerun, argc, argv, &rr, &command_line) : 0;
+    if (rc == 0 && a.rerun != NULL && rr.count == 0) {
+        printf("bitcts run: nothing to rerun: every case of %s passed\n", a.rerun);
+    } else if (rc == 0 && (rc = check_against_plan(&r.cfg)) == 0) {
+        command_line = command_line != NULL ? command_line : bitcts_cli_command_line(argc, argv);
+        r.cfg.command_line = command_line;
+        rc = command_line != NULL ? run_and_report(argc, argv, &r, &a, &shrink)
+                                  : bitcts_cli_error("run", "out of memory");
+    }
+    json_decref(command_line);
+    bitcts_cli_rerun_free(&rr);
     bitcts_cli_shard_free(&shard);
     return rc;
 }

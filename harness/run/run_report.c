@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The run's records: the report folder and its claim, the append-only results.jsonl (header,
- * begin, end), --resume from it, and the report of docs/report-schema.md, where the runs of a
- * --repeat are combined (a case that disagrees with itself is a flake) and the baseline is
- * applied. */
+ * begin, end), --resume from it, and the report of docs/report-schema.md, each case's runs
+ * combined and the baseline applied by run_outcome.c. */
 #include <errno.h>  /* errno */
 #include <fcntl.h>  /* open */
 #include <stdio.h>  /* snprintf */
@@ -98,7 +97,8 @@ static int take_end(void *user, json_t *rec, size_t line, char *err, size_t cap)
     const json_int_t idx = json_integer_value(json_object_get(rec, "plan_index"));
     const json_int_t round = json_integer_value(json_object_get(rec, "round"));
     if (id == NULL || idx < 0 || (size_t)idx >= s->plan->count ||
-        strcmp(s->plan->cases[idx].id, id) != 0 || round < 0 || (uint32_t)round >= s->rounds) {
+        strcmp(s->plan->cases[idx].id, id) != 0 || round < 0 ||
+        (uint32_t)round >= s->rounds + s->retry_rounds) {
         json_decref(rec);
         snprintf(err, cap, "results.jsonl:%zu names an unknown case", line);
         return BITCTS_E_PARSE;
@@ -118,6 +118,7 @@ static int take_end(void *user, json_t *rec, size_t line, char *err, size_t cap)
         ++s->done;
     }
     s->results[round][idx] = rec;
+    bitcts__run_note_outcome(s, (size_t)idx, rec);
     return BITCTS_OK;
 }
 
@@ -182,6 +183,7 @@ void bitcts__run_record(run_state *s, size_t idx, uint32_t round, json_t *obj)
     }
     json_decref(s->results[round][idx]);
     s->results[round][idx] = obj;
+    bitcts__run_note_outcome(s, idx, obj);
     json_t *rec = json_deep_copy(obj);
     if (rec != NULL) {
         json_object_set_new(rec, "record", json_string("end"));
@@ -215,69 +217,6 @@ void bitcts__run_synthesize(run_state *s, size_t idx, uint32_t round, int verdic
     bitcts__run_record(s, idx, round, obj);
 }
 
-/* The runs of a case agree when their verdicts agree and, where they produced output, their
- * digests. */
-static int runs_agree(json_t *const *runs, uint32_t n)
-{
-    for (uint32_t r = 1; r < n; ++r) {
-        if (strcmp(bitcts_report_str(runs[r], "verdict"), bitcts_report_str(runs[0], "verdict")) !=
-                0 ||
-            strcmp(bitcts_report_str(runs[r], "output_xxh3_128"),
-                   bitcts_report_str(runs[0], "output_xxh3_128")) != 0) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* A case that disagreed with itself: the first run's object, verdict flake, every run listed. */
-static json_t *flake(json_t *const *runs, uint32_t n)
-{
-    json_t *obj = json_deep_copy(runs[0]);
-    json_t *list = json_array();
-    char detail[640];
-    size_t used = (size_t)snprintf(detail, sizeof detail, "disagrees with itself over %u runs:", n);
-    for (uint32_t r = 0; r < n; ++r) {
-        const char *worker = r % 2 == 1 ? "a fresh worker" : "a reused worker";
-        json_array_append_new(
-            list, json_pack("{s:I, s:s, s:s, s:s, s:s}", "run", (json_int_t)r + 1, "worker", worker,
-                            "verdict", bitcts_report_str(runs[r], "verdict"), "detail",
-                            bitcts_report_str(runs[r], "detail"), "output_xxh3_128",
-                            bitcts_report_str(runs[r], "output_xxh3_128")));
-        if (used < sizeof detail) {
-            used += (size_t)snprintf(detail + used, sizeof detail - used, "%s run %u (%s): %s",
-                                     r > 0 ? ";" : "", r + 1, worker,
-                                     bitcts_report_str(runs[r], "verdict"));
-        }
-    }
-    json_object_set_new(obj, "verdict", json_string("flake"));
-    json_object_set_new(obj, "detail", json_string(detail));
-    json_object_set_new(obj, "repeats", list);
-    return obj;
-}
-
-/* The final object of a case: its runs combined, then the baseline. New reference. */
-static json_t *final_result(run_state *s, size_t idx)
-{
-    json_t *runs[64] = {NULL};
-    const uint32_t n = s->rounds < 64 ? s->rounds : 64;
-    for (uint32_t r = 0; r < n; ++r) {
-        runs[r] = s->results[r][idx];
-    }
-    json_t *obj = n > 1 && !runs_agree(runs, n) ? flake(runs, n) : json_deep_copy(runs[0]);
-    const bitcts_baseline_entry *e = bitcts_baseline_find(&s->baseline, s->plan->cases[idx].id);
-    if (obj != NULL && e != NULL) {
-        const int verdict = bitcts_verdict_parse(bitcts_report_str(obj, "verdict"));
-        const int applied = bitcts_baseline_apply(e, verdict);
-        char reason[400];
-        bitcts_sanitize_string(e->reason[0] != '\0' ? e->reason : e->glob, 4096, reason,
-                               sizeof reason);
-        json_object_set_new(obj, "baseline", json_string(reason));
-        json_object_set_new(obj, "verdict", json_string(bitcts_verdict_name(applied)));
-    }
-    return obj;
-}
-
 int bitcts__run_write_report(run_state *s, char *err, size_t cap)
 {
     char seed[19], finished[32];
@@ -290,11 +229,14 @@ int bitcts__run_write_report(run_state *s, char *err, size_t cap)
         s->cfg->command_line != NULL ? s->cfg->command_line : json_array(), "started",
         s->started_iso, "selection", selection_json(s), "backend", s->backend_json, "host",
         bitcts_report_files_host_json());
+    if (identity != NULL && s->stopped[0] != '\0') { /* a stop rule ended the run early */
+        json_object_set_new(identity, "stopped", json_string(s->stopped));
+    }
     bitcts_report_builder *b = NULL;
     int st = identity != NULL ? bitcts_report_builder_create(identity, &b) : BITCTS_E_OUT_OF_MEMORY;
     json_decref(identity);
     for (size_t i = 0; st == BITCTS_OK && i < s->selected_count; ++i) {
-        st = bitcts_report_builder_add(b, final_result(s, s->selected[i]));
+        st = bitcts_report_builder_add(b, bitcts__run_final_result(s, s->selected[i]));
     }
     json_t *report = NULL;
     if (st == BITCTS_OK) {
@@ -331,5 +273,5 @@ void bitcts__run_progress(run_state *s, int final)
         return;
     }
     s->last_progress = t;
-    s->cfg->progress(s->cfg->progress_user, s->done, s->total, t - s->started);
+    s->cfg->progress(s->cfg->progress_user, s->done, s->total, s->failing, t - s->started);
 }

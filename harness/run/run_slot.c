@@ -224,6 +224,9 @@ void bitcts__slot_finish(run_state *s, worker_slot *w)
     if (w->job.probe) {
         return; /* the probe's end is read by the runner */
     }
+    if (w->c.timed_out) {
+        bitcts__run_note_timeout(s);
+    }
     if (w->fault_owner >= 0) { /* the case whose calls left the writer running is charged;
                                 * the one at hand goes back to the queue */
         bitcts__run_synthesize(s, (size_t)w->fault_owner, w->batch.round, BITCTS_VERDICT_CRASH, how,

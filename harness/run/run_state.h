@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal state of a run, shared by runner.c (scheduling and the loop), run_queue.c (the
- * queue of batches), run_slot.c (one worker: its messages, its end, who is to blame) and
- * run_report.c (log, resume, report).
+ * queue of batches), run_slot.c (one worker: its messages, its end, who is to blame),
+ * run_report.c (log, resume, report), run_outcome.c (a case's runs combined, the stop rules
+ * counted) and run_stop.c (a run cut short, --retry-unexpected).
  * Never installed. Thread-safety: one run per process. */
 #ifndef BITCTS_HARNESS_RUN_STATE_H
 #define BITCTS_HARNESS_RUN_STATE_H
@@ -71,8 +72,14 @@ typedef struct run_state {
     char started_iso[32];
     double last_progress;
     json_t *report;
-    bitcts_skips skips; /* --skips */
-    size_t *unclaimed;  /* --claimed: plan indices of the selection left out, not claimed */
+    uint32_t retry_rounds;       /* rounds after s->rounds kept for --retry-unexpected */
+    unsigned char *failed_cases; /* per plan index: counted in s->failing */
+    size_t failing;              /* cases with a failing verdict so far (baseline applied) */
+    uint32_t timeouts_in_row;    /* workers the watchdog killed since a case last ended */
+    char stopped[200];           /* why a stop rule ended the run, or "" */
+    int retrying;                /* in --retry-unexpected's rounds: the stop rules are off */
+    bitcts_skips skips;          /* --skips */
+    size_t *unclaimed; /* --claimed: plan indices of the selection left out, not claimed */
     size_t unclaimed_count;
     bitcts_backend_caps caps; /* --claimed: the probe's claims, parsed */
 } run_state;
@@ -93,6 +100,18 @@ void bitcts__run_synthesize(run_state *s, size_t idx, uint32_t round, int verdic
 /** The final result of each case (the rounds combined: a case that disagrees with itself is a
  * flake); assembles the report and writes the report folder; keeps it in s->report. */
 int bitcts__run_write_report(run_state *s, char *err, size_t cap);
+/** Counts a case's outcome for the stop rules (--max-fails, --max-timeouts) and the progress
+ * line; sets s->stopped when a rule fires. */
+void bitcts__run_note_outcome(run_state *s, size_t idx, const json_t *obj);
+/** A worker the watchdog killed: one more timeout in a row (--max-timeouts). */
+void bitcts__run_note_timeout(run_state *s);
+/** Gives every selected case without a result in some round `not_run`, naming s->stopped. */
+void bitcts__run_mark_not_run(run_state *s);
+/** --retry-unexpected: runs the unexpected outcomes again, each in a fresh worker. */
+void bitcts__run_retry_unexpected(run_state *s, void (*loop)(run_state *));
+/** The final object of a case: its runs (every round that has one) combined, a case that
+ * disagrees with itself being a flake, then the baseline. New reference. */
+json_t *bitcts__run_final_result(run_state *s, size_t idx);
 /** Reads --skips (bad input: err names FILE:LINE). */
 int bitcts__run_load_skips(run_state *s, char *err, size_t cap);
 /** Gives every selected case a skips line lists the verdict skipped (each round), unless it

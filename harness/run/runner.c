@@ -238,7 +238,8 @@ static void run_loop(run_state *s)
     char err[512];
     for (;;) {
         int active = 0;
-        const int starting = s->cfg->stop_at <= 0 || bitcts_clock_now() < s->cfg->stop_at;
+        const int starting =
+            (s->cfg->stop_at <= 0 || bitcts_clock_now() < s->cfg->stop_at) && s->stopped[0] == '\0';
         for (int i = 0; i < s->jobs && !interrupted(s); ++i) {
             worker_slot *w = &s->slots[i];
             if (w->c.sb.pid <= 0 && s->queue_count > 0 && starting) {
@@ -249,7 +250,7 @@ static void run_loop(run_state *s)
             }
             active += w->c.sb.pid > 0;
         }
-        if (active == 0 || interrupted(s)) {
+        if (active == 0 || interrupted(s) || s->stopped[0] != '\0') {
             break;
         }
         wait_for_workers(s->slots, s->jobs);
@@ -293,13 +294,14 @@ static int keep_shard(run_state *s)
 static int select_cases(run_state *s, char *err, size_t cap)
 {
     s->selected = malloc((s->plan->count + 1) * sizeof *s->selected);
-    s->results = calloc(s->rounds, sizeof *s->results);
+    s->results = calloc(s->rounds + s->retry_rounds, sizeof *s->results);
     s->slots = calloc((size_t)s->jobs, sizeof *s->slots);
-    if (s->selected == NULL || s->results == NULL || s->slots == NULL) {
+    s->failed_cases = calloc(s->plan->count + 1, 1);
+    if (s->selected == NULL || s->results == NULL || s->slots == NULL || s->failed_cases == NULL) {
         snprintf(err, cap, "out of memory");
         return BITCTS_E_OUT_OF_MEMORY;
     }
-    for (uint32_t r = 0; r < s->rounds; ++r) {
+    for (uint32_t r = 0; r < s->rounds + s->retry_rounds; ++r) {
         if ((s->results[r] = calloc(s->plan->count + 1, sizeof **s->results)) == NULL) {
             snprintf(err, cap, "out of memory");
             return BITCTS_E_OUT_OF_MEMORY;
@@ -311,7 +313,8 @@ static int select_cases(run_state *s, char *err, size_t cap)
         if (s->any_tier) {
             key.tiers = BITCTS_TIER_ALL;
         }
-        if (!bitcts_selection_matches(&s->cfg->selection, &key)) {
+        if (!bitcts_selection_matches(&s->cfg->selection, &key) ||
+            (s->cfg->only != NULL && !s->cfg->only[i])) {
             continue;
         }
         ++position;
@@ -366,7 +369,7 @@ static void free_state(run_state *s)
     if (s->log != NULL) {
         fclose(s->log);
     }
-    for (uint32_t r = 0; s->results != NULL && r < s->rounds; ++r) {
+    for (uint32_t r = 0; s->results != NULL && r < s->rounds + s->retry_rounds; ++r) {
         for (size_t i = 0; s->results[r] != NULL && i < s->plan->count; ++i) {
             json_decref(s->results[r][i]);
         }
@@ -376,6 +379,7 @@ static void free_state(run_state *s)
         free(s->queue[i].items);
     }
     free(s->results);
+    free(s->failed_cases);
     free(s->selected);
     free(s->queue);
     free(s->slots);
@@ -394,6 +398,7 @@ static int prepare(run_state *s, char *err, size_t cap)
 {
     s->jobs = s->cfg->jobs < 1 ? 1 : s->cfg->jobs > 256 ? 256 : s->cfg->jobs;
     s->rounds = s->cfg->repeat > 1 ? s->cfg->repeat : 1;
+    s->retry_rounds = s->cfg->retry_unexpected;
     const int64_t explored = bitcts_explore_selected_id(&s->cfg->selection.filter);
     int made = BITCTS_OK;
     if (s->cfg->plan != NULL) {
@@ -477,6 +482,13 @@ int bitcts_run(const bitcts_run_config *cfg, bitcts_run_result *out)
         bitcts__run_fill_queue(&s);
         run_loop(&s);
     }
+    if (s.stopped[0] != '\0' && !interrupted(&s)) { /* a stop rule: end the workers */
+        kill_all(&s);
+        bitcts__run_mark_not_run(&s);
+    } else if (s.retry_rounds > 0 && !interrupted(&s)) {
+        bitcts__run_retry_unexpected(&s, run_loop);
+    }
+    snprintf(out->stopped, sizeof out->stopped, "%s", s.stopped);
     if (interrupted(&s)) {
         kill_all(&s);
         out->interrupted = 1;

@@ -14,9 +14,11 @@
 #include "case_plan.h" /* bitcts_selection */
 #include "shard.h"     /* bitcts_shard_timing */
 
-/** Progress of a run: cases ended and to run, seconds since the start. Called from the run's
- * thread at most every 0.1 s and once more at the end. */
-typedef void (*bitcts_run_progress_fn)(void *user, size_t done, size_t total, double elapsed_s);
+/** Progress of a run: cases ended and to run, cases with a failing verdict so far (the
+ * baseline applied), seconds since the start. Called from the run's thread at most every 0.1 s
+ * and once more at the end. */
+typedef void (*bitcts_run_progress_fn)(void *user, size_t done, size_t total, size_t failing,
+                                       double elapsed_s);
 
 typedef struct bitcts_run_config {
     const char *backend_spec;
@@ -46,8 +48,13 @@ typedef struct bitcts_run_config {
     const json_t *command_line;         /* recorded in the report as given (provenance); borrowed */
     bitcts_run_progress_fn progress;    /* NULL: none */
     void *progress_user;
-    const char *skips_path; /* --skips: the cases a line lists are not run but get the verdict
-                             * skipped with its reason (harness/judge/skips.h); NULL: none */
+    /* Stop rules and retries (docs/harness.md, "Stopping early"): */
+    uint32_t max_fails;        /* stop once this many cases failed; 0: never */
+    uint32_t max_timeouts;     /* stop after this many timeouts in a row; 0: never */
+    uint32_t retry_unexpected; /* run each unexpected outcome again up to N times; 0: none */
+    const unsigned char *only; /* per plan index: 1 runs (--rerun's cases); NULL: all selected */
+    const char *skips_path;    /* --skips: the cases a line lists are not run but get the verdict
+                                * skipped with its reason (harness/judge/skips.h); NULL: none */
     int claimed; /* --claimed: only the cases the backend claims are run; the report carries the
                   * conformance claim (docs/report-schema.md, "claims") */
 } bitcts_run_config;
@@ -61,6 +68,7 @@ typedef struct bitcts_run_result {
     int failed;        /* some case has a failing verdict (bitcts_verdict_is_failure) */
     int interrupted;   /* stopped by *cfg->interrupted: no report; the log holds what ended */
     size_t ended;      /* cases ended (in the log) when it stopped */
+    char stopped[200]; /* why a stop rule ended the run early (as in the report), or "" */
     double duration_s; /* wall time of the run */
 } bitcts_run_result;
 

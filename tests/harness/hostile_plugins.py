@@ -88,8 +88,9 @@ def run(name, plugin, args, report, env_extra=None):
     env.update(env_extra or {})
     os.makedirs(env["HOSTILE_DIR"], exist_ok=True)
     start = time.monotonic()
-    p = subprocess.run([BITCTS, "run", "--backend", plugin, "--report", report, "--quiet"] + args,
-                       capture_output=True, env=env, timeout=600)
+    # --max-timeouts 0: every hang gets its own verdict here (the stop rule has run_loop.py).
+    p = subprocess.run([BITCTS, "run", "--backend", plugin, "--report", report, "--quiet",
+                        "--max-timeouts", "0"] + args, capture_output=True, env=env, timeout=600)
     wall = time.monotonic() - start
     time.sleep(0.05)
     return p, wall, leftovers(token)
@@ -328,7 +329,7 @@ def careless():
         fail("exec_hang", f"a timeout records {short[0]['duration_ms']} ms of a {TIMEOUT} s limit")
     report = os.path.join(WORK, "interrupted")
     args = [BITCTS, "run", "--backend", PLUGINS["exec_hang"], "--filter", FILTER, "--jobs", "1",
-            "--timeout", "1", "--report", report, "--quiet"]
+            "--timeout", "1", "--report", report, "--quiet", "--max-timeouts", "0"]
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     # SIGINT once the run has logged its first case (a loaded machine may take a while to get
     # there), then a moment into the hangs that follow.
