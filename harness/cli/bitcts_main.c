@@ -7,6 +7,7 @@
 #include "bitcts/bitcts_version.h"
 #include "cli_util.h"
 #include "commands.h"
+#include "source_commit.h"
 
 typedef struct subcommand {
     const char *name;
@@ -79,7 +80,7 @@ static int dispatch(int argc, char **argv)
         return 0;
     }
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
-        printf("bitcts %s\n", BITCTS_VERSION_STRING);
+        printf("bitcts %s (commit %s)\n", BITCTS_VERSION_STRING, bitcts_source_commit());
         return 0;
     }
     for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; ++i) {
@@ -94,6 +95,7 @@ static int dispatch(int argc, char **argv)
 int main(int argc, char **argv)
 {
     const char *cmd = NULL;
+    bitcts_cli_set_program(argv[0]);
     for (size_t i = 0; argc > 1 && i < sizeof subcommands / sizeof subcommands[0]; ++i) {
         if (strcmp(argv[1], subcommands[i].name) == 0) {
             cmd = subcommands[i].name;

@@ -15,6 +15,7 @@
 #include "report.h"
 #include "runner.h"
 #include "sanitize.h"
+#include "self_exe.h"
 
 static const char run_description[] =
     "Runs each selected case: generates it, computes the expected output with the reference,\n"
@@ -68,7 +69,9 @@ static void print_resume_hint(int argc, char **argv, const bitcts_run_result *r)
     int has_resume = 0;
     fprintf(stderr, "\nbitcts run: interrupted after %zu cases; the log is kept. Resume with:\n",
             r->ended);
-    fputs("  bitcts", stderr);
+    char exe[1024], quoted[4100];
+    fprintf(stderr, "  %s",
+            bitcts_shell_quote(bitcts_self_exe(exe, sizeof exe), quoted, sizeof quoted));
     for (int i = 0; i < argc; ++i) { /* argv[0] is the command's name, "run" */
         const char *word = argv[i];
         const size_t cap = 4 * strlen(word) + 4;
@@ -284,10 +287,24 @@ static int check_against_plan(const bitcts_run_config *cfg)
     return rc;
 }
 
+/* The program's name as main got it (argv[0]), for the command line a report records. */
+static const char *cli_program = "bitcts";
+
+void bitcts_cli_set_program(const char *argv0)
+{
+    cli_program = argv0 != NULL ? argv0 : "bitcts";
+}
+
 json_t *bitcts_cli_command_line(int argc, char **argv)
 {
     json_t *list = json_array();
-    for (int i = 0; list != NULL && i < argc; ++i) {
+    char program[1200];
+    bitcts_sanitize_string(cli_program, 4096, program, sizeof program);
+    if (list == NULL || json_array_append_new(list, json_string(program)) != 0) {
+        json_decref(list);
+        return NULL;
+    }
+    for (int i = 0; i < argc; ++i) {
         if (json_array_append_new(list, json_string(argv[i])) != 0) {
             json_decref(list);
             return NULL;

@@ -66,8 +66,12 @@ bitcts_cli_table bitcts_cli_shrink_table(bitcts_cli_shrink_args *args);
  * ends. @return 0, or -1 when shrinking or one of the cases failed (printed). */
 int bitcts_cli_shrink(const char *cmd, const bitcts_run_config *cfg, const json_t *report,
                       const char *out_dir, size_t max_cases, double budget_s);
-/** The command line as a report records it (a JSON array of argv); NULL when out of memory. */
+/** The command line as a report records it: a JSON array of the program's name as main got it
+ * (bitcts_cli_set_program), then the command's argv (argv[0] the command's word); NULL when
+ * out of memory. */
 json_t *bitcts_cli_command_line(int argc, char **argv);
+/** Called by main with its argv[0] (which must outlive the command). */
+void bitcts_cli_set_program(const char *argv0);
 /** `report matrix`: argv[0] is "matrix". */
 int bitcts_cmd_report_matrix(int argc, char **argv);
 int bitcts_cmd_check(int argc, char **argv);

@@ -29,6 +29,8 @@
 #include "report.h"
 #include "report_files.h"
 #include "sanitize.h"
+#include "self_exe.h"
+#include "source_commit.h"
 #include "tensor_iter.h"
 #include "vec_results.h"
 
@@ -538,9 +540,10 @@ static json_t *identity_json(check_state *s, double started_wall)
         json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o}", "spec", spec, "path", spec,
                   "name", name, "vendor", "", "version", version, "build_id", "", "abi_version", "",
                   "feature_level", s->manifest.feature_level, "library_xxh3_128", "", "info", info);
-    return json_pack("{s:s, s:I, s:s, s:O, s:s, s:{s:s, s:s, s:s, s:s}, s:o, s:o}", "suite_version",
-                     BITCTS_VERSION_STRING, "generator_version",
-                     (json_int_t)BITCTS_GENERATOR_VERSION, "seed", seed, "command_line",
+    return json_pack("{s:s, s:s, s:I, s:s, s:O, s:s, s:{s:s, s:s, s:s, s:s}, s:o, s:o}",
+                     "suite_version", BITCTS_VERSION_STRING, "suite_commit", bitcts_source_commit(),
+                     "generator_version", (json_int_t)BITCTS_GENERATOR_VERSION, "seed", seed,
+                     "command_line",
                      s->cfg->command_line != NULL ? s->cfg->command_line : json_array(), "started",
                      started, "selection", "tier", s->manifest.tier, "filter", filter,
                      "feature_level", s->manifest.feature_level, "shard", "", "backend", backend,
@@ -549,13 +552,19 @@ static json_t *identity_json(check_state *s, double started_wall)
 
 static void repro_line(const check_state *s, const char *id, char *out, size_t cap)
 {
-    char dir[4300], res[4300], filter[400], folder[420], sub[128];
+    char exe[1024], exe_q[4100], path[1024], dir[4300], res[4300], filter[400], folder[420];
+    char sub[128];
     snprintf(sub, sizeof sub, "bitcts-repro/%s", id);
-    snprintf(out, cap, "bitcts check %s --results %s --filter %s --report %s",
-             bitcts_shell_quote(s->cfg->export_dir, dir, sizeof dir),
-             bitcts_shell_quote(s->results_dir, res, sizeof res),
-             bitcts_shell_quote(id, filter, sizeof filter),
-             bitcts_shell_quote(sub, folder, sizeof folder));
+    const size_t used = (size_t)snprintf(
+        out, cap, "%s check %s",
+        bitcts_shell_quote(bitcts_self_exe(exe, sizeof exe), exe_q, sizeof exe_q),
+        bitcts_shell_quote(bitcts_paste_path(s->cfg->export_dir, path, sizeof path), dir,
+                           sizeof dir));
+    snprintf(
+        out + used, used < cap ? cap - used : 0, " --results %s --filter %s --report %s",
+        bitcts_shell_quote(bitcts_paste_path(s->results_dir, path, sizeof path), res, sizeof res),
+        bitcts_shell_quote(id, filter, sizeof filter),
+        bitcts_shell_quote(sub, folder, sizeof folder));
 }
 
 /* The manifest's entry i describes the case the seed builds for its id: every member of the

@@ -472,7 +472,7 @@ static void run_valid(worker *w, size_t idx, const bitcts_case_data *d, bitcts_c
 static void send_result(worker *w, size_t idx, const bitcts_case_result *r)
 {
     const bitcts_case_key *k = &w->job->plan->cases[idx];
-    char repro[2048];
+    char repro[BITCTS_CASE_REPRO_CAP];
     bitcts_case_repro(w->job->backend->spec, w->job->repro_options, w->job->seed, k->id, repro,
                       sizeof repro);
     json_t *obj = bitcts_case_result_json(k, idx, r, repro);
@@ -588,6 +588,9 @@ static void send_identity(worker *w)
     bitcts_backend_claims_text(&w->backend, claims + 2, sizeof claims - 2);
     send_text(claims);
     json_t *id = bitcts_backend_identity_json(&w->backend);
+    if (id != NULL) { /* the device or CPU the instance runs on, where the backend says */
+        json_object_set_new(id, "device", bitcts_backend_device_json(&w->backend, w->instance));
+    }
     char *text = id != NULL ? json_dumps(id, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
     json_decref(id);
     if (text != NULL) {
