@@ -26,6 +26,8 @@ static const subcommand subcommands[] = {
     {"bench", bitcts_cmd_bench, "CPU backend speed against measured memory limits and NumPy"},
     {"check", bitcts_cmd_check, "judge results another program computed from an export"},
     {"report", bitcts_cmd_report, "compare, merge or re-render run reports"},
+    {"debug", bitcts_cmd_debug,
+     "one case in this process, for a debugger (no worker, no watchdog)"},
 };
 
 static void usage(FILE *out)

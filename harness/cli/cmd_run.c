@@ -8,6 +8,7 @@
 
 #include "baseline.h"
 #include "bitcts/bitcts_status.h"
+#include "check_run.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "explore.h"
@@ -200,6 +201,7 @@ static const bitcts_cli_option run_only_options[] = {
 typedef struct run_args {
     int shrink;
     int quiet;
+    const char *vectors;
 } run_args;
 
 static const bitcts_cli_option run_own_options[] = {
@@ -207,6 +209,10 @@ static const bitcts_cli_option run_own_options[] = {
                     "then shrink each failure to a smaller case that fails the same way: "
                     "DIR/shrunk/<id>/ (vectors, repro.txt), one bitcts eval line"),
     BITCTS_OPT_FLAG("--quiet", offsetof(run_args, quiet), "no progress line"),
+    BITCTS_OPT_TEXT("--vectors", "DIR", offsetof(run_args, vectors), 0,
+                    "run the cases of an export or a shrunk folder (DIR/manifest.json, read as "
+                    "bitcts check reads it) instead of the plan's, with the export's seed; "
+                    "--filter selects among them"),
 };
 
 /* The command line into r, a, shrink; 0, or an exit code (BITCTS_CLI_HELP: 0). */
@@ -313,34 +319,58 @@ json_t *bitcts_cli_command_line(int argc, char **argv)
     return list;
 }
 
-int bitcts_cmd_run(int argc, char **argv)
+/* --vectors DIR: the export's cases become the plan, its seed the run's, and every repro line
+ * names the folder. 0, or an exit code. */
+static int use_vectors(bitcts_run_config *cfg, const char *dir, bitcts_plan **plan, char *extra,
+                       size_t cap)
 {
-    bitcts_cli_run r;
-    bitcts_cli_run_init(&r, BITCTS_TIER_DEFAULT, "bitcts-report");
-    run_args a = {0};
-    bitcts_cli_shrink_args shrink = {.seconds = 120, .max = 10};
-    const int parsed = parse_run(argc, argv, &r, &a, &shrink);
-    if (parsed != 0 || r.cfg.backend_spec == NULL) {
-        return parsed;
+    char err[1200];
+    uint64_t seed = 0;
+    if (bitcts_check_export_plan(dir, plan, &seed, err, sizeof err) != BITCTS_OK) {
+        return bitcts_cli_error("run", "--vectors: %s", err);
     }
-    const int refused = check_against_plan(&r.cfg);
-    if (refused != 0) {
-        return refused;
+    if (cfg->seed != BITCTS_DEFAULT_SEED && cfg->seed != seed) {
+        return bitcts_cli_error("run",
+                                "--seed 0x%016llx is not the seed of %s/manifest.json "
+                                "(0x%016llx), which its cases are built with",
+                                (unsigned long long)cfg->seed, dir, (unsigned long long)seed);
     }
+    char path[1024];
+    const size_t qcap = 4 * sizeof path + 4;
+    char *quoted = malloc(qcap);
+    if (quoted == NULL) {
+        return bitcts_cli_error("run", "out of memory");
+    }
+    snprintf(extra, cap, " --vectors %s",
+             bitcts_shell_quote(bitcts_paste_path(dir, path, sizeof path), quoted, qcap));
+    free(quoted);
+    cfg->plan = *plan;
+    cfg->seed = seed;
+    cfg->repro_extra = extra;
+    if (cfg->tier_text == NULL) {
+        cfg->tier_text = "all"; /* an explicit plan: every case of it is in the selection */
+    }
+    return 0;
+}
+
+/* The run of a parsed command line, its summary and --shrink; the exit code. */
+static int run_and_report(int argc, char **argv, bitcts_cli_run *r, const run_args *a,
+                          const bitcts_cli_shrink_args *shrink)
+{
     json_t *command_line = bitcts_cli_command_line(argc, argv);
     if (command_line == NULL) {
         return bitcts_cli_error("run", "out of memory");
     }
-    r.cfg.command_line = command_line;
-    if (!a.quiet && isatty(STDERR_FILENO)) {
-        r.cfg.progress = print_progress;
+    r->cfg.command_line = command_line;
+    if (!a->quiet && isatty(STDERR_FILENO)) {
+        r->cfg.progress = print_progress;
     }
     /* Ctrl-C or a polite kill: the runner stops starting cases, ends its workers, keeps the log */
     bitcts_cli_interrupts saved;
     bitcts_cli_interrupts_catch(&saved);
-    r.cfg.interrupted = &bitcts_cli_interrupted;
+    r->cfg.interrupted = &bitcts_cli_interrupted;
     bitcts_run_result result;
-    const int st = bitcts_run(&r.cfg, &result);
+    const int st = bitcts_run(&r->cfg, &result);
     bitcts_cli_interrupts_restore(&saved);
     if (st == BITCTS_OK && result.interrupted) {
         print_resume_hint(argc, argv, &result);
@@ -353,15 +383,37 @@ int bitcts_cmd_run(int argc, char **argv)
         json_decref(command_line);
         return bitcts_cli_error("run", "%s", result.error);
     }
-    print_summary(&r.cfg, &result);
-    if (a.shrink && result.failed) {
+    print_summary(&r->cfg, &result);
+    if (a->shrink && result.failed) {
         char out_dir[3200];
-        snprintf(out_dir, sizeof out_dir, "%s/shrunk", r.cfg.report_dir);
-        bitcts_cli_shrink("run", &r.cfg, result.report, out_dir, (size_t)shrink.max,
-                          (double)shrink.seconds);
+        snprintf(out_dir, sizeof out_dir, "%s/shrunk", r->cfg.report_dir);
+        bitcts_cli_shrink("run", &r->cfg, result.report, out_dir, (size_t)shrink->max,
+                          (double)shrink->seconds);
     }
     const int exit_code = result.failed ? BITCTS_EXIT_FAILURES : BITCTS_EXIT_OK;
     bitcts_run_result_free(&result);
     json_decref(command_line);
+    return exit_code;
+}
+
+int bitcts_cmd_run(int argc, char **argv)
+{
+    bitcts_cli_run r;
+    bitcts_cli_run_init(&r, BITCTS_TIER_DEFAULT, "bitcts-report");
+    run_args a = {0};
+    bitcts_cli_shrink_args shrink = {.seconds = 120, .max = 10};
+    const int parsed = parse_run(argc, argv, &r, &a, &shrink);
+    if (parsed != 0 || r.cfg.backend_spec == NULL) {
+        return parsed;
+    }
+    bitcts_plan *vectors = NULL;
+    char vectors_option[4200];
+    int exit_code = a.vectors != NULL ? use_vectors(&r.cfg, a.vectors, &vectors, vectors_option,
+                                                    sizeof vectors_option)
+                                      : check_against_plan(&r.cfg);
+    if (exit_code == 0) {
+        exit_code = run_and_report(argc, argv, &r, &a, &shrink);
+    }
+    bitcts_plan_destroy(vectors);
     return exit_code;
 }

@@ -75,6 +75,7 @@ void bitcts_cli_set_program(const char *argv0);
 /** `report matrix`: argv[0] is "matrix". */
 int bitcts_cmd_report_matrix(int argc, char **argv);
 int bitcts_cmd_check(int argc, char **argv);
+int bitcts_cmd_debug(int argc, char **argv);
 
 /** What bitcts_glob_is_valid asks of a glob, for messages. */
 #define BITCTS_CLI_GLOB_RULE "an unclosed '[' or a trailing '\\'"

@@ -224,7 +224,8 @@ static const json_t *manifest_entry(const check_state *s, const char *id)
 }
 
 /* The key of a case the plan does not hold: an explored case from its index, or a case whose
- * entry describes it whole (tensors and files: `bitcts explore`'s shrunk cases). 0 or -1. */
+ * entry describes it whole (tensors and files: the shrunk cases of `bitcts explore` and of
+ * `bitcts run --shrink`). 0 or -1. */
 static int key_outside_plan(check_state *s, const char *id, bitcts_case_key *key)
 {
     const int64_t ex = bitcts_explore_parse_id(id);
@@ -232,8 +233,11 @@ static int key_outside_plan(check_state *s, const char *id, bitcts_case_key *key
         return bitcts_explore_key(s->manifest.seed, (uint64_t)ex, key) == BITCTS_OK ? 0 : -1;
     }
     const json_t *e = manifest_entry(s, id);
-    if (e == NULL || strcmp(bitcts_report_str(e, "pattern"), "explore") != 0 ||
-        !json_is_array(json_object_get(e, "tensors")) || strlen(id) >= sizeof key->id) {
+    const size_t len = strlen(id);
+    const char tail[] = ".shrunk"; /* a shrunk plan case (run --shrink) keeps its pattern */
+    const int shrunk = len > sizeof tail && strcmp(id + len - (sizeof tail - 1), tail) == 0;
+    if (e == NULL || (strcmp(bitcts_report_str(e, "pattern"), "explore") != 0 && !shrunk) ||
+        !json_is_array(json_object_get(e, "tensors")) || len >= sizeof key->id) {
         return -1;
     }
     memset(key, 0, sizeof *key);
@@ -466,7 +470,8 @@ static int judge_case(check_state *s, const bitcts_case_key *key, bitcts_case_re
     }
 }
 
-static int load_inputs(check_state *s)
+/* The export's manifest.json into s->manifest; with out->error set when it cannot be read. */
+static int load_manifest(check_state *s)
 {
     char path[4200], err[1024] = "";
     char *text = NULL;
@@ -476,10 +481,27 @@ static int load_inputs(check_state *s)
     if (st == BITCTS_OK) {
         st = bitcts_export_manifest_parse(text, size, &s->manifest, err, sizeof err);
         free(text);
-        text = NULL;
     }
     if (st != BITCTS_OK) {
         snprintf(s->out->error, sizeof s->out->error, "%s: %s", path, err);
+        return st;
+    }
+    if (s->manifest.generator_version != BITCTS_GENERATOR_VERSION) {
+        snprintf(s->out->error, sizeof s->out->error,
+                 "%s/manifest.json: generator_version %u, this bitcts generates version %u",
+                 s->cfg->export_dir, s->manifest.generator_version, BITCTS_GENERATOR_VERSION);
+        return BITCTS_E_FORMAT_VERSION;
+    }
+    return BITCTS_OK;
+}
+
+static int load_inputs(check_state *s)
+{
+    char err[1024] = "";
+    char *text = NULL;
+    size_t size = 0;
+    int st = load_manifest(s);
+    if (st != BITCTS_OK) {
         return st;
     }
     st = bitcts_fs_read(s->results_json, CHECK_MAX_JSON, &text, &size, err, sizeof err);
@@ -490,12 +512,6 @@ static int load_inputs(check_state *s)
     if (st != BITCTS_OK) {
         snprintf(s->out->error, sizeof s->out->error, "%s: %s", s->results_json, err);
         return st;
-    }
-    if (s->manifest.generator_version != BITCTS_GENERATOR_VERSION) {
-        snprintf(s->out->error, sizeof s->out->error,
-                 "%s/manifest.json: generator_version %u, this bitcts generates version %u",
-                 s->cfg->export_dir, s->manifest.generator_version, BITCTS_GENERATOR_VERSION);
-        return BITCTS_E_FORMAT_VERSION;
     }
     if (s->results.seed != s->manifest.seed ||
         s->results.generator_version != s->manifest.generator_version) {
@@ -707,4 +723,86 @@ void bitcts_check_result_free(bitcts_check_result *r)
         json_decref(r->report);
         r->report = NULL;
     }
+}
+
+/* The problem line of a case the export plan cannot take, as the error. */
+static void keep_problem(void *user, const char *line)
+{
+    bitcts_check_result *out = user;
+    if (out->error[0] == '\0') {
+        snprintf(out->error, sizeof out->error, "%s", line);
+    }
+}
+
+/* The key (and, for a shrunk case, the data) of the manifest's case i into plan slot i. */
+static int export_case(check_state *s, const bitcts_plan *suite, size_t i, bitcts_plan *plan)
+{
+    const char *id = s->manifest.ids[i];
+    const bitcts_case_key *key = bitcts_plan_find(suite, id);
+    if (key == NULL && key_outside_plan(s, id, &s->extra) == 0) {
+        key = &s->extra;
+    }
+    if (key == NULL) {
+        problem(s,
+                "%s/manifest.json: case %s is not a case of bitcts's plan (nor an explored or "
+                "shrunk case)",
+                s->cfg->export_dir, id);
+        return BITCTS_E_PARSE;
+    }
+    if (!is_fixed(key) && !described_as_built(s, key, i)) {
+        return BITCTS_E_PARSE;
+    }
+    plan->cases[i] = *key;
+    if (!is_fixed(key)) {
+        return BITCTS_OK;
+    }
+    plan->fixed[i] = malloc(sizeof *plan->fixed[i]);
+    if (plan->fixed[i] == NULL) {
+        return BITCTS_E_OUT_OF_MEMORY;
+    }
+    const int st = fixed_case_data(s, key, plan->fixed[i]);
+    if (st != BITCTS_OK) {
+        free(plan->fixed[i]);
+        plan->fixed[i] = NULL;
+        problem(s, "%s/manifest.json: case %s: its files cannot be read whole", s->cfg->export_dir,
+                id);
+    }
+    return st;
+}
+
+int bitcts_check_export_plan(const char *export_dir, bitcts_plan **out, uint64_t *seed, char *err,
+                             size_t cap)
+{
+    *out = NULL;
+    bitcts_check_result res;
+    memset(&res, 0, sizeof res);
+    const bitcts_check_config cfg = {
+        .export_dir = export_dir, .problem = keep_problem, .problem_user = &res};
+    check_state s;
+    memset(&s, 0, sizeof s);
+    s.cfg = &cfg;
+    s.out = &res;
+    bitcts_plan *suite = NULL;
+    bitcts_plan *plan = calloc(1, sizeof *plan);
+    int st = plan != NULL ? load_manifest(&s) : BITCTS_E_OUT_OF_MEMORY;
+    if (st == BITCTS_OK) {
+        plan->count = s.manifest.count;
+        plan->cases = calloc(plan->count + 1, sizeof *plan->cases);
+        plan->fixed = calloc(plan->count + 1, sizeof *plan->fixed);
+        st = plan->cases != NULL && plan->fixed != NULL ? bitcts_plan_create(&suite)
+                                                        : BITCTS_E_OUT_OF_MEMORY;
+    }
+    for (size_t i = 0; st == BITCTS_OK && i < s.manifest.count; ++i) {
+        st = export_case(&s, suite, i, plan);
+    }
+    if (st == BITCTS_OK) {
+        *seed = s.manifest.seed;
+        *out = plan;
+    } else {
+        snprintf(err, cap, "%s", res.error[0] != '\0' ? res.error : bitcts_status_message(st));
+        bitcts_plan_destroy(plan);
+    }
+    bitcts_plan_destroy(suite);
+    bitcts_export_manifest_free(&s.manifest);
+    return st;
 }

@@ -38,10 +38,11 @@ static void append_quoted(char *out, size_t cap, const char *name, const char *v
     free(q);
 }
 
-/* The shortest decimal that reads back as the same double. */
+/* The shortest decimal that reads back as the same double (at least 6 significant digits, so
+ * that the seconds --timeout takes, 0.1 to 86400, never get an exponent). */
 static void format_seconds(double v, char *out, size_t cap)
 {
-    for (int digits = 1; digits <= 17; ++digits) {
+    for (int digits = 6; digits <= 17; ++digits) {
         snprintf(out, cap, "%.*g", digits, v);
         if (strtod(out, NULL) == v) {
             return;
