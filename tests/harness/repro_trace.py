@@ -189,6 +189,15 @@ def trace():
     check(isinstance(be.get("device"), dict) and "variant" in be.get("info", {}),
           "the device and the variant are recorded")
     check(r["command_line"] == [BITCTS, *args], f"the full command line: {r['command_line']}")
+    views = {}
+    for name in ("summary.md", "report.html", "junit.xml"):
+        with open(os.path.join(WORK, "tr", name), encoding="utf-8") as f:
+            views[name] = f.read()
+    check(f"(commit `{commit}`)" in views["summary.md"] and
+          f"Suite commit</dt><dd class=\"mono\">{commit}<" in views["report.html"] and
+          f"Library size</dt><dd>{be['library_size']} bytes<" in views["report.html"] and
+          f'<property name="suite_commit" value="{commit}"/>' in views["junit.xml"],
+          "summary.md, report.html and junit.xml show the commit (and the HTML the size)")
     cpu = bitcts("run", "--backend", "cpu", "--tier", "smoke", "--filter", "bit_not.*",
                  "--quiet", "--report", "trc")
     rc = report(os.path.join(WORK, "trc"))["backend"]
