@@ -6,7 +6,8 @@
   --feature-level and --baseline; every repro line starts with an absolute path, carries those
   options, and pasted into `bash -c` with an empty PATH, from another folder, gives its case the
   same verdict (and the exit code that verdict calls for). The old form ("bitcts run ...") is
-  shown to fail there, so the check cannot pass by accident.
+  shown to fail there, so the check cannot pass by accident. bitcts check's repro line likewise
+  (with NumPy's adapter as the producer, when /usr/bin/python3 has NumPy).
 - debug: `bitcts debug ID` gives the verdict and the detail `bitcts run` gave, for the example
   plugin (pass) and a broken one (the same mismatch); a crashing plugin's case dies of the same
   signal in the foreground, and under gdb (when there is one) the backtrace is in the plugin.
@@ -93,6 +94,25 @@ def repro():
     old = paste("bitcts" + cases[passing]["repro"][len(BITCTS):], elsewhere)
     check(old.returncode == 127, "the bare 'bitcts' form cannot run there (exit 127)")
     return cases
+
+
+def check_repro():
+    """bitcts check's repro line, pasted the same way (needs NumPy for a producer)."""
+    numpy = subprocess.run(["/usr/bin/python3", "-c", "import numpy"], capture_output=True)
+    if numpy.returncode != 0:
+        print("skip: check's repro line: no NumPy for /usr/bin/python3")
+        return
+    adapter = os.path.join(SOURCE, "adapters", "run_numpy.py")
+    bitcts("vectors", "export", "--out", "cx", "--tier", "smoke", "--filter", "bit_and.uint8.*")
+    subprocess.run(["/usr/bin/python3", adapter, "cx"], cwd=WORK, capture_output=True,
+                   timeout=600)
+    bitcts("check", "cx", "--report", "cr")
+    c = report(os.path.join(WORK, "cr"))["cases"][0]
+    r = paste(c["repro"], os.path.join(WORK, "elsewhere"))
+    got = report(os.path.join(WORK, "elsewhere", "bitcts-repro", c["id"]))["cases"]
+    check(c["repro"].startswith(BITCTS + " check " + os.path.join(WORK, "cx") + " ") and
+          r.returncode == 0 and [(x["id"], x["verdict"]) for x in got] == [(c["id"], c["verdict"])],
+          f"check's repro line pasted: {c['id']} {c['verdict']}")
 
 
 def debug(cases):
@@ -234,6 +254,7 @@ def main():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
     cases = repro()
+    check_repro()
     debug(cases)
     vectors()
     trace()
