@@ -401,7 +401,31 @@ int bitcts_selection_matches(const bitcts_selection *sel, const bitcts_case_key 
     if (sel->max_feature_level && key->feature_level > sel->max_feature_level) {
         return 0;
     }
-    return bitcts_filter_matches(&sel->filter, key->id);
+    return bitcts_ids_select(&sel->filter, &sel->exclude, key->id);
+}
+
+int bitcts_ids_select(const bitcts_filter *filter, const bitcts_filter *exclude, const char *id)
+{
+    if (!bitcts_filter_matches(filter, id)) {
+        return 0;
+    }
+    for (size_t i = 0; exclude != NULL && i < exclude->count; ++i) {
+        if (fnmatch(exclude->globs[i], id, 0) == 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+void bitcts_exclude_join(const bitcts_filter *exclude, char *out, size_t cap)
+{
+    if (exclude->count == 0) {
+        if (cap > 0) {
+            out[0] = '\0';
+        }
+        return;
+    }
+    bitcts_filter_join(exclude, out, cap);
 }
 
 int bitcts_filter_matches(const bitcts_filter *filter, const char *id)

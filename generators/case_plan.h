@@ -105,11 +105,19 @@ int bitcts_filter_matches(const bitcts_filter *filter, const char *id);
  * cap. */
 void bitcts_filter_join(const bitcts_filter *filter, char *out, size_t cap);
 
-/** Selection: tier mask, globs on the id, maximum feature level (0 = any). */
+/** 1 when `id` is selected by globs: it matches one of `filter`'s (or `filter` has none) and
+ * none of `exclude`'s. The one meaning of --filter and --exclude in every command. */
+int bitcts_ids_select(const bitcts_filter *filter, const bitcts_filter *exclude, const char *id);
+/** The exclude globs joined by ',' ("" when there are none), for reports and manifests. */
+void bitcts_exclude_join(const bitcts_filter *exclude, char *out, size_t cap);
+
+/** Selection: tier mask, globs on the id, maximum feature level (0 = any), globs that take ids
+ * out again (--exclude). */
 typedef struct bitcts_selection {
     uint32_t tiers;
     bitcts_filter filter;
     uint32_t max_feature_level;
+    bitcts_filter exclude;
 } bitcts_selection;
 
 int bitcts_selection_matches(const bitcts_selection *sel, const bitcts_case_key *key);

@@ -528,6 +528,7 @@ void bitcts__report_render_html(sbuf *b, const bitcts__report_view *v)
               v->t->n, v->listed, v->groups->n_groups, v->groups->n_groups == 1 ? "" : "s");
     html_identity(b, v);
     html_verdict_table(b, v);
+    bitcts__report_claims_html(b, v->report);
     html_failures(b, v);
     html_recorded(b, v);
     html_slowest(b, v);

@@ -41,6 +41,18 @@ static void junit_properties(sbuf *b, const json_t *r)
         sb_esc(b, props[i][1], 1);
         sb_puts(b, "\"/>\n");
     }
+    char line[1200];
+    if (json_object_get(r, "claims") != NULL) { /* run --claimed: the conformance claim */
+        bitcts__report_claims_heading(line, sizeof line, r);
+        sb_puts(b, "      <property name=\"claims\" value=\"");
+        sb_esc(b, line, 1);
+        sb_puts(b, "\"/>\n");
+    }
+    for (size_t k = 0; bitcts__report_claim_line(r, k, line, sizeof line); ++k) {
+        sb_printf(b, "      <property name=\"claims.%zu\" value=\"", k);
+        sb_esc(b, line, 1);
+        sb_puts(b, "\"/>\n");
+    }
     sb_puts(b, "    </properties>\n");
 }
 

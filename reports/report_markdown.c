@@ -153,6 +153,7 @@ void bitcts__report_render_markdown(sbuf *b, const bitcts__report_view *v)
     bitcts__report_command_line(b, r, sb_md_code);
     sb_puts(b, "\n\n");
     md_verdict_table(b, v);
+    bitcts__report_claims_markdown(b, r);
     md_groups(b, v);
     const json_t *slowest = json_object_get(r, "slowest");
     if (json_array_size(slowest)) {

@@ -44,7 +44,9 @@ static const char *const identity_fields[] = {
     "backend.library_xxh3_128",
     "selection.tier",
     "selection.filter",
+    "selection.exclude",
     "selection.feature_level",
+    "selection.balance",
 };
 
 /* The string at a dotted path of members ("backend.info.variant"), or "". */
@@ -62,6 +64,12 @@ static const char *identity_str(const json_t *report, const char *path)
     return bitcts_report_str(at, path);
 }
 
+/* Both absent (reports of an older bitcts), or equal. */
+static int equal_or_absent(const json_t *a, const json_t *b)
+{
+    return (a == NULL && b == NULL) || (a != NULL && b != NULL && json_equal(a, b));
+}
+
 static bitcts_status check_identity(merge_ctx *m)
 {
     for (size_t i = 1; i < m->count; ++i) {
@@ -77,6 +85,12 @@ static bitcts_status check_identity(merge_ctx *m)
         if (!json_equal(json_object_get(m->shards[0], "generator_version"),
                         json_object_get(m->shards[i], "generator_version"))) {
             return merge_fail(m, "%s and %s are not shards of one run: generator_version differs",
+                              m->names[0], m->names[i]);
+        }
+        if (!equal_or_absent(
+                json_object_get(json_object_get(m->shards[0], "selection"), "cases"),
+                json_object_get(json_object_get(m->shards[i], "selection"), "cases"))) {
+            return merge_fail(m, "%s and %s are not shards of one run: selection.cases differs",
                               m->names[0], m->names[i]);
         }
     }
@@ -222,6 +236,15 @@ static bitcts_status merged_cases(merge_ctx *m, json_t **out)
     if ((st = dedupe(m, all, n, &k)) != BITCTS_OK) {
         goto cleanup;
     }
+    const json_t *total = json_object_get(json_object_get(m->shards[0], "selection"), "cases");
+    if (total != NULL && (json_int_t)k != json_integer_value(total)) {
+        st = merge_fail(m, "the shards hold %zu distinct cases but the run selected %lld: %s", k,
+                        (long long)json_integer_value(total),
+                        (json_int_t)k < json_integer_value(total)
+                            ? "cases are missing (a shard cut short, or shards of another layout)"
+                            : "cases from outside the selection");
+        goto cleanup;
+    }
     qsort(all, k, sizeof *all, compare_plan);
     for (size_t i = 0; i < k; ++i) {
         const json_t *p = json_object_get(all[i].obj, "plan_index");
@@ -249,17 +272,27 @@ cleanup:
 /* ---- the rest of the report ---- */
 
 /* The first shard's command line without "--shard X" / "--shard=X". */
+/* --shard, --shard-count or --shard-timings, alone or with "=VALUE". */
+static int is_shard_option(const char *arg)
+{
+    static const char *const names[] = {"--shard", "--shard-count", "--shard-timings"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; ++k) {
+        const size_t len = strlen(names[k]);
+        if (strncmp(arg, names[k], len) == 0 && (arg[len] == '\0' || arg[len] == '=')) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static json_t *unsharded_command_line(const json_t *report)
 {
     const json_t *argv = json_object_get(report, "command_line");
     json_t *out = json_array();
     for (size_t i = 0; out != NULL && i < json_array_size(argv); ++i) {
         const char *arg = json_string_value(json_array_get(argv, i));
-        if (strcmp(arg, "--shard") == 0) {
-            ++i;
-            continue;
-        }
-        if (strncmp(arg, "--shard=", 8) == 0) {
+        if (is_shard_option(arg)) {
+            i += strchr(arg, '=') == NULL; /* its value is the next argument */
             continue;
         }
         if (json_array_append_new(out, json_string(arg)) != 0) {
@@ -289,6 +322,9 @@ static json_t *merged_identity(merge_ctx *m, const char **finished, double *dura
     json_t *selection = json_deep_copy(json_object_get(m->shards[0], "selection"));
     int rc = identity == NULL || selection == NULL ||
              json_object_set_new(selection, "shard", json_string("")) != 0;
+    if (rc == 0 && json_object_get(selection, "balance") != NULL) {
+        rc = json_object_set_new(selection, "balance", json_string("")) != 0;
+    }
     rc |= identity == NULL || json_object_set_new(identity, "selection", selection) != 0;
     rc |= identity == NULL || json_object_set_new(identity, "started", json_string(started)) != 0;
     rc |= identity == NULL ||

@@ -38,6 +38,14 @@ const char *bitcts__report_input_name(size_t count, size_t i);
 /** The plain-text evidence of a case: detail, mismatch, digest, warnings, baseline, repro. */
 void bitcts__report_case_evidence(sbuf *b, const json_t *c);
 
+/** The conformance claim of a `run --claimed` report (report_claims.c): the line of operator
+ * k into out (0 when there is no k-th operator); the heading line; the Markdown and HTML
+ * sections (nothing for a report without "claims"). */
+int bitcts__report_claim_line(const json_t *report, size_t k, char *out, size_t cap);
+void bitcts__report_claims_heading(char *out, size_t cap, const json_t *report);
+void bitcts__report_claims_markdown(sbuf *b, const json_t *report);
+void bitcts__report_claims_html(sbuf *b, const json_t *report);
+
 void bitcts__report_render_junit(sbuf *b, const bitcts__report_view *v);
 void bitcts__report_render_html(sbuf *b, const bitcts__report_view *v);
 void bitcts__report_render_markdown(sbuf *b, const bitcts__report_view *v);

@@ -50,6 +50,23 @@ static void text_verdict_table(sbuf *b, const bitcts__report_view *v)
     }
 }
 
+static void text_claims(sbuf *b, const bitcts__report_view *v)
+{
+    if (json_object_get(v->report, "claims") == NULL) {
+        return;
+    }
+    char line[1200];
+    bitcts__report_claims_heading(line, sizeof line, v->report);
+    sb_puts(b, "\n");
+    sb_plain(b, line);
+    sb_puts(b, ":\n");
+    for (size_t k = 0; bitcts__report_claim_line(v->report, k, line, sizeof line); ++k) {
+        sb_puts(b, "  ");
+        sb_plain(b, line);
+        sb_puts(b, "\n");
+    }
+}
+
 static void text_failures(sbuf *b, const bitcts__report_view *v)
 {
     const bitcts__report_groups *g = v->groups;
@@ -103,6 +120,7 @@ static void text_slowest(sbuf *b, const bitcts__report_view *v)
 void bitcts__report_render_text(sbuf *b, const bitcts__report_view *v)
 {
     text_verdict_table(b, v);
+    text_claims(b, v);
     text_failures(b, v);
     text_slowest(b, v);
 }

@@ -136,15 +136,18 @@ int bitcts_vectors_export(const bitcts_plan *plan, const bitcts_export_options *
     char seed[19], fl[8] = "", filter[BITCTS_MAX_FILTERS * 320];
     bitcts_format_u64(opt->seed, seed);
     bitcts_filter_join(&opt->selection.filter, filter, sizeof filter);
+    char exclude[BITCTS_MAX_FILTERS * 320];
+    bitcts_exclude_join(&opt->selection.exclude, exclude, sizeof exclude);
     if (opt->selection.max_feature_level) {
         bitcts_fl_format(opt->selection.max_feature_level, fl, sizeof fl);
     }
     json_t *manifest = json_pack(
-        "{s:s, s:s, s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:I, s:o}", "format", BITCTS_VECTOR_FORMAT,
-        "format_version", BITCTS_VECTOR_FORMAT_VERSION, "suite_version", BITCTS_VERSION_STRING,
-        "generator_version", (json_int_t)BITCTS_GENERATOR_VERSION, "seed", seed, "tier",
-        opt->tier_text != NULL ? opt->tier_text : "default", "filter", filter, "max_feature_level",
-        fl, "digest_algorithm", "XXH3-128", "case_count", (json_int_t)stats->cases, "cases", cases);
+        "{s:s, s:s, s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:o}", "format",
+        BITCTS_VECTOR_FORMAT, "format_version", BITCTS_VECTOR_FORMAT_VERSION, "suite_version",
+        BITCTS_VERSION_STRING, "generator_version", (json_int_t)BITCTS_GENERATOR_VERSION, "seed",
+        seed, "tier", opt->tier_text != NULL ? opt->tier_text : "default", "filter", filter,
+        "exclude", exclude, "max_feature_level", fl, "digest_algorithm", "XXH3-128", "case_count",
+        (json_int_t)stats->cases, "cases", cases);
     if (st == BITCTS_OK) {
         char *text = json_dumps(manifest, JSON_INDENT(1) | JSON_ENSURE_ASCII);
         st = text != NULL

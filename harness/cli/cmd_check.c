@@ -39,6 +39,11 @@ static const bitcts_cli_option check_config_options[] = {
     BITCTS_OPT_GLOB("--filter", "GLOB", CHECK_AT(filter), 300,
                     "check only the cases whose id matches; given several times, the cases "
                     "matching any of them"),
+    BITCTS_OPT_GLOB("--exclude", "GLOB", CHECK_AT(exclude), 300,
+                    "do not check the cases whose id matches, even where a --filter matches them"),
+    BITCTS_OPT_TEXT("--skips", "FILE", CHECK_AT(skips_path), 3000,
+                    "cases not to judge: lines '<glob> <reason...>' (as for run --skips); they "
+                    "get the verdict skipped with the reason and FILE:LINE"),
     BITCTS_OPT_TEXT("--report", "OUT", CHECK_AT(report_dir), 3000,
                     "report folder (default bitcts-report): report.json, junit.xml, "
                     "report.html, summary.md; as for run --report, a folder that is not a report "

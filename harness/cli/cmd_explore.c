@@ -61,8 +61,9 @@ static const bitcts_cli_option explore_own_options[] = {
 };
 
 /* run's options that explore does not take. */
-static const char *const run_only[] = {"--shard", "--baseline",      "--resume", "--filter",
-                                       "--tier",  "--feature-level", NULL};
+static const char *const run_only[] = {
+    "--shard",   "--shard-count", "--shard-timings", "--baseline", "--resume",  "--filter",
+    "--exclude", "--tier",        "--feature-level", "--skips",    "--claimed", NULL};
 
 /* The command line into r and a; 0, -1 after --help, or an exit code. */
 static int parse_args(int argc, char **argv, bitcts_cli_run *r, explore_args *a)

@@ -41,6 +41,8 @@ static const bitcts_cli_option selection_options[] = {
     BITCTS_OPT_GLOB("--filter", "GLOB", offsetof(bitcts_cli_selection, sel.filter), 0,
                     "cases whose id matches the shell glob (fnmatch), e.g. 'bit_xor.uint16.*'; "
                     "given several times, the cases matching any of them"),
+    BITCTS_OPT_GLOB("--exclude", "GLOB", offsetof(bitcts_cli_selection, sel.exclude), 0,
+                    "leave out the cases whose id matches, even where a --filter matches them"),
     BITCTS_OPT_CUSTOM("--tier", "T", 0, parse_tier,
                       "smoke, default, large, exhaustive or all; comma lists (default: default)"),
     BITCTS_OPT_CUSTOM("--feature-level", "FL",
@@ -67,6 +69,11 @@ void bitcts_cli_selection_text(const bitcts_selection *sel, const char *tier_tex
     for (size_t i = 0; i == 0 || i < sel->filter.count; ++i) {
         const int n = snprintf(out + used, cap > used ? cap - used : 0, "--filter '%s', ",
                                sel->filter.count > 0 ? sel->filter.globs[i] : "*");
+        used += n > 0 ? (size_t)n : 0;
+    }
+    for (size_t i = 0; i < sel->exclude.count; ++i) {
+        const int n = snprintf(out + used, cap > used ? cap - used : 0, "--exclude '%s', ",
+                               sel->exclude.globs[i]);
         used += n > 0 ? (size_t)n : 0;
     }
     snprintf(out + (used < cap ? used : cap - 1), cap > used ? cap - used : 1, "--tier %s%s",

@@ -97,20 +97,6 @@ static int parse_threads(const char *v, void *dest, char *err, size_t cap)
     return 0;
 }
 
-static int parse_shard(const char *v, void *dest, char *err, size_t cap)
-{
-    bitcts_run_config *cfg = dest;
-    unsigned i = 0, n = 0;
-    char tail = 0;
-    if (sscanf(v, "%u/%u%c", &i, &n, &tail) != 2 || n == 0 || i == 0 || i > n || n > 100000) {
-        snprintf(err, cap, "--shard: '%s' is not I/N with 1 <= I <= N", v);
-        return -1;
-    }
-    cfg->shard_index = i;
-    cfg->shard_count = n;
-    return 0;
-}
-
 static const char *const isolate_words[] = {"batch", "case", NULL};
 
 /* --backend (KIND: REQUIRED or TEXT) and --backend-option, declared once for both uses. */
@@ -188,14 +174,20 @@ void bitcts_cli_run_apply(bitcts_cli_run *r)
 
 /* The options of run alone (explore refuses them, naming run). */
 static const bitcts_cli_option run_only_options[] = {
-    BITCTS_OPT_CUSTOM("--shard", "I/N", 0, parse_shard,
-                      "run every N-th case starting at the I-th (1-based), interleaved"),
     BITCTS_OPT_TEXT("--baseline", "FILE", offsetof(bitcts_run_config, baseline_path), 0,
                     "expected failures: lines '<glob> <fail|timeout|crash|flake> [reason]'; an "
                     "unknown verdict or a malformed glob is refused (FILE:LINE), a glob that "
                     "matches no case of any tier is warned of"),
     BITCTS_OPT_FLAG("--resume", offsetof(bitcts_run_config, resume),
                     "keep the cases DIR/results.jsonl already has and run the rest"),
+    BITCTS_OPT_TEXT("--skips", "FILE", offsetof(bitcts_run_config, skips_path), 0,
+                    "cases not to run: lines '<glob> <reason...>'; a selected case a line "
+                    "matches gets the verdict skipped with the reason and FILE:LINE; a line "
+                    "without a reason or with a malformed glob is refused (FILE:LINE)"),
+    BITCTS_OPT_FLAG("--claimed", offsetof(bitcts_run_config, claimed),
+                    "run only the selected cases the backend claims (its capabilities); the "
+                    "report's conformance claim lists, by operator and type, what the feature "
+                    "level requires that the backend does not claim, with counts"),
 };
 
 typedef struct run_args {
@@ -217,7 +209,7 @@ static const bitcts_cli_option run_own_options[] = {
 
 /* The command line into r, a, shrink; 0, or an exit code (BITCTS_CLI_HELP: 0). */
 static int parse_run(int argc, char **argv, bitcts_cli_run *r, run_args *a,
-                     bitcts_cli_shrink_args *shrink)
+                     bitcts_cli_shrink_args *shrink, bitcts_cli_shard *shard)
 {
     bitcts_run_config *cfg = &r->cfg;
     bitcts_cli_selection sel = {.sel = cfg->selection};
@@ -226,6 +218,7 @@ static int parse_run(int argc, char **argv, bitcts_cli_run *r, run_args *a,
         bitcts_cli_run_table(r),
         bitcts_cli_selection_table(&sel),
         BITCTS_CLI_TABLE(run_only_options, cfg),
+        bitcts_cli_shard_table(shard),
         bitcts_cli_shrink_table(shrink),
         BITCTS_CLI_TABLE(run_own_options, a)};
     const bitcts_cli_spec spec = {.cmd = "run",
@@ -242,7 +235,7 @@ static int parse_run(int argc, char **argv, bitcts_cli_run *r, run_args *a,
     if (cfg->backend_spec == NULL) {
         return bitcts_cli_error("run", "--backend is required (a built-in name or a plugin path)");
     }
-    return 0;
+    return bitcts_cli_shard_apply("run", shard, cfg);
 }
 
 /* Baseline lines that can never apply (their glob matches no case of any tier): one warning
@@ -353,7 +346,7 @@ static int use_vectors(bitcts_run_config *cfg, const char *dir, bitcts_plan **pl
     return 0;
 }
 
-/* The run of a parsed command line, its summary and --shrink; the exit code. */
+/* The run of a parsed and checked command line, its summary and --shrink; the exit code. */
 static int run_and_report(int argc, char **argv, bitcts_cli_run *r, const run_args *a,
                           const bitcts_cli_shrink_args *shrink)
 {
@@ -396,24 +389,35 @@ static int run_and_report(int argc, char **argv, bitcts_cli_run *r, const run_ar
     return exit_code;
 }
 
+/* `bitcts run` once the command line is parsed: the plan's cases, or --vectors's. */
+static int run_parsed(int argc, char **argv, bitcts_cli_run *r, const run_args *a,
+                      const bitcts_cli_shrink_args *shrink)
+{
+    bitcts_plan *vectors = NULL;
+    char vectors_option[4200];
+    int exit_code = a->vectors != NULL ? use_vectors(&r->cfg, a->vectors, &vectors, vectors_option,
+                                                     sizeof vectors_option)
+                                       : check_against_plan(&r->cfg);
+    if (exit_code == 0) {
+        exit_code = run_and_report(argc, argv, r, a, shrink);
+    }
+    bitcts_plan_destroy(vectors);
+    return exit_code;
+}
+
 int bitcts_cmd_run(int argc, char **argv)
 {
     bitcts_cli_run r;
     bitcts_cli_run_init(&r, BITCTS_TIER_DEFAULT, "bitcts-report");
     run_args a = {0};
     bitcts_cli_shrink_args shrink = {.seconds = 120, .max = 10};
-    const int parsed = parse_run(argc, argv, &r, &a, &shrink);
+    bitcts_cli_shard shard = {0};
+    const int parsed = parse_run(argc, argv, &r, &a, &shrink, &shard);
     if (parsed != 0 || r.cfg.backend_spec == NULL) {
+        bitcts_cli_shard_free(&shard);
         return parsed;
     }
-    bitcts_plan *vectors = NULL;
-    char vectors_option[4200];
-    int exit_code = a.vectors != NULL ? use_vectors(&r.cfg, a.vectors, &vectors, vectors_option,
-                                                    sizeof vectors_option)
-                                      : check_against_plan(&r.cfg);
-    if (exit_code == 0) {
-        exit_code = run_and_report(argc, argv, &r, &a, &shrink);
-    }
-    bitcts_plan_destroy(vectors);
-    return exit_code;
+    const int rc = run_parsed(argc, argv, &r, &a, &shrink);
+    bitcts_cli_shard_free(&shard);
+    return rc;
 }

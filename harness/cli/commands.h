@@ -66,6 +66,22 @@ bitcts_cli_table bitcts_cli_shrink_table(bitcts_cli_shrink_args *args);
  * ends. @return 0, or -1 when shrinking or one of the cases failed (printed). */
 int bitcts_cli_shrink(const char *cmd, const bitcts_run_config *cfg, const json_t *report,
                       const char *out_dir, size_t max_cases, double budget_s);
+/** `run`'s shard options: --shard I/N|auto, --shard-count, --shard-timings. */
+typedef struct bitcts_cli_shard {
+    const char *text;         /* --shard as given; NULL: not sharded */
+    uint32_t index, count;    /* from I/N, or from the engine (auto) */
+    uint32_t count_hint;      /* --shard-count */
+    const char *timings_path; /* --shard-timings */
+    json_t *timings_report;   /* loaded from timings_path; owns the table's ids */
+    bitcts_shard_timing *table;
+    size_t table_count;
+} bitcts_cli_shard;
+bitcts_cli_table bitcts_cli_shard_table(bitcts_cli_shard *s);
+/** After parsing: resolves auto from the environment (touching Bazel's status file), loads the
+ * timings, and sets cfg's shard members. @return 0, or an exit code after printing one line. */
+int bitcts_cli_shard_apply(const char *cmd, bitcts_cli_shard *s, bitcts_run_config *cfg);
+void bitcts_cli_shard_free(bitcts_cli_shard *s);
+
 /** The command line as a report records it: a JSON array of the program's name as main got it
  * (bitcts_cli_set_program), then the command's argv (argv[0] the command's word); NULL when
  * out of memory. */
@@ -80,8 +96,8 @@ int bitcts_cmd_debug(int argc, char **argv);
 /** What bitcts_glob_is_valid asks of a glob, for messages. */
 #define BITCTS_CLI_GLOB_RULE "an unclosed '[' or a trailing '\\'"
 
-/** The selection in words for a message: "--filter 'A', --filter 'B', --tier T[,
- * --feature-level FL]" (every --filter; "--filter '*'" when there is none). */
+/** The selection in words for a message: "--filter 'A', --filter 'B', [--exclude 'C', ]--tier
+ * T[, --feature-level FL]" (every --filter; "--filter '*'" when there is none). */
 void bitcts_cli_selection_text(const bitcts_selection *sel, const char *tier_text, char *out,
                                size_t cap);
 /** Refuses a selection that matches no case of the plan: one line naming the filter, tier and
@@ -89,8 +105,8 @@ void bitcts_cli_selection_text(const bitcts_selection *sel, const char *tier_tex
 int bitcts_cli_require_cases(const char *cmd, const bitcts_plan *plan, const bitcts_selection *sel,
                              const char *tier_text);
 
-/** A selection as the command line gives it: --filter (repeatable: the union), --tier and
- * --feature-level, and the tier as written for messages. */
+/** A selection as the command line gives it: --filter (repeatable: the union), --exclude
+ * (repeatable), --tier and --feature-level, and the tier as written for messages. */
 typedef struct bitcts_cli_selection {
     bitcts_selection sel;
     const char *tier_text; /* NULL: default */

@@ -491,7 +491,10 @@ static int run_chunk(const bitcts_shrink_options *o, const bitcts_case_key *key,
     cfg.stop_at = 0;
     cfg.shard_count = cfg.shard_index = 0;
     cfg.baseline_path = NULL;
+    cfg.skips_path = NULL;
+    cfg.claimed = 0;
     cfg.selection.filter.count = 0;
+    cfg.selection.exclude.count = 0;
     cfg.selection.tiers = BITCTS_TIER_ALL;
     cfg.selection.max_feature_level = 0;
     bitcts_run_result r;

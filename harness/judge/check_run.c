@@ -30,6 +30,7 @@
 #include "report_files.h"
 #include "sanitize.h"
 #include "self_exe.h"
+#include "skips.h"
 #include "source_commit.h"
 #include "tensor_iter.h"
 #include "vec_results.h"
@@ -55,6 +56,8 @@ typedef struct check_state {
     bitcts_result_set results;
     mapped_file file;
     bitcts_case_key extra; /* a case outside the plan (explored, or shrunk): its key */
+    size_t plan_cursor;    /* where the last case was found in the plan */
+    bitcts_skips skips;    /* --skips */
 } check_state;
 
 static void problem(check_state *s, const char *fmt, ...) BITCTS_PRINTF(2, 3);
@@ -539,6 +542,13 @@ static json_t *identity_json(check_state *s, double started_wall)
     bitcts_filter_join(&s->cfg->filter, joined, sizeof joined);
     bitcts_sanitize_string(s->cfg->filter.count > 0 ? joined : s->manifest.filter, sizeof joined,
                            filter, sizeof filter);
+    char exclude[600];
+    const char *manifest_exclude = json_string_value(json_object_get(s->manifest.root, "exclude"));
+    bitcts_exclude_join(&s->cfg->exclude, joined, sizeof joined);
+    bitcts_sanitize_string(s->cfg->exclude.count > 0  ? joined
+                           : manifest_exclude != NULL ? manifest_exclude
+                                                      : "",
+                           sizeof joined, exclude, sizeof exclude);
     bitcts_sanitize_string(s->results.producer_name, 4096, name, sizeof name);
     bitcts_sanitize_string(s->results.producer_version, 4096, version, sizeof version);
     json_t *info = json_object();
@@ -556,14 +566,14 @@ static json_t *identity_json(check_state *s, double started_wall)
         json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o}", "spec", spec, "path", spec,
                   "name", name, "vendor", "", "version", version, "build_id", "", "abi_version", "",
                   "feature_level", s->manifest.feature_level, "library_xxh3_128", "", "info", info);
-    return json_pack("{s:s, s:s, s:I, s:s, s:O, s:s, s:{s:s, s:s, s:s, s:s}, s:o, s:o}",
+    return json_pack("{s:s, s:s, s:I, s:s, s:O, s:s, s:{s:s, s:s, s:s, s:s, s:s}, s:o, s:o}",
                      "suite_version", BITCTS_VERSION_STRING, "suite_commit", bitcts_source_commit(),
                      "generator_version", (json_int_t)BITCTS_GENERATOR_VERSION, "seed", seed,
                      "command_line",
                      s->cfg->command_line != NULL ? s->cfg->command_line : json_array(), "started",
-                     started, "selection", "tier", s->manifest.tier, "filter", filter,
-                     "feature_level", s->manifest.feature_level, "shard", "", "backend", backend,
-                     "host", bitcts_report_files_host_json());
+                     started, "selection", "tier", s->manifest.tier, "filter", filter, "exclude",
+                     exclude, "feature_level", s->manifest.feature_level, "shard", "", "backend",
+                     backend, "host", bitcts_report_files_host_json());
 }
 
 static void repro_line(const check_state *s, const char *id, char *out, size_t cap)
@@ -576,11 +586,16 @@ static void repro_line(const check_state *s, const char *id, char *out, size_t c
         bitcts_shell_quote(bitcts_self_exe(exe, sizeof exe), exe_q, sizeof exe_q),
         bitcts_shell_quote(bitcts_paste_path(s->cfg->export_dir, path, sizeof path), dir,
                            sizeof dir));
-    snprintf(
+    const size_t more = (size_t)snprintf(
         out + used, used < cap ? cap - used : 0, " --results %s --filter %s --report %s",
         bitcts_shell_quote(bitcts_paste_path(s->results_dir, path, sizeof path), res, sizeof res),
         bitcts_shell_quote(id, filter, sizeof filter),
         bitcts_shell_quote(sub, folder, sizeof folder));
+    if (s->cfg->skips_path != NULL && used + more < cap) { /* a skipped case stays skipped */
+        snprintf(out + used + more, cap - used - more, " --skips %s",
+                 bitcts_shell_quote(bitcts_paste_path(s->cfg->skips_path, path, sizeof path), res,
+                                    sizeof res));
+    }
 }
 
 /* The manifest's entry i describes the case the seed builds for its id: every member of the
@@ -616,15 +631,31 @@ static int described_as_built(check_state *s, const bitcts_case_key *key, size_t
     return member == NULL;
 }
 
+/* The plan's case of this id, or NULL. A manifest lists its cases in plan order, so the search
+ * starts after the last case found and wraps around: one pass over the plan for the whole
+ * manifest, whatever the order. */
+static const bitcts_case_key *plan_find(check_state *s, const char *id)
+{
+    const size_t n = s->plan->count;
+    for (size_t k = 0; k < n; ++k) {
+        const size_t i = (s->plan_cursor + k) % n;
+        if (strcmp(s->plan->cases[i].id, id) == 0) {
+            s->plan_cursor = i + 1;
+            return &s->plan->cases[i];
+        }
+    }
+    return NULL;
+}
+
 /* Judges every selected case of the manifest into the builder. */
 static int judge_all(check_state *s, bitcts_report_builder *b)
 {
     for (size_t i = 0; i < s->manifest.count; ++i) {
         const char *id = s->manifest.ids[i];
-        if (!bitcts_filter_matches(&s->cfg->filter, id)) {
+        if (!bitcts_ids_select(&s->cfg->filter, &s->cfg->exclude, id)) {
             continue;
         }
-        const bitcts_case_key *key = bitcts_plan_find(s->plan, id);
+        const bitcts_case_key *key = plan_find(s, id);
         size_t plan_index = key != NULL ? (size_t)(key - s->plan->cases) : i;
         if (key == NULL && key_outside_plan(s, id, &s->extra) == 0) {
             key = &s->extra; /* explored or shrunk: plan_index is the manifest's */
@@ -636,11 +667,17 @@ static int judge_all(check_state *s, bitcts_report_builder *b)
                     s->cfg->export_dir, id);
             continue;
         }
-        if (!is_fixed(key) && !described_as_built(s, key, i)) {
+        const bitcts_skip_entry *skip = bitcts_skips_find(&s->skips, id);
+        if (skip == NULL && !is_fixed(key) && !described_as_built(s, key, i)) {
             continue;
         }
         bitcts_case_result r;
-        const int st = judge_case(s, key, &r);
+        int st = BITCTS_OK;
+        if (skip != NULL) { /* not judged */
+            bitcts_skips_result(&s->skips, skip, &r);
+        } else {
+            st = judge_case(s, key, &r);
+        }
         if (st != BITCTS_OK) {
             snprintf(s->out->error, sizeof s->out->error, "case %s: %s", id,
                      bitcts_status_message(st));
@@ -664,10 +701,15 @@ static int judge_all(check_state *s, bitcts_report_builder *b)
             snprintf(filters + used, sizeof filters - used, "%s--filter '%s'", f > 0 ? ", " : "",
                      s->cfg->filter.globs[f]);
         }
+        for (size_t f = 0; f < s->cfg->exclude.count; ++f) {
+            const size_t used = strlen(filters);
+            snprintf(filters + used, sizeof filters - used, "%s--exclude '%s'",
+                     used > 0 ? ", " : "", s->cfg->exclude.globs[f]);
+        }
         snprintf(s->out->error, sizeof s->out->error,
                  "the selection matches no case of %s/manifest.json (%s cases): %s",
                  s->cfg->export_dir, s->manifest.count > 0 ? "its" : "it has no",
-                 s->cfg->filter.count > 0 ? filters : "no --filter");
+                 filters[0] != '\0' ? filters : "no --filter");
         return BITCTS_E_INVALID_ARGUMENT;
     }
     return BITCTS_OK;
@@ -686,7 +728,12 @@ int bitcts_check(const bitcts_check_config *cfg, bitcts_check_result *out)
     snprintf(s.results_json, sizeof s.results_json, "%s/results.json", s.results_dir);
     const double t0 = bitcts_clock_now();
     const double wall0 = (double)time(NULL);
-    int st = load_inputs(&s);
+    int st = cfg->skips_path != NULL
+                 ? bitcts_skips_load(cfg->skips_path, &s.skips, out->error, sizeof out->error)
+                 : BITCTS_OK;
+    if (st == BITCTS_OK) {
+        st = load_inputs(&s);
+    }
     bitcts_report_builder *b = NULL;
     if (st == BITCTS_OK) {
         json_t *identity = identity_json(&s, wall0);
@@ -714,6 +761,7 @@ int bitcts_check(const bitcts_check_config *cfg, bitcts_check_result *out)
     bitcts_plan_destroy(s.plan);
     bitcts_export_manifest_free(&s.manifest);
     bitcts_result_set_free(&s.results);
+    bitcts_skips_free(&s.skips);
     return st;
 }
 

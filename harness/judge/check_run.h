@@ -21,10 +21,13 @@ typedef struct bitcts_check_config {
     const char *results_dir;    /* holds results.json; NULL: export_dir/results */
     bitcts_filter filter;       /* globs on case ids: a case matching any is checked; none:
                                  * every case of the manifest */
+    bitcts_filter exclude;      /* globs on case ids: a case matching any is not checked */
     const char *report_dir;     /* NULL: nothing written */
     const json_t *command_line; /* recorded as given; borrowed */
     bitcts_check_problem_fn problem;
     void *problem_user;
+    const char *skips_path; /* --skips: the cases a line lists are not judged but get the verdict
+                             * skipped with its reason (skips.h); NULL: none */
 } bitcts_check_config;
 
 typedef struct bitcts_check_result {

@@ -53,8 +53,18 @@ static json_t *selection_json(const run_state *s)
     bitcts_sanitize_string(s->cfg->tier_text != NULL ? s->cfg->tier_text : "default", 4096, tier,
                            sizeof tier);
     bitcts_sanitize_string(joined, sizeof joined, filter, sizeof filter);
-    return json_pack("{s:s, s:s, s:s, s:s}", "tier", tier, "filter", filter, "feature_level", fl,
-                     "shard", shard);
+    char exclude[600];
+    bitcts_exclude_join(&s->cfg->selection.exclude, joined, sizeof joined);
+    bitcts_sanitize_string(joined, sizeof joined, exclude, sizeof exclude);
+    char balance[32] = "";
+    if (s->cfg->shard_count != 0 && s->cfg->shard_timings != NULL) {
+        bitcts_shard_timings_name(s->cfg->shard_timings, s->cfg->shard_timing_count, balance);
+    } else if (s->cfg->shard_count != 0) {
+        snprintf(balance, sizeof balance, "interleaved");
+    }
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I}", "tier", tier, "filter", filter,
+                     "exclude", exclude, "feature_level", fl, "shard", shard, "balance", balance,
+                     "cases", (json_int_t)s->selection_total);
 }
 
 static json_t *header_json(const run_state *s)
@@ -63,8 +73,12 @@ static json_t *header_json(const run_state *s)
     char spec[BITCTS_BACKEND_TEXT];
     bitcts_format_u64(s->cfg->seed, seed);
     bitcts_sanitize_string(s->cfg->backend_spec, 4096, spec, sizeof spec);
+    json_t *selection = selection_json(s);
+    if (selection != NULL && s->cfg->selection.exclude.count == 0) {
+        json_object_del(selection, "exclude"); /* the header of a log without it, resumable */
+    }
     return json_pack("{s:s, s:s, s:s, s:s, s:o, s:I}", "record", "header", "schema_version", "1.1",
-                     "seed", seed, "backend", spec, "selection", selection_json(s), "rounds",
+                     "seed", seed, "backend", spec, "selection", selection, "rounds",
                      (json_int_t)s->rounds);
 }
 
@@ -292,6 +306,12 @@ int bitcts__run_write_report(run_state *s, char *err, size_t cap)
         snprintf(err, cap, "out of memory assembling the report");
     }
     bitcts_report_builder_destroy(b);
+    if (st == BITCTS_OK && s->unclaimed != NULL &&
+        json_object_set_new(report, "claims",
+                            bitcts__run_claims_json(s, json_object_get(report, "cases"))) != 0) {
+        snprintf(err, cap, "out of memory assembling the report");
+        st = BITCTS_E_OUT_OF_MEMORY;
+    }
     if (st == BITCTS_OK && s->cfg->report_dir != NULL) {
         st = bitcts_report_files_write(report, s->cfg->report_dir, err, cap);
     }

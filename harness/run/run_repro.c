@@ -78,6 +78,10 @@ void bitcts_run_repro_options(const bitcts_run_config *cfg, char *out, size_t ca
         append_quoted(out, cap, "--baseline",
                       bitcts_paste_path(cfg->baseline_path, path, sizeof path));
     }
+    if (cfg->skips_path != NULL) { /* a listed case is skipped: the repro says so too */
+        char path[1024];
+        append_quoted(out, cap, "--skips", bitcts_paste_path(cfg->skips_path, path, sizeof path));
+    }
     if (cfg->repro_extra != NULL) {
         append(out, cap, "%s", cfg->repro_extra);
     }

@@ -15,6 +15,7 @@
 #include "child.h"
 #include "runner.h"
 #include "sandbox.h"
+#include "skips.h"
 #include "worker.h"
 
 #define BITCTS_RUN_BATCH_ATTEMPTS 3 /* workers a batch may take that die before its first case */
@@ -60,7 +61,8 @@ typedef struct run_state {
     size_t queue_count, queue_cap;
     size_t *selected; /* plan indices of the selection (this shard), in order */
     size_t selected_count;
-    json_t ***results; /* [round][plan index] */
+    size_t selection_total; /* the selection's cases in every shard together */
+    json_t ***results;      /* [round][plan index] */
     size_t done, total;
     worker_slot *slots;
     int jobs;
@@ -69,6 +71,10 @@ typedef struct run_state {
     char started_iso[32];
     double last_progress;
     json_t *report;
+    bitcts_skips skips; /* --skips */
+    size_t *unclaimed;  /* --claimed: plan indices of the selection left out, not claimed */
+    size_t unclaimed_count;
+    bitcts_backend_caps caps; /* --claimed: the probe's claims, parsed */
 } run_state;
 
 /** Appends a record to results.jsonl and flushes it. Takes ownership of rec. */
@@ -87,6 +93,18 @@ void bitcts__run_synthesize(run_state *s, size_t idx, uint32_t round, int verdic
 /** The final result of each case (the rounds combined: a case that disagrees with itself is a
  * flake); assembles the report and writes the report folder; keeps it in s->report. */
 int bitcts__run_write_report(run_state *s, char *err, size_t cap);
+/** Reads --skips (bad input: err names FILE:LINE). */
+int bitcts__run_load_skips(run_state *s, char *err, size_t cap);
+/** Gives every selected case a skips line lists the verdict skipped (each round), unless it
+ * already has a result (--resume). */
+void bitcts__run_skip_listed(run_state *s);
+/** --claimed: takes the cases the probe's claims exclude out of the selection (into
+ * s->unclaimed). @return BITCTS_OK, BITCTS_E_OUT_OF_MEMORY or BITCTS_E_INVALID_ARGUMENT (the
+ * backend claims no selected case). */
+int bitcts__run_scope_claimed(run_state *s, char *err, size_t cap);
+/** The conformance claim of a --claimed run (docs/report-schema.md "claims"), from the
+ * report's case objects and what was left out. New reference, or NULL (out of memory). */
+json_t *bitcts__run_claims_json(const run_state *s, const json_t *cases);
 /** Tells the config's progress callback, at most every 0.1 s unless final. */
 void bitcts__run_progress(run_state *s, int final);
 

@@ -258,7 +258,38 @@ static void run_loop(run_state *s)
     }
 }
 
-/* The selection in plan order, then this shard's interleaved share of it. */
+/* Keeps this shard's share of the selection: every N-th case from the I-th, or the cases
+ * bitcts_shard_balance puts on shard I by the timings. */
+static int keep_shard(run_state *s)
+{
+    const bitcts_run_config *c = s->cfg;
+    const size_t n = s->selected_count;
+    uint32_t *shard_of = malloc((n + 1) * sizeof *shard_of);
+    double *cost = malloc((n + 1) * sizeof *cost);
+    const char **ids = malloc((n + 1) * sizeof *ids);
+    int rc = shard_of == NULL || cost == NULL || ids == NULL ? -1 : 0;
+    for (size_t k = 0; rc == 0 && k < n; ++k) {
+        ids[k] = s->plan->cases[s->selected[k]].id;
+        shard_of[k] = (uint32_t)(k % c->shard_count);
+    }
+    if (rc == 0 && c->shard_timings != NULL) {
+        bitcts_shard_costs(c->shard_timings, c->shard_timing_count, ids, n, cost);
+        rc = bitcts_shard_balance(cost, n, c->shard_count, shard_of);
+    }
+    size_t kept = 0;
+    for (size_t k = 0; rc == 0 && k < n; ++k) {
+        if (shard_of[k] == c->shard_index - 1) {
+            s->selected[kept++] = s->selected[k];
+        }
+    }
+    s->selected_count = rc == 0 ? kept : s->selected_count;
+    free(shard_of);
+    free(cost);
+    free(ids);
+    return rc;
+}
+
+/* The selection in plan order, then this shard's share of it. */
 static int select_cases(run_state *s, char *err, size_t cap)
 {
     s->selected = malloc((s->plan->count + 1) * sizeof *s->selected);
@@ -283,12 +314,13 @@ static int select_cases(run_state *s, char *err, size_t cap)
         if (!bitcts_selection_matches(&s->cfg->selection, &key)) {
             continue;
         }
-        const int mine =
-            s->cfg->shard_count == 0 || position % s->cfg->shard_count == s->cfg->shard_index - 1;
         ++position;
-        if (mine) {
-            s->selected[s->selected_count++] = i;
-        }
+        s->selected[s->selected_count++] = i;
+    }
+    s->selection_total = s->selected_count;
+    if (s->cfg->shard_count != 0 && keep_shard(s) != 0) {
+        snprintf(err, cap, "out of memory");
+        return BITCTS_E_OUT_OF_MEMORY;
     }
     for (int i = 0; i < s->jobs; ++i) {
         s->slots[i].c.sb.chan = s->slots[i].c.sb.capture = -1;
@@ -337,6 +369,8 @@ static void free_state(run_state *s)
     json_decref(s->backend_json);
     json_decref(s->report);
     bitcts_baseline_free(&s->baseline);
+    bitcts_skips_free(&s->skips);
+    free(s->unclaimed);
     if (s->plan_owned) {
         bitcts_plan_destroy(s->plan);
     }
@@ -368,6 +402,9 @@ static int prepare(run_state *s, char *err, size_t cap)
         st = load_baseline(s, err, cap);
     }
     if (st == BITCTS_OK) {
+        st = bitcts__run_load_skips(s, err, cap);
+    }
+    if (st == BITCTS_OK) {
         st = bitcts_backend_resolve(s->cfg->backend_spec, &s->cfg->options, &s->backend, err, cap);
     }
     if (st == BITCTS_OK && s->cfg->report_dir != NULL) {
@@ -376,6 +413,9 @@ static int prepare(run_state *s, char *err, size_t cap)
     if (st == BITCTS_OK) {
         bitcts_run_repro_options(s->cfg, s->repro_options, sizeof s->repro_options);
         st = probe(s, err, cap);
+    }
+    if (st == BITCTS_OK) {
+        st = bitcts__run_scope_claimed(s, err, cap);
     }
     if (st == BITCTS_OK && s->cfg->report_dir != NULL) {
         st = bitcts__run_open_log(s, err, cap);
@@ -417,6 +457,7 @@ int bitcts_run(const bitcts_run_config *cfg, bitcts_run_result *out)
         free_state(&s);
         return out->status;
     }
+    bitcts__run_skip_listed(&s); /* never run, whatever the backend does */
     if (s.backend_problem[0] != '\0') {
         fail_everything(&s);
     } else {

@@ -12,6 +12,7 @@
 
 #include "backend.h"   /* bitcts_backend_options */
 #include "case_plan.h" /* bitcts_selection */
+#include "shard.h"     /* bitcts_shard_timing */
 
 /** Progress of a run: cases ended and to run, seconds since the start. Called from the run's
  * thread at most every 0.1 s and once more at the end. */
@@ -26,6 +27,10 @@ typedef struct bitcts_run_config {
     int jobs;
     uint32_t shard_index; /* 1-based; 0 when not sharded */
     uint32_t shard_count;
+    const bitcts_shard_timing *shard_timings; /* sorted by id: the shards balanced by these
+                                               * durations (bitcts_shard_balance); NULL:
+                                               * interleaved (every N-th case) */
+    size_t shard_timing_count;
     const char *baseline_path;
     double timeout_s;
     const char *report_dir;  /* NULL: nothing written, the report is only returned */
@@ -44,6 +49,10 @@ typedef struct bitcts_run_config {
                                          * " --vectors '/abs/dir'"); or NULL */
     bitcts_run_progress_fn progress;    /* NULL: none */
     void *progress_user;
+    const char *skips_path; /* --skips: the cases a line lists are not run but get the verdict
+                             * skipped with its reason (harness/judge/skips.h); NULL: none */
+    int claimed; /* --claimed: only the cases the backend claims are run; the report carries the
+                  * conformance claim (docs/report-schema.md, "claims") */
 } bitcts_run_config;
 
 /** What a run gives back. */
@@ -70,8 +79,9 @@ void bitcts_run_result_free(bitcts_run_result *r);
 
 /** The options of cfg that a repro line must carry to give a case the verdict it got, quoted
  * for the shell, each with a leading space: every --backend-option (--threads among them),
- * --timeout, --isolate case, --feature-level, --repeat, --baseline (absolute), then
- * cfg->repro_extra. For bitcts_case_repro. */
+ * --timeout, --isolate case, --feature-level, --repeat, --baseline and --skips (absolute),
+ * then cfg->repro_extra. Not --exclude or --claimed: a case they leave out has no repro line,
+ * and they change nothing for a case they keep. For bitcts_case_repro. */
 void bitcts_run_repro_options(const bitcts_run_config *cfg, char *out, size_t cap);
 
 #endif

@@ -250,21 +250,7 @@ static void out_of_memory(worker *w, const char *what, bitcts_case_result *r)
 static const char *unsupported_reason(const bitcts_backend *b, const bitcts_case_key *k,
                                       int in_place, char *buf, size_t cap)
 {
-    const bitcts_abi_op_caps *c = bitcts_backend_op_caps(b, k->op);
-    if (c == NULL) {
-        snprintf(buf, cap, "%s is not among the backend's operators", bitcts_op_name(k->op));
-    } else if ((c->input_types & (1u << k->in_type)) == 0) {
-        snprintf(buf, cap, "input type %s is not claimed", bitcts_dtype_name(k->in_type));
-    } else if ((c->output_types & (1u << k->out_type)) == 0) {
-        snprintf(buf, cap, "output type %s is not claimed", bitcts_dtype_name(k->out_type));
-    } else if ((c->dimension_counts & (1u << k->rank)) == 0) {
-        snprintf(buf, cap, "DimensionCount %u is not claimed", k->rank);
-    } else if (in_place && (c->flags & BITCTS_ABI_CAP_IN_PLACE) == 0) {
-        snprintf(buf, cap, "in-place execution is not claimed");
-    } else {
-        return NULL;
-    }
-    return buf;
+    return bitcts__run_unclaimed_reason(&b->caps, k, in_place, buf, cap);
 }
 
 /* NotSupported is a failure when the backend's claimed feature level requires the case. */

@@ -48,4 +48,9 @@ void bitcts_worker_main(void *arg, int chan, const char *nonce, bitcts_sandbox_s
  *         BITCTS_E_INTERNAL (no result). */
 int bitcts_worker_debug(const bitcts_worker_job *job, json_t **out, char *err, size_t cap);
 
+/** Why the claims exclude a valid case (its operator, a type, its rank, in place), or NULL:
+ * what makes a worker's case not_supported, and what `run --claimed` leaves out. */
+const char *bitcts__run_unclaimed_reason(const bitcts_backend_caps *caps, const bitcts_case_key *k,
+                                         int in_place, char *buf, size_t cap);
+
 #endif

@@ -245,6 +245,38 @@ void bitcts_backend_claims_text(const bitcts_backend *b, char *out, size_t cap)
     }
 }
 
+int bitcts_backend_claims_parse(const char *text, bitcts_backend_caps *out)
+{
+    memset(out, 0, sizeof *out);
+    unsigned fl = 0;
+    int used = 0;
+    if (sscanf(text, "feature_level=0x%x%n", &fl, &used) != 1) {
+        return -1;
+    }
+    out->feature_level = fl;
+    const char *p = text + used;
+    for (int i = 0; i < (int)BITCTS_OP_COUNT; ++i) {
+        char none[8] = "";
+        const char *name = bitcts_op_name(bitcts_op_all[i]);
+        const size_t len = strlen(name);
+        if (p[0] != ' ' || strncmp(p + 1, name, len) != 0 || p[1 + len] != '=') {
+            return -1;
+        }
+        p += len + 2;
+        bitcts_abi_op_caps *c = &out->ops[i];
+        c->struct_size = sizeof *c;
+        c->operator_type = bitcts_op_all[i];
+        if (sscanf(p, "in:0x%x,out:0x%x,dims:0x%x,flags:0x%x%n", &c->input_types, &c->output_types,
+                   &c->dimension_counts, &c->flags, &used) == 4) {
+            out->has_op[i] = 1;
+        } else if (sscanf(p, "%4[a-z]%n", none, &used) != 1 || strcmp(none, "none") != 0) {
+            return -1;
+        }
+        p += used;
+    }
+    return *p == '\0' ? 0 : -1;
+}
+
 /* The next space-separated word of *text, as a length; advances *text past it. */
 static size_t next_word(const char **text, const char **word)
 {

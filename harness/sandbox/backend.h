@@ -104,6 +104,10 @@ const char *bitcts_backend_builtin_names(char *buf, size_t cap);
  * workers, which compare their own instance's with it. */
 void bitcts_backend_claims_text(const bitcts_backend *b, char *out, size_t cap);
 
+/** The claims of a bitcts_backend_claims_text line back into caps (the parent, which never
+ * loads a backend, learns them from the probe this way). @return 0, or -1 for a malformed line. */
+int bitcts_backend_claims_parse(const char *text, bitcts_backend_caps *out);
+
 /** The first difference between two claims texts in words: "the backend's claims differ from
  * the probe's instance: bit_xor: the probe was told in:0x3fc,..., this instance says none
  * (claims may not change from instance to instance: PLG-14)". */

@@ -3,7 +3,7 @@
 """Repro lines, `bitcts debug`, `run --vectors` and the traceability of report.json.
 
 - repro: a run of a broken plugin at a path with a space, with --timeout, --isolate case,
-  --feature-level and --baseline; every repro line starts with an absolute path, carries those
+  --feature-level, --baseline and --skips; every repro line starts with an absolute path, carries those
   options, and pasted into `bash -c` with an empty PATH, from another folder, gives its case the
   same verdict (and the exit code that verdict calls for). The old form ("bitcts run ...") is
   shown to fail there, so the check cannot pass by accident. bitcts check's repro line likewise
@@ -67,22 +67,27 @@ def repro():
     first = bitcts("run", "--backend", "odd dir/lib odd.so", *sel, "--report", "first")
     failing = [c["id"] for c in report(os.path.join(WORK, "first"))["cases"]
                if c["verdict"] == "fail"]
-    check(first.returncode == 1 and len(failing) >= 2, f"the broken plugin fails {failing}")
+    check(first.returncode == 1 and len(failing) >= 3, f"the broken plugin fails {failing}")
     with open(os.path.join(WORK, "base.txt"), "w", encoding="utf-8") as f:
         f.write(f"{failing[0]} fail known\n")
+    with open(os.path.join(WORK, "skips.txt"), "w", encoding="utf-8") as f:
+        f.write(f"{failing[2]} not this week\n")
     p = bitcts("run", "--backend", "odd dir/lib odd.so", *sel, "--timeout", "7.5", "--isolate",
-               "case", "--feature-level", "4_1", "--baseline", "base.txt", "--report", "second")
+               "case", "--feature-level", "4_1", "--baseline", "base.txt", "--skips", "skips.txt",
+               "--report", "second")
     cases = {c["id"]: c for c in report(os.path.join(WORK, "second"))["cases"]}
-    check(p.returncode == 1 and cases[failing[0]]["verdict"] == "expected_fail",
-          "the baseline's case is an expected failure")
+    check(p.returncode == 1 and cases[failing[0]]["verdict"] == "expected_fail" and
+          cases[failing[2]]["verdict"] == "skipped",
+          "the baseline's case is an expected failure, the skipped one skipped")
     passing = next(i for i, c in cases.items() if c["verdict"] == "pass")
     elsewhere = os.path.join(WORK, "elsewhere")
     os.makedirs(elsewhere)
     base = os.path.join(WORK, "base.txt")
-    for cid in (failing[0], failing[1], passing):
+    skips = os.path.join(WORK, "skips.txt")
+    for cid in (failing[0], failing[1], failing[2], passing):
         line = cases[cid]["repro"]
         words = ["--timeout 7.5", "--isolate case", "--feature-level 4_1", f"--baseline {base}",
-                 "'" + plugin + "'"]
+                 f"--skips {skips}", "'" + plugin + "'"]
         check(line.startswith(BITCTS + " run ") and all(w in line for w in words),
               f"{cid}: the repro line starts with {BITCTS} and carries every option: {line}")
         r = paste(line, elsewhere)
@@ -117,7 +122,8 @@ def check_repro():
 
 def debug(cases):
     plugin = os.path.join(WORK, "odd dir", "lib odd.so")
-    for cid, c in list(cases.items())[:6]:
+    # Debugging a case is running it: a skipped case (--skips is run's) is left out here.
+    for cid, c in [kv for kv in cases.items() if kv[1]["verdict"] != "skipped"][:6]:
         d = bitcts("debug", cid, "--backend", plugin)
         head = d.stdout.splitlines()
         want = "fail" if c["verdict"] == "expected_fail" else c["verdict"]

@@ -84,6 +84,38 @@ static void test_plan_shape(const bitcts_plan *plan)
     CHECK(!bitcts_selection_matches(&sel, bitcts_plan_find(plan, "bit_xor.int8.r2.permuted.1")));
 }
 
+/* --exclude: an id matching an exclude glob is never selected, whatever the filters say; with
+ * no filter every other id is. */
+static void test_exclude(const bitcts_plan *plan)
+{
+    bitcts_selection sel = {.tiers = BITCTS_TIER_DEFAULT,
+                            .filter = {.globs = {"bit_xor.*", "bit_and.*"}, .count = 2},
+                            .exclude = {.globs = {"*.permuted.*", "bit_and.int8.*"}, .count = 2}};
+    static const struct {
+        const char *id;
+        int with_filter, without_filter; /* selected with the two filters, and with none */
+    } want[] = {
+        {"bit_xor.int8.r2.packed.0", 1, 1},   {"bit_and.int16.r2.packed.0", 1, 1},
+        {"bit_xor.int8.r2.permuted.1", 0, 0}, {"bit_and.int8.r2.packed.0", 0, 0},
+        {"bit_or.int8.r2.packed.0", 0, 1},    {"bit_or.int8.r2.permuted.1", 0, 0},
+    };
+    const size_t filters = sel.filter.count;
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i) {
+        const bitcts_case_key *k = bitcts_plan_find(plan, want[i].id);
+        sel.filter.count = filters;
+        CHECK(k != NULL && bitcts_selection_matches(&sel, k) == want[i].with_filter);
+        sel.filter.count = 0;
+        CHECK(k != NULL && bitcts_selection_matches(&sel, k) == want[i].without_filter);
+    }
+    CHECK(bitcts_ids_select(&sel.filter, NULL, "anything"));
+    char joined[64] = "unchanged";
+    bitcts_exclude_join(&sel.exclude, joined, sizeof joined);
+    CHECK_EQ_STR(joined, "*.permuted.*,bit_and.int8.*");
+    const bitcts_filter none = {.count = 0};
+    bitcts_exclude_join(&none, joined, sizeof joined);
+    CHECK_EQ_STR(joined, ""); /* "" in reports, where an empty filter reads "*" */
+}
+
 static void test_negative_cases(const bitcts_plan *plan)
 {
     static const uint32_t fls[] = {0x2100, 0x3000, 0x4100, 0x6400};
@@ -263,6 +295,7 @@ int main(void)
     }
     test_plan_shape(plan);
     test_negative_cases(plan);
+    test_exclude(plan);
     test_default_cases(plan);
     test_determinism(plan);
     bitcts_plan_destroy(plan);
