@@ -96,6 +96,7 @@ static void html_identity(sbuf *b, const bitcts__report_view *v)
     char line[512];
     sb_puts(b, "<dl class=\"meta\">\n");
     html_meta_row(b, "Suite version", bitcts_report_str(r, "suite_version"), 0);
+    html_meta_row(b, "Suite commit", bitcts_report_str(r, "suite_commit"), 1);
     snprintf(line, sizeof line, "%s \xE2\x80\x94 %s, version %s, build %s",
              bitcts_report_str(be, "name"), bitcts_report_str(be, "vendor"),
              bitcts_report_str(be, "version"), bitcts_report_str(be, "build_id"));
@@ -104,6 +105,12 @@ static void html_identity(sbuf *b, const bitcts__report_view *v)
              bitcts_report_str(be, "path"));
     html_meta_row(b, "Backend spec (path)", line, 1);
     html_meta_row(b, "Library XXH3-128", bitcts_report_str(be, "library_xxh3_128"), 1);
+    const json_int_t size = json_integer_value(json_object_get(be, "library_size"));
+    line[0] = '\0'; /* a built-in, or a report from before 1.2 */
+    if (size > 0) {
+        snprintf(line, sizeof line, "%lld bytes", (long long)size);
+    }
+    html_meta_row(b, "Library size", line, 0);
     html_meta_row(b, "Feature level", bitcts_report_str(be, "feature_level"), 0);
     html_meta_row(b, "ABI version", bitcts_report_str(be, "abi_version"), 0);
     const char *key;

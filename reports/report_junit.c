@@ -32,6 +32,7 @@ static void junit_properties(sbuf *b, const json_t *r)
         {"backend.library_xxh3_128", bitcts_report_str(backend, "library_xxh3_128")},
         {"backend.feature_level", bitcts_report_str(backend, "feature_level")},
         {"suite_version", bitcts_report_str(r, "suite_version")},
+        {"suite_commit", bitcts_report_str(r, "suite_commit")},
         {"shard", bitcts_report_str(json_object_get(r, "selection"), "shard")},
         {"stopped", bitcts_report_str(r, "stopped")}, /* "" unless a stop rule ended the run */
     };

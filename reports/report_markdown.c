@@ -133,10 +133,15 @@ void bitcts__report_render_markdown(sbuf *b, const bitcts__report_view *v)
     const json_t *be = json_object_get(r, "backend");
     sb_printf(b, "# bitcts report: %s\n\n", v->clean ? "PASSED" : "FAILED");
     sb_printf(b, "%zu cases; suite ", v->t->n);
-    sb_seq(b, sb_md, "", bitcts_report_str(r, "suite_version"), "; backend **",
-           bitcts_report_str(be, "name"), "** ", bitcts_report_str(be, "vendor"), " ",
-           bitcts_report_str(be, "version"), ", feature level ",
-           bitcts_report_str(be, "feature_level"), "; library ", NULL);
+    sb_md(b, bitcts_report_str(r, "suite_version"));
+    if (*bitcts_report_str(r, "suite_commit")) {
+        sb_puts(b, " (commit ");
+        sb_md_code(b, bitcts_report_str(r, "suite_commit"));
+        sb_puts(b, ")");
+    }
+    sb_seq(b, sb_md, "; backend **", bitcts_report_str(be, "name"), "** ",
+           bitcts_report_str(be, "vendor"), " ", bitcts_report_str(be, "version"),
+           ", feature level ", bitcts_report_str(be, "feature_level"), "; library ", NULL);
     sb_md_code(b, *bitcts_report_str(be, "library_xxh3_128")
                       ? bitcts_report_str(be, "library_xxh3_128")
                       : "built-in");

@@ -175,10 +175,14 @@ static json_t *column_json(const json_t *r, const char *label)
     } else {
         snprintf(name, sizeof name, "%s", bitcts_report_str(backend, "name"));
     }
-    return json_pack(
-        "{s:s, s:s, s:s, s:s, s:s, s:O}", "label", name, "name", bitcts_report_str(backend, "name"),
-        "version", bitcts_report_str(backend, "version"), "device", device, "seed",
-        bitcts_report_str(r, "seed"), "info", json_is_object(info) ? info : json_object());
+    /* The tiers the report ran: a smoke column (a few cases a cell) and a default one (many)
+     * are told apart. */
+    const char *tier = bitcts_report_str(json_object_get(r, "selection"), "tier");
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:O}", "label", name, "name",
+                     bitcts_report_str(backend, "name"), "version",
+                     bitcts_report_str(backend, "version"), "device", device, "tier", tier, "seed",
+                     bitcts_report_str(r, "seed"), "info",
+                     json_is_object(info) ? info : json_object());
 }
 
 bitcts_status bitcts_report_matrix(const json_t *const *reports, const char *const *labels,
@@ -273,6 +277,20 @@ static void first_deviation(sbuf *b, const json_t *first, int mode)
            bitcts_report_str(m, "actual_bin"), ")", NULL);
 }
 
+/* A cell as rendered: its text and its case count, "pass (7)", unless the text gives the count
+ * already ("FAIL k/n") or the cell is empty ("-"). */
+static const char *cell_text(const json_t *cell, char *out, size_t cap)
+{
+    const char *text = bitcts_report_str(cell, "text");
+    const json_int_t cases = json_integer_value(json_object_get(cell, "cases"));
+    if (cases == 0 || strcmp(bitcts_report_str(cell, "state"), "fail") == 0) {
+        snprintf(out, cap, "%s", text);
+    } else {
+        snprintf(out, cap, "%s (%lld)", text, (long long)cases);
+    }
+    return out;
+}
+
 /* A table cell in code, or "-" when empty. */
 static void md_cell(sbuf *b, const char *text)
 {
@@ -287,15 +305,16 @@ static void render_columns_md(sbuf *b, const json_t *columns)
 {
     size_t k;
     json_t *col;
-    sb_puts(b, "| framework | version | device | Python | NumPy | seed |\n"
-               "|---|---|---|---|---|---|\n");
+    sb_puts(b, "| framework | version | device | tier | Python | NumPy | seed |\n"
+               "|---|---|---|---|---|---|---|\n");
     json_array_foreach(columns, k, col)
     {
         const json_t *info = json_object_get(col, "info");
         sb_seq(b, md_cell, "| ", bitcts_report_str(col, "label"), " | ",
                bitcts_report_str(col, "version"), " | ", bitcts_report_str(col, "device"), " | ",
-               bitcts_report_str(info, "python"), " | ", bitcts_report_str(info, "numpy"), " | ",
-               bitcts_report_str(col, "seed"), " |\n", NULL);
+               bitcts_report_str(col, "tier"), " | ", bitcts_report_str(info, "python"), " | ",
+               bitcts_report_str(info, "numpy"), " | ", bitcts_report_str(col, "seed"), " |\n",
+               NULL);
     }
 }
 
@@ -386,10 +405,12 @@ static void render_markdown(sbuf *b, const json_t *m)
     sb_puts(b, "\n## Operator x type\n\n`pass`: every case bit-exact; `FAIL k/n`: k of n cases "
                "fail; `n/s`: not supported (the reason below); `>=w: P`: shift counts >= the "
                "width behave as policy P (mask: the count taken modulo the width; saturate: 0; "
-               "other: neither), recorded, not asserted.\n\n| operator | type |");
+               "other: neither), recorded, not asserted; `(n)`: the cell's n cases. A column "
+               "is headed by its tier.\n\n| operator | type |");
     json_array_foreach(columns, k, col)
     {
-        sb_seq(b, sb_md_cell, " ", bitcts_report_str(col, "label"), " |", NULL);
+        sb_seq(b, sb_md_cell, " ", bitcts_report_str(col, "label"), " [",
+               bitcts_report_str(col, "tier"), "] |", NULL);
     }
     sb_puts(b, "\n|---|---|");
     for (k = 0; k < json_array_size(columns); ++k) {
@@ -402,7 +423,8 @@ static void render_markdown(sbuf *b, const json_t *m)
                bitcts_report_str(row, "type"), " |", NULL);
         json_array_foreach(json_object_get(row, "cells"), k, cell)
         {
-            sb_seq(b, sb_md, " ", bitcts_report_str(cell, "text"), " |", NULL);
+            char text[240];
+            sb_seq(b, sb_md, " ", cell_text(cell, text, sizeof text), " |", NULL);
         }
         sb_puts(b, "\n");
     }
@@ -484,7 +506,8 @@ static void render_html(sbuf *b, const json_t *m)
     json_array_foreach(columns, k, col)
     {
         sb_seq(b, sb_esc_text, "<th>", bitcts_report_str(col, "label"), "<br>",
-               bitcts_report_str(col, "version"), "</th>", NULL);
+               bitcts_report_str(col, "version"), "<br>tier ", bitcts_report_str(col, "tier"),
+               "</th>", NULL);
     }
     sb_puts(b, "</tr>\n");
     json_array_foreach(json_object_get(m, "rows"), i, row)
@@ -505,7 +528,8 @@ static void render_html(sbuf *b, const json_t *m)
                 sb_esc(b, bitcts_report_str(cell, "reason"), 1);
             }
             sb_puts(b, "\">");
-            sb_esc_text(b, bitcts_report_str(cell, "text"));
+            char text[240];
+            sb_esc_text(b, cell_text(cell, text, sizeof text));
             sb_puts(b, "</td>");
         }
         sb_puts(b, "</tr>\n");

@@ -7,6 +7,7 @@
 #include "bitcts/bitcts_version.h"
 #include "cli_util.h"
 #include "commands.h"
+#include "source_commit.h"
 
 typedef struct subcommand {
     const char *name;
@@ -25,6 +26,8 @@ static const subcommand subcommands[] = {
     {"bench", bitcts_cmd_bench, "CPU backend speed against measured memory limits and NumPy"},
     {"check", bitcts_cmd_check, "judge results another program computed from an export"},
     {"report", bitcts_cmd_report, "compare, merge or re-render run reports"},
+    {"debug", bitcts_cmd_debug,
+     "one case in this process, for a debugger (no worker, no watchdog)"},
 };
 
 static void usage(FILE *out)
@@ -79,7 +82,7 @@ static int dispatch(int argc, char **argv)
         return 0;
     }
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
-        printf("bitcts %s\n", BITCTS_VERSION_STRING);
+        printf("bitcts %s (commit %s)\n", BITCTS_VERSION_STRING, bitcts_source_commit());
         return 0;
     }
     for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; ++i) {
@@ -94,6 +97,7 @@ static int dispatch(int argc, char **argv)
 int main(int argc, char **argv)
 {
     const char *cmd = NULL;
+    bitcts_cli_set_program(argv[0]);
     for (size_t i = 0; argc > 1 && i < sizeof subcommands / sizeof subcommands[0]; ++i) {
         if (strcmp(argv[1], subcommands[i].name) == 0) {
             cmd = subcommands[i].name;

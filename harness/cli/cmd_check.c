@@ -99,15 +99,6 @@ static int report_folder_ok(const char *dir, int force)
     return 0;
 }
 
-static json_t *command_line_json(int argc, char **argv)
-{
-    json_t *list = json_array();
-    for (int i = 0; list != NULL && i < argc; ++i) {
-        json_array_append_new(list, json_string(argv[i]));
-    }
-    return list;
-}
-
 int bitcts_cmd_check(int argc, char **argv)
 {
     bitcts_check_config cfg = {.report_dir = "bitcts-report", .problem = print_problem};
@@ -120,7 +111,7 @@ int bitcts_cmd_check(int argc, char **argv)
     if (claimed != 0) {
         return claimed;
     }
-    json_t *command_line = command_line_json(argc, argv);
+    json_t *command_line = bitcts_cli_command_line(argc, argv);
     cfg.command_line = command_line;
     bitcts_check_result result;
     const int st = bitcts_check(&cfg, &result);

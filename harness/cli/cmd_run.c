@@ -8,6 +8,7 @@
 
 #include "baseline.h"
 #include "bitcts/bitcts_status.h"
+#include "check_run.h"
 #include "cli_rerun.h"
 #include "cli_util.h"
 #include "commands.h"
@@ -16,6 +17,7 @@
 #include "report.h"
 #include "runner.h"
 #include "sanitize.h"
+#include "self_exe.h"
 
 #define BITCTS_CLI_MAX_TIMEOUTS 5 /* --max-timeouts: a hung backend costs at most this many */
 
@@ -101,7 +103,9 @@ static void print_resume_hint(int argc, char **argv, const bitcts_run_result *r)
     int has_resume = 0;
     fprintf(stderr, "\nbitcts run: interrupted after %zu cases; the log is kept. Resume with:\n",
             r->ended);
-    fputs("  bitcts", stderr);
+    char exe[1024], quoted[4100];
+    fprintf(stderr, "  %s",
+            bitcts_shell_quote(bitcts_self_exe(exe, sizeof exe), quoted, sizeof quoted));
     for (int i = 0; i < argc; ++i) { /* argv[0] is the command's name, "run" */
         const char *word = argv[i];
         const size_t cap = 4 * strlen(word) + 4;
@@ -237,6 +241,7 @@ typedef struct run_args {
     int quiet;
     double progress_s; /* --progress-interval */
     const char *rerun; /* --rerun */
+    const char *vectors;
 } run_args;
 
 static const bitcts_cli_option run_own_options[] = {
@@ -251,6 +256,10 @@ static const bitcts_cli_option run_own_options[] = {
                     "run only the cases that did not pass in REPORT (a report folder or its "
                     "report.json), with its seed, backend and the options that change outcomes "
                     "(docs/harness.md)"),
+    BITCTS_OPT_TEXT("--vectors", "DIR", offsetof(run_args, vectors), 0,
+                    "run the cases of an export or a shrunk folder (DIR/manifest.json, read as "
+                    "bitcts check reads it) instead of the plan's, with the export's seed; "
+                    "--filter selects among them"),
 };
 
 /* The command line into r, a, shrink; 0, or an exit code (BITCTS_CLI_HELP: 0). */
@@ -372,16 +381,64 @@ static int check_against_plan(const bitcts_run_config *cfg)
     return rc;
 }
 
+/* The program's name as main got it (argv[0]), for the command line a report records. */
+static const char *cli_program = "bitcts";
+
+void bitcts_cli_set_program(const char *argv0)
+{
+    cli_program = argv0 != NULL ? argv0 : "bitcts";
+}
+
 json_t *bitcts_cli_command_line(int argc, char **argv)
 {
     json_t *list = json_array();
-    for (int i = 0; list != NULL && i < argc; ++i) {
+    char program[1200];
+    bitcts_sanitize_string(cli_program, 4096, program, sizeof program);
+    if (list == NULL || json_array_append_new(list, json_string(program)) != 0) {
+        json_decref(list);
+        return NULL;
+    }
+    for (int i = 0; i < argc; ++i) {
         if (json_array_append_new(list, json_string(argv[i])) != 0) {
             json_decref(list);
             return NULL;
         }
     }
     return list;
+}
+
+/* --vectors DIR: the export's cases become the plan, its seed the run's, and every repro line
+ * names the folder. 0, or an exit code. */
+static int use_vectors(bitcts_run_config *cfg, const char *dir, bitcts_plan **plan, char *extra,
+                       size_t cap)
+{
+    char err[1200];
+    uint64_t seed = 0;
+    if (bitcts_check_export_plan(dir, plan, &seed, err, sizeof err) != BITCTS_OK) {
+        return bitcts_cli_error("run", "--vectors: %s", err);
+    }
+    if (cfg->seed != BITCTS_DEFAULT_SEED && cfg->seed != seed) {
+        return bitcts_cli_error("run",
+                                "--seed 0x%016llx is not the seed of %s/manifest.json "
+                                "(0x%016llx), which its cases are built with",
+                                (unsigned long long)cfg->seed, dir, (unsigned long long)seed);
+    }
+    char path[1024];
+    const size_t qcap = 4 * sizeof path + 4;
+    char *quoted = malloc(qcap);
+    if (quoted == NULL) {
+        return bitcts_cli_error("run", "out of memory");
+    }
+    snprintf(extra, cap, " --vectors %s",
+             bitcts_shell_quote(bitcts_paste_path(dir, path, sizeof path), quoted, qcap));
+    free(quoted);
+    cfg->plan = *plan;
+    cfg->seed = seed;
+    cfg->repro_extra = extra;
+    if (cfg->tier_text == NULL) {
+        cfg->tier_text = "all"; /* an explicit plan: every case of it is in the selection */
+    }
+    return 0;
 }
 
 /* Runs r and prints its summary; the exit code. */
@@ -440,16 +497,22 @@ int bitcts_cmd_run(int argc, char **argv)
     bitcts_cli_rerun rr;
     memset(&rr, 0, sizeof rr);
     json_t *command_line = NULL;
+    bitcts_plan *vectors = NULL;
+    char vectors_option[4200];
     int rc = a.rerun != NULL ? start_rerun(&r, a.rerun, argc, argv, &rr, &command_line) : 0;
     if (rc == 0 && a.rerun != NULL && rr.count == 0) {
         printf("bitcts run: nothing to rerun: every case of %s passed\n", a.rerun);
-    } else if (rc == 0 && (rc = check_against_plan(&r.cfg)) == 0) {
+    } else if (rc == 0 &&
+               (rc = a.vectors != NULL ? use_vectors(&r.cfg, a.vectors, &vectors, vectors_option,
+                                                     sizeof vectors_option)
+                                       : check_against_plan(&r.cfg)) == 0) {
         command_line = command_line != NULL ? command_line : bitcts_cli_command_line(argc, argv);
         r.cfg.command_line = command_line;
         rc = command_line != NULL ? run_and_report(argc, argv, &r, &a, &shrink)
                                   : bitcts_cli_error("run", "out of memory");
     }
     json_decref(command_line);
+    bitcts_plan_destroy(vectors);
     bitcts_cli_rerun_free(&rr);
     bitcts_cli_shard_free(&shard);
     return rc;

@@ -82,12 +82,17 @@ bitcts_cli_table bitcts_cli_shard_table(bitcts_cli_shard *s);
 int bitcts_cli_shard_apply(const char *cmd, bitcts_cli_shard *s, bitcts_run_config *cfg);
 void bitcts_cli_shard_free(bitcts_cli_shard *s);
 
-/** The command line as a report records it (a JSON array of argv); NULL when out of memory. */
+/** The command line as a report records it: a JSON array of the program's name as main got it
+ * (bitcts_cli_set_program), then the command's argv (argv[0] the command's word); NULL when
+ * out of memory. */
 json_t *bitcts_cli_command_line(int argc, char **argv);
+/** Called by main with its argv[0] (which must outlive the command). */
+void bitcts_cli_set_program(const char *argv0);
 /** `report matrix`: argv[0] is "matrix". */
 int bitcts_cmd_report_matrix(int argc, char **argv);
 int bitcts_cmd_report_verify(int argc, char **argv);
 int bitcts_cmd_check(int argc, char **argv);
+int bitcts_cmd_debug(int argc, char **argv);
 
 /** What bitcts_glob_is_valid asks of a glob, for messages. */
 #define BITCTS_CLI_GLOB_RULE "an unclosed '[' or a trailing '\\'"

@@ -17,6 +17,8 @@
 #include "clock.h"
 #include "grow.h"
 #include "report_model.h"
+#include "sanitize.h"
+#include "self_exe.h"
 #include "shrink.h"
 #include "tensor_iter.h"
 #include "validate.h"
@@ -681,8 +683,10 @@ int bitcts_shrink_eval_command(const bitcts_case_data *data, char **out)
     const bitcts_op_desc *d = &data->desc;
     text t = {malloc(256), 0, 256, 0};
     t.failed = t.p == NULL;
-    put(&t, "bitcts eval %s --type %s", bitcts_op_name(d->op),
-        bitcts_dtype_name(d->inputs[0].data_type));
+    char exe[1024], quoted[4100];
+    put(&t, "%s eval %s --type %s",
+        bitcts_shell_quote(bitcts_self_exe(exe, sizeof exe), quoted, sizeof quoted),
+        bitcts_op_name(d->op), bitcts_dtype_name(d->inputs[0].data_type));
     if (d->output.data_type != d->inputs[0].data_type) {
         put(&t, " --out-type %s", bitcts_dtype_name(d->output.data_type));
     }

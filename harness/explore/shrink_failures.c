@@ -8,6 +8,7 @@
 
 #include "bitcts/bitcts_status.h"
 #include "case_json.h"
+#include "case_result.h"
 #include "clock.h"
 #include "explore.h"
 #include "export_dir.h"
@@ -39,34 +40,19 @@ static int case_by_id(const char *id, uint64_t seed, bitcts_plan **suite, bitcts
     return BITCTS_E_NOT_FOUND;
 }
 
-/* `bitcts run` of one case, as the user can paste it. */
+/* `bitcts run` of one case, as the user can paste it: the repro line of a run's report. */
 static char *run_command(const bitcts_run_config *run, const char *id)
 {
-    size_t cap = 256 + 8 * strlen(run->backend_spec) + 8 * strlen(id);
-    for (size_t i = 0; i < run->options.count; ++i) {
-        cap += 24 + 8 * (strlen(run->options.keys[i]) + strlen(run->options.values[i]));
-    }
-    char *out = malloc(cap);
-    char *q = malloc(cap);
-    if (out == NULL || q == NULL) {
+    char *options = malloc(4096);
+    char *out = malloc(BITCTS_CASE_REPRO_CAP);
+    if (options != NULL && out != NULL) {
+        bitcts_run_repro_options(run, options, 4096);
+        bitcts_case_repro(run->backend_spec, options, run->seed, id, out, BITCTS_CASE_REPRO_CAP);
+    } else {
         free(out);
-        free(q);
-        return NULL;
+        out = NULL;
     }
-    size_t len = (size_t)snprintf(out, cap, "bitcts run --backend %s",
-                                  bitcts_shell_quote(run->backend_spec, q, cap));
-    for (size_t i = 0; i < run->options.count; ++i) {
-        char kv[512];
-        snprintf(kv, sizeof kv, "%s=%s", run->options.keys[i], run->options.values[i]);
-        len += (size_t)snprintf(out + len, cap - len, " --backend-option %s",
-                                bitcts_shell_quote(kv, q, cap));
-    }
-    char seed[19];
-    bitcts_format_u64(run->seed, seed);
-    /* A plan case may be in any tier; an explored one is selected by its id alone. */
-    snprintf(out + len, cap - len, " --seed %s%s --filter %s", seed,
-             bitcts_explore_parse_id(id) >= 0 ? "" : " --tier all", bitcts_shell_quote(id, q, cap));
-    free(q);
+    free(options);
     return out;
 }
 

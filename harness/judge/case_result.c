@@ -2,11 +2,12 @@
 /* Case results as JSON: the first mismatch with its coordinates, input bits, expected and
  * actual values in hex and binary. */
 #include <stdio.h>  /* snprintf */
-#include <string.h> /* strlen */
+#include <string.h> /* strchr, strlen */
 
 #include "bitcts/bitcts_verdict.h"
 #include "case_result.h"
 #include "sanitize.h"
+#include "self_exe.h"
 
 static json_t *hex(uint64_t v, uint32_t width)
 {
@@ -68,12 +69,15 @@ json_t *bitcts_case_result_json(const bitcts_case_key *key, size_t plan_index,
 void bitcts_case_repro(const char *backend_spec, const char *options, uint64_t seed, const char *id,
                        char *out, size_t cap)
 {
-    char backend[1100], filter[400], folder[420];
+    char exe[1024], exe_q[4100], path[1024], backend[4100], filter[400], folder[420];
     char dir[128];
     snprintf(dir, sizeof dir, "bitcts-repro/%s", id);
-    snprintf(out, cap,
-             "bitcts run --backend %s%s --tier all --filter %s --seed 0x%016llx --report %s",
-             bitcts_shell_quote(backend_spec, backend, sizeof backend), options,
-             bitcts_shell_quote(id, filter, sizeof filter), (unsigned long long)seed,
+    snprintf(out, cap, "%s run --backend %s%s --tier all --filter %s --seed 0x%016llx --report %s",
+             bitcts_shell_quote(bitcts_self_exe(exe, sizeof exe), exe_q, sizeof exe_q),
+             bitcts_shell_quote(strchr(backend_spec, '/') != NULL /* a plugin file */
+                                    ? bitcts_paste_path(backend_spec, path, sizeof path)
+                                    : backend_spec,
+                                backend, sizeof backend),
+             options, bitcts_shell_quote(id, filter, sizeof filter), (unsigned long long)seed,
              bitcts_shell_quote(dir, folder, sizeof folder));
 }

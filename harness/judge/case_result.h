@@ -15,7 +15,12 @@ json_t *bitcts_case_result_json(const bitcts_case_key *key, size_t plan_index,
                                 const bitcts_case_result *r, const char *repro);
 /** The one-line command that reruns just this case, valid shell whatever the backend path
  * holds, writing its report into its own folder (bitcts-repro/<id>) so that pasting it never
- * replaces the full run's report. `options` is already quoted (" --backend-option 'k=v'"). */
+ * replaces the full run's report. It runs as pasted: it starts with the absolute path of this
+ * executable (no PATH lookup) and names a plugin file by its absolute path. `options` is already
+ * quoted (" --backend-option 'k=v' --timeout 30", bitcts_run_repro_options). */
+/* Room enough for a repro line: an executable, a plugin and a baseline path, the options. */
+#define BITCTS_CASE_REPRO_CAP 12288
+
 void bitcts_case_repro(const char *backend_spec, const char *options, uint64_t seed, const char *id,
                        char *out, size_t cap);
 

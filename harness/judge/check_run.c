@@ -29,7 +29,9 @@
 #include "report.h"
 #include "report_files.h"
 #include "sanitize.h"
+#include "self_exe.h"
 #include "skips.h"
+#include "source_commit.h"
 #include "tensor_iter.h"
 #include "vec_results.h"
 
@@ -225,7 +227,8 @@ static const json_t *manifest_entry(const check_state *s, const char *id)
 }
 
 /* The key of a case the plan does not hold: an explored case from its index, or a case whose
- * entry describes it whole (tensors and files: `bitcts explore`'s shrunk cases). 0 or -1. */
+ * entry describes it whole (tensors and files: the shrunk cases of `bitcts explore` and of
+ * `bitcts run --shrink`). 0 or -1. */
 static int key_outside_plan(check_state *s, const char *id, bitcts_case_key *key)
 {
     const int64_t ex = bitcts_explore_parse_id(id);
@@ -233,8 +236,11 @@ static int key_outside_plan(check_state *s, const char *id, bitcts_case_key *key
         return bitcts_explore_key(s->manifest.seed, (uint64_t)ex, key) == BITCTS_OK ? 0 : -1;
     }
     const json_t *e = manifest_entry(s, id);
-    if (e == NULL || strcmp(bitcts_report_str(e, "pattern"), "explore") != 0 ||
-        !json_is_array(json_object_get(e, "tensors")) || strlen(id) >= sizeof key->id) {
+    const size_t len = strlen(id);
+    const char tail[] = ".shrunk"; /* a shrunk plan case (run --shrink) keeps its pattern */
+    const int shrunk = len > sizeof tail && strcmp(id + len - (sizeof tail - 1), tail) == 0;
+    if (e == NULL || (strcmp(bitcts_report_str(e, "pattern"), "explore") != 0 && !shrunk) ||
+        !json_is_array(json_object_get(e, "tensors")) || len >= sizeof key->id) {
         return -1;
     }
     memset(key, 0, sizeof *key);
@@ -467,7 +473,8 @@ static int judge_case(check_state *s, const bitcts_case_key *key, bitcts_case_re
     }
 }
 
-static int load_inputs(check_state *s)
+/* The export's manifest.json into s->manifest; with out->error set when it cannot be read. */
+static int load_manifest(check_state *s)
 {
     char path[4200], err[1024] = "";
     char *text = NULL;
@@ -477,10 +484,27 @@ static int load_inputs(check_state *s)
     if (st == BITCTS_OK) {
         st = bitcts_export_manifest_parse(text, size, &s->manifest, err, sizeof err);
         free(text);
-        text = NULL;
     }
     if (st != BITCTS_OK) {
         snprintf(s->out->error, sizeof s->out->error, "%s: %s", path, err);
+        return st;
+    }
+    if (s->manifest.generator_version != BITCTS_GENERATOR_VERSION) {
+        snprintf(s->out->error, sizeof s->out->error,
+                 "%s/manifest.json: generator_version %u, this bitcts generates version %u",
+                 s->cfg->export_dir, s->manifest.generator_version, BITCTS_GENERATOR_VERSION);
+        return BITCTS_E_FORMAT_VERSION;
+    }
+    return BITCTS_OK;
+}
+
+static int load_inputs(check_state *s)
+{
+    char err[1024] = "";
+    char *text = NULL;
+    size_t size = 0;
+    int st = load_manifest(s);
+    if (st != BITCTS_OK) {
         return st;
     }
     st = bitcts_fs_read(s->results_json, CHECK_MAX_JSON, &text, &size, err, sizeof err);
@@ -491,12 +515,6 @@ static int load_inputs(check_state *s)
     if (st != BITCTS_OK) {
         snprintf(s->out->error, sizeof s->out->error, "%s: %s", s->results_json, err);
         return st;
-    }
-    if (s->manifest.generator_version != BITCTS_GENERATOR_VERSION) {
-        snprintf(s->out->error, sizeof s->out->error,
-                 "%s/manifest.json: generator_version %u, this bitcts generates version %u",
-                 s->cfg->export_dir, s->manifest.generator_version, BITCTS_GENERATOR_VERSION);
-        return BITCTS_E_FORMAT_VERSION;
     }
     if (s->results.seed != s->manifest.seed ||
         s->results.generator_version != s->manifest.generator_version) {
@@ -548,9 +566,10 @@ static json_t *identity_json(check_state *s, double started_wall)
         json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o}", "spec", spec, "path", spec,
                   "name", name, "vendor", "", "version", version, "build_id", "", "abi_version", "",
                   "feature_level", s->manifest.feature_level, "library_xxh3_128", "", "info", info);
-    return json_pack("{s:s, s:I, s:s, s:O, s:s, s:{s:s, s:s, s:s, s:s, s:s}, s:o, s:o}",
-                     "suite_version", BITCTS_VERSION_STRING, "generator_version",
-                     (json_int_t)BITCTS_GENERATOR_VERSION, "seed", seed, "command_line",
+    return json_pack("{s:s, s:s, s:I, s:s, s:O, s:s, s:{s:s, s:s, s:s, s:s, s:s}, s:o, s:o}",
+                     "suite_version", BITCTS_VERSION_STRING, "suite_commit", bitcts_source_commit(),
+                     "generator_version", (json_int_t)BITCTS_GENERATOR_VERSION, "seed", seed,
+                     "command_line",
                      s->cfg->command_line != NULL ? s->cfg->command_line : json_array(), "started",
                      started, "selection", "tier", s->manifest.tier, "filter", filter, "exclude",
                      exclude, "feature_level", s->manifest.feature_level, "shard", "", "backend",
@@ -559,13 +578,24 @@ static json_t *identity_json(check_state *s, double started_wall)
 
 static void repro_line(const check_state *s, const char *id, char *out, size_t cap)
 {
-    char dir[4300], res[4300], filter[400], folder[420], sub[128];
+    char exe[1024], exe_q[4100], path[1024], dir[4300], res[4300], filter[400], folder[420];
+    char sub[128];
     snprintf(sub, sizeof sub, "bitcts-repro/%s", id);
-    snprintf(out, cap, "bitcts check %s --results %s --filter %s --report %s",
-             bitcts_shell_quote(s->cfg->export_dir, dir, sizeof dir),
-             bitcts_shell_quote(s->results_dir, res, sizeof res),
-             bitcts_shell_quote(id, filter, sizeof filter),
-             bitcts_shell_quote(sub, folder, sizeof folder));
+    const size_t used = (size_t)snprintf(
+        out, cap, "%s check %s",
+        bitcts_shell_quote(bitcts_self_exe(exe, sizeof exe), exe_q, sizeof exe_q),
+        bitcts_shell_quote(bitcts_paste_path(s->cfg->export_dir, path, sizeof path), dir,
+                           sizeof dir));
+    const size_t more = (size_t)snprintf(
+        out + used, used < cap ? cap - used : 0, " --results %s --filter %s --report %s",
+        bitcts_shell_quote(bitcts_paste_path(s->results_dir, path, sizeof path), res, sizeof res),
+        bitcts_shell_quote(id, filter, sizeof filter),
+        bitcts_shell_quote(sub, folder, sizeof folder));
+    if (s->cfg->skips_path != NULL && used + more < cap) { /* a skipped case stays skipped */
+        snprintf(out + used + more, cap - used - more, " --skips %s",
+                 bitcts_shell_quote(bitcts_paste_path(s->cfg->skips_path, path, sizeof path), res,
+                                    sizeof res));
+    }
 }
 
 /* The manifest's entry i describes the case the seed builds for its id: every member of the
@@ -741,4 +771,86 @@ void bitcts_check_result_free(bitcts_check_result *r)
         json_decref(r->report);
         r->report = NULL;
     }
+}
+
+/* The problem line of a case the export plan cannot take, as the error. */
+static void keep_problem(void *user, const char *line)
+{
+    bitcts_check_result *out = user;
+    if (out->error[0] == '\0') {
+        snprintf(out->error, sizeof out->error, "%s", line);
+    }
+}
+
+/* The key (and, for a shrunk case, the data) of the manifest's case i into plan slot i. */
+static int export_case(check_state *s, const bitcts_plan *suite, size_t i, bitcts_plan *plan)
+{
+    const char *id = s->manifest.ids[i];
+    const bitcts_case_key *key = bitcts_plan_find(suite, id);
+    if (key == NULL && key_outside_plan(s, id, &s->extra) == 0) {
+        key = &s->extra;
+    }
+    if (key == NULL) {
+        problem(s,
+                "%s/manifest.json: case %s is not a case of bitcts's plan (nor an explored or "
+                "shrunk case)",
+                s->cfg->export_dir, id);
+        return BITCTS_E_PARSE;
+    }
+    if (!is_fixed(key) && !described_as_built(s, key, i)) {
+        return BITCTS_E_PARSE;
+    }
+    plan->cases[i] = *key;
+    if (!is_fixed(key)) {
+        return BITCTS_OK;
+    }
+    plan->fixed[i] = malloc(sizeof *plan->fixed[i]);
+    if (plan->fixed[i] == NULL) {
+        return BITCTS_E_OUT_OF_MEMORY;
+    }
+    const int st = fixed_case_data(s, key, plan->fixed[i]);
+    if (st != BITCTS_OK) {
+        free(plan->fixed[i]);
+        plan->fixed[i] = NULL;
+        problem(s, "%s/manifest.json: case %s: its files cannot be read whole", s->cfg->export_dir,
+                id);
+    }
+    return st;
+}
+
+int bitcts_check_export_plan(const char *export_dir, bitcts_plan **out, uint64_t *seed, char *err,
+                             size_t cap)
+{
+    *out = NULL;
+    bitcts_check_result res;
+    memset(&res, 0, sizeof res);
+    const bitcts_check_config cfg = {
+        .export_dir = export_dir, .problem = keep_problem, .problem_user = &res};
+    check_state s;
+    memset(&s, 0, sizeof s);
+    s.cfg = &cfg;
+    s.out = &res;
+    bitcts_plan *suite = NULL;
+    bitcts_plan *plan = calloc(1, sizeof *plan);
+    int st = plan != NULL ? load_manifest(&s) : BITCTS_E_OUT_OF_MEMORY;
+    if (st == BITCTS_OK) {
+        plan->count = s.manifest.count;
+        plan->cases = calloc(plan->count + 1, sizeof *plan->cases);
+        plan->fixed = calloc(plan->count + 1, sizeof *plan->fixed);
+        st = plan->cases != NULL && plan->fixed != NULL ? bitcts_plan_create(&suite)
+                                                        : BITCTS_E_OUT_OF_MEMORY;
+    }
+    for (size_t i = 0; st == BITCTS_OK && i < s.manifest.count; ++i) {
+        st = export_case(&s, suite, i, plan);
+    }
+    if (st == BITCTS_OK) {
+        *seed = s.manifest.seed;
+        *out = plan;
+    } else {
+        snprintf(err, cap, "%s", res.error[0] != '\0' ? res.error : bitcts_status_message(st));
+        bitcts_plan_destroy(plan);
+    }
+    bitcts_plan_destroy(suite);
+    bitcts_export_manifest_free(&s.manifest);
+    return st;
 }

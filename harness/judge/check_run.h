@@ -47,4 +47,16 @@ typedef struct bitcts_check_result {
 int bitcts_check(const bitcts_check_config *cfg, bitcts_check_result *out);
 void bitcts_check_result_free(bitcts_check_result *r);
 
+/** The cases of an export (DIR/manifest.json, from `bitcts vectors export` or a folder of
+ * shrunk cases) as a plan a backend can run, read as bitcts_check reads it: a case of the
+ * suite's plan by its key (its description must be what the seed builds), an explored case
+ * from its index, a shrunk case with the export's own data (plan->fixed). The manifest's ids,
+ * in its order.
+ * @param seed [out] the manifest's seed, which the plan's cases are built with.
+ * @return BITCTS_OK with *out set (bitcts_plan_destroy); or, with one line in err: BITCTS_E_IO,
+ *         BITCTS_E_PARSE (a malformed manifest, a case bitcts cannot run, unreadable files),
+ *         BITCTS_E_FORMAT_VERSION, BITCTS_E_OUT_OF_MEMORY. */
+int bitcts_check_export_plan(const char *export_dir, bitcts_plan **out, uint64_t *seed, char *err,
+                             size_t cap);
+
 #endif

@@ -22,6 +22,7 @@
 #include "run_log.h"
 #include "run_state.h"
 #include "sanitize.h"
+#include "source_commit.h"
 
 void bitcts__run_log(run_state *s, json_t *rec)
 {
@@ -200,7 +201,7 @@ void bitcts__run_synthesize(run_state *s, size_t idx, uint32_t round, int verdic
     r.verdict = verdict;
     r.duration_ms = duration_ms;
     bitcts_sanitize_string(detail, 4096, r.detail, sizeof r.detail);
-    char repro[2048];
+    char repro[BITCTS_CASE_REPRO_CAP];
     bitcts_case_repro(s->cfg->backend_spec, s->repro_options, s->cfg->seed, s->plan->cases[idx].id,
                       repro, sizeof repro);
     json_t *obj = bitcts_case_result_json(&s->plan->cases[idx], idx, &r, repro);
@@ -224,8 +225,9 @@ int bitcts__run_write_report(run_state *s, char *err, size_t cap)
     const time_t wall = time(NULL);
     strftime(finished, sizeof finished, "%Y-%m-%dT%H:%M:%SZ", gmtime(&wall));
     json_t *identity = json_pack(
-        "{s:s, s:I, s:s, s:O, s:s, s:o, s:O, s:o}", "suite_version", BITCTS_VERSION_STRING,
-        "generator_version", (json_int_t)BITCTS_GENERATOR_VERSION, "seed", seed, "command_line",
+        "{s:s, s:s, s:I, s:s, s:O, s:s, s:o, s:O, s:o}", "suite_version", BITCTS_VERSION_STRING,
+        "suite_commit", bitcts_source_commit(), "generator_version",
+        (json_int_t)BITCTS_GENERATOR_VERSION, "seed", seed, "command_line",
         s->cfg->command_line != NULL ? s->cfg->command_line : json_array(), "started",
         s->started_iso, "selection", selection_json(s), "backend", s->backend_json, "host",
         bitcts_report_files_host_json());

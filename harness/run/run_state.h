@@ -56,7 +56,7 @@ typedef struct run_state {
     char backend_problem[700]; /* the probe's death, when it died: every case fails with it */
     char claims[BITCTS_BACKEND_CLAIMS_TEXT]; /* the probe's Y line: every worker repeats it */
     bitcts_baseline baseline;
-    char repro_options[512];
+    char repro_options[4096];
     uint32_t rounds;
     run_batch *queue; /* batches waiting for a worker, a stack */
     size_t queue_count, queue_cap;

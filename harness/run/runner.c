@@ -351,19 +351,6 @@ static int load_baseline(run_state *s, char *err, size_t cap)
     return st;
 }
 
-static void make_repro_options(run_state *s)
-{
-    size_t used = 0;
-    const bitcts_backend_options *o = &s->cfg->options;
-    for (uint32_t i = 0; i < o->count && used < sizeof s->repro_options; ++i) {
-        char pair[600], quoted[2600];
-        snprintf(pair, sizeof pair, "%s=%s", o->keys[i], o->values[i]);
-        used += (size_t)snprintf(s->repro_options + used, sizeof s->repro_options - used,
-                                 " --backend-option %s",
-                                 bitcts_shell_quote(pair, quoted, sizeof quoted));
-    }
-}
-
 static void free_state(run_state *s)
 {
     if (s->log != NULL) {
@@ -429,7 +416,7 @@ static int prepare(run_state *s, char *err, size_t cap)
         st = bitcts__run_claim_folder(s, err, cap);
     }
     if (st == BITCTS_OK) {
-        make_repro_options(s);
+        bitcts_run_repro_options(s->cfg, s->repro_options, sizeof s->repro_options);
         st = probe(s, err, cap);
     }
     if (st == BITCTS_OK) {

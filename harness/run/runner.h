@@ -46,6 +46,9 @@ typedef struct bitcts_run_config {
     uint32_t repeat;  /* runs of each case (--repeat); a case that disagrees: flake */
     volatile sig_atomic_t *interrupted; /* set (by a signal handler) to stop the run; or NULL */
     const json_t *command_line;         /* recorded in the report as given (provenance); borrowed */
+    const char *repro_extra;            /* appended to every repro line, already quoted (options
+                                         * the command knows and the runner does not, such as
+                                         * " --vectors '/abs/dir'"); or NULL */
     bitcts_run_progress_fn progress;    /* NULL: none */
     void *progress_user;
     /* Stop rules and retries (docs/harness.md, "Stopping early"): */
@@ -81,5 +84,12 @@ typedef struct bitcts_run_result {
  *         a log that cannot be resumed) or before its report was written, with out->error. */
 int bitcts_run(const bitcts_run_config *cfg, bitcts_run_result *out);
 void bitcts_run_result_free(bitcts_run_result *r);
+
+/** The options of cfg that a repro line must carry to give a case the verdict it got, quoted
+ * for the shell, each with a leading space: every --backend-option (--threads among them),
+ * --timeout, --isolate case, --feature-level, --repeat, --baseline and --skips (absolute),
+ * then cfg->repro_extra. Not --exclude or --claimed: a case they leave out has no repro line,
+ * and they change nothing for a case they keep. For bitcts_case_repro. */
+void bitcts_run_repro_options(const bitcts_run_config *cfg, char *out, size_t cap);
 
 #endif

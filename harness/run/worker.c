@@ -129,6 +129,8 @@ static void snapshot(process_state *s)
         getrlimit(limits_watched[i], &s->limits[i]);
     }
     struct stat st;
+    s->chan_dev = 0; /* no channel (bitcts_worker_debug): nothing to compare */
+    s->chan_ino = 0;
     if (fstat(worker_chan, &st) == 0) {
         s->chan_dev = st.st_dev;
         s->chan_ino = st.st_ino;
@@ -181,7 +183,10 @@ typedef struct worker {
     unsigned long calls;                     /* operator calls made in this process */
     unsigned long calls_at_case;             /* ... when the case at hand began */
     long last_case;                          /* the plan index of the case before it, or -1 */
-    int no_result; /* the case at hand did not run: it goes back to the queue */
+    int no_result;          /* the case at hand did not run: it goes back to the queue */
+    int in_process;         /* bitcts_worker_debug: no channel, no marks on stdout */
+    json_t *kept;           /* ... the result of the case, kept instead of sent */
+    char start_error[1100]; /* ... why the backend did not start */
 } worker;
 
 /* The process's virtual size and resident set in MiB, from /proc/self/statm (0 when unknown). */
@@ -458,10 +463,15 @@ static void run_valid(worker *w, size_t idx, const bitcts_case_data *d, bitcts_c
 static void send_result(worker *w, size_t idx, const bitcts_case_result *r)
 {
     const bitcts_case_key *k = &w->job->plan->cases[idx];
-    char repro[2048];
+    char repro[BITCTS_CASE_REPRO_CAP];
     bitcts_case_repro(w->job->backend->spec, w->job->repro_options, w->job->seed, k->id, repro,
                       sizeof repro);
     json_t *obj = bitcts_case_result_json(k, idx, r, repro);
+    if (w->in_process) {
+        json_decref(w->kept);
+        w->kept = obj;
+        return;
+    }
     char *text = obj != NULL ? json_dumps(obj, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
     json_decref(obj);
     if (text == NULL) {
@@ -486,7 +496,9 @@ static void run_case(worker *w, size_t idx)
     r.verdict = BITCTS_VERDICT_INTERNAL_ERROR;
     worker_case = (long)idx;
     send_mark('B', (long)idx);
-    bitcts_sandbox_mark_output(worker_nonce, (int64_t)idx);
+    if (!w->in_process) {
+        bitcts_sandbox_mark_output(worker_nonce, (int64_t)idx);
+    }
     w->violation[0] = '\0';
     w->calls_at_case = w->calls;
     bitcts_case_data data;
@@ -519,11 +531,12 @@ static void run_case(worker *w, size_t idx)
 
 /* ---- the process ---- */
 
-/* Reports a refusal by the host as S and returns -1. */
-static int refuse_start(int st, const char *err)
+/* Reports a refusal by the host as S (and keeps it) and returns -1. */
+static int refuse_start(worker *w, int st, const char *err)
 {
     char line[1100];
     snprintf(line, sizeof line, "S %d %s", st, err);
+    snprintf(w->start_error, sizeof w->start_error, "%s", err);
     send_text(line);
     return -1;
 }
@@ -535,12 +548,12 @@ static int start(worker *w)
     send_mark('L', -1);
     int st = bitcts_backend_load(w->job->backend, &w->backend, err, sizeof err);
     if (st != BITCTS_OK) {
-        return refuse_start(st, err);
+        return refuse_start(w, st, err);
     }
     send_mark('I', -1);
     st = bitcts_backend_instance(&w->backend, &w->instance, err, sizeof err);
     if (st != BITCTS_OK) {
-        return refuse_start(st, err);
+        return refuse_start(w, st, err);
     }
     send_mark('Q', -1);
     st = bitcts_backend_query(&w->backend, w->instance, err, sizeof err);
@@ -549,7 +562,7 @@ static int start(worker *w)
         st = BITCTS_E_OUT_OF_MEMORY; /* the address space is too small: said up front */
     }
     if (st != BITCTS_OK) {
-        return refuse_start(st, err);
+        return refuse_start(w, st, err);
     }
     worker_reserve = malloc(BITCTS_WORKER_RESERVE);
     return 0;
@@ -574,6 +587,9 @@ static void send_identity(worker *w)
     bitcts_backend_claims_text(&w->backend, claims + 2, sizeof claims - 2);
     send_text(claims);
     json_t *id = bitcts_backend_identity_json(&w->backend);
+    if (id != NULL) { /* the device or CPU the instance runs on, where the backend says */
+        json_object_set_new(id, "device", bitcts_backend_device_json(&w->backend, w->instance));
+    }
     char *text = id != NULL ? json_dumps(id, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
     json_decref(id);
     if (text != NULL) {
@@ -623,4 +639,35 @@ void bitcts_worker_main(void *arg, int chan, const char *nonce, bitcts_sandbox_s
     }
     send_mark('X', -1);
     _exit(0);
+}
+
+int bitcts_worker_debug(const bitcts_worker_job *job, json_t **out, char *err, size_t cap)
+{
+    static bitcts_sandbox_status page; /* the phases go nowhere: nobody watches */
+    worker_status = &page;
+    worker_chan = -1;
+    worker_tid = (long)syscall(SYS_gettid);
+    *out = NULL;
+    worker w;
+    memset(&w, 0, sizeof w);
+    w.job = job;
+    w.last_case = -1;
+    w.in_process = 1;
+    if (start(&w) != 0) {
+        snprintf(err, cap, "the backend did not start: %s", w.start_error);
+        return BITCTS_E_PLUGIN_LOAD;
+    }
+    for (size_t i = 0; i < job->count && !w.damaged; ++i) {
+        run_case(&w, job->indices[i]);
+    }
+    w.backend.table->instance_destroy(w.instance);
+    bitcts_backend_close(&w.backend);
+    bitcts_lent_desc_free(&w.lent);
+    bitcts_case_pool_free(&w.pool);
+    *out = w.kept;
+    if (w.kept == NULL) {
+        snprintf(err, cap, "the case gave no result");
+        return BITCTS_E_INTERNAL;
+    }
+    return BITCTS_OK;
 }

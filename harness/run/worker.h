@@ -17,8 +17,9 @@
 #ifndef BITCTS_HARNESS_WORKER_H
 #define BITCTS_HARNESS_WORKER_H
 
-#include <stddef.h> /* size_t */
-#include <stdint.h> /* uint64_t */
+#include <jansson.h> /* json_t */
+#include <stddef.h>  /* size_t */
+#include <stdint.h>  /* uint64_t */
 
 #include "backend.h"   /* bitcts_backend_spec */
 #include "case_plan.h" /* bitcts_plan */
@@ -38,6 +39,14 @@ typedef struct bitcts_worker_job {
 
 /** The sandbox entry point: arg is a bitcts_worker_job. Never returns. */
 void bitcts_worker_main(void *arg, int chan, const char *nonce, bitcts_sandbox_status *status);
+
+/** `bitcts debug`: the job's cases (probe 0) run here, in the calling process, exactly as a
+ * worker runs them, but with no child process, no watchdog and no fault handler, so that a
+ * debugger stops where the backend faults. A crash or a hang is the process's own.
+ * @param out [out] the report.json case object of the last case run.
+ * @return BITCTS_OK; or, with err: BITCTS_E_PLUGIN_LOAD (the backend did not start),
+ *         BITCTS_E_INTERNAL (no result). */
+int bitcts_worker_debug(const bitcts_worker_job *job, json_t **out, char *err, size_t cap);
 
 /** Why the claims exclude a valid case (its operator, a type, its rank, in place), or NULL:
  * what makes a worker's case not_supported, and what `run --claimed` leaves out. */

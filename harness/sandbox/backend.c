@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Backend resolution (parent), loading and queries (child) (docs/harness.md). */
-#include <stdio.h>  /* snprintf */
-#include <string.h> /* strchr */
-#include <unistd.h> /* access */
+#include <stdio.h>    /* snprintf */
+#include <string.h>   /* strchr */
+#include <sys/stat.h> /* stat */
+#include <unistd.h>   /* access */
 
 #include "backend.h"
 #include "bitcts/bitcts_status.h"
@@ -393,9 +394,14 @@ json_t *bitcts_backend_identity_json(const bitcts_backend *b)
                            sizeof text[4]);
     json_t *info = json_pack("{s:s, s:s, s:s}", "variant", b->info_variant, "features",
                              b->info_features, "other", b->info_extra);
-    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "path", text[0], "name",
-                     text[1], "vendor", text[2], "version", text[3], "build_id", text[4],
-                     "abi_version", abi, "library_xxh3_128", bitcts_plugin_host_digest(b->host),
+    const char *digest = bitcts_plugin_host_digest(b->host);
+    struct stat file;
+    const json_int_t size = digest[0] != '\0' && stat(bitcts_plugin_host_path(b->host), &file) == 0
+                                ? (json_int_t)file.st_size
+                                : 0; /* a built-in has no file */
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:s, s:o, s:o}", "path", text[0],
+                     "name", text[1], "vendor", text[2], "version", text[3], "build_id", text[4],
+                     "abi_version", abi, "library_xxh3_128", digest, "library_size", size,
                      "feature_level", fl, "capabilities", caps_json(b), "info", info);
 }
 

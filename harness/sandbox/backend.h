@@ -86,7 +86,8 @@ void bitcts_backend_shutdown(bitcts_backend *b);
 
 /** The identity and capabilities for report.json's "backend" (docs/report-schema.md), every
  * string sanitised: name, vendor, version, build_id, path, abi_version, library_xxh3_128,
- * feature_level, capabilities, info. New reference. */
+ * library_size (bytes of the library file; 0 for a built-in), feature_level, capabilities, info.
+ * New reference. */
 json_t *bitcts_backend_identity_json(const bitcts_backend *b);
 
 /** What the instance says about its device, from instance_info, every string sanitised: an

@@ -53,10 +53,11 @@ for d in shrunk:
         d, info["elements_before"], info["rank_before"], info["elements_after"], info["rank_after"]))
 PY
 first=$(ls ex/shrunk | head -n 1)
-eval_line=$(sed -n 's/^bitcts eval /eval /p' "ex/shrunk/$first/repro.txt")
+# The eval line runs as pasted: it names this bitcts by its absolute path (PATH is empty here).
+eval_line=$(grep -v '^#' "ex/shrunk/$first/repro.txt" | grep '^/[^ ]*bitcts eval ')
 [ -n "$eval_line" ] || fail "no eval line in repro.txt"
-# shellcheck disable=SC2086
-"$bitcts" $eval_line --format hex >eval.out 2>&1 || fail "the repro's eval line fails: $(cat eval.out)"
+PATH='' /bin/bash -c "$eval_line --format hex" >eval.out 2>&1 ||
+    fail "the repro's eval line fails: $(cat eval.out)"
 echo "eval of the shrunk $first: $(cat eval.out)"
 rc=0
 "$bitcts" run --backend "$pp" --filter "$first" --report again --quiet >again.log 2>&1 || rc=$?

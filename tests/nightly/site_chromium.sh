@@ -93,7 +93,8 @@ groups=$(grep -o '<details class="group ' "$work/report.html" | wc -l)
 page=$(ls "$night/cases/" | grep -v index.html | head -1)
 shot "file://$night/cases/$page" "$out/failure-page.png"
 browse dom3 --dump-dom "file://$night/cases/$page" >"$work/page.html"
-need "$work/page.html" '<pre id="repro">bitcts run --backend'
+need "$work/page.html" '<pre id="repro">/'
+need "$work/page.html" '/bitcts run --backend'
 need "$work/page.html" 'Provenance'
 need "$work/page.html" '<b id="verdict">fail</b>'
 pages=$(ls "$night/cases/" | grep -vc index.html)
