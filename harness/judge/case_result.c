@@ -115,15 +115,17 @@ static const char *case_layout(const json_t *tensors)
 
 json_t *bitcts_case_description(const json_t *case_json, int verdict)
 {
-    static const char *const dropped[] = {
-        "id",    "operator",  "operator_type", "feature_level", "feature_level_value",
-        "tiers", "case_seed", "expect"};
-    json_t *d = json_is_object(case_json) ? json_deep_copy(case_json) : NULL;
+    static const char *const kept[] = {"input_type", "output_type", "rank",    "pattern",
+                                       "values",     "rule",        "tensors", "output_aliases"};
+    json_t *d = json_is_object(case_json) ? json_object() : NULL;
     if (d == NULL) {
         return NULL;
     }
-    for (size_t i = 0; i < sizeof dropped / sizeof dropped[0]; ++i) {
-        json_object_del(d, dropped[i]);
+    for (size_t i = 0; i < sizeof kept / sizeof kept[0]; ++i) {
+        const json_t *member = json_object_get(case_json, kept[i]);
+        if (member != NULL) {
+            json_object_set_new(d, kept[i], json_deep_copy(member));
+        }
     }
     json_object_set_new(d, "elements",
                         json_integer(output_elements(json_object_get(d, "tensors"))));

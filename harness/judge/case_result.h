@@ -13,10 +13,10 @@
  * policy, warnings, failure, baseline, repro, plan_index. New reference. */
 json_t *bitcts_case_result_json(const bitcts_case_key *key, size_t plan_index,
                                 const bitcts_case_result *r, const char *repro);
-/** The "description" member of a case object (docs/report-schema.md): the case's description as
- * the export writes it (bitcts_json_case, or an export manifest's entry, borrowed) without the
- * members the case object already holds or that do not describe the data (id, operator,
- * operator_type, feature_level and its value, tiers, case_seed, expect), plus "elements" (the
+/** The "description" member of a case object (docs/report-schema.md): of the case's description
+ * as the export writes it (bitcts_json_case, or an export manifest's entry, borrowed), the
+ * members that describe its data and the case object does not already hold (input_type,
+ * output_type, rank, pattern, values, rule, tensors, output_aliases), plus "elements" (the
  * output's logical element count) and "layout" (the tensors' strides in effect: "broadcast"
  * when one has a zero stride on a dimension of size > 1, else "strided" when one's strides are
  * not the packed ones on its dimensions of size > 1, else "packed"; "invalid" for a negative
