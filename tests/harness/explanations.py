@@ -6,7 +6,8 @@ explanation the bug must get), in every view: report.json "analysis", the termin
 (first), summary.md, report.html (before the verdict table) and junit.xml (a first testsuite
 "bitcts.analysis"); that every failing case carries its description (with its tensors) and that
 the views show it; that a report without a stored analysis gets the same one from `bitcts
-report render`; and that the checker itself refuses planted wrong explanations.
+report render`; that `report diff` explains the regressions alike; and that the checker itself
+refuses planted wrong explanations.
 
 Usage: explanations.py BITCTS WORKDIR name=path ...   (names: example, broken_<bug>)"""
 import html
@@ -180,6 +181,17 @@ for name, report, problems, text in results:
 by_name = {name: report for name, report, _, _ in results}
 if not rerendered("broken_ignores_strides", by_name["broken_ignores_strides"]):
     failures.append("report render: a report without an analysis did not get it")
+# report diff explains the regressions from the example's run to zero_stride's as the run of
+# zero_stride does its failures (there, every failure is a regression).
+diff_json = os.path.join(work, "diff.json")
+diff = subprocess.run([bitcts, "report", "diff", os.path.join(work, "example"),
+                       os.path.join(work, "broken_zero_stride"), "--json", diff_json],
+                      stdout=subprocess.PIPE, text=True)
+with open(diff_json) as f:
+    diff_analysis = json.load(f).get("analysis")
+failures += [f"report diff: {p}" for p in explanation_problems(diff_analysis, *TABLE["broken_zero_stride"][2:])]
+if diff_analysis and f"regressions: {diff_analysis['explanation']['text']}" not in diff.stdout:
+    failures.append("report diff: the regressions' explanation is not printed")
 for f in failures:
     print("FAIL:", f)
 sys.exit(1 if failures else 0)
