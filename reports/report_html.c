@@ -54,6 +54,8 @@ static const char html_style[] =
     "font-size:12px;font-weight:600;border:1px solid #d0d7de}\n"
     "mark{background:#ffb8b0;color:inherit}\n"
     ".note{color:#57606a}\n"
+    /* a row's case description: shown, yet outside the text the search reads */
+    ".desc-row::after{content:attr(data-desc);display:block;color:#57606a;font-size:12px}\n"
     "#controls{margin:8px 0;position:sticky;top:0;background:#fff;padding:6px 0;z-index:1}"
     "#controls input{min-width:28em}#controls input,#controls select{font:inherit;"
     "padding:2px 6px}\n";
@@ -386,6 +388,15 @@ static void html_case_row(sbuf *b, const json_t *c, const bitcts__report_facets 
     }
     sb_printf(b, "<td class=\"n\">%s</td><td>", time);
     sb_esc(b, bitcts_report_str(c, "detail"), 0);
+    sbuf desc = {0};
+    bitcts__report_case_description(&desc, c);
+    if (desc.data != NULL) {
+        sb_puts(b, "<div class=\"desc-row\" data-desc=\"case: ");
+        sb_esc(b, desc.data, 1);
+        sb_puts(b, "\"></div>");
+    }
+    b->failed |= desc.failed;
+    free(desc.data);
     sb_puts(b, "</td><td class=\"repro\"><div><code>");
     sb_esc(b, bitcts_report_str(c, "repro"), 0);
     sb_puts(b, "</code></div></td></tr>\n");
