@@ -258,6 +258,22 @@ static void html_mismatch(sbuf *b, const json_t *failure)
     sb_puts(b, "</table>\n");
 }
 
+/* The case's description between `before` and `after`, escaped as text or (attr) as an
+ * attribute value; nothing when it has none. */
+static void html_description(sbuf *b, const json_t *c, const char *before, int attr,
+                             const char *after)
+{
+    sbuf desc = {0};
+    bitcts__report_case_description(&desc, c);
+    if (desc.data != NULL) {
+        sb_puts(b, before);
+        sb_esc(b, desc.data, attr);
+        sb_puts(b, after);
+    }
+    b->failed |= desc.failed;
+    free(desc.data);
+}
+
 static void html_case(sbuf *b, const json_t *c)
 {
     const char *verdict = bitcts_report_str(c, "verdict");
@@ -276,15 +292,7 @@ static void html_case(sbuf *b, const json_t *c)
         sb_esc(b, bitcts_report_str(c, "detail"), 0);
         sb_puts(b, "</p>\n");
     }
-    sbuf desc = {0};
-    bitcts__report_case_description(&desc, c);
-    if (desc.data != NULL) {
-        sb_puts(b, "<p class=\"desc\">case: ");
-        sb_esc(b, desc.data, 0);
-        sb_puts(b, "</p>\n");
-    }
-    b->failed |= desc.failed;
-    free(desc.data);
+    html_description(b, c, "<p class=\"desc\">case: ", 0, "</p>\n");
     if (json_is_object(json_object_get(c, "failure"))) {
         html_mismatch(b, json_object_get(c, "failure"));
     }
@@ -388,15 +396,7 @@ static void html_case_row(sbuf *b, const json_t *c, const bitcts__report_facets 
     }
     sb_printf(b, "<td class=\"n\">%s</td><td>", time);
     sb_esc(b, bitcts_report_str(c, "detail"), 0);
-    sbuf desc = {0};
-    bitcts__report_case_description(&desc, c);
-    if (desc.data != NULL) {
-        sb_puts(b, "<div class=\"desc-row\" data-desc=\"case: ");
-        sb_esc(b, desc.data, 1);
-        sb_puts(b, "\"></div>");
-    }
-    b->failed |= desc.failed;
-    free(desc.data);
+    html_description(b, c, "<div class=\"desc-row\" data-desc=\"case: ", 1, "\"></div>");
     sb_puts(b, "</td><td class=\"repro\"><div><code>");
     sb_esc(b, bitcts_report_str(c, "repro"), 0);
     sb_puts(b, "</code></div></td></tr>\n");
