@@ -14,7 +14,7 @@
  * exists, the best partial rule of at most two terms (each term: the values seen in failures,
  * or the values whose failure rate exceeds the overall one) by F1 score, then fewer words,
  * then the first found in the same order, with its precision and recall. Cost: one pass over the
- * cases per candidate rule, about a hundred rules. */
+ * cases per candidate rule, at most 375 rules. */
 #ifndef BITCTS_REPORTS_REPORT_ANALYSIS_H
 #define BITCTS_REPORTS_REPORT_ANALYSIS_H
 
