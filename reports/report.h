@@ -85,7 +85,9 @@ void bitcts_report_builder_destroy(bitcts_report_builder *b);
  * "digest_changed": [{"id", "operator", "verdict", "from", "to"}] (same verdict, pass, warn or
  * recorded, both digests non-empty and different), "added" and "removed":
  * [{"id", "operator", "verdict"}], "summary": {"compared", "regressions", "fixes", "changed",
- * "digest_changed", "added", "removed"}}; lists follow B's case order (removed: A's).
+ * "digest_changed", "added", "removed"}}; lists follow B's case order (removed: A's). With
+ * regressions, "analysis" explains them (bitcts__report_analysis, report_analysis.h, over B's
+ * compared cases: the regressed ones failing, the healthy ones passing, the rest not judged).
  * @param a [in] validated report of the earlier run.
  * @param b [in] validated report of the later run.
  * @param out [out] new reference.

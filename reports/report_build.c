@@ -5,6 +5,7 @@
 #include <stdlib.h> /* calloc, free */
 
 #include "report.h"
+#include "report_analysis.h" /* bitcts__report_analysis */
 
 struct bitcts_report_builder {
     json_t *report; /* the identity fields, then everything else at finish */
@@ -13,8 +14,8 @@ struct bitcts_report_builder {
 };
 
 /* Fields the builder owns: an identity that carries them (a shard being merged) loses them. */
-static const char *const derived_fields[] = {"schema",  "schema_version", "cases",     "summary",
-                                             "slowest", "finished",       "duration_s"};
+static const char *const derived_fields[] = {"schema",  "schema_version", "cases",      "summary",
+                                             "slowest", "finished",       "duration_s", "analysis"};
 
 bitcts_status bitcts_report_builder_create(const json_t *identity, bitcts_report_builder **out)
 {
@@ -52,6 +53,18 @@ bitcts_status bitcts_report_builder_add(bitcts_report_builder *b, json_t *case_o
     return BITCTS_OK;
 }
 
+/* "analysis" (report_analysis.h) when a case fails; none when none does. */
+static bitcts_status set_analysis(json_t *report, const json_t *cases)
+{
+    json_t *analysis = NULL;
+    const bitcts_status st = bitcts__report_analysis(cases, &analysis);
+    if (st != BITCTS_OK || analysis == NULL) {
+        return st;
+    }
+    return json_object_set_new(report, "analysis", analysis) == 0 ? BITCTS_OK
+                                                                  : BITCTS_E_OUT_OF_MEMORY;
+}
+
 bitcts_status bitcts_report_builder_finish(bitcts_report_builder *b, const char *finished,
                                            double duration_s, json_t **out, char *err, size_t cap)
 {
@@ -73,6 +86,7 @@ bitcts_status bitcts_report_builder_finish(bitcts_report_builder *b, const char 
     rc = rc || json_object_set(r, "cases", b->cases) != 0;
     json_decref(summary);
     json_decref(slowest);
+    rc = rc || set_analysis(r, b->cases) != BITCTS_OK;
     if (rc) {
         if (err != NULL && cap > 0) {
             snprintf(err, cap, "out of memory assembling the report");

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Run-to-run comparison: matches the cases of two validated reports by id and sorts every
  * difference into regressions, fixes, other verdict changes, output digest changes, added and
- * removed cases. The result is JSON so the CLI can print it and save it unchanged. */
+ * removed cases, and explains the regressions (report_analysis.h: the regressed cases against
+ * the compared cases that are healthy in B). The result is JSON so the CLI can print it and save
+ * it unchanged. */
 #include <string.h> /* strcmp */
 
 #include "report.h"
+#include "report_analysis.h" /* bitcts__report_analysis */
 
 /* Identity of one side, so a saved diff says what was compared. */
 static json_t *side_json(const json_t *r)
@@ -54,7 +57,28 @@ static int digest_entry(json_t *list, const json_t *ca, const json_t *cb)
                                   bitcts_report_str(cb, "verdict"), "from", da, "to", db));
 }
 
+/* A compared case of B as the analysis of the regressions sees it: "fail" when it regressed,
+ * its verdict when healthy, else "not_run" (not judged: it failed in A already, or is masked). */
+static int judged_entry(json_t *list, const json_t *cb, int regressed)
+{
+    const int v = bitcts_report_case_verdict(cb);
+    const char *verdict = regressed                      ? "fail"
+                          : bitcts_verdict_is_healthy(v) ? bitcts_verdict_name(v)
+                                                         : "not_run";
+    json_t *stub = json_pack("{s:s, s:s, s:s, s:s}", "id", bitcts_report_str(cb, "id"), "operator",
+                             bitcts_report_str(cb, "operator"), "feature_level",
+                             bitcts_report_str(cb, "feature_level"), "verdict", verdict);
+    const json_t *description = json_object_get(cb, "description");
+    if (stub != NULL && description != NULL &&
+        json_object_set(stub, "description", (json_t *)description) != 0) {
+        json_decref(stub);
+        stub = NULL;
+    }
+    return append(list, stub);
+}
+
 typedef struct diff_lists {
+    json_t *judged; /* the compared cases of B, for the analysis of the regressions */
     json_t *regressions;
     json_t *fixes;
     json_t *changed;
@@ -76,8 +100,12 @@ static int compare_b_cases(diff_lists *d, const json_t *b, const bitcts_report_i
             rc = presence_entry(d->added, cb);
         } else {
             ++d->compared;
-            switch (bitcts_report_verdict_change(bitcts_report_case_verdict(ca),
-                                                 bitcts_report_case_verdict(cb))) {
+            const bitcts_report_change change = bitcts_report_verdict_change(
+                bitcts_report_case_verdict(ca), bitcts_report_case_verdict(cb));
+            if (judged_entry(d->judged, cb, change == BITCTS_REPORT_CHANGE_REGRESSION) != 0) {
+                return -1;
+            }
+            switch (change) {
             case BITCTS_REPORT_CHANGE_REGRESSION:
                 rc = verdict_change_entry(d->regressions, ca, cb);
                 break;
@@ -114,12 +142,27 @@ static json_t *diff_json(diff_lists *d, const json_t *a, const json_t *b, int di
         "changed", (json_int_t)json_array_size(d->changed), "digest_changed",
         (json_int_t)json_array_size(d->digest_changed), "added",
         (json_int_t)json_array_size(d->added), "removed", (json_int_t)json_array_size(d->removed));
+    json_t *analysis = NULL;
+    if (json_array_size(d->regressions) > 0 &&
+        bitcts__report_analysis(d->judged, &analysis) != BITCTS_OK) {
+        json_decref(summary);
+        return NULL;
+    }
     /* "O" takes a new reference; the lists stay owned by d and are released by the caller. */
-    return json_pack("{s:s, s:s, s:o, s:o, s:b, s:O, s:O, s:O, s:O, s:O, s:O, s:o}", "schema",
-                     "bitcts-report-diff", "schema_version", "1.0", "a", side_json(a), "b",
-                     side_json(b), "digests_compared", digests, "regressions", d->regressions,
-                     "fixes", d->fixes, "changed", d->changed, "digest_changed", d->digest_changed,
-                     "added", d->added, "removed", d->removed, "summary", summary);
+    json_t *diff =
+        json_pack("{s:s, s:s, s:o, s:o, s:b, s:O, s:O, s:O, s:O, s:O, s:O, s:o}", "schema",
+                  "bitcts-report-diff", "schema_version", "1.0", "a", side_json(a), "b",
+                  side_json(b), "digests_compared", digests, "regressions", d->regressions, "fixes",
+                  d->fixes, "changed", d->changed, "digest_changed", d->digest_changed, "added",
+                  d->added, "removed", d->removed, "summary", summary);
+    if (diff != NULL && analysis != NULL && json_object_set_new(diff, "analysis", analysis) != 0) {
+        json_decref(diff);
+        return NULL;
+    }
+    if (diff == NULL) {
+        json_decref(analysis);
+    }
+    return diff;
 }
 
 bitcts_status bitcts_report_diff(const json_t *a, const json_t *b, json_t **out)
@@ -134,15 +177,16 @@ bitcts_status bitcts_report_diff(const json_t *a, const json_t *b, json_t **out)
                                    json_object_get(b, "generator_version"));
     bitcts_report_index *index_a = NULL;
     bitcts_report_index *index_b = NULL;
-    diff_lists d = {.regressions = json_array(),
+    diff_lists d = {.judged = json_array(),
+                    .regressions = json_array(),
                     .fixes = json_array(),
                     .changed = json_array(),
                     .digest_changed = json_array(),
                     .added = json_array(),
                     .removed = json_array()};
     bitcts_status st = BITCTS_E_OUT_OF_MEMORY;
-    if (d.regressions == NULL || d.fixes == NULL || d.changed == NULL || d.digest_changed == NULL ||
-        d.added == NULL || d.removed == NULL) {
+    if (d.judged == NULL || d.regressions == NULL || d.fixes == NULL || d.changed == NULL ||
+        d.digest_changed == NULL || d.added == NULL || d.removed == NULL) {
         goto cleanup;
     }
     if ((st = bitcts_report_index_create(a, &index_a)) != BITCTS_OK ||
@@ -159,6 +203,7 @@ bitcts_status bitcts_report_diff(const json_t *a, const json_t *b, json_t **out)
 cleanup:
     bitcts_report_index_destroy(index_a);
     bitcts_report_index_destroy(index_b);
+    json_decref(d.judged);
     json_decref(d.regressions);
     json_decref(d.fixes);
     json_decref(d.changed);

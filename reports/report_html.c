@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The HTML view of a report: one self-contained page (inline style and script) with the run's
- * identity, the verdict table, every listed failure with a bit-level mismatch table, and more. */
+/* The HTML view of a report: one self-contained page (inline style and script) with the
+ * analysis of the failures (report_analysis.h), the run's identity, the verdict table, every
+ * listed failure with its description and a bit-level mismatch table, and more. */
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* free */
 #include <string.h> /* strlen */
@@ -53,6 +54,8 @@ static const char html_style[] =
     "font-size:12px;font-weight:600;border:1px solid #d0d7de}\n"
     "mark{background:#ffb8b0;color:inherit}\n"
     ".note{color:#57606a}\n"
+    /* a row's case description: shown, yet outside the text the search reads */
+    ".desc-row::after{content:attr(data-desc);display:block;color:#57606a;font-size:12px}\n"
     "#controls{margin:8px 0;position:sticky;top:0;background:#fff;padding:6px 0;z-index:1}"
     "#controls input{min-width:28em}#controls input,#controls select{font:inherit;"
     "padding:2px 6px}\n";
@@ -262,6 +265,22 @@ static void html_mismatch(sbuf *b, const json_t *failure)
     sb_puts(b, "</table>\n");
 }
 
+/* The case's description between `before` and `after`, escaped as text or (attr) as an
+ * attribute value; nothing when it has none. */
+static void html_description(sbuf *b, const json_t *c, const char *before, int attr,
+                             const char *after)
+{
+    sbuf desc = {0};
+    bitcts__report_case_description(&desc, c);
+    if (desc.data != NULL) {
+        sb_puts(b, before);
+        sb_esc(b, desc.data, attr);
+        sb_puts(b, after);
+    }
+    b->failed |= desc.failed;
+    free(desc.data);
+}
+
 static void html_case(sbuf *b, const json_t *c)
 {
     const char *verdict = bitcts_report_str(c, "verdict");
@@ -280,6 +299,7 @@ static void html_case(sbuf *b, const json_t *c)
         sb_esc(b, bitcts_report_str(c, "detail"), 0);
         sb_puts(b, "</p>\n");
     }
+    html_description(b, c, "<p class=\"desc\">case: ", 0, "</p>\n");
     if (json_is_object(json_object_get(c, "failure"))) {
         html_mismatch(b, json_object_get(c, "failure"));
     }
@@ -383,6 +403,7 @@ static void html_case_row(sbuf *b, const json_t *c, const bitcts__report_facets 
     }
     sb_printf(b, "<td class=\"n\">%s</td><td>", time);
     sb_esc(b, bitcts_report_str(c, "detail"), 0);
+    html_description(b, c, "<div class=\"desc-row\" data-desc=\"case: ", 1, "\"></div>");
     sb_puts(b, "</td><td class=\"repro\"><div><code>");
     sb_esc(b, bitcts_report_str(c, "repro"), 0);
     sb_puts(b, "</code></div></td></tr>\n");
@@ -510,6 +531,49 @@ static void html_slowest(sbuf *b, const bitcts__report_view *v)
     sb_puts(b, "</table>\n");
 }
 
+/* One line of the analysis as a list item. */
+static void html_analysis_line(sbuf *b, const char *s)
+{
+    sb_puts(b, "<li>");
+    sb_esc(b, s, 0);
+    sb_puts(b, "</li>");
+}
+
+/* The full pass-rate table of one attribute. */
+static void html_attribute(sbuf *b, const json_t *attr)
+{
+    const json_t *values = json_object_get(attr, "values");
+    sb_puts(b, "<tr><th>");
+    sb_esc(b, bitcts_report_str(attr, "name"), 0);
+    sb_puts(b, "</th><td>");
+    for (size_t i = 0; i < json_array_size(values); ++i) {
+        const json_t *val = json_array_get(values, i);
+        sb_puts(b, i ? ", " : "");
+        sb_esc(b, bitcts_report_str(val, "value"), 0);
+        sb_printf(b, " %.1f%% of %.0f", 100.0 * bitcts_report_num(val, "pass_rate"),
+                  bitcts_report_num(val, "cases"));
+    }
+    sb_puts(b, "</td></tr>\n");
+}
+
+/* The analysis of the failures, at the top: the explanation, the most telling pass rates, and
+ * every attribute's pass rates folded away. */
+static void html_analysis(sbuf *b, const bitcts__report_view *v)
+{
+    if (v->analysis == NULL) {
+        return;
+    }
+    sb_puts(b, "<section id=\"analysis\"><h2>Analysis</h2>\n<ul>");
+    bitcts__analysis_lines(b, v->analysis, "", html_analysis_line);
+    sb_puts(b, "</ul>\n<details><summary>pass rate of every attribute value</summary>"
+               "<table>\n");
+    const json_t *attrs = json_object_get(v->analysis, "attributes");
+    for (size_t i = 0; i < json_array_size(attrs); ++i) {
+        html_attribute(b, json_array_get(attrs, i));
+    }
+    sb_puts(b, "</table></details></section>\n");
+}
+
 void bitcts__report_render_html(sbuf *b, const bitcts__report_view *v)
 {
     const char *backend = bitcts_report_str(json_object_get(v->report, "backend"), "name");
@@ -531,6 +595,7 @@ void bitcts__report_render_html(sbuf *b, const bitcts__report_view *v)
         sb_esc(b, bitcts_report_str(v->report, "stopped"), 0);
         sb_puts(b, "</p>\n");
     }
+    html_analysis(b, v);
     html_identity(b, v);
     html_verdict_table(b, v);
     bitcts__report_claims_html(b, v->report);

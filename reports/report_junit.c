@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The JUnit XML view of a report: one testsuite per operator, one testcase per case; failing
- * verdicts are failures, not_supported, skipped and not_run are skipped, the rest carry their
- * evidence as output. */
+/* The JUnit XML view of a report: first, when cases fail, a testsuite "bitcts.analysis" with no
+ * testcases whose properties and output hold the analysis (report_analysis.h); then one
+ * testsuite per operator, one testcase per case; failing verdicts are failures (their evidence
+ * includes the case's description), not_supported, skipped and not_run are skipped, the rest
+ * carry their evidence as output. */
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* free */
 #include <string.h> /* strlen */
@@ -99,6 +101,33 @@ static void junit_case(sbuf *b, const char *op, const json_t *c)
     sb_puts(b, "    </testcase>\n");
 }
 
+/* XML text escaping for bitcts__analysis_lines. */
+static void esc_text(sbuf *b, const char *s)
+{
+    sb_esc(b, s, 0);
+}
+
+static void junit_analysis(sbuf *b, const bitcts__report_view *v)
+{
+    if (v->analysis == NULL) {
+        return;
+    }
+    const json_t *e = json_object_get(v->analysis, "explanation");
+    sb_puts(b, "  <testsuite name=\"bitcts.analysis\" tests=\"0\" failures=\"0\" errors=\"0\" "
+               "skipped=\"0\">\n    <properties>\n");
+    sb_printf(b, "      <property name=\"analysis.kind\" value=\"");
+    sb_esc(b, bitcts_report_str(e, "kind"), 1);
+    sb_printf(b, "\"/>\n      <property name=\"analysis.explanation\" value=\"");
+    sb_esc(b, bitcts_report_str(e, "text"), 1);
+    sb_printf(b,
+              "\"/>\n      <property name=\"analysis.failing\" value=\"%.0f\"/>\n"
+              "      <property name=\"analysis.judged\" value=\"%.0f\"/>\n",
+              bitcts_report_num(v->analysis, "failing"), bitcts_report_num(v->analysis, "judged"));
+    sb_puts(b, "    </properties>\n    <system-out>");
+    bitcts__analysis_lines(b, v->analysis, "", esc_text);
+    sb_puts(b, "</system-out>\n  </testsuite>\n");
+}
+
 void bitcts__report_render_junit(sbuf *b, const bitcts__report_view *v)
 {
     size_t failures = 0;
@@ -114,6 +143,7 @@ void bitcts__report_render_junit(sbuf *b, const bitcts__report_view *v)
               "<testsuites name=\"bitcts\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
               "skipped=\"%zu\" time=\"%.6f\">\n",
               v->t->n, failures, skipped_of(v->t->totals), total_ms / 1000.0);
+    junit_analysis(b, v);
     for (size_t i = 0; i < v->t->n_ops; ++i) {
         const bitcts_report_op_tally *row = &v->t->ops[i];
         size_t row_failures = 0;

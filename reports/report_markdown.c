@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The Markdown view of a report (GitHub-flavoured): identity, the verdict table, listed
- * failures with their repro commands, the slowest cases. */
+/* The Markdown view of a report (GitHub-flavoured): identity, the analysis of the failures
+ * (report_analysis.h), the verdict table, listed failures with their descriptions and repro
+ * commands, the slowest cases. */
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* free */
 #include <string.h> /* strlen */
@@ -70,6 +71,14 @@ static void md_case(sbuf *b, const json_t *c)
                   i ? ", " : " (runs: ", bitcts_verdict_name(bitcts_report_case_verdict(run)));
         sb_puts(b, i + 1 == json_array_size(repeats) ? ")" : "");
     }
+    sbuf desc = {0};
+    bitcts__report_case_description(&desc, c);
+    if (desc.data != NULL) {
+        sb_puts(b, "  \n  case: ");
+        sb_md(b, desc.data);
+    }
+    b->failed |= desc.failed;
+    free(desc.data);
     sb_puts(b, "  \n  ");
     sb_md_code(b, bitcts_report_str(c, "repro"));
     sb_puts(b, "\n");
@@ -156,6 +165,11 @@ void bitcts__report_render_markdown(sbuf *b, const bitcts__report_view *v)
         sb_puts(b, "**The run stopped early:** ");
         sb_md(b, bitcts_report_str(r, "stopped"));
         sb_puts(b, "\n\n");
+    }
+    if (v->analysis != NULL) { /* what the failing cases have in common, first */
+        sb_puts(b, "## Analysis\n\n");
+        bitcts__analysis_lines(b, v->analysis, "- ", sb_md);
+        sb_puts(b, "\n");
     }
     md_verdict_table(b, v);
     bitcts__report_claims_markdown(b, r);

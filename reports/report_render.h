@@ -5,9 +5,10 @@
 #ifndef BITCTS_REPORTS_REPORT_RENDER_H
 #define BITCTS_REPORTS_REPORT_RENDER_H
 
-#include "report.h"       /* bitcts_report_tally, the model */
-#include "report_group.h" /* the failures grouped */
-#include "report_sbuf.h"  /* sbuf and the escapers */
+#include "report.h"          /* bitcts_report_tally, the model */
+#include "report_analysis.h" /* the analysis of the failures */
+#include "report_group.h"    /* the failures grouped */
+#include "report_sbuf.h"     /* sbuf and the escapers */
 
 /** A validated report as the renderers see it. */
 typedef struct bitcts__report_view {
@@ -17,6 +18,7 @@ typedef struct bitcts__report_view {
     size_t listed; /* cases the failure sections list */
     int clean;
     bitcts__report_groups *groups; /* the listed cases, grouped */
+    json_t *analysis;              /* recomputed from the cases (report_analysis.h); NULL: none */
 } bitcts__report_view;
 
 /** Tallies the report and groups its listed cases.
@@ -35,7 +37,12 @@ void bitcts__report_command_line(sbuf *b, const json_t *report, void (*emit)(sbu
 void bitcts__report_int_list(sbuf *b, const json_t *array);
 /** The name of input i of a first mismatch with `count` inputs: "input", or "A", "B". */
 const char *bitcts__report_input_name(size_t count, size_t i);
-/** The plain-text evidence of a case: detail, mismatch, digest, warnings, baseline, repro. */
+/** The case's description (docs/report-schema.md, "description") on one line, plain text:
+ * operator and types, rank, pattern, value class, feature level, element count, in place or
+ * not, and each tensor's sizes, strides and size in bytes; nothing when it has none. */
+void bitcts__report_case_description(sbuf *b, const json_t *c);
+/** The plain-text evidence of a case: detail, description, mismatch, digest, warnings,
+ * baseline, repro. */
 void bitcts__report_case_evidence(sbuf *b, const json_t *c);
 
 /** The conformance claim of a `run --claimed` report (report_claims.c): the line of operator

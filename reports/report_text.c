@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* The terminal view of a report: the verdict table by operator, the failing cases with their
- * failing cases in groups (one verdict, operator and message) with the first case of each and its
- * repro command (the largest BITCTS_REPORT_TEXT_MAX_GROUPS groups), and the slowest cases from the
- * report's own "slowest" list, so that every view ranks them alike. Text from the report is
- * shown with control characters replaced, so that nothing in a report can drive a terminal. */
+/* The terminal view of a report: the analysis of the failures (report_analysis.h), the verdict
+ * table by operator, the failing cases in groups (one verdict, operator and message) with the first
+ * case of each and its description and repro command (the largest BITCTS_REPORT_TEXT_MAX_GROUPS
+ * groups), and the slowest cases from the report's own "slowest" list, so that every view ranks
+ * them alike. Text from the report is shown with control characters replaced, so that nothing in a
+ * report can drive a terminal. */
+#include <stdlib.h> /* free */
+
 #include "report_render.h"
 
 /* Plain text with every control character (and DEL) replaced by '?'. */
@@ -67,6 +70,29 @@ static void text_claims(sbuf *b, const bitcts__report_view *v)
     }
 }
 
+/* "         case: <description>" when the case has one. */
+static void text_description(sbuf *b, const json_t *c)
+{
+    sbuf line = {0};
+    bitcts__report_case_description(&line, c);
+    if (line.data != NULL) {
+        sb_seq(b, sb_plain, "         case: ", line.data, "\n", NULL);
+    }
+    b->failed |= line.failed;
+    free(line.data);
+}
+
+/* The analysis of the failures, first: what the failing cases have in common. */
+static void text_analysis(sbuf *b, const bitcts__report_view *v)
+{
+    if (v->analysis == NULL) {
+        return;
+    }
+    sb_puts(b, "analysis:\n");
+    bitcts__analysis_lines(b, v->analysis, "  ", sb_plain);
+    sb_puts(b, "\n");
+}
+
 static void text_failures(sbuf *b, const bitcts__report_view *v)
 {
     const bitcts__report_groups *g = v->groups;
@@ -94,8 +120,9 @@ static void text_failures(sbuf *b, const bitcts__report_view *v)
         sb_printf(b, "  %6zu x %s ", grp->count, bitcts_verdict_name(grp->verdict));
         sb_seq(b, sb_plain, "", grp->op, ": ", grp->signature,
                "\n         first: ", bitcts_report_str(c, "id"), ": ",
-               bitcts_report_str(c, "detail"), "\n         ", bitcts_report_str(c, "repro"), "\n",
-               NULL);
+               bitcts_report_str(c, "detail"), "\n", NULL);
+        text_description(b, c);
+        sb_seq(b, sb_plain, "         ", bitcts_report_str(c, "repro"), "\n", NULL);
     }
     if (shown < groups) {
         sb_printf(b, "  ... and %zu more groups (report.html lists every case)\n", groups - shown);
@@ -124,6 +151,7 @@ void bitcts__report_render_text(sbuf *b, const bitcts__report_view *v)
         char shown[1100];
         sb_printf(b, "the run stopped early: %s\n\n", plain_copy(shown, sizeof shown, stopped));
     }
+    text_analysis(b, v);
     text_verdict_table(b, v);
     text_claims(b, v);
     text_failures(b, v);

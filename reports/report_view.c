@@ -27,11 +27,13 @@ bitcts_status bitcts__report_view_build(bitcts__report_view *v, const json_t *re
         v->listed += bitcts__report_is_listed(k) ? v->t->totals[k] : 0;
     }
     v->clean = bitcts_report_is_clean(report);
-    const bitcts_status gst =
+    bitcts_status gst =
         bitcts__report_groups_create(v->cases, bitcts__report_is_listed, &v->groups);
+    if (gst == BITCTS_OK) {
+        gst = bitcts__report_analysis(v->cases, &v->analysis);
+    }
     if (gst != BITCTS_OK) {
-        bitcts_report_tally_destroy(v->t);
-        v->t = NULL;
+        bitcts__report_view_release(v);
     }
     return gst;
 }
@@ -40,8 +42,10 @@ void bitcts__report_view_release(bitcts__report_view *v)
 {
     bitcts_report_tally_destroy(v->t);
     bitcts__report_groups_destroy(v->groups);
+    json_decref(v->analysis);
     v->t = NULL;
     v->groups = NULL;
+    v->analysis = NULL;
 }
 
 void bitcts__report_duration(char *out, size_t cap, double ms)
@@ -124,6 +128,53 @@ const char *bitcts__report_input_name(size_t count, size_t i)
     return count == 1 ? "input" : i < 4 ? names[i] : "?";
 }
 
+/* One tensor: "A sizes [3, 5] strides [5, 1] 60 B" (strides "packed" when null). */
+static void description_tensor(sbuf *b, const json_t *t)
+{
+    sb_printf(b, "; %s sizes [", bitcts_report_str(t, "role"));
+    bitcts__report_int_list(b, json_object_get(t, "Sizes"));
+    const json_t *strides = json_object_get(t, "Strides");
+    if (json_is_array(strides)) {
+        sb_puts(b, "] strides [");
+        bitcts__report_int_list(b, strides);
+        sb_puts(b, "]");
+    } else {
+        sb_puts(b, "] packed");
+    }
+    sb_printf(b, " %.0f B", bitcts_report_num(t, "TotalTensorSizeInBytes"));
+    if (bitcts_report_num(t, "GuaranteedBaseOffsetAlignment") > 0) {
+        sb_printf(b, " base offset aligned %.0f",
+                  bitcts_report_num(t, "GuaranteedBaseOffsetAlignment"));
+    }
+}
+
+void bitcts__report_case_description(sbuf *b, const json_t *c)
+{
+    const json_t *d = json_object_get(c, "description");
+    if (!json_is_object(d)) {
+        return;
+    }
+    sb_seq(b, sb_puts, "", bitcts_report_str(c, "operator"), " ",
+           bitcts_report_str(d, "input_type"), " -> ", bitcts_report_str(d, "output_type"), NULL);
+    sb_printf(b, ", rank %.0f, pattern %s, values %s, feature level %s, %.0f elements, ",
+              bitcts_report_num(d, "rank"), bitcts_report_str(d, "pattern"),
+              bitcts_report_str(d, "values"), bitcts_report_str(c, "feature_level"),
+              bitcts_report_num(d, "elements"));
+    const char *alias = bitcts_report_str(d, "output_aliases");
+    if (*alias != '\0') {
+        sb_seq(b, sb_puts, "", "in place (the output is ", alias, ")", NULL);
+    } else {
+        sb_puts(b, "not in place");
+    }
+    if (*bitcts_report_str(d, "rule") != '\0') {
+        sb_seq(b, sb_puts, "", ", breaks rule ", bitcts_report_str(d, "rule"), NULL);
+    }
+    const json_t *tensors = json_object_get(d, "tensors");
+    for (size_t i = 0; i < json_array_size(tensors); ++i) {
+        description_tensor(b, json_array_get(tensors, i));
+    }
+}
+
 /* The plain-text evidence of a case: detail, mismatch, digest, warnings, baseline, repro. */
 void bitcts__report_case_evidence(sbuf *b, const json_t *c)
 {
@@ -132,6 +183,11 @@ void bitcts__report_case_evidence(sbuf *b, const json_t *c)
     const json_t *warnings = json_object_get(c, "warnings");
     if (*bitcts_report_str(c, "detail")) {
         sb_printf(b, "detail: %s\n", bitcts_report_str(c, "detail"));
+    }
+    if (json_is_object(json_object_get(c, "description"))) {
+        sb_puts(b, "case: ");
+        bitcts__report_case_description(b, c);
+        sb_puts(b, "\n");
     }
     if (json_is_object(failure)) {
         sb_printf(b, "mismatches: %lld of %lld elements\n",

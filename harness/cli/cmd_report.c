@@ -132,6 +132,11 @@ static void print_diff(const json_t *diff)
                "digests were not compared\n",
                bitcts_report_str(a, "seed"), bitcts_report_str(b, "seed"));
     }
+    const json_t *analysis = json_object_get(diff, "analysis");
+    if (json_is_object(analysis)) { /* what the regressed cases have in common */
+        printf("regressions: %s\n",
+               bitcts_report_str(json_object_get(analysis, "explanation"), "text"));
+    }
     const json_t *s = json_object_get(diff, "summary");
     printf("report diff: %lld regressions, %lld fixes, %lld other changes, %lld digest changes, "
            "%lld added, %lld removed; %lld cases compared\n",

@@ -66,6 +66,81 @@ json_t *bitcts_case_result_json(const bitcts_case_key *key, size_t plan_index,
                      repro, "plan_index", (json_int_t)plan_index);
 }
 
+/* The product of the last tensor's Sizes (the output's), saturated at 2^53. */
+static json_int_t output_elements(const json_t *tensors)
+{
+    const json_t *sizes =
+        json_object_get(json_array_get(tensors, json_array_size(tensors) - 1), "Sizes");
+    json_int_t n = json_array_size(sizes) > 0 ? 1 : 0;
+    for (size_t k = 0; k < json_array_size(sizes); ++k) {
+        const json_int_t size = json_integer_value(json_array_get(sizes, k));
+        n = size <= 0 ? 0 : n > ((json_int_t)1 << 53) / size ? ((json_int_t)1 << 53) : n * size;
+    }
+    return n;
+}
+
+/* 0 packed in effect (every dimension of size > 1 has the packed stride), 1 strided otherwise,
+ * 2 broadcast (a zero stride on a dimension of size > 1). */
+static int tensor_layout(const json_t *t)
+{
+    const json_t *sizes = json_object_get(t, "Sizes");
+    const json_t *strides = json_object_get(t, "Strides");
+    if (!json_is_array(strides) || json_array_size(strides) != json_array_size(sizes)) {
+        return 0;
+    }
+    int layout = 0;
+    json_int_t packed = 1;
+    for (size_t k = json_array_size(sizes); k-- > 0;) {
+        const json_int_t size = json_integer_value(json_array_get(sizes, k));
+        const json_int_t stride = json_integer_value(json_array_get(strides, k));
+        if (size > 1 && stride == 0) {
+            return 2;
+        }
+        layout |= size > 1 && stride != packed ? 1 : 0;
+        packed = size > 0 && packed < ((json_int_t)1 << 40) ? packed * size : packed;
+    }
+    return layout;
+}
+
+/* "packed", "strided" or "broadcast": the worst of the case's tensors (tensor_layout). */
+static const char *case_layout(const json_t *tensors)
+{
+    static const char *const names[] = {"packed", "strided", "broadcast"};
+    int worst = 0;
+    for (size_t i = 0; i < json_array_size(tensors); ++i) {
+        const int layout = tensor_layout(json_array_get(tensors, i));
+        worst = layout > worst ? layout : worst;
+    }
+    return names[worst];
+}
+
+json_t *bitcts_case_description(const json_t *case_json, int verdict)
+{
+    static const char *const kept[] = {"input_type", "output_type", "rank",    "pattern",
+                                       "values",     "rule",        "tensors", "output_aliases"};
+    json_t *d = json_is_object(case_json) ? json_object() : NULL;
+    if (d == NULL) {
+        return NULL;
+    }
+    for (size_t i = 0; i < sizeof kept / sizeof kept[0]; ++i) {
+        const json_t *member = json_object_get(case_json, kept[i]);
+        if (member != NULL) {
+            json_object_set_new(d, kept[i], json_deep_copy(member));
+        }
+    }
+    json_object_set_new(d, "elements",
+                        json_integer(output_elements(json_object_get(d, "tensors"))));
+    json_object_set_new(d, "layout",
+                        json_string(json_object_get(d, "rule") != NULL
+                                        ? "invalid" /* a negative case: no layout to run */
+                                        : case_layout(json_object_get(d, "tensors"))));
+    if (verdict == BITCTS_VERDICT_PASS || verdict == BITCTS_VERDICT_RECORDED ||
+        verdict == BITCTS_VERDICT_NOT_SUPPORTED) {
+        json_object_del(d, "tensors");
+    }
+    return d;
+}
+
 void bitcts_case_repro(const char *backend_spec, const char *options, uint64_t seed, const char *id,
                        char *out, size_t cap)
 {

@@ -686,6 +686,12 @@ static int judge_all(check_state *s, bitcts_report_builder *b)
         char repro[9000];
         repro_line(s, id, repro, sizeof repro);
         json_t *obj = bitcts_case_result_json(key, plan_index, &r, repro);
+        if (obj != NULL) { /* the manifest's description: the one the producer computed from */
+            json_object_set_new(
+                obj, "description",
+                bitcts_case_description(
+                    json_array_get(json_object_get(s->manifest.root, "cases"), i), r.verdict));
+        }
         s->out->failed |= bitcts_verdict_is_failure(r.verdict);
         ++s->out->cases;
         const int added = bitcts_report_builder_add(b, obj);

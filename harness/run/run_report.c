@@ -193,6 +193,20 @@ void bitcts__run_record(run_state *s, size_t idx, uint32_t round, json_t *obj)
     bitcts__run_log(s, rec);
 }
 
+/* A failing case the worker could not report (a crash, a timeout) gets its description from
+ * the plan, built here: the harness describes it as the worker would have. */
+static void describe(const run_state *s, size_t idx, int verdict, json_t *obj)
+{
+    bitcts_case_data d;
+    if (bitcts_plan_case_data(s->plan, idx, s->cfg->seed, &d) != BITCTS_OK) {
+        return;
+    }
+    json_t *described = bitcts_json_case(&s->plan->cases[idx], &d);
+    json_object_set_new(obj, "description", bitcts_case_description(described, verdict));
+    json_decref(described);
+    bitcts_case_free(&d);
+}
+
 void bitcts__run_synthesize(run_state *s, size_t idx, uint32_t round, int verdict,
                             const char *detail, double duration_ms, bitcts_sandbox *output)
 {
@@ -205,6 +219,9 @@ void bitcts__run_synthesize(run_state *s, size_t idx, uint32_t round, int verdic
     bitcts_case_repro(s->cfg->backend_spec, s->repro_options, s->cfg->seed, s->plan->cases[idx].id,
                       repro, sizeof repro);
     json_t *obj = bitcts_case_result_json(&s->plan->cases[idx], idx, &r, repro);
+    if (obj != NULL && bitcts_verdict_is_failure(verdict)) {
+        describe(s, idx, verdict, obj);
+    }
     if (obj != NULL && output != NULL) { /* what the worker wrote before it ended */
         char excerpt[BITCTS_SANDBOX_CAPTURE_MAX * 4 + 8];
         const uint64_t bytes =

@@ -18,6 +18,7 @@
 #include "bitcts/bitcts_status.h"
 #include "bitcts/bitcts_verdict.h"
 #include "case_buffers.h"
+#include "case_json.h"
 #include "case_result.h"
 #include "clock.h"
 #include "digest.h"
@@ -460,13 +461,19 @@ static void run_valid(worker *w, size_t idx, const bitcts_case_data *d, bitcts_c
 }
 
 /* Sends "E <index> <case object>". */
-static void send_result(worker *w, size_t idx, const bitcts_case_result *r)
+static void send_result(worker *w, size_t idx, const bitcts_case_data *d,
+                        const bitcts_case_result *r)
 {
     const bitcts_case_key *k = &w->job->plan->cases[idx];
     char repro[BITCTS_CASE_REPRO_CAP];
     bitcts_case_repro(w->job->backend->spec, w->job->repro_options, w->job->seed, k->id, repro,
                       sizeof repro);
     json_t *obj = bitcts_case_result_json(k, idx, r, repro);
+    if (obj != NULL && d != NULL) { /* what the case is, next to what it got */
+        json_t *described = bitcts_json_case(k, d);
+        json_object_set_new(obj, "description", bitcts_case_description(described, r->verdict));
+        json_decref(described);
+    }
     if (w->in_process) {
         json_decref(w->kept);
         w->kept = obj;
@@ -514,7 +521,6 @@ static void run_case(worker *w, size_t idx)
     } else {
         run_valid(w, idx, &data, &r);
     }
-    bitcts_case_free(&data);
     if (w->violation[0] != '\0') { /* the case's own verdict was judged on the host's copy */
         r.verdict = BITCTS_VERDICT_FAIL;
         snprintf(r.detail, sizeof r.detail, "%s", w->violation);
@@ -524,8 +530,9 @@ static void run_case(worker *w, size_t idx)
         snprintf(r.detail, sizeof r.detail, "%s", w->damage_text);
     }
     if (!w->no_result) {
-        send_result(w, idx, &r);
+        send_result(w, idx, st == BITCTS_OK ? &data : NULL, &r);
     }
+    bitcts_case_free(&data);
     w->last_case = (long)idx;
 }
 

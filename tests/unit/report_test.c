@@ -285,11 +285,15 @@ static void test_junit(const char *dir)
         CHECK_EQ_U64(count_of(xml, "<testcase "), count_of(xml, "</testcase>"));
         CHECK_EQ_U64(count_of(xml, "<testsuite "), count_of(xml, "</testsuite>"));
     }
-    CHECK_EQ_U64(count_of(xml, "<testsuite "), 5);
+    CHECK_EQ_U64(count_of(xml, "<testsuite "), 6); /* the analysis, then 5 operators */
+    CHECK(strstr(xml, "<testsuite name=\"bitcts.analysis\" tests=\"0\"") != NULL);
+    CHECK(strstr(xml, "<testsuite name=\"bitcts.analysis\"") < strstr(xml, "bitcts.bit_"));
+    CHECK(strstr(xml, "<property name=\"analysis.explanation\" value=\"") != NULL);
     CHECK_EQ_U64(count_of(xml, "<testcase "), N_CASES);
     CHECK_EQ_U64(count_of(xml, "<failure "), N_JUNIT_FAILURES);
     CHECK_EQ_U64(count_of(xml, "<skipped "), 1);
-    CHECK_EQ_U64(count_of(xml, "<system-out>"), 4); /* warn, 2 recorded, expected_fail */
+    /* warn, 2 recorded, expected_fail, and the analysis's lines */
+    CHECK_EQ_U64(count_of(xml, "<system-out>"), 5);
     CHECK(strstr(xml, "<testsuites name=\"bitcts\" tests=\"219\" failures=\"8\"") != NULL);
     CHECK(strstr(xml, "<testsuite name=\"bitcts.bit_and\" tests=\"44\" failures=\"1\"") != NULL);
     CHECK(strstr(xml, "<property name=\"seed\" value=\"" SEED "\"/>") != NULL);
