@@ -39,20 +39,23 @@ static int parse_report_line(bitcts_cli_rerun *rr, const char *path,
                              bitcts_cli_rerun_parse_fn parse)
 {
     const json_t *line = json_object_get(rr->report, "command_line");
+    /* The program's name first (reports of this bitcts), or "run" first (older ones). */
     const char *first = json_string_value(json_array_get(line, 0));
-    if (first == NULL || strcmp(first, "run") != 0) {
+    const char *second = json_string_value(json_array_get(line, 1));
+    const size_t skip = first != NULL && strcmp(first, "run") == 0 ? 0 : 1;
+    if (first == NULL || (skip == 1 && (second == NULL || strcmp(second, "run") != 0))) {
         return bitcts_cli_error(CMD,
                                 "--rerun: %s is not the report of a bitcts run (its command "
-                                "line does not start with 'run')",
+                                "line is not 'bitcts run ...')",
                                 path);
     }
-    rr->argc = (int)json_array_size(line);
+    rr->argc = (int)(json_array_size(line) - skip);
     rr->argv = calloc((size_t)rr->argc + 1, sizeof *rr->argv);
     if (rr->argv == NULL) {
         return bitcts_cli_error(CMD, "out of memory");
     }
     for (int i = 0; i < rr->argc; ++i) {
-        rr->argv[i] = (char *)json_string_value(json_array_get(line, (size_t)i));
+        rr->argv[i] = (char *)json_string_value(json_array_get(line, (size_t)i + skip));
     }
     char cmd[4200];
     snprintf(cmd, sizeof cmd, "run --rerun: the command line in %s", path);
