@@ -25,6 +25,7 @@ static const subcommand subcommands[] = {
     {"bench", bitcts_cmd_bench, "CPU backend speed against measured memory limits and NumPy"},
     {"check", bitcts_cmd_check, "judge results another program computed from an export"},
     {"report", bitcts_cmd_report, "compare, merge or re-render run reports"},
+    {"baseline", bitcts_cmd_baseline, "bring a baseline file up to date with run reports"},
 };
 
 static void usage(FILE *out)
