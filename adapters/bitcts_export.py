@@ -3,11 +3,17 @@
 
 Shared by the framework runners of this folder (run_numpy.py, run_torch.py, ...): each one
 defines a Runner with `compute(case, io)` and calls `main(Runner)`. This module owns the
-files: it loads a case's input buffers, builds the initial output buffer the format requires
-(docs/vector-format.md: expected.bin with every logical element replaced by a value that
-differs from it), offers NumPy strided views over the buffers, and appends each result to one
-data file with its CRC-32, then writes results.json atomically. A runner that raises on a case
-costs that case (status "error" with the exception text), never the run.
+files: it loads a case's input buffers and its initial output buffer (docs/vector-format.md:
+the export's `initial` blob; from a 1.x export, expected.bin with every logical element
+replaced by a value that differs from it), offers NumPy strided views over the buffers, and
+appends each result to one data file with its CRC-32, then writes results.json atomically. A
+runner that raises on a case costs that case (status "error" with the exception text), never
+the run.
+
+The export does not say which descriptions are invalid: like a DirectML implementation at
+operator creation, this module validates every description (`invalid_reason`, the rules of
+docs/spec/validation.md at the highest feature level) and reports the ones it refuses as
+`rejected`; `bitcts check` knows which must be.
 """
 
 import argparse
@@ -36,6 +42,14 @@ DTYPES = {
 UINT_OF_WIDTH = {1: "uint8", 2: "uint16", 4: "uint32", 8: "uint64"}
 INT_OF_WIDTH = {1: "int8", 2: "int16", 4: "int32", 8: "int64"}
 BINARY = ("bit_and", "bit_or", "bit_xor", "bit_shift_left", "bit_shift_right")
+
+
+# DML_OPERATOR_TYPE -> inputs; DML_TENSOR_DATA_TYPE -> element bytes (include/bitcts/bitcts_dml.h).
+OPERATOR_INPUTS = {121: 2, 122: 2, 123: 2, 124: 1, 125: 1, 97: 2, 98: 2}
+TYPE_BYTES = {1: 4, 2: 2, 3: 4, 4: 2, 5: 1, 6: 4, 7: 2, 8: 1, 9: 8, 10: 8, 11: 8}
+UNSIGNED = (3, 4, 5, 10)
+SHIFTS = (97, 98)
+BIT_COUNT = 125
 
 
 class NotSupported(Exception):
@@ -67,17 +81,99 @@ class Tensor:
         return [k for k, (n, s) in enumerate(zip(self.sizes, self.strides)) if s == 0 and n > 1]
 
 
+def layout_reason(t, name, is_output):
+    """Rules 14-18 of docs/spec/validation.md on one tensor: element count, buffer size,
+    output strides and overlap; None when they hold."""
+    sizes, e = t["Sizes"], TYPE_BYTES[t["DataTypeValue"]]
+    strides = t["Strides"]
+    if strides is None:
+        strides, s = [0] * len(sizes), 1
+        for k in range(len(sizes) - 1, -1, -1):
+            strides[k], s = s, s * sizes[k]
+    count = 1
+    for n in sizes:
+        count *= n
+    if count > 2**32 - 1:
+        return "too_many_elements: %s has %d elements" % (name, count)
+    need = (sum((n - 1) * st for n, st in zip(sizes, strides)) + 1) * e
+    need = (need + 3) // 4 * 4
+    if need > 2**64 - 1:
+        return "size_overflow: the size %s implies overflows 64 bits" % name
+    if t["TotalTensorSizeInBytes"] < need:
+        return "buffer_too_small: %s has %d bytes, needs %d" % (
+            name, t["TotalTensorSizeInBytes"], need)
+    if not is_output:
+        return None
+    if any(n > 1 and st == 0 for n, st in zip(sizes, strides)):
+        return "output_zero_stride: %s has a zero stride" % name
+    dims = sorted((st, n) for n, st in zip(sizes, strides) if n > 1)
+    span, apart = 0, True
+    for st, n in dims:
+        apart, span = apart and st > span, span + (n - 1) * st
+    if apart:
+        return None
+    if count > 1 << 22:
+        return "output_overlap: %s may overlap" % name
+    offsets = np.zeros(1, dtype=np.uint64)
+    for st, n in dims:
+        offsets = (offsets[:, None] + np.arange(n, dtype=np.uint64) * np.uint64(st)).ravel()
+    return "output_overlap: %s has overlapping elements" % name if \
+        len(np.unique(offsets)) < len(offsets) else None
+
+
+def invalid_reason(entry):
+    """Why the case's description is invalid (docs/spec/validation.md, its rules in order, at
+    the highest feature level), or None for a valid one."""
+    op, tensors = entry["operator_type"], entry["tensors"]
+    if op not in OPERATOR_INPUTS:
+        return "unknown_operator: operator type %d" % op
+    if len(tensors) - 1 != OPERATOR_INPUTS[op]:
+        return "input_count: %d inputs" % (len(tensors) - 1)
+    for i, t in enumerate(tensors):
+        out, name = i == len(tensors) - 1, t["role"]
+        if not 1 <= t["DimensionCount"] <= 8:
+            return "dimension_count: %s has %d" % (name, t["DimensionCount"])
+        if 0 in t["Sizes"]:
+            return "size_zero: %s has a size of 0" % name
+        if t["DataTypeValue"] not in TYPE_BYTES:
+            return "unknown_type: %s has DataType %d" % (name, t["DataTypeValue"])
+        if t["Flags"] & ~1:
+            return "unknown_flags: %s has Flags %d" % (name, t["Flags"])
+        if out and t["Flags"] & 1:
+            return "output_flags: the output is OWNED_BY_DML"
+        a = t["GuaranteedBaseOffsetAlignment"]
+        if a and (a & (a - 1) or a < TYPE_BYTES[t["DataTypeValue"]]):
+            return "alignment: %s has GuaranteedBaseOffsetAlignment %d" % (name, a)
+    ref = tensors[0]
+    for i, t in enumerate(tensors[1:], 1):
+        if t["DimensionCount"] != ref["DimensionCount"]:
+            return "dims_mismatch: %s" % t["role"]
+        if t["Sizes"] != ref["Sizes"]:
+            return "sizes_mismatch: %s" % t["role"]
+        if t["DataTypeValue"] != ref["DataTypeValue"] and not (op == BIT_COUNT and
+                                                               i == len(tensors) - 1):
+            return "type_mismatch: %s" % t["role"]
+    if op == BIT_COUNT and tensors[-1]["DataTypeValue"] not in (3, 5):
+        return "output_type_not_allowed: BIT_COUNT writes UINT8 or UINT32"
+    if op in SHIFTS and ref["DataTypeValue"] not in UNSIGNED:
+        return "type_not_allowed: shifts take unsigned integers"
+    for i, t in enumerate(tensors):
+        reason = layout_reason(t, t["role"], i == len(tensors) - 1)
+        if reason is not None:
+            return reason
+    return None
+
+
 class Case:
     def __init__(self, entry):
         self.id = entry["id"]
         self.operator = entry["operator"]
         self.input_type = entry["input_type"]
         self.output_type = entry["output_type"]
-        self.pattern = entry["pattern"]
-        self.expect = entry["expect"]
+        self.recorded = "expected_by_policy" in entry
         self.entry = entry
-        self.negative = self.expect == "reject"
-        self.tensors = [] if self.negative else [Tensor(t) for t in entry["tensors"]]
+        self.invalid = invalid_reason(entry)
+        self.tensors = [] if self.invalid else [Tensor(t) for t in entry["tensors"]]
         self.inputs = [t for t in self.tensors if t.role != "Output"]
         self.output = next((t for t in self.tensors if t.role == "Output"), None)
         self.aliases = entry.get("output_aliases")
@@ -94,8 +190,7 @@ class CaseIO:
         self.case = case
         self.buffers = {}
         for t in case.inputs:
-            path = os.path.join(export_dir, case.entry["files"][t.role]["path"])
-            self.buffers[t.role] = np.fromfile(path, dtype=np.uint8)
+            self.buffers[t.role] = read_blob(export_dir, case.entry["files"][t.role])
         if case.aliases is not None:
             self.buffers["Output"] = self.buffers[case.aliases]
         else:
@@ -124,20 +219,32 @@ class CaseIO:
         return np.ascontiguousarray(v[index])
 
 
+def read_blob(export_dir, rec):
+    """A blob of the export as a writable uint8 array: `bytes` bytes of file `path` from
+    `offset` (2.x; a 1.x record has no offset: the whole file)."""
+    data = np.fromfile(os.path.join(export_dir, rec["path"]), dtype=np.uint8,
+                       count=int(rec["bytes"]), offset=int(rec.get("offset", 0)))
+    if data.size != int(rec["bytes"]):
+        raise ValueError("%s: %d bytes from %d, the manifest says %d" % (
+            rec["path"], data.size, int(rec.get("offset", 0)), int(rec["bytes"])))
+    return data
+
+
 def initial_output(export_dir, case):
-    """expected.bin (the saturate policy's for recorded cases) with every logical element
-    replaced by its complement, or, where that equals the mask policy's value, the complement
-    with its low bit flipped: the buffer `bitcts check` compares padding bytes with."""
+    """The buffer `bitcts check` compares padding bytes with: the export's `initial` blob; from
+    a 1.x export, expected.bin (the saturate policy's for recorded cases) with every logical
+    element replaced by its complement, or, where that equals the mask policy's value, the
+    complement with its low bit flipped."""
+    if "initial" in case.entry:
+        return read_blob(export_dir, case.entry["initial"])
     exp = case.entry.get("expected") or case.entry["expected_by_policy"]["saturate"]
-    buf = np.fromfile(os.path.join(export_dir, exp["path"]), dtype=np.uint8)
+    buf = read_blob(export_dir, exp)
     out = case.output
     dt = UINT_OF_WIDTH[out.width]
     elements = view_of(buf, out, dt)
     poison = ~elements
-    if case.expect == "recorded":
-        mask_buf = np.fromfile(
-            os.path.join(export_dir, case.entry["expected_by_policy"]["mask"]["path"]),
-            dtype=np.uint8)
+    if case.recorded:
+        mask_buf = read_blob(export_dir, case.entry["expected_by_policy"]["mask"])
         poison = np.where(poison == view_of(mask_buf, out, dt), poison ^ np.array(1, dt), poison)
     elements[...] = poison
     return buf
@@ -215,8 +322,9 @@ def main(runner_class, argv=None):
     with open(os.path.join(args.export, "manifest.json"), encoding="utf-8") as f:
         manifest = json.load(f)
     if manifest.get("format") != "bitcts-vectors" or \
-            str(manifest.get("format_version", "")).split(".")[0] != "1":
-        sys.exit("%s/manifest.json: not a bitcts vector export of format 1.x" % args.export)
+            str(manifest.get("format_version", "")).split(".")[0] not in ("1", "2"):
+        sys.exit("%s/manifest.json: not a bitcts vector export of format 1.x or 2.x" %
+                 args.export)
     results_dir = args.results or os.path.join(args.export, "results")
     try:
         runner = runner_class(args.device)
@@ -254,7 +362,7 @@ def warm_up(runner_class, args, entries):
     the kernels in the framework's cache. Failures here are ignored: the real run meets them."""
     shards = [[] for _ in range(args.warm_up_jobs)]
     for e in entries:
-        if e.get("expect") == "reject" or not fnmatch.fnmatchcase(e["id"], args.filter):
+        if not fnmatch.fnmatchcase(e["id"], args.filter) or invalid_reason(e) is not None:
             continue
         key = "%s|%s|%s|%d" % (e["operator"], e["input_type"], e["output_type"],
                                len(e["tensors"][0]["Sizes"]))
@@ -292,10 +400,9 @@ def run_case(runner, startup_error, export_dir, case, writer):
     if runner is None:
         writer.other(case, "not_supported", startup_error)
         return "not_supported"
-    if case.negative:
-        writer.other(case, "not_supported",
-                     "%s takes no tensor descriptions, so it cannot reject one" % runner.name)
-        return "not_supported"
+    if case.invalid:
+        writer.other(case, "rejected", "invalid description (%s)" % case.invalid)
+        return "rejected"
     try:
         io = CaseIO(export_dir, case)
         t = time.perf_counter()

@@ -91,3 +91,15 @@ json_t *bitcts_json_case(const bitcts_case_key *key, const bitcts_case_data *dat
             : json_null());
     return c;
 }
+
+json_t *bitcts_json_case_exported(const bitcts_case_key *key, const bitcts_case_data *data)
+{
+    json_t *c = bitcts_json_case(key, data);
+    if (c != NULL && key->pattern == BITCTS_PAT_INVALID) {
+        static const char *const verdicts[] = {"expect", "rule", "pattern", "values"};
+        for (size_t i = 0; i < sizeof verdicts / sizeof verdicts[0]; ++i) {
+            json_object_del(c, verdicts[i]);
+        }
+    }
+    return c;
+}

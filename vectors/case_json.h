@@ -17,6 +17,10 @@ void bitcts_json_dims(const bitcts_tensor_desc *t, json_t **sizes, json_t **stri
 /** The case's identity and description (no files): id, operator, types, feature level, tiers,
  * pattern, values, case seed, expectation, tensors, aliasing. New reference. */
 json_t *bitcts_json_case(const bitcts_case_key *key, const bitcts_case_data *data);
+/** The case as an export describes it (docs/vector-format.md): bitcts_json_case, except that a
+ * negative case says nothing of what it is: no "expect", "rule", "pattern" or "values" (a
+ * producer must find an invalid description invalid itself). New reference. */
+json_t *bitcts_json_case_exported(const bitcts_case_key *key, const bitcts_case_data *data);
 /** "0x" and 16 hex digits. */
 void bitcts_format_u64(uint64_t v, char out[19]);
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The vector export (docs/vector-format.md): for each selected case its description, the exact
- * bytes of its input buffers and of its expected output, with their digests, and a manifest.
+/* The vector export (docs/vector-format.md, format 2.0): for each selected case its
+ * description, the exact bytes of its input buffers, of its initial output buffer and of the
+ * expected outputs that do not follow from it, with their digests (XXH3-128 and CRC-32), and a
+ * manifest.
  * Files go through a sink the caller gives (a folder, memory, an archive), so this module
  * touches no file system. Thread-safety: reentrant. */
 #ifndef BITCTS_VECTORS_VEC_EXPORT_H
@@ -11,10 +13,10 @@
 #include "case_plan.h" /* bitcts_plan, bitcts_selection */
 
 #define BITCTS_VECTOR_FORMAT "bitcts-vectors"
-#define BITCTS_VECTOR_FORMAT_VERSION "1.0"
+#define BITCTS_VECTOR_FORMAT_VERSION "2.0"
 
 /** Where the export's files go. Paths are relative to the export's root, '/'-separated:
- * "manifest.json", "cases/<id>/<role>.bin". */
+ * "manifest.json", "data/<operator>.bin". */
 typedef struct bitcts_vec_sink {
     void *user;
     /** Creates folder `rel` (its parent exists). @return BITCTS_OK or a status, err set. */

@@ -26,6 +26,9 @@ extern "C" {
 
 /* ---- the export's manifest ---- */
 
+/* The highest major version of the vector format read (1.x, and 2.x: docs/vector-format.md). */
+#define BITCTS_EXPORT_MAJOR_MAX 2u
+
 /** What `bitcts check` reads from an export's manifest.json. Strings live as long as it. */
 typedef struct bitcts_export_manifest {
     uint32_t format_major;

@@ -28,6 +28,7 @@ static const subcommand subcommands[] = {
     {"report", bitcts_cmd_report, "compare, merge or re-render run reports"},
     {"debug", bitcts_cmd_debug,
      "one case in this process, for a debugger (no worker, no watchdog)"},
+    {"baseline", bitcts_cmd_baseline, "bring a baseline file up to date with run reports"},
 };
 
 static void usage(FILE *out)

@@ -93,6 +93,8 @@ int bitcts_cmd_report_matrix(int argc, char **argv);
 int bitcts_cmd_report_verify(int argc, char **argv);
 int bitcts_cmd_check(int argc, char **argv);
 int bitcts_cmd_debug(int argc, char **argv);
+/** `baseline update` (and --check): argv[0] is "baseline". */
+int bitcts_cmd_baseline(int argc, char **argv);
 
 /** What bitcts_glob_is_valid asks of a glob, for messages. */
 #define BITCTS_CLI_GLOB_RULE "an unclosed '[' or a trailing '\\'"

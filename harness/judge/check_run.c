@@ -261,30 +261,33 @@ static int key_outside_plan(check_state *s, const char *id, bitcts_case_key *key
                                                                                              : -1;
 }
 
-/* One exported file of the case, exactly `bytes` long, into a new buffer. */
+/* One exported blob of the case, exactly `bytes` long, into a new buffer: the record's file
+ * from its "offset" (format 2.0; 0 when absent, as in 1.x). */
 static uint8_t *export_file(const check_state *s, const json_t *rec, uint64_t bytes)
 {
     char path[4400], err[256];
     snprintf(path, sizeof path, "%s/%s", s->cfg->export_dir, bitcts_report_str(rec, "path"));
-    char *data = NULL;
-    size_t size = 0;
-    if (strstr(bitcts_report_str(rec, "path"), "..") != NULL ||
-        bitcts_fs_read(path, (size_t)bytes + 1, &data, &size, err, sizeof err) != BITCTS_OK ||
-        size != bytes) {
-        free(data);
+    const json_t *at = json_object_get(rec, "offset");
+    const json_int_t offset = at != NULL ? json_integer_value(at) : 0;
+    int fd = -1;
+    if (strstr(bitcts_report_str(rec, "path"), "..") != NULL || offset < 0 ||
+        (at != NULL && !json_is_integer(at)) || bytes > ((uint64_t)1 << 32) ||
+        bitcts_fs_open_regular(path, (size_t)1 << 40, &fd, err, sizeof err) != BITCTS_OK) {
         return NULL;
     }
     uint8_t *buf = aligned_alloc(64, ((size_t)bytes + 64) & ~(size_t)63);
-    if (buf != NULL) {
-        memcpy(buf, data, (size_t)bytes);
+    const ssize_t got = buf != NULL ? pread(fd, buf, (size_t)bytes, (off_t)offset) : -1;
+    close(fd);
+    if (got < 0 || (uint64_t)got != bytes) {
+        free(buf);
+        return NULL;
     }
-    free(data);
     return buf;
 }
 
-/* A shrunk case's data, from its entry: the descriptions, the input files, and as the initial
- * output buffer expected.bin (its padding is the initial buffer's; its elements are replaced
- * anyway). */
+/* A shrunk case's data, from its entry: the descriptions, the input blobs, and as the output
+ * buffer the initial one (1.x: expected.bin; its padding is the initial buffer's, and the
+ * elements are replaced anyway). */
 static int fixed_case_data(const check_state *s, const bitcts_case_key *key, bitcts_case_data *d)
 {
     memset(d, 0, sizeof *d);
@@ -339,8 +342,9 @@ static int fixed_case_data(const check_state *s, const bitcts_case_key *key, bit
         d->output = d->inputs[d->alias_input];
         return BITCTS_OK;
     }
-    d->owned_output =
-        export_file(s, json_object_get(e, "expected"), d->desc.output.total_tensor_size_in_bytes);
+    const json_t *initial = json_object_get(e, "initial"); /* 1.x: expected.bin */
+    d->owned_output = export_file(s, initial != NULL ? initial : json_object_get(e, "expected"),
+                                  d->desc.output.total_tensor_size_in_bytes);
     if (d->owned_output == NULL) {
         bitcts_case_free(d);
         return BITCTS_E_IO;
@@ -599,8 +603,9 @@ static void repro_line(const check_state *s, const char *id, char *out, size_t c
 }
 
 /* The manifest's entry i describes the case the seed builds for its id: every member of the
- * description (bitcts_json_case) equal. A case another bitcts, or an edit, described otherwise
- * would be judged against a case the producer never saw. 1, or 0 with a problem named. */
+ * description (bitcts_json_case, or bitcts_json_case_exported from format 2.0) equal. A case
+ * another bitcts, or an edit, described otherwise would be judged against a case the producer never
+ * saw. 1, or 0 with a problem named. */
 static int described_as_built(check_state *s, const bitcts_case_key *key, size_t i)
 {
     const json_t *entry = json_array_get(json_object_get(s->manifest.root, "cases"), i);
@@ -608,7 +613,9 @@ static int described_as_built(check_state *s, const bitcts_case_key *key, size_t
     if (bitcts_case_build(s->manifest.seed, key, &d) != BITCTS_OK) {
         return 1; /* judged (and reported) as any case the reference cannot build */
     }
-    json_t *built = bitcts_json_case(key, &d);
+    /* 2.x: as the export describes it (a negative case without its verdict). */
+    json_t *built = s->manifest.format_major >= 2 ? bitcts_json_case_exported(key, &d)
+                                                  : bitcts_json_case(key, &d);
     bitcts_case_free(&d);
     const char *member = NULL;
     const char *k;

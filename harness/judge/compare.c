@@ -8,6 +8,7 @@
 
 #include "bitcts/bitcts_status.h"
 #include "bitcts/bitcts_verdict.h"
+#include "case_initial.h"
 #include "compare.h"
 #include "digest.h"
 #include "ref_ops.h"
@@ -23,29 +24,7 @@ static int row_is_contiguous(const bitcts_tensor_iter *it, uint32_t t)
 void bitcts_compare_poison(const bitcts_op_desc *desc, const uint8_t *expected,
                            const uint8_t *expected_mask, uint8_t *output)
 {
-    const uint32_t w = bitcts_dtype_size(desc->output.data_type);
-    const uint32_t out = desc->input_count;
-    bitcts_tensor_iter it;
-    bitcts_tensor_iter_init_op(&it, desc);
-    while (bitcts_tensor_iter_more(&it)) {
-        const uint64_t off = it.offset[out] * w;
-        if (expected_mask == NULL && row_is_contiguous(&it, out)) {
-            /* Each element's complement is the complement of each of its bytes. */
-            const uint64_t bytes = bitcts_tensor_iter_row_left(&it) * w;
-            for (uint64_t i = 0; i < bytes; ++i) {
-                output[off + i] = (uint8_t)~expected[off + i];
-            }
-            bitcts_tensor_iter_next_row(&it);
-            continue;
-        }
-        const uint64_t exp = bitcts_ref_load(expected + off, w);
-        uint64_t v = ~exp;
-        if (expected_mask != NULL && v == bitcts_ref_load(expected_mask + off, w)) {
-            v ^= 1; /* differs from both policies' values */
-        }
-        bitcts_ref_store(output + off, w, v);
-        bitcts_tensor_iter_next(&it);
-    }
+    bitcts_case_poison(desc, expected, expected_mask, output);
 }
 
 static void append(char *buf, size_t cap, const char *text)

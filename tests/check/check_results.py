@@ -103,6 +103,72 @@ else:
 expect(rep["backend"]["name"] == "numpy" and rep["backend"]["version"] == np.__version__,
        "numpy: the producer named in the report")
 
+# 1b. The manifest does not tell a producer the answer for negative cases (format 2.0): no
+#     "expect": "reject", no rule, no "invalid" pattern. The NumPy adapter finds every negative
+#     description invalid itself (its own validation, naming the rule the id names) and check
+#     judges the rejection: pass.
+negative = [c for c in MANIFEST["cases"] if ".invalid_" in c["id"]]
+expect(len(negative) == 160 and not any(k in c for c in negative
+                                        for k in ("expect", "rule", "pattern", "values")),
+       "manifest: negative cases carry no expect, rule, pattern or values")
+expect(not any(c.get("expect") not in (None, "pass", "recorded") for c in MANIFEST["cases"]),
+       "manifest: no expect other than pass and recorded")
+with open(os.path.join(numpy_results, "results.json")) as f:
+    np_status = {e["id"]: e for e in json.load(f)["cases"]}
+expect(all(np_status[c["id"]]["status"] == "rejected" and
+           "(%s:" % c["id"].split(".")[-2][len("invalid_"):] in np_status[c["id"]]["reason"]
+           for c in negative), "numpy: every negative case rejected for the rule its id names")
+expect(all(cases_of(rep)[c["id"]]["verdict"] == "pass" for c in negative),
+       "numpy: every negative case passes")
+
+# 1c. The initial output buffer is in the export (format 2.0): a producer that starts from it
+#     and writes only the elements gets no padding warning; one that starts from zeros gets a
+#     warning for each buffer with padding. The elements written are the expected ones, which
+#     for a pass case that is not in place are the initial buffer's elements complemented.
+def elements_producer(ids, zeroed):
+    entries, data = [], bytearray()
+    for cid in ids:
+        c = ENTRY[cid]
+        rec, out = c["initial"], c["tensors"][-1]
+        with open(os.path.join(EXPORT, rec["path"]), "rb") as f:
+            f.seek(rec["offset"])
+            initial = bytearray(f.read(rec["bytes"]))
+        w = {"UINT8": 1, "INT8": 1, "UINT16": 2, "INT16": 2, "FLOAT16": 2}.get(out["DataType"], 4)
+        w = 8 if out["DataType"] in ("UINT64", "INT64", "FLOAT64") else w
+        strides = out["Strides"] or [int(np.prod(out["Sizes"][k + 1:])) for k in
+                                     range(len(out["Sizes"]))]
+        buf = bytearray(len(initial)) if zeroed else bytearray(initial)
+        for idx in np.ndindex(*out["Sizes"]):
+            at = sum(i * s for i, s in zip(idx, strides)) * w
+            buf[at:at + w] = bytes(b ^ 0xFF for b in initial[at:at + w])
+        entries.append({"id": cid, "status": "done", "layout": "buffer", "path": "data.bin",
+                        "offset": len(data), "bytes": len(buf),
+                        "crc32": "%08x" % zlib.crc32(bytes(buf))})
+        data += buf
+    doc = {"format": "bitcts-results", "format_version": "1.0",
+           "producer": {"name": "elements-only", "version": "1"},
+           "vectors": {"seed": MANIFEST["seed"],
+                       "generator_version": MANIFEST["generator_version"]}, "cases": entries}
+    return doc, bytes(data)
+
+
+padded = [c["id"] for c in MANIFEST["cases"] if c.get("expect") == "pass" and "initial" in c
+          and ".r2." in c["id"] and c["id"].startswith("bit_xor.uint8.")]
+for zeroed, want_warn in ((False, 0), (True, 1)):
+    doc, data = elements_producer(padded, zeroed)
+    path = os.path.join(WORK, "elements-only-%s" % ("zeroed" if zeroed else "initial"))
+    write_set(path, doc, {"data.bin": data})
+    p, rep = check(path, path + "-report", *[a for cid in padded for a in ("--filter", cid)],
+                   want=0)
+    by = rep["summary"]["by_verdict"]
+    warned = by.get("warn", 0)
+    if zeroed:
+        expect(warned > 0 and warned + by.get("pass", 0) == len(padded),
+               "zeroed output: padding warnings (%s)" % by)
+    else:
+        expect(by == {"pass": len(padded)}, "initial output: every case passes, no warning "
+               "(%s of %d)" % (by, len(padded)))
+
 # 2. The reference's own outputs, written by a C program: every valid case passes or is
 #    recorded as both policies allow; negative cases (rejected) pass. Both layouts.
 for layout in ("buffer", "elements"):

@@ -12,7 +12,8 @@ trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 2
 fail=0
 commands=("list" "eval" "vectors export" "vectors regen" "vectors verify" "run" "explore"
-    "sweep" "bench" "check" "debug" "report diff" "report merge" "report render" "report matrix")
+    "sweep" "bench" "check" "debug" "report diff" "report merge" "report render" "report matrix"
+    "baseline update")
 
 # Every command bitcts --help lists is here (with its actions for vectors and report).
 for c in $("$bitcts" --help | awk '/^commands:/ {on = 1; next} on && !NF {exit} on {print $1}'); do

@@ -123,10 +123,23 @@ static void test_manifest(void)
     CHECK_EQ_STR(m.ids[1], "c.d");
     CHECK_EQ_STR(m.tier, "default");
     bitcts_export_manifest_free(&m);
-    static const char v2[] = "{\"format\": \"bitcts-vectors\", \"format_version\": \"2.0\"}";
-    CHECK_EQ_U64(bitcts_export_manifest_parse(v2, strlen(v2), &m, err, sizeof err),
-                 BITCTS_E_FORMAT_VERSION);
-    CHECK(m.ids == NULL && m.root == NULL);
+    /* Format 2.0 is read as 1.x is; an unknown major (3.0, 0.9) is refused. */
+    char v2[sizeof good];
+    memcpy(v2, good, sizeof good);
+    memcpy(strstr(v2, "\"1.0\""), "\"2.0\"", 5);
+    CHECK_EQ_U64(bitcts_export_manifest_parse(v2, strlen(v2), &m, err, sizeof err), BITCTS_OK);
+    CHECK_EQ_U64(m.format_major, 2);
+    bitcts_export_manifest_free(&m);
+    static const char *const unknown[] = {
+        "{\"format\": \"bitcts-vectors\", \"format_version\": \"3.0\"}",
+        "{\"format\": \"bitcts-vectors\", \"format_version\": \"0.9\"}"};
+    for (size_t k = 0; k < 2; ++k) {
+        CHECK_EQ_U64(
+            bitcts_export_manifest_parse(unknown[k], strlen(unknown[k]), &m, err, sizeof err),
+            BITCTS_E_FORMAT_VERSION);
+        CHECK(strstr(err, "this bitcts reads 1.x to 2.x") != NULL);
+        CHECK(m.ids == NULL && m.root == NULL);
+    }
     /* A manifest that does not add up: case_count wrong or missing, an id twice. */
     static const char *const bad[][2] = {
         {"\"case_count\": 2", "\"case_count\": 3"},

@@ -22,6 +22,7 @@ import re
 import shutil
 import subprocess
 import sys
+import zlib
 
 try:
     import numpy as np
@@ -481,17 +482,20 @@ class Case:
         return "recorded" if self.shift and self.n == 2 else "pass"
 
     def entry(self):
+        """The manifest entry's description (docs/vector-format.md, "Case entries"): a
+        negative case's says nothing of what it is (no pattern, values, expect or rule)."""
         fl = self.feature_level()
         e = {"id": self.id, "operator": self.op,
              "operator_type": self.op_value_desc if self.rule is not None else self.op_value,
              "input_type": self.in_type, "output_type": self.out_type, "rank": self.rank,
              "feature_level": fl, "feature_level_value": int(fl[0]) << 12 | int(fl[2]) << 8,
-             "tiers": self.tiers, "pattern": "invalid" if self.rule else self.pattern,
-             "values": self.values_name(), "case_seed": f"0x{self.seed:016x}",
-             "expect": self.expect(), "tensors": self.tensors_json(),
+             "tiers": self.tiers, "pattern": self.pattern, "values": self.values_name(),
+             "case_seed": f"0x{self.seed:016x}", "expect": self.expect(),
+             "tensors": self.tensors_json(),
              "output_aliases": None if self.alias is None else self.roles()[self.alias]}
         if self.rule is not None:
-            e["rule"] = self.rule
+            for key in ("pattern", "values", "expect"):
+                del e[key]
         return e
 
     # -- bytes (docs/case-plan.md, "Input bytes", "Output bytes") --
@@ -612,6 +616,78 @@ def expected_bytes(case, inputs, initial, policy):
     return bytes(base)
 
 
+def initial_bytes(case, expected, mask):
+    """The initial output buffer (docs/vector-format.md, "Results"): the expected buffer (the
+    saturate policy's for recorded cases) with every logical element complemented, or, where
+    that equals the mask policy's value, the complement with bit 0 flipped."""
+    out = case.tensors[-1]
+    es = out["bits"] // 8
+    arr = np.frombuffer(expected[:len(expected) // es * es], dtype=f"<u{es}").copy()
+    off = offsets(out)
+    poison = ~arr[off]
+    if mask is not None:
+        m = np.frombuffer(mask[:len(mask) // es * es], dtype=f"<u{es}")[off]
+        poison = np.where(poison == m, poison ^ np.array(1, dtype=f"<u{es}"), poison)
+    arr[off] = poison
+    base = bytearray(expected)
+    base[:arr.nbytes] = arr.tobytes()
+    return bytes(base)
+
+
+class Blobs:
+    """The export's blobs: {path, offset, bytes, xxh3_128, crc32} records read from their data
+    files (each file read once), their CRC-32 (zlib.crc32) checked."""
+
+    def __init__(self, root):
+        self.root, self.files = root, {}
+
+    def read(self, rec, problems, what):
+        path = rec["path"]
+        if path not in self.files:
+            with open(os.path.join(self.root, path), "rb") as f:
+                self.files[path] = f.read()
+        data = self.files[path][rec["offset"]:rec["offset"] + rec["bytes"]]
+        if len(data) != rec["bytes"] or "%08x" % zlib.crc32(data) != rec["crc32"]:
+            problems.append(f"{what}: {len(data)} bytes at {path}:{rec['offset']}, crc32 "
+                            f"{zlib.crc32(data):08x}, the manifest says {rec['bytes']} and "
+                            f"{rec['crc32']}")
+        return data
+
+
+def case_blobs(case, entry, blobs, inputs, initial, problems):
+    """Compares one valid case's blobs, and the CRC-32 of an expected buffer given only by its
+    digests, with the bytes rebuilt from the docs. @return the number of buffers compared."""
+    produced, digests_only = {}, {}
+    for i in range(case.inputs):
+        produced[case.roles()[i]] = (entry["files"][case.roles()[i]], inputs[i])
+    if case.expect() == "recorded":
+        mask = expected_bytes(case, inputs, initial, "mask")
+        sat = expected_bytes(case, inputs, initial, "saturate")
+        produced["expected_mask"] = (entry["expected_by_policy"]["mask"], mask)
+        produced["expected_saturate"] = (entry["expected_by_policy"]["saturate"], sat)
+        exp_for_initial, mask_for_initial = sat, mask
+    else:
+        exp = expected_bytes(case, inputs, initial, "mask")
+        rec = entry["expected"]
+        (produced if "path" in rec else digests_only)["expected"] = (rec, exp)
+        exp_for_initial, mask_for_initial = exp, None
+    if case.alias is None:
+        produced["initial"] = (entry["initial"], initial_bytes(case, exp_for_initial,
+                                                               mask_for_initial))
+    for name, (rec, data) in produced.items():
+        disk = blobs.read(rec, problems, f"{case.id}/{name}")
+        if disk != data:
+            diff = next((k for k in range(min(len(disk), len(data))) if disk[k] != data[k]),
+                        min(len(disk), len(data)))
+            problems.append(f"{case.id}/{name}: {len(disk)} bytes exported, {len(data)} "
+                            f"rebuilt, first difference at byte {diff}")
+    for name, (rec, data) in digests_only.items():  # the initial buffer, complemented
+        if rec["bytes"] != len(data) or rec["crc32"] != "%08x" % zlib.crc32(data):
+            problems.append(f"{case.id}/{name}: the manifest says {rec['bytes']} bytes, crc32 "
+                            f"{rec['crc32']}; rebuilt {len(data)}, {zlib.crc32(data):08x}")
+    return len(produced) + len(digests_only)
+
+
 # ---- the plan (docs/case-plan.md, "Tiers") ----
 
 SMOKE = ("packed", "scalar_b", "broadcast", "permuted", "inplace_a", "inplace")
@@ -694,6 +770,7 @@ def main():
     exported = {c["id"]: c for c in manifest["cases"]}
     tally = set()
     compared = files = 0
+    blobs = Blobs(out)
     for case in cases:
         entry = exported.get(case.id)
         if entry is None:
@@ -710,22 +787,7 @@ def main():
             continue
         inputs = [case.input_bytes(i, tally) for i in range(case.inputs)]
         initial = case.output_bytes() if case.alias is None else None
-        produced = {f"{case.roles()[i]}.bin": inputs[i] for i in range(case.inputs)}
-        if case.expect() == "recorded":
-            produced["expected_mask.bin"] = expected_bytes(case, inputs, initial, "mask")
-            produced["expected_saturate.bin"] = expected_bytes(case, inputs, initial, "saturate")
-        else:
-            produced["expected.bin"] = expected_bytes(case, inputs, initial, "mask")
-        for name, data in produced.items():
-            path = os.path.join(out, "cases", case.id, name)
-            with open(path, "rb") as f:
-                disk = f.read()
-            files += 1
-            if disk != data:
-                diff = next((k for k in range(min(len(disk), len(data))) if disk[k] != data[k]),
-                            min(len(disk), len(data)))
-                problems.append(f"{case.id}/{name}: {len(disk)} bytes exported, {len(data)} rebuilt, "
-                                f"first difference at byte {diff}")
+        files += case_blobs(case, entry, blobs, inputs, initial, problems)
         if len(problems) > 20:
             break
     # Coverage: every table entry in an element, for every type it applies to.
@@ -739,7 +801,7 @@ def main():
     absent = [n for n in need if n not in tally]
     if absent and compared == len(cases):
         problems.append(f"{len(absent)} value-table entries never occur in an element, e.g. {absent[:5]}")
-    print(f"rebuilt {compared} cases from the docs; compared {files} files with the export; "
+    print(f"rebuilt {compared} cases from the docs; compared {files} buffers with the export; "
           f"{len(need) - len(absent)} of {len(need)} (table, entry, type) combinations occur")
     if problems:
         print("\n".join("FAIL: " + p for p in problems[:20]))
