@@ -53,7 +53,8 @@ PYTHONPATH="$here/fakes" PYTHONDONTWRITEBYTECODE=1 bash "$matrix" "$work/matrix"
     --bitcts "$bitcts" --python "$python" --tier smoke --only cupy,jax-absent --keep \
     2>"$work/matrix.log" || { echo "FAIL: conformance-matrix.sh --keep"; cat "$work/matrix.log"; status=1; }
 page="$work/matrix/conformance-matrix.md"
-grep -q '^| operator | type | `numpy` | `cupy` |$' "$page" || { echo "FAIL: --keep lost a column"; status=1; }
+grep -q '^| operator | type | `numpy` \[`smoke`\] | `cupy` \[`smoke`\] |$' "$page" ||
+    { echo "FAIL: --keep lost a column"; status=1; }
 grep -q 'Columns kept from an earlier run in the same folder (`--keep`): numpy;' "$page" ||
     { echo "FAIL: --keep not named"; status=1; }
 grep -q 'warm-up of' "$work/matrix.log" || { echo "FAIL: no CuPy warm-up in the script"; status=1; }
