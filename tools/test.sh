@@ -84,11 +84,15 @@ lane_asan() {
     # here by unit.report, vectors.export_default, cli.options and check.results.
     # harness.explore_plan runs the default tier through a plugin and explores cases twice to
     # compare them, which harness.broken_plugins and harness.explore do here once.
+    # harness.explanations runs fifteen plugins to check the analysis's sentences: the analysis
+    # is unit.report_analysis's here, and every run writes the case descriptions it reads.
+    # harness.shard_engines reads engine variables and balances shards: unit.shard runs that C
+    # here, harness.resume_shard the runner's shard selection and report merge.
     (cd build-asan &&
         ASAN_OPTIONS="log_path=$logs/asan:detect_leaks=1:abort_on_error=0:strict_string_checks=1" \
         UBSAN_OPTIONS="log_path=$logs/ubsan:print_stacktrace=1:halt_on_error=1" \
         ctest --output-on-failure -j"$ctest_jobs" --timeout 1800 \
-            -E '^(conformance\.cpu_sweeps|conformance\.cpu_variants|cli\.export_determinism|cli\.html_chromium|harness\.hostile_plugins|harness\.explore_plan|vulkan\.gpu_run_quick|vectors\.(rebuild_from_docs|doc_claims)|check\.adapters_smoke|nightly\..*|lint\..*)$') ||
+            -E '^(conformance\.cpu_sweeps|conformance\.cpu_variants|cli\.export_determinism|cli\.html_chromium|harness\.hostile_plugins|harness\.explore_plan|harness\.explanations|harness\.shard_engines|vulkan\.gpu_run_quick|vectors\.(rebuild_from_docs|doc_claims)|check\.adapters_smoke|nightly\..*|lint\..*)$') ||
         rc=1
     if compgen -G "$logs/*" >/dev/null; then
         echo "asan lane: sanitizer reports:"

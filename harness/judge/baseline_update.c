@@ -263,7 +263,9 @@ static int decide(upd_pass *p, const json_t *cases)
         }
     }
     p->added = p->n_lines;
-    qsort(p->lines, p->n_lines, sizeof *p->lines, line_cmp);
+    if (p->n_lines > 1) { /* qsort takes no NULL array, even for no lines */
+        qsort(p->lines, p->n_lines, sizeof *p->lines, line_cmp);
+    }
     return 0;
 }
 

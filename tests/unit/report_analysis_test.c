@@ -199,7 +199,9 @@ static void test_all_none_and_clean(void)
     a = analyse(cases);
     CHECK(a == NULL); /* nothing fails: no analysis */
     json_decref(cases);
-    CHECK_EQ_U64(bitcts__report_analysis(json_object(), &a), BITCTS_E_INVALID_ARGUMENT);
+    json_t *empty = json_object();
+    CHECK_EQ_U64(bitcts__report_analysis(empty, &a), BITCTS_E_INVALID_ARGUMENT);
+    json_decref(empty);
 }
 
 /* not_supported, skipped, not_run and expected_fail cases are neither failing nor passing. */
