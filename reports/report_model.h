@@ -58,6 +58,13 @@ typedef enum bitcts_report_change {
  * So pass/warn/recorded -> not_supported/missing/internal_error are regressions. */
 bitcts_report_change bitcts_report_verdict_change(int from, int to);
 
+/** The verdict table as data (`bitcts report verdicts`, docs/report-schema.md): {"schema":
+ * "bitcts-verdicts", "schema_version": "1.0", "verdicts": [{"name", "value", "failure",
+ * "rank", "healthy"}, ...] in value order, "changes": {FROM: {TO: "same" | "regression" |
+ * "fix" | "other"}}} over every pair (bitcts_report_verdict_change). NULL when out of memory;
+ * the caller json_decref()s it. */
+json_t *bitcts_report_verdict_table(void);
+
 /* ---- parsing and validation ---- */
 
 /** Parses report.json bytes and validates them (bitcts_report_validate).

@@ -321,6 +321,33 @@ def load_history(site):
                       "a new history starts with this night"
 
 
+def load_verdicts(bitcts):
+    """The verdict table and every change's class, from bitcts itself (bitcts report verdicts):
+    the nightly keeps no meaning of its own. (table, "") or (None, problem)."""
+    rc, out = run_cmd([bitcts, "report", "verdicts"], timeout=60)
+    try:
+        table = json.loads(out) if rc == 0 else None
+        if table is None or table.get("schema") != "bitcts-verdicts":
+            raise ValueError(out.strip()[:300] or f"exit {rc}")
+        return table, ""
+    except ValueError as e:
+        return None, f"bitcts report verdicts failed: {e}"
+
+
+def report_diff(bitcts, before, after, work):
+    """bitcts report diff BEFORE AFTER as JSON: (diff, "") or (None, problem)."""
+    out = os.path.join(work, "diff-%d.json" % os.getpid())
+    rc, text = run_cmd([bitcts, "report", "diff", before, after, "--json", out], timeout=600)
+    try:
+        with open(out, encoding="utf-8") as f:
+            return json.load(f), ""
+    except (OSError, ValueError) as e:
+        return None, f"bitcts report diff failed (exit {rc}): {text.strip()[-300:] or e}"
+    finally:
+        if os.path.exists(out):
+            os.remove(out)
+
+
 def read_report(path):
     try:
         with open(path, encoding="utf-8") as f:
@@ -386,6 +413,7 @@ def publish(args, cfg, results_dirs, extra, started):
             os.remove(junk)
     prev = history["nights"][-1] if history["nights"] else None
     prev_reports = {}  # each backend against the latest night that ran it and kept its report
+    diffs = {}  # bitcts report diff of each such pair: the one meaning of a change
     for name in reports:
         for n in reversed(history["nights"]):
             p = os.path.join(site, "nights", n["id"], name, "report.json")
@@ -393,6 +421,10 @@ def publish(args, cfg, results_dirs, extra, started):
                 r, _ = read_report(p)
                 if r is not None:
                     prev_reports[name] = (n["id"], r)
+                    diffs[name], problem = report_diff(
+                        args.bitcts, p, os.path.join(night_dir, name, "report.json"), args.work)
+                    if problem:
+                        problems.append(f"{name}: {problem}")
                 break
     bench_ratios = {}
     if cfg["bench"] == "quick":
@@ -414,7 +446,7 @@ def publish(args, cfg, results_dirs, extra, started):
         "config": os.path.basename(cfg["path"]),
     }
     night = nightly_site.summarize_night(identity, reports, prev, prev_reports, problems, notes,
-                                         bench_ratios)
+                                         bench_ratios, diffs)
     history["nights"].append(night)
     history["nights"] = history["nights"][-cfg["keep_nights"]:]
     # Only the last keep_reports nights keep their full reports; history keeps the summaries.
@@ -533,6 +565,10 @@ def main(argv):
     try:
         cfg = load_config(args.config)
         args.bitcts = find_bitcts(args)
+        table, problem = load_verdicts(args.bitcts)
+        if table is None:
+            raise UsageError(problem)
+        nightly_site.use_verdicts(table)
         if args.cmd == "shard":
             if not 1 <= args.index <= args.count:
                 raise UsageError("--index must be 1..--count")

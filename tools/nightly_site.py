@@ -8,12 +8,26 @@ import os
 import re
 import shutil
 
-FAILING = {"fail", "timeout", "crash", "missing", "internal_error", "unexpected_pass"}
 FLAKE = "flake"
-HEALTHY = {"pass", "warn", "recorded"}
-VERDICT_ORDER = ["pass", "warn", "fail", "timeout", "crash", "not_supported", "recorded",
-                 "missing", "internal_error", "expected_fail", "unexpected_pass", "flake",
-                 "skipped", "not_run"]
+# The meaning of a verdict is bitcts's alone (bitcts report verdicts): use_verdicts() fills these
+# before a night is summarised; the nightly orders, counts and classifies by them and by
+# bitcts report diff, never by rules of its own.
+FAILING = set()
+HEALTHY = set()
+VERDICT_ORDER = []
+CHANGES = {}
+
+
+def use_verdicts(table):
+    """Takes bitcts's verdict table (bitcts report verdicts)."""
+    verdicts = sorted(table["verdicts"], key=lambda v: v["value"])
+    FAILING.clear()
+    FAILING.update(v["name"] for v in verdicts if v["failure"])
+    HEALTHY.clear()
+    HEALTHY.update(v["name"] for v in verdicts if v["healthy"])
+    VERDICT_ORDER[:] = [v["name"] for v in verdicts]
+    CHANGES.clear()
+    CHANGES.update(table["changes"])
 PALETTE = ["#0969da", "#cf222e", "#1a7f37", "#8250df", "#bf8700", "#1b7c83", "#e16f24",
            "#6e7781", "#d63384", "#116329"]
 
@@ -52,7 +66,7 @@ def backend_summary(name, r):
         cell = matrix.setdefault(op, {}).setdefault(typ, [0, 0, 0])
         for t in (row, cell):
             t[0] += 1
-            t[1] += v in FAILING
+            t[1] += v in FAILING and v != FLAKE  # flakes are failures, counted apart
             t[2] += v == FLAKE
     total = len(r["cases"])
     healthy = sum(by_verdict.get(v, 0) for v in HEALTHY | {"expected_fail"})
@@ -69,7 +83,7 @@ def backend_summary(name, r):
         "duration_s": r.get("duration_s", 0),
         "cases": total,
         "by_verdict": by_verdict,
-        "failing": sum(by_verdict.get(v, 0) for v in FAILING),
+        "failing": sum(by_verdict.get(v, 0) for v in FAILING if v != FLAKE),
         "flakes": by_verdict.get(FLAKE, 0),
         "pass_rate": round(100.0 * healthy / total, 3) if total else 0.0,
         "ops": ops,
@@ -77,51 +91,34 @@ def backend_summary(name, r):
     }
 
 
-def diff_backend(name, cur, prev, out):
-    """Appends the case-level changes of one backend to out (regressions, fixes, hashes)."""
-    old = {c["id"]: c for c in prev["cases"]} if prev is not None else {}
-    same_inputs = prev is not None and prev.get("seed") == cur.get("seed") and \
-        prev.get("generator_version") == cur.get("generator_version")
-    for c in cur["cases"]:
-        v = c.get("verdict", "")
-        p = old.get(c["id"])
-        pv = p.get("verdict", "") if p is not None else ("(new backend)" if prev is None
-                                                         else "(new case)")
-        entry = {"backend": name, "id": c["id"], "from": pv, "to": v,
-                 "detail": c.get("detail", "")}
-        if v in FAILING and pv not in FAILING:
-            out["regressions"].append(entry)
-        elif pv in FAILING and v not in FAILING:
-            out["fixes"].append(entry)
-        elif same_inputs and p is not None and v == pv and v in HEALTHY and \
-                c.get("output_xxh3_128") and p.get("output_xxh3_128") and \
-                c["output_xxh3_128"] != p["output_xxh3_128"]:
-            out["digest_changed"].append({"backend": name, "id": c["id"], "verdict": v,
-                                          "from": p["output_xxh3_128"],
-                                          "to": c["output_xxh3_128"]})
-    if prev is not None:
-        ids = {c["id"] for c in cur["cases"]}
-        out["removed_cases"] += sum(1 for i in old if i not in ids)
-        out["added_cases"] += sum(1 for c in cur["cases"] if c["id"] not in old)
+def add_diff(name, d, out):
+    """Appends one backend's bitcts report diff (its classes, as bitcts gives them) to out."""
+    for key in ("regressions", "fixes", "changed"):
+        out[key] += [{"backend": name, "id": e["id"], "from": e["from"], "to": e["to"],
+                      "detail": e.get("detail", "")} for e in d.get(key, [])]
+    out["digest_changed"] += [dict(e, backend=name) for e in d.get("digest_changed", [])]
+    out["added_cases"] += len(d.get("added", []))
+    out["removed_cases"] += len(d.get("removed", []))
 
 
-def summarize_night(identity, reports, prev, prev_reports, problems, notes, bench):
+def summarize_night(identity, reports, prev, prev_reports, problems, notes, bench, diffs):
+    """diffs: bitcts report diff of each backend against its previous report, by name."""
     backends = {name: backend_summary(name, r) for name, r in reports.items()}
     diff = {"previous": prev["id"] if prev else "", "regressions": [], "fixes": [],
-            "digest_changed": [], "added_cases": 0, "removed_cases": 0,
+            "changed": [], "digest_changed": [], "added_cases": 0, "removed_cases": 0,
             "backends_added": [], "backends_removed": [], "not_compared": [],
             "compared_with": {}}
     if prev is not None:
         for name in sorted(reports):
-            if name in prev_reports:
-                diff_backend(name, reports[name], prev_reports[name][1], diff)
+            if name in prev_reports and name in diffs and diffs[name] is not None:
+                add_diff(name, diffs[name], diff)
                 if prev_reports[name][0] != prev["id"]:
                     diff["compared_with"][name] = prev_reports[name][0]
             elif name in prev.get("backends", {}):
                 diff["not_compared"].append(name)  # its report was pruned or unreadable
             else:
                 diff["backends_added"].append(name)
-                diff_backend(name, reports[name], None, diff)
+                diff["added_cases"] += len(reports[name]["cases"])
         diff["backends_removed"] = sorted(n for n in prev.get("backends", {}) if n not in reports)
     flakes = []
     for name, r in sorted(reports.items()):
@@ -280,7 +277,8 @@ def diff_html(night, prefix, limit=500):
     if not d["previous"]:
         out.append('<p id="diff-none">No previous night to compare with.</p>')
         return "\n".join(out)
-    total = len(d["regressions"]) + len(d["fixes"]) + len(d["digest_changed"])
+    total = len(d["regressions"]) + len(d["fixes"]) + len(d["digest_changed"]) + \
+        len(d.get("changed", []))
     out.append(f'<p id="diff-summary">Against night {esc(d["previous"])}: '
                f'<b>{len(d["regressions"])} regressions</b>, {len(d["digest_changed"])} output '
                f'hash changes, {len(d["fixes"])} fixes, {d["added_cases"]} cases added, '
@@ -296,9 +294,10 @@ def diff_html(night, prefix, limit=500):
     if total == 0:
         out.append('<p id="diff-empty">No case changed verdict or output hash.</p>')
     sections = (("regressions", "Regressions", True), ("digest_changed", "Output hash changes",
-                                                       False), ("fixes", "Fixes", True))
+                                                       False), ("fixes", "Fixes", True),
+                ("changed", "Other verdict changes", True))
     for key, label, verdicts in sections:
-        rows = d[key]
+        rows = d.get(key, [])
         if not rows:
             continue
         out.append(f'<h3 id="{key}">{label} ({len(rows)})</h3>')

@@ -21,6 +21,7 @@ static const char report_usage[] =
     "  render DIR                   re-write junit.xml, report.html, summary.md from report.json\n"
     "  matrix --out FILE.md R...    operator x type x framework over several reports\n"
     "  verify R                     check a published report against its seed and selection\n"
+    "  verdicts                     the verdict table and every change's class, as JSON\n"
     "\n"
     "'bitcts report <action> --help' describes an action.\n";
 
@@ -343,6 +344,32 @@ static int cmd_render(int argc, char **argv)
     return BITCTS_EXIT_OK;
 }
 
+/* ---- verdicts ---- */
+
+static const char verdicts_description[] =
+    "Prints the verdict table as JSON: every verdict with whether it fails a run, its rank in\n"
+    "pass < warn < fail < timeout < crash (-1 outside it) and whether it is healthy, and the\n"
+    "class report diff gives every change from one verdict to another (same, regression, fix,\n"
+    "other). Tools that read reports take the meaning of a verdict from here.\n";
+
+static int cmd_verdicts(int argc, char **argv)
+{
+    const bitcts_cli_spec spec = {.cmd = "report verdicts", .description = verdicts_description};
+    const int parsed = bitcts_cli_parse(&spec, argc, argv, NULL, NULL);
+    if (parsed != 0) {
+        return parsed == BITCTS_CLI_HELP ? BITCTS_EXIT_OK : parsed;
+    }
+    json_t *table = bitcts_report_verdict_table();
+    char *text = table != NULL ? json_dumps(table, JSON_INDENT(1)) : NULL;
+    json_decref(table);
+    if (text == NULL) {
+        return bitcts_cli_error("report verdicts", "out of memory");
+    }
+    puts(text);
+    free(text);
+    return BITCTS_EXIT_OK;
+}
+
 int bitcts_cmd_report(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
@@ -364,6 +391,9 @@ int bitcts_cmd_report(int argc, char **argv)
     if (strcmp(argv[1], "verify") == 0) {
         return bitcts_cmd_report_verify(argc - 1, argv + 1);
     }
-    return bitcts_cli_error("report", "unknown action '%s' (diff, merge, render, matrix, verify)",
-                            argv[1]);
+    if (strcmp(argv[1], "verdicts") == 0) {
+        return cmd_verdicts(argc - 1, argv + 1);
+    }
+    return bitcts_cli_error(
+        "report", "unknown action '%s' (diff, merge, render, matrix, verify, verdicts)", argv[1]);
 }

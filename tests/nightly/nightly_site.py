@@ -85,26 +85,28 @@ def main(argv):
     check("Commit</dt>" in index and "Seed</dt><dd>0x0062697463747331" in index,
           "provenance: commit and seed")
 
-    # A broken plugin and a flaky one: the broken one's regressions first, the night red; the
-    # flaky one's cases are flakes.
+    # The backend "example" now a broken plugin, and a flaky one new: example's regressions
+    # first (bitcts report diff's, against night 2), the night red; the flaky one's cases are
+    # flakes, counted apart from the failures.
     conf3 = os.path.join(out, "broken.conf")
-    config(conf3, base + [("broken", libs["broken"]), ("flaky", libs["flaky"])])
+    config(conf3, [("example", libs["broken"]), ("flaky", libs["flaky"])])
     rc, _ = nightly("run", "--bitcts", bitcts, "--config", conf3, "--site", site, "--night", "n3")
     check(rc == 1, f"night 3 (broken plugin) exit {rc}, want 1")
     n3 = history(site)["nights"][-1]
     diff = json.loads(read(os.path.join(site, "nights", "n3", "diff.json")))
-    check(len(diff["regressions"]) > 0 and all(e["backend"] == "broken"
+    check(len(diff["regressions"]) > 0 and all(e["backend"] == "example"
                                                for e in diff["regressions"]),
           "night 3: regressions, all of the broken plugin")
+    check(diff.get("backends_added") == ["flaky"], "night 3: the flaky backend is new")
     check(n3["backends"]["flaky"]["failing"] == 0 and n3["backends"]["flaky"]["flakes"] > 0,
-          "night 3: the flaky plugin has flakes, no failures")
+          "night 3: the flaky plugin has flakes, no other failures")
     index = read(os.path.join(site, "index.html"))
     pos = [index.find(k) for k in ('id="regressions"', 'id="matrix"', 'id="flakes"',
                                    'id="history"')]
     check(-1 not in pos and pos == sorted(pos), f"regressions first, then matrix, flakes, "
           f"history: {pos}")
     first = diff["regressions"][0]
-    page = os.path.join(site, "nights", "n3", "broken", "cases",
+    page = os.path.join(site, "nights", "n3", "example", "cases",
                         re.sub(r"[^A-Za-z0-9._-]", "_", first["id"]) + ".html")
     check(os.path.isfile(page), f"a page for the failing case {first['id']}")
     if os.path.isfile(page):
@@ -112,7 +114,7 @@ def main(argv):
         check('id="repro"' in text and "bitcts run --backend" in text, "case page: repro")
         check("Provenance" in text and "Seed</dt>" in text, "case page: provenance")
     junit = read(os.path.join(site, "junit.xml"))
-    check('<testsuite name="broken"' in junit and "<failure" in junit, "junit: broken fails")
+    check('<testsuite name="example"' in junit and "<failure" in junit, "junit: example fails")
 
     # The flaky plugin alone with the base: green.
     conf4 = os.path.join(out, "flaky.conf")
@@ -121,7 +123,8 @@ def main(argv):
     check(rc == 0, f"night 4 (flaky plugin) exit {rc}, want 0: flakes do not fail the night")
     n4 = history(site)["nights"][-1]
     check(n4["status"] == "green" and n4["totals"]["flakes"] > 0, "night 4 green with flakes")
-    check(n4["diff_counts"]["backends_removed"] == 1, "night 4: the broken backend is gone")
+    check(n4["diff_counts"]["fixes"] > 0 and n4["diff_counts"]["regressions"] == 0,
+          f"night 4: example fixed again: {n4['diff_counts']}")
     check(not os.path.isdir(os.path.join(site, "nights", "n1")),
           "keep_reports = 3 pruned night 1's reports")
     check(len(history(site)["nights"]) == 4, "the history keeps every night")
