@@ -469,10 +469,14 @@ static void send_result(worker *w, size_t idx, const bitcts_case_data *d,
     bitcts_case_repro(w->job->backend->spec, w->job->repro_options, w->job->seed, k->id, repro,
                       sizeof repro);
     json_t *obj = bitcts_case_result_json(k, idx, r, repro);
-    if (obj != NULL && d != NULL) { /* what the case is, next to what it got */
+    if (obj != NULL && d != NULL) { /* what the case is, next to what it got (optional) */
         json_t *described = bitcts_json_case(k, d);
-        json_object_set_new(obj, "description", bitcts_case_description(described, r->verdict));
+        json_t *description =
+            described != NULL ? bitcts_case_description(described, r->verdict) : NULL;
         json_decref(described);
+        if (description != NULL) {
+            json_object_set_new(obj, "description", description);
+        }
     }
     if (w->in_process) {
         json_decref(w->kept);
@@ -480,6 +484,14 @@ static void send_result(worker *w, size_t idx, const bitcts_case_data *d,
         return;
     }
     char *text = obj != NULL ? json_dumps(obj, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+    if (text == NULL) { /* memory is short (a backend took it): the result, without the
+                         * optional description, in the room the reserve leaves */
+        free(worker_reserve);
+        worker_reserve = NULL;
+        json_decref(obj);
+        obj = bitcts_case_result_json(k, idx, r, repro);
+        text = obj != NULL ? json_dumps(obj, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+    }
     json_decref(obj);
     if (text == NULL) {
         return; /* the parent reports the case as missing its result */
