@@ -484,12 +484,19 @@ static void send_result(worker *w, size_t idx, const bitcts_case_data *d,
         return;
     }
     char *text = obj != NULL ? json_dumps(obj, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
-    if (text == NULL) { /* memory is short (a backend took it): the result, without the
-                         * optional description, in the room the reserve leaves */
-        free(worker_reserve);
-        worker_reserve = NULL;
+    if (text == NULL) { /* memory is short: out of memory, charged as anywhere else (the
+                         * reserve freed, the worker ends), the result without its description */
+        bitcts_case_result oom = *r;
         json_decref(obj);
-        obj = bitcts_case_result_json(k, idx, r, repro);
+        out_of_memory(w, "writing the case's result", &oom);
+        if (w->no_result) { /* an earlier case's calls took it: this one goes back */
+            return;
+        }
+        if (w->damaged) {
+            oom.verdict = BITCTS_VERDICT_FAIL;
+            snprintf(oom.detail, sizeof oom.detail, "%s", w->damage_text);
+        }
+        obj = bitcts_case_result_json(k, idx, &oom, repro);
         text = obj != NULL ? json_dumps(obj, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
     }
     json_decref(obj);
