@@ -501,6 +501,20 @@ int bitcts_glob_is_valid(const char *glob)
     return 1;
 }
 
+const bitcts_case_key *bitcts_plan_find_from(const bitcts_plan *plan, const char *id,
+                                             size_t *cursor)
+{
+    const size_t n = plan->count;
+    for (size_t k = 0; k < n; ++k) {
+        const size_t i = (*cursor + k) % n;
+        if (strcmp(plan->cases[i].id, id) == 0) {
+            *cursor = i + 1;
+            return &plan->cases[i];
+        }
+    }
+    return NULL;
+}
+
 const bitcts_case_key *bitcts_plan_find(const bitcts_plan *plan, const char *id)
 {
     for (size_t i = 0; i < plan->count; ++i) {

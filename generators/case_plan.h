@@ -126,6 +126,10 @@ int bitcts_selection_matches(const bitcts_selection *sel, const bitcts_case_key 
 int bitcts_glob_is_valid(const char *glob);
 /** Finds a case by exact id; NULL when there is none. */
 const bitcts_case_key *bitcts_plan_find(const bitcts_plan *plan, const char *id);
+/** As bitcts_plan_find, searching from *cursor (wrapping around) and leaving *cursor after the
+ * case found: ids read in plan order (a manifest, a report) cost one pass over the plan in all. */
+const bitcts_case_key *bitcts_plan_find_from(const bitcts_plan *plan, const char *id,
+                                             size_t *cursor);
 
 const char *bitcts_pattern_name(uint32_t pattern);
 const char *bitcts_values_name(uint32_t values);

@@ -638,22 +638,6 @@ static int described_as_built(check_state *s, const bitcts_case_key *key, size_t
     return member == NULL;
 }
 
-/* The plan's case of this id, or NULL. A manifest lists its cases in plan order, so the search
- * starts after the last case found and wraps around: one pass over the plan for the whole
- * manifest, whatever the order. */
-static const bitcts_case_key *plan_find(check_state *s, const char *id)
-{
-    const size_t n = s->plan->count;
-    for (size_t k = 0; k < n; ++k) {
-        const size_t i = (s->plan_cursor + k) % n;
-        if (strcmp(s->plan->cases[i].id, id) == 0) {
-            s->plan_cursor = i + 1;
-            return &s->plan->cases[i];
-        }
-    }
-    return NULL;
-}
-
 /* Judges every selected case of the manifest into the builder. */
 static int judge_all(check_state *s, bitcts_report_builder *b)
 {
@@ -662,7 +646,7 @@ static int judge_all(check_state *s, bitcts_report_builder *b)
         if (!bitcts_ids_select(&s->cfg->filter, &s->cfg->exclude, id)) {
             continue;
         }
-        const bitcts_case_key *key = plan_find(s, id);
+        const bitcts_case_key *key = bitcts_plan_find_from(s->plan, id, &s->plan_cursor);
         size_t plan_index = key != NULL ? (size_t)(key - s->plan->cases) : i;
         if (key == NULL && key_outside_plan(s, id, &s->extra) == 0) {
             key = &s->extra; /* explored or shrunk: plan_index is the manifest's */

@@ -143,20 +143,6 @@ static size_t mark_selection(vstate *v)
     return marked;
 }
 
-/* The plan position of id, or -1 (searching on from the last one found: plans order reports). */
-static long find(vstate *v, const char *id)
-{
-    const size_t n = v->plan->count;
-    for (size_t k = 0; k < n; ++k) {
-        const size_t i = (v->cursor + k) % n;
-        if (strcmp(v->plan->cases[i].id, id) == 0) {
-            v->cursor = i + 1;
-            return (long)i;
-        }
-    }
-    return -1;
-}
-
 /* The output digest the reference gives the case (policy: BITCTS_SHIFT_POLICY_*). 0 or -1. */
 static int reference_digest(uint64_t seed, const bitcts_case_key *key, int policy,
                             char out[BITCTS_DIGEST_HEX])
@@ -243,7 +229,8 @@ static void check_cases(vstate *v)
             check_outcome(v, c, &explored);
             continue;
         }
-        const long at = find(v, id);
+        const bitcts_case_key *found = bitcts_plan_find_from(v->plan, id, &v->cursor);
+        const long at = found != NULL ? (long)(found - v->plan->cases) : -1;
         if (at < 0) {
             problem(v, "case %s is not a case of this bitcts's plan", id);
             continue;
