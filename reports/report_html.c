@@ -595,6 +595,11 @@ void bitcts__report_render_html(sbuf *b, const bitcts__report_view *v)
         sb_esc(b, bitcts_report_str(v->report, "stopped"), 0);
         sb_puts(b, "</p>\n");
     }
+    if (bitcts_report_str(v->report, "retried")[0] != '\0') { /* --retry-cases */
+        sb_puts(b, "<p id=\"retried\"><strong>Retries:</strong> ");
+        sb_esc(b, bitcts_report_str(v->report, "retried"), 0);
+        sb_puts(b, "</p>\n");
+    }
     html_analysis(b, v);
     html_identity(b, v);
     html_verdict_table(b, v);

@@ -37,6 +37,7 @@ static void junit_properties(sbuf *b, const json_t *r)
         {"suite_commit", bitcts_report_str(r, "suite_commit")},
         {"shard", bitcts_report_str(json_object_get(r, "selection"), "shard")},
         {"stopped", bitcts_report_str(r, "stopped")}, /* "" unless a stop rule ended the run */
+        {"retried", bitcts_report_str(r, "retried")}, /* "" unless --retry-cases left some */
     };
     sb_puts(b, "    <properties>\n");
     for (size_t i = 0; i < sizeof props / sizeof props[0]; ++i) {

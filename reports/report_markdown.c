@@ -166,6 +166,11 @@ void bitcts__report_render_markdown(sbuf *b, const bitcts__report_view *v)
         sb_md(b, bitcts_report_str(r, "stopped"));
         sb_puts(b, "\n\n");
     }
+    if (bitcts_report_str(r, "retried")[0] != '\0') { /* --retry-cases */
+        sb_puts(b, "**Retries:** ");
+        sb_md(b, bitcts_report_str(r, "retried"));
+        sb_puts(b, "\n\n");
+    }
     if (v->analysis != NULL) { /* what the failing cases have in common, first */
         sb_puts(b, "## Analysis\n\n");
         bitcts__analysis_lines(b, v->analysis, "- ", sb_md);

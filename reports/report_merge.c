@@ -329,11 +329,14 @@ static json_t *merged_identity(merge_ctx *m, const char **finished, double *dura
     rc |= identity == NULL || json_object_set_new(identity, "started", json_string(started)) != 0;
     rc |= identity == NULL ||
           json_object_set_new(identity, "command_line", unsharded_command_line(m->shards[0])) != 0;
-    for (size_t i = 0; !rc && i < m->count; ++i) { /* a shard a stop rule ended: the run did */
-        const char *stopped = bitcts_report_str(m->shards[i], "stopped");
-        if (stopped[0] != '\0') {
-            rc |= json_object_set_new(identity, "stopped", json_string(stopped)) != 0;
-            break;
+    static const char *const notes[] = {"stopped", "retried"}; /* a shard's is the run's */
+    for (size_t k = 0; k < 2; ++k) {
+        for (size_t i = 0; !rc && i < m->count; ++i) {
+            const char *note = bitcts_report_str(m->shards[i], notes[k]);
+            if (note[0] != '\0') {
+                rc |= json_object_set_new(identity, notes[k], json_string(note)) != 0;
+                break;
+            }
         }
     }
     if (rc) {

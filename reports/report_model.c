@@ -328,6 +328,9 @@ static bitcts_status check_top(vctx *c, const json_t *r)
     if (st == BITCTS_OK && json_object_get(r, "stopped") != NULL) { /* optional (1.2) */
         st = need_str(c, r, "stopped", 1024);
     }
+    if (st == BITCTS_OK && json_object_get(r, "retried") != NULL) { /* optional (1.2) */
+        st = need_str(c, r, "retried", 1024);
+    }
     return st;
 }
 

@@ -151,6 +151,11 @@ void bitcts__report_render_text(sbuf *b, const bitcts__report_view *v)
         char shown[1100];
         sb_printf(b, "the run stopped early: %s\n\n", plain_copy(shown, sizeof shown, stopped));
     }
+    const char *retried = bitcts_report_str(v->report, "retried");
+    if (retried[0] != '\0') { /* --retry-cases left some unexpected outcomes unretried */
+        char shown[1100];
+        sb_printf(b, "retries: %s\n\n", plain_copy(shown, sizeof shown, retried));
+    }
     text_analysis(b, v);
     text_verdict_table(b, v);
     text_claims(b, v);

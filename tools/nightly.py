@@ -58,7 +58,7 @@ def load_config(path):
         raise UsageError(f"config {path}: {e}") from e
     base = os.path.dirname(os.path.abspath(path))
     n = cp["nightly"] if cp.has_section("nightly") else {}
-    known = {"tier", "filter", "repeat", "jobs", "timeout", "keep_nights", "keep_reports",
+    known = {"tier", "filter", "repeat", "retry", "jobs", "timeout", "keep_nights", "keep_reports",
              "cpu_variants", "vulkan", "bench", "seed", "title"}
     for key in n:
         if key not in known:
@@ -78,7 +78,8 @@ def load_config(path):
         "title": n.get("title", "bitcts nightly"),
         "tier": n.get("tier", "default"),
         "filter": n.get("filter", ""),
-        "repeat": num("repeat", 2, 1, 64),
+        "repeat": num("repeat", 1, 1, 64),
+        "retry": num("retry", 2, 0, 64),
         "jobs": num("jobs", 0, 0, 4096),
         "timeout": num("timeout", 30, 1, 86400),
         "keep_nights": num("keep_nights", 60, 2, 100000),
@@ -166,6 +167,8 @@ def run_shard(cfg, bitcts, backend, index, count, out):
     os.makedirs(os.path.dirname(dest), exist_ok=True)
     argv = [bitcts, "run", "--backend", backend["spec"], "--tier", cfg["tier"], "--report", dest,
             "--quiet", "--force", "--repeat", str(cfg["repeat"]), "--timeout", str(cfg["timeout"])]
+    if cfg["retry"]:  # flakes at the price of one run: only the unexpected outcomes run again
+        argv += ["--retry-unexpected", str(cfg["retry"])]
     if cfg["filter"]:
         argv += ["--filter", cfg["filter"]]
     if cfg["seed"]:
@@ -334,6 +337,16 @@ def load_verdicts(bitcts):
         return None, f"bitcts report verdicts failed: {e}"
 
 
+def verify_report(bitcts, path):
+    """bitcts report verify of a merged report: "" when verified, else the problem."""
+    rc, text = run_cmd([bitcts, "report", "verify", path], timeout=3600)
+    if rc == 0:
+        return ""
+    lines = [x for x in text.strip().splitlines() if x.startswith("problem: ")]
+    return f"bitcts report verify refused the merged report (exit {rc}): " + \
+        (lines[0][len("problem: "):] if lines else text.strip()[-300:])
+
+
 def report_diff(bitcts, before, after, work):
     """bitcts report diff BEFORE AFTER as JSON: (diff, "") or (None, problem)."""
     out = os.path.join(work, "diff-%d.json" % os.getpid())
@@ -408,6 +421,9 @@ def publish(args, cfg, results_dirs, extra, started):
         if report is None:
             problems.append(f"{name}: {problem}")
             continue
+        problem = verify_report(args.bitcts, path)
+        if problem:  # published all the same, with the reason on the page: the night is not green
+            problems.append(f"{name}: {problem}")
         reports[name] = report
         for junk in glob.glob(os.path.join(dest, "results.jsonl")):
             os.remove(junk)
@@ -443,6 +459,7 @@ def publish(args, cfg, results_dirs, extra, started):
         "tier": cfg["tier"],
         "filter": cfg["filter"],
         "repeat": cfg["repeat"],
+        "retry": cfg["retry"],
         "config": os.path.basename(cfg["path"]),
     }
     night = nightly_site.summarize_night(identity, reports, prev, prev_reports, problems, notes,

@@ -20,6 +20,7 @@
 #include "self_exe.h"
 
 #define BITCTS_CLI_MAX_TIMEOUTS 5 /* --max-timeouts: a hung backend costs at most this many */
+#define BITCTS_CLI_RETRY_CASES 200 /* --retry-cases: a broken backend's retries cost this many */
 
 static const char run_description[] =
     "Runs each selected case: generates it, computes the expected output with the reference,\n"
@@ -234,6 +235,11 @@ static const bitcts_cli_option run_only_options[] = {
                       "then run each case whose outcome was unexpected (a failure; with "
                       "--baseline, one it does not expect) again, up to N times (1-64), each in a "
                       "fresh worker; a case whose outcomes differ is a flake"),
+    BITCTS_OPT_NUMBER("--retry-cases", "M", U32, offsetof(bitcts_run_config, retry_cases), 0,
+                      UINT32_MAX,
+                      "with --retry-unexpected: when more than M cases were unexpected, retry M "
+                      "of them spread evenly over the plan; the report says so (default 200; 0: "
+                      "all)"),
 };
 
 typedef struct run_args {
@@ -486,6 +492,7 @@ int bitcts_cmd_run(int argc, char **argv)
     bitcts_cli_run r;
     bitcts_cli_run_init(&r, BITCTS_TIER_DEFAULT, "bitcts-report");
     r.cfg.max_timeouts = BITCTS_CLI_MAX_TIMEOUTS;
+    r.cfg.retry_cases = BITCTS_CLI_RETRY_CASES;
     run_args a = {0};
     bitcts_cli_shrink_args shrink = {.seconds = 120, .max = 10};
     bitcts_cli_shard shard = {0};

@@ -251,6 +251,9 @@ int bitcts__run_write_report(run_state *s, char *err, size_t cap)
     if (identity != NULL && s->stopped[0] != '\0') { /* a stop rule ended the run early */
         json_object_set_new(identity, "stopped", json_string(s->stopped));
     }
+    if (identity != NULL && s->retried[0] != '\0') { /* --retry-cases left some unretried */
+        json_object_set_new(identity, "retried", json_string(s->retried));
+    }
     bitcts_report_builder *b = NULL;
     int st = identity != NULL ? bitcts_report_builder_create(identity, &b) : BITCTS_E_OUT_OF_MEMORY;
     json_decref(identity);

@@ -78,6 +78,7 @@ typedef struct run_state {
     uint32_t timeouts_in_row;    /* workers the watchdog killed since a case last ended */
     char stopped[200];           /* why a stop rule ended the run, or "" */
     int retrying;                /* in --retry-unexpected's rounds: the stop rules are off */
+    char retried[200];           /* --retry-cases left unexpected outcomes unretried: why, or "" */
     bitcts_skips skips;          /* --skips */
     size_t *unclaimed; /* --claimed: plan indices of the selection left out, not claimed */
     size_t unclaimed_count;

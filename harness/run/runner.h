@@ -55,6 +55,7 @@ typedef struct bitcts_run_config {
     uint32_t max_fails;        /* stop once this many cases failed; 0: never */
     uint32_t max_timeouts;     /* stop after this many timeouts in a row; 0: never */
     uint32_t retry_unexpected; /* run each unexpected outcome again up to N times; 0: none */
+    uint32_t retry_cases;      /* at most this many cases retried, spread over the plan; 0: all */
     const unsigned char *only; /* per plan index: 1 runs (--rerun's cases); NULL: all selected */
     const char *skips_path;    /* --skips: the cases a line lists are not run but get the verdict
                                 * skipped with its reason (harness/judge/skips.h); NULL: none */

@@ -141,10 +141,10 @@ def max_timeouts():
 
 def retry_unexpected():
     # A plugin wrong only after 16 calls in one process: its failures are flakes once retried.
-    p = run("flaky", "--backend", PLUGINS["exec_flaky_reused"], "--filter", "bit_count.*")
+    p = run("flaky", "--backend", PLUGINS["exec_flaky_reused"], "--filter", "bit_count.uint*")
     once = {c["id"]: c["verdict"] for c in load("flaky")["cases"]}
     p = run("flaky-retried", "--backend", PLUGINS["exec_flaky_reused"], "--filter",
-            "bit_count.*", "--retry-unexpected", "2")
+            "bit_count.uint*", "--retry-unexpected", "2", "--retry-cases", "0")
     r = load("flaky-retried")
     v = verdicts(r)
     if "fail" not in once.values() or v["flake"] == 0 or set(v) - {"pass", "flake"}:
@@ -182,8 +182,41 @@ def retry_unexpected():
         rounds = {json.loads(line).get("round") for line in f if '"record":"end"' in line}
     if p.returncode != 0 or rounds != {0}:
         fail("retry-unexpected", f"expected failures: exit code {p.returncode}, rounds {rounds}")
+    retry_cases(failing)
     print(f"ok: --retry-unexpected: flaky -> {dict(verdicts(load('flaky-retried')))}, "
           f"deterministic -> {dict(verdicts(r))}", flush=True)
+
+
+def retry_cases(failing):
+    # More unexpected outcomes than --retry-cases M: M of them, spread evenly over the plan (the
+    # j-th of M is the floor(j*X/M)-th of the X in plan order), run again; every view says so.
+    p = run("strides-capped", "--backend", PLUGINS["broken_ignores_strides"], "--filter",
+            STRIDES, "--retry-unexpected", "2", "--retry-cases", "3")
+    r = load("strides-capped")
+    order = [c["id"] for c in r["cases"] if c["id"] in failing]
+    want = {order[j * len(order) // 3] for j in range(3)}
+    with open(os.path.join(WORK, "strides-capped", "results.jsonl")) as f:
+        ends = [json.loads(line) for line in f if '"record":"end"' in line]
+    retried = collections.Counter(e["id"] for e in ends if e["round"] > 0)
+    note = f"{len(failing)} cases had an unexpected outcome; 3 of them, spread evenly over the " \
+           "plan, ran again (--retry-cases 3): 0 of the 3 are flakes"
+    views = {}
+    for name in ("summary.md", "report.html", "junit.xml"):
+        with open(os.path.join(WORK, "strides-capped", name), encoding="utf-8") as f:
+            views[name] = note in f.read()
+    if len(failing) <= 3 or dict(retried) != {cid: 2 for cid in want} or \
+            r.get("retried") != note or not all(views.values()) or p.returncode != 1 or \
+            {c["id"] for c in r["cases"] if c["verdict"] == "fail"} != failing:
+        fail("retry-cases", f"retried {dict(retried)}, want {sorted(want)} twice each; "
+                            f"report says {r.get('retried')!r}; views {views}; exit {p.returncode}")
+    # Without a cap (0), every one of them runs again.
+    p = run("strides-uncapped", "--backend", PLUGINS["broken_ignores_strides"], "--filter",
+            STRIDES, "--retry-unexpected", "1", "--retry-cases", "0")
+    with open(os.path.join(WORK, "strides-uncapped", "results.jsonl")) as f:
+        again = {json.loads(line)["id"] for line in f
+                 if '"record":"end"' in line and json.loads(line)["round"] > 0}
+    if again != failing or "retried" in load("strides-uncapped"):
+        fail("retry-cases", f"--retry-cases 0 retried {len(again)} of {len(failing)}")
 
 
 def rerun():
@@ -246,6 +279,7 @@ def bad_input():
         (["--backend", ex, "--max-timeouts", "-1"], "--max-timeouts"),
         (["--backend", ex, "--retry-unexpected", "0"], "--retry-unexpected"),
         (["--backend", ex, "--retry-unexpected", "65"], "--retry-unexpected"),
+        (["--backend", ex, "--retry-cases", "-1"], "--retry-cases"),
         (["--backend", ex, "--progress-interval", "0"], "--progress-interval"),
         (["--rerun", os.path.join(WORK, "no-such-report")], "no-such-report"),
         (["--rerun", os.path.join(WORK, "garbage.json")], "garbage.json"),

@@ -35,7 +35,7 @@ def nightly(*args):
 
 def config(path, plugins, extra=""):
     with open(path, "w", encoding="utf-8") as f:
-        f.write("[nightly]\ntier = smoke\ncpu_variants = scalar\nvulkan = no\nrepeat = 2\n"
+        f.write("[nightly]\ntier = smoke\ncpu_variants = scalar\nvulkan = no\nretry = 2\n"
                 f"jobs = 2\nkeep_reports = 3\n{extra}\n")
         for name, lib in plugins:
             f.write(f"\n[plugin {name}]\npath = {lib}\n")
