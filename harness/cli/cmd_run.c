@@ -19,7 +19,7 @@
 #include "sanitize.h"
 #include "self_exe.h"
 
-#define BITCTS_CLI_MAX_TIMEOUTS 5 /* --max-timeouts: a hung backend costs at most this many */
+#define BITCTS_CLI_MAX_TIMEOUTS 5  /* --max-timeouts: a hung backend costs at most this many */
 #define BITCTS_CLI_RETRY_CASES 200 /* --retry-cases: a broken backend's retries cost this many */
 
 static const char run_description[] =

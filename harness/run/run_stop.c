@@ -93,8 +93,8 @@ void bitcts__run_retry_unexpected(run_state *s, void (*loop)(run_state *))
             const size_t idx = s->selected[i];
             if (s->results[s->rounds][idx] != NULL) {
                 json_t *obj = bitcts__run_final_result(s, idx);
-                flaky += bitcts_verdict_parse(bitcts_report_str(obj, "verdict")) ==
-                         BITCTS_VERDICT_FLAKE;
+                flaky +=
+                    bitcts_verdict_parse(bitcts_report_str(obj, "verdict")) == BITCTS_VERDICT_FLAKE;
                 ++sampled;
                 json_decref(obj);
             }
