@@ -7,7 +7,8 @@
 #include <string.h> /* strcmp */
 
 #include "report.h"
-#include "report_analysis.h" /* bitcts__report_analysis */
+#include "report_analysis.h"   /* bitcts__report_analysis */
+#include "report_diff_cause.h" /* provenance, groups */
 
 /* Identity of one side, so a saved diff says what was compared. */
 static json_t *side_json(const json_t *r)
@@ -151,7 +152,7 @@ static json_t *diff_json(diff_lists *d, const json_t *a, const json_t *b, int di
     /* "O" takes a new reference; the lists stay owned by d and are released by the caller. */
     json_t *diff =
         json_pack("{s:s, s:s, s:o, s:o, s:b, s:O, s:O, s:O, s:O, s:O, s:O, s:o}", "schema",
-                  "bitcts-report-diff", "schema_version", "1.0", "a", side_json(a), "b",
+                  "bitcts-report-diff", "schema_version", "1.1", "a", side_json(a), "b",
                   side_json(b), "digests_compared", digests, "regressions", d->regressions, "fixes",
                   d->fixes, "changed", d->changed, "digest_changed", d->digest_changed, "added",
                   d->added, "removed", d->removed, "summary", summary);
@@ -161,6 +162,16 @@ static json_t *diff_json(diff_lists *d, const json_t *a, const json_t *b, int di
     }
     if (diff == NULL) {
         json_decref(analysis);
+        return NULL;
+    }
+    /* 1.1: what changed between the runs, and the regressions grouped (report_diff_cause.h) */
+    json_t *provenance = bitcts__report_diff_provenance(a, b);
+    json_t *groups = bitcts__report_diff_groups(d->regressions);
+    const int rc = json_object_set_new(diff, "provenance", provenance) | /* each takes its own */
+                   json_object_set_new(diff, "groups", groups);
+    if (rc != 0) {
+        json_decref(diff);
+        return NULL;
     }
     return diff;
 }

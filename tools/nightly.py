@@ -9,15 +9,17 @@
 `run` builds (with --build), verifies the golden vectors, runs every configured backend over the
 nightly tier in N shards, merges them and publishes the night into the site folder. `shard` and
 `publish` are the same steps split across machines (docs/ci/). Exit codes: 0 the night is green,
-1 it is red (a case failed; flakes do not count), 2 bad command line or config (nothing
-published), 3 published with problems (missing or corrupt history, an unreadable report, a
-backend that did not run, golden vectors that do not verify), shown on the page. Format of the
-config, the site and the history: docs/nightly.md.
+1 it is red (a case failed; flakes do not count), 2 bad command line, config, site or shard
+folder (nothing published), 3 published with problems (a missing history, an unreadable report,
+a backend that did not run, golden vectors that do not verify), shown on the page, 4 the
+environment failed (no device, a backend library that cannot start, a full disk): run it
+again. Format of the config, the site and the history: docs/nightly.md.
 """
 import argparse
 import configparser
 import datetime
 import glob
+import hashlib
 import html
 import json
 import os
@@ -39,7 +41,17 @@ HISTORY_SCHEMA = "bitcts-nightly-history"
 HISTORY_VERSION = "1.0"
 CPU_VARIANTS = ["scalar", "sse2", "avx2", "avx512", "avx512pop", "neon"]
 PROBE_CASE = "bit_not.uint8.r1.packed.0"
-EXIT_GREEN, EXIT_RED, EXIT_USAGE, EXIT_PROBLEMS = 0, 1, 2, 3
+EXIT_GREEN, EXIT_RED, EXIT_USAGE, EXIT_PROBLEMS, EXIT_RETRY = 0, 1, 2, 3, 4
+BITCTS_EXIT_ENVIRONMENT = 3  # bitcts run: the environment failed (no device, ...): retry
+# A built-in backend's folder: no plugin or result set may take one.
+RESERVED = {"cpu-" + v for v in CPU_VARIANTS} | {"vulkan"}
+
+
+def safe_name(name):
+    """A name that may become a path: a letter or digit first, then letters, digits and _.+-,
+    no '..', at most 64 characters."""
+    return isinstance(name, str) and ".." not in name and \
+        re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}", name) is not None
 
 
 class UsageError(Exception):
@@ -73,8 +85,14 @@ def load_config(path):
             raise UsageError(f"config {path}: [nightly] {key} must be {lo}..{hi}")
         return v
 
+    try:
+        with open(path, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()[:16]
+    except OSError as e:
+        raise UsageError(f"config {path}: {e}") from e
     cfg = {
         "path": os.path.abspath(path),
+        "sha256": digest,
         "title": n.get("title", "bitcts nightly"),
         "tier": n.get("tier", "default"),
         "filter": n.get("filter", ""),
@@ -83,7 +101,7 @@ def load_config(path):
         "jobs": num("jobs", 0, 0, 4096),
         "timeout": num("timeout", 30, 1, 86400),
         "keep_nights": num("keep_nights", 60, 2, 100000),
-        "keep_reports": num("keep_reports", 7, 2, 100000),
+        "keep_reports": num("keep_reports", 2, 1, 100000),
         "cpu_variants": n.get("cpu_variants", "auto").split(),
         "vulkan": n.get("vulkan", "auto"),
         "bench": n.get("bench", "no"),
@@ -95,13 +113,29 @@ def load_config(path):
         raise UsageError(f"config {path}: [nightly] vulkan must be auto, yes or no")
     if cfg["bench"] not in ("no", "quick"):
         raise UsageError(f"config {path}: [nightly] bench must be no or quick")
+    v = cfg["cpu_variants"]
+    if v not in (["auto"], ["none"]) and (not v or any(x not in CPU_VARIANTS for x in v) or
+                                          len(set(v)) != len(v)):
+        raise UsageError(f"config {path}: [nightly] cpu_variants = {' '.join(v)}: want auto, none "
+                         f"or a list of distinct names from {', '.join(CPU_VARIANTS)}")
+    taken = {}
     for section in cp.sections():
         kind, _, name = section.partition(" ")
         if kind == "nightly":
             continue
-        if kind not in ("plugin", "results") or not re.fullmatch(r"[A-Za-z0-9_.+-]+", name):
+        if kind not in ("plugin", "results"):
             raise UsageError(f"config {path}: unknown section [{section}] "
                              "(want [nightly], [plugin NAME] or [results NAME])")
+        if not safe_name(name):
+            raise UsageError(f"config {path}: [{section}]: a NAME starts with a letter or digit "
+                             "and holds only letters, digits and _.+- (no '..', at most 64)")
+        if name.lower() in RESERVED:
+            raise UsageError(f"config {path}: [{section}]: {name} is the folder of a built-in "
+                             "backend; choose another NAME")
+        if name.lower() in taken:
+            raise UsageError(f"config {path}: [{section}] and [{taken[name.lower()]}] would share "
+                             "one folder; names must differ (letter case aside)")
+        taken[name.lower()] = section
         s = cp[section]
         if "path" not in s:
             raise UsageError(f"config {path}: [{section}] needs a path")
@@ -131,38 +165,48 @@ def slug(name):
 
 
 def probe(bitcts, spec, work):
-    """1 when `bitcts run --backend spec` can run one case here."""
+    """(exit code of `bitcts run --backend spec` over one case, its last line): 0 or 1 when it
+    can run here, 3 when the environment failed (no device, a library that cannot start)."""
     out = os.path.join(work, "probe-" + slug(spec))
-    rc, _ = run_cmd([bitcts, "run", "--backend", spec, "--tier", "all", "--filter", PROBE_CASE,
-                     "--report", out, "--quiet", "--force", "--jobs", "1"], timeout=120)
+    rc, text = run_cmd([bitcts, "run", "--backend", spec, "--tier", "all", "--filter",
+                        PROBE_CASE, "--report", out, "--quiet", "--force", "--jobs", "1"],
+                       timeout=120)
     shutil.rmtree(out, ignore_errors=True)
-    return rc in (0, 1)
+    return rc, (text.strip().splitlines() or ["no output"])[-1]
 
 
 def backends(cfg, bitcts, work):
-    """Every backend of the night: [{name, spec, options, baseline}], and notes on the skipped."""
-    found, notes = [], []
+    """Every backend of the night: [{name, spec, options, baseline}]; notes on the skipped; and
+    what the config asked for that cannot run: problems, and retries (the environment failed:
+    no device). A night that did not test what its config asked is never green."""
+    found, notes, problems, retry = [], [], [], []
     variants = CPU_VARIANTS if cfg["cpu_variants"] == ["auto"] else cfg["cpu_variants"]
     for v in variants:
         if v == "none":
             continue
-        if probe(bitcts, "cpu:" + v, work):
+        rc, last = probe(bitcts, "cpu:" + v, work)
+        if rc in (0, 1):
             found.append({"name": "cpu:" + v, "spec": "cpu:" + v, "options": [], "baseline": ""})
         elif cfg["cpu_variants"] != ["auto"]:
-            notes.append(f"cpu:{v} cannot run on this host (skipped)")
+            problems.append(f"cpu:{v} was asked for but cannot run on this host: {last}")
     if cfg["vulkan"] != "no":
-        if probe(bitcts, "vulkan", work):
+        rc, last = probe(bitcts, "vulkan", work)
+        if rc in (0, 1):
             found.append({"name": "vulkan", "spec": "vulkan", "options": [], "baseline": ""})
         elif cfg["vulkan"] == "yes":
-            notes.append("vulkan: no device or driver on this host (skipped)")
+            retry.append(f"vulkan was asked for (vulkan = yes) but did not start: {last}")
     for p in cfg["plugins"]:
         found.append({"name": p["name"], "spec": p["path"], "options": p["options"],
                       "baseline": p["baseline"]})
-    return found, notes
+    if not found and not cfg["results"]:
+        problems.append("no backend ran: the config asks for none that this host can run")
+    return found, notes, problems, retry
 
 
 def run_shard(cfg, bitcts, backend, index, count, out):
-    """One shard of one backend: bitcts run into out/<slug>/shard-I-of-N. Returns a note or ""."""
+    """One shard of one backend: bitcts run into out/<slug>/shard-I-of-N. Returns a problem or
+    "", and whether to retry it (bitcts run exit 3: the environment failed, not the backend's
+    conformance)."""
     dest = os.path.join(out, slug(backend["name"]), f"shard-{index}-of-{count}")
     os.makedirs(os.path.dirname(dest), exist_ok=True)
     argv = [bitcts, "run", "--backend", backend["spec"], "--tier", cfg["tier"], "--report", dest,
@@ -185,9 +229,12 @@ def run_shard(cfg, bitcts, backend, index, count, out):
     with open(dest + ".log", "w", encoding="utf-8") as f:
         f.write(" ".join(shlex.quote(a) for a in argv) + "\n" + text)
     if rc in (0, 1):
-        return ""
+        return "", False
     last = text.strip().splitlines()[-1] if text.strip() else "no output"
-    return f"{backend['name']} shard {index}/{count}: bitcts run exited {rc}: {last}"
+    if rc == BITCTS_EXIT_ENVIRONMENT:
+        return f"{backend['name']} shard {index}/{count}: the environment failed, run it " \
+               f"again (bitcts run exit 3): {last}", True
+    return f"{backend['name']} shard {index}/{count}: bitcts run exited {rc}: {last}", False
 
 
 def has_check(bitcts):
@@ -217,20 +264,21 @@ def run_results(cfg, bitcts, out):
 
 def cmd_shard(args, cfg):
     os.makedirs(args.out, exist_ok=True)
-    found, notes = backends(cfg, args.bitcts, args.out)
-    problems = [p for p in (run_shard(cfg, args.bitcts, b, args.index, args.count, args.out)
-                            for b in found) if p]
+    found, notes, problems, retry = backends(cfg, args.bitcts, args.out)
+    for b in found:
+        problem, again = run_shard(cfg, args.bitcts, b, args.index, args.count, args.out)
+        if problem:
+            (retry if again else problems).append(problem)
     if args.index == 1:
         more_notes, more_problems = run_results(cfg, args.bitcts, args.out)
         notes += more_notes
         problems += more_problems
-    with open(os.path.join(args.out, f"notes-{args.index}-of-{args.count}.json"), "w",
-              encoding="utf-8") as f:
-        json.dump({"notes": notes, "problems": problems,
-                   "backends": [b["name"] for b in found]}, f)
-    for n in notes + problems:
+    write_atomic(os.path.join(args.out, f"notes-{args.index}-of-{args.count}.json"),
+                 json.dumps({"notes": notes, "problems": problems, "retry": retry,
+                             "backends": [b["name"] for b in found]}))
+    for n in notes + problems + retry:
         print("nightly: " + n, file=sys.stderr)
-    return EXIT_PROBLEMS if problems else EXIT_GREEN
+    return EXIT_PROBLEMS if problems else EXIT_RETRY if retry else EXIT_GREEN
 
 
 # ---- merging ----
@@ -241,8 +289,14 @@ def merge_backend(bitcts, shard_dirs, dest):
     missing = [os.path.basename(d) for d in shard_dirs if d not in good]
     if missing:
         return "", f"no report in {', '.join(missing)}"
-    if len(good) == 1:
-        shutil.copytree(good[0], dest, dirs_exist_ok=True)
+    if len(good) == 1:  # the report's files only, and only plain files: never what a link names
+        os.makedirs(dest, exist_ok=True)
+        for name in REPORT_FILES:
+            src = os.path.join(good[0], name)
+            if os.path.islink(src):
+                return "", f"{os.path.basename(good[0])}/{name} is a symbolic link"
+            if os.path.isfile(src):
+                shutil.copyfile(src, os.path.join(dest, name))
         return os.path.join(dest, "report.json"), ""
     rc, text = run_cmd([bitcts, "report", "merge", "--out", dest, *sorted(good)])
     if rc != 0:
@@ -250,23 +304,53 @@ def merge_backend(bitcts, shard_dirs, dest):
     return os.path.join(dest, "report.json"), ""
 
 
+REPORT_FILES = ("report.json", "report.html", "summary.md", "junit.xml")
+
+
+def read_shard_notes(path):
+    """A shard's notes file: {"notes", "problems", "retry": [text], "backends": [name]}; a
+    damaged or hostile one is bad input (exit 2), named."""
+    try:
+        if os.path.getsize(path) > 16 << 20:
+            raise ValueError("over 16 MiB")
+        with open(path, encoding="utf-8") as f:
+            got = json.load(f)
+        if not isinstance(got, dict):
+            raise ValueError("not an object")
+        for key in ("notes", "problems", "retry", "backends"):
+            v = got.get(key, [])
+            if not isinstance(v, list) or not all(isinstance(x, str) and len(x) < 4096
+                                                   for x in v):
+                raise ValueError(f"'{key}' is not a list of lines")
+        return got
+    except (OSError, ValueError, UnicodeDecodeError) as e:
+        raise UsageError(f"shard notes {path}: damaged ({e}); nothing published") from e
+
+
 def collect(results_dirs):
-    """Shard folders by backend slug over every results folder, and the shards' notes."""
-    by_backend, notes, problems = {}, [], []
+    """Shard folders by backend slug over every results folder, and the shards' notes and
+    retries."""
+    by_backend, notes, problems, retry = {}, [], [], []
     counts = {}
     for root in results_dirs:
         for nf in glob.glob(os.path.join(root, "notes-*.json")):
-            try:
-                with open(nf, encoding="utf-8") as f:
-                    got = json.load(f)
-                notes += got["notes"]
-                problems += got["problems"]
-            except (OSError, ValueError, KeyError, TypeError):
-                problems.append(f"unreadable shard notes {os.path.basename(nf)}")
+            got = read_shard_notes(nf)
+            notes += got.get("notes", [])
+            problems += got.get("problems", [])
+            retry += got.get("retry", [])
+        for entry in sorted(os.listdir(root)):
+            full = os.path.join(root, entry)
+            if not os.path.isdir(full) or os.path.islink(full) or entry.startswith("probe-"):
+                continue
+            if not safe_name(entry):
+                raise UsageError(f"--results {root}: a folder named {entry!r} is no backend's; "
+                                 "nothing published")
         for d in sorted(glob.glob(os.path.join(root, "*", "shard-*-of-*"))):
-            if not os.path.isdir(d):
+            if not os.path.isdir(d) or os.path.islink(d):
                 continue
             m = re.search(r"shard-(\d+)-of-(\d+)$", d)
+            if m is None or not 1 <= int(m.group(1)) <= int(m.group(2)) <= 100000:
+                raise UsageError(f"--results: {d}: not a shard folder (shard-I-of-N, 1 <= I <= N)")
             name = os.path.basename(os.path.dirname(d))
             by_backend.setdefault(name, []).append(d)
             counts.setdefault(name, set()).add(int(m.group(2)))
@@ -277,7 +361,7 @@ def collect(results_dirs):
         if lost:
             problems.append(f"{name}: shards {', '.join(map(str, lost))} of {n} never arrived")
             by_backend[name] = []  # not merged: a partial report would read as a full one
-    return by_backend, sorted(set(notes)), sorted(set(problems))
+    return by_backend, sorted(set(notes)), sorted(set(problems)), sorted(set(retry))
 
 
 # ---- the night ----
@@ -297,31 +381,59 @@ def source_commit(source):
     return ""
 
 
+def load_json_file(path, what, limit=256 << 20):
+    """A JSON file of the site, or UsageError naming it: a damaged or hostile site is never
+    published over (exit 2, one line, nothing written)."""
+    try:
+        if os.path.islink(path) or os.path.getsize(path) > limit:
+            raise ValueError("a symbolic link" if os.path.islink(path) else f"over {limit} bytes")
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError) as e:
+        raise UsageError(f"{path}: the {what} is damaged ({str(e)[:200]}); nothing published. "
+                         f"Repair it, or move it aside to start a new {what}") from e
+
+
 def load_history(site):
-    """The history (docs/nightly.md); a problem when it is missing from a used site or corrupt."""
+    """The history (docs/nightly.md) and a problem when it is missing from a used site; a
+    damaged or hostile one is bad input (UsageError)."""
     path = os.path.join(site, "history.json")
     fresh = {"schema": HISTORY_SCHEMA, "schema_version": HISTORY_VERSION, "nights": []}
-    if not os.path.exists(path):
-        if os.path.isdir(os.path.join(site, "nights")) and os.listdir(os.path.join(site, "nights")):
+    if not os.path.lexists(path):
+        nights = os.path.join(site, "nights")
+        if os.path.isdir(nights) and [n for n in os.listdir(nights) if not n.startswith(".")]:
             return fresh, "history.json is missing (earlier nights are on the site): " \
                           "a new history starts with this night"
         return fresh, ""
-    try:
-        with open(path, encoding="utf-8") as f:
-            h = json.load(f)
-        if h.get("schema") != HISTORY_SCHEMA or not isinstance(h.get("nights"), list) or \
-                not str(h.get("schema_version", "")).startswith("1.") or \
-                not all(isinstance(n, dict) and isinstance(n.get("id"), str) for n in h["nights"]):
-            raise ValueError("not a bitcts nightly history 1.x")
-        return h, ""
-    except (OSError, ValueError, AttributeError) as e:
-        keep = path + ".corrupt"
-        try:
-            shutil.copyfile(path, keep)
-        except OSError:
-            pass
-        return fresh, f"history.json is unreadable ({e}); kept as history.json.corrupt, " \
-                      "a new history starts with this night"
+    h = load_json_file(path, "history")
+    ok = isinstance(h, dict) and h.get("schema") == HISTORY_SCHEMA and \
+        isinstance(h.get("nights"), list) and str(h.get("schema_version", "")).startswith("1.")
+    bad = [] if not ok else [n for n in h["nights"]
+                             if not isinstance(n, dict) or not safe_name(n.get("id"))]
+    if not ok or bad:
+        raise UsageError(f"{path}: the history is damaged (not a bitcts nightly history 1.x"
+                         f"{' whose night ids are names' if ok else ''}); nothing published. "
+                         "Repair it, or move it aside to start a new history")
+    return h, ""
+
+
+FAILING_SCHEMA = "bitcts-nightly-failing"
+
+
+def load_failing(site):
+    """failing.json: {backend: {case id: the night it has failed since}}."""
+    path = os.path.join(site, "failing.json")
+    if not os.path.lexists(path):
+        return {}
+    f = load_json_file(path, "failing-since record")
+    ok = isinstance(f, dict) and f.get("schema") == FAILING_SCHEMA and \
+        isinstance(f.get("backends"), dict) and all(
+            isinstance(m, dict) and all(isinstance(k, str) and safe_name(v) for k, v in m.items())
+            for m in f["backends"].values())
+    if not ok:
+        raise UsageError(f"{path}: the failing-since record is damaged; nothing published. "
+                         "Repair it, or move it aside to start a new one")
+    return f["backends"]
 
 
 def load_verdicts(bitcts):
@@ -388,26 +500,15 @@ def bench(bitcts, work):
     return {op: sorted(v)[len(v) // 2] for op, v in ratios.items()}, ""
 
 
-def publish(args, cfg, results_dirs, extra, started):
-    """Merges, diffs against the previous night and writes the site. Returns the exit code."""
-    site = os.path.abspath(args.site)
-    os.makedirs(site, exist_ok=True)
-    problems = []
-    night_id = args.night or now_utc().strftime("%Y-%m-%dT%H%M%SZ")
-    if not re.fullmatch(r"[A-Za-z0-9_.+-]+", night_id):
-        raise UsageError(f"--night {night_id!r}: letters, digits and _.+- only")
-    history, hist_problem = load_history(site)
-    if hist_problem:
-        problems.append(hist_problem)
-    history["nights"] = [n for n in history["nights"] if n.get("id") != night_id]
-    night_dir = os.path.join(site, "nights", night_id)
-    shutil.rmtree(night_dir, ignore_errors=True)
-    os.makedirs(night_dir)
-    by_backend, notes, shard_problems = collect(results_dirs)
-    problems += shard_problems + extra[1]
-    notes = sorted(set(notes + extra[0]))
-    if args.vectors_problem:
-        problems.append(args.vectors_problem)
+def check_night_id(night_id):
+    if not safe_name(night_id):
+        raise UsageError(f"--night {night_id!r}: a letter or digit first, then letters, digits "
+                         "and _.+- (no '..', at most 64)")
+    return night_id
+
+
+def merge_reports(args, by_backend, night_dir, problems):
+    """Each backend's shards merged into night_dir/NAME and verified: {name: report}."""
     reports = {}
     for name in sorted(by_backend):
         if not by_backend[name]:
@@ -427,13 +528,17 @@ def publish(args, cfg, results_dirs, extra, started):
         reports[name] = report
         for junk in glob.glob(os.path.join(dest, "results.jsonl")):
             os.remove(junk)
-    prev = history["nights"][-1] if history["nights"] else None
-    prev_reports = {}  # each backend against the latest night that ran it and kept its report
-    diffs = {}  # bitcts report diff of each such pair: the one meaning of a change
+    return reports
+
+
+def diff_with_history(args, site, history, reports, night_dir, problems):
+    """Each backend against the latest night that ran it and kept its report, by bitcts report
+    diff: ({name: (night id, report)}, {name: diff})."""
+    prev_reports, diffs = {}, {}
     for name in reports:
         for n in reversed(history["nights"]):
             p = os.path.join(site, "nights", n["id"], name, "report.json")
-            if name in n.get("backends", {}) and os.path.isfile(p):
+            if name in n.get("backends", {}) and os.path.isfile(p) and not os.path.islink(p):
                 r, _ = read_report(p)
                 if r is not None:
                     prev_reports[name] = (n["id"], r)
@@ -442,12 +547,11 @@ def publish(args, cfg, results_dirs, extra, started):
                     if problem:
                         problems.append(f"{name}: {problem}")
                 break
-    bench_ratios = {}
-    if cfg["bench"] == "quick":
-        bench_ratios, problem = bench(args.bitcts, args.work)
-        if problem:
-            problems.append(problem)
-    identity = {
+    return prev_reports, diffs
+
+
+def night_identity(args, cfg, night_id, started):
+    return {
         "id": night_id,
         "title": cfg["title"],
         "started": started.isoformat().replace("+00:00", "Z"),
@@ -458,22 +562,92 @@ def publish(args, cfg, results_dirs, extra, started):
         "command_line": args.command_line,
         "tier": cfg["tier"],
         "filter": cfg["filter"],
+        "seed": cfg["seed"],
         "repeat": cfg["repeat"],
         "retry": cfg["retry"],
         "config": os.path.basename(cfg["path"]),
+        "config_sha256": cfg["sha256"],
     }
-    night = nightly_site.summarize_night(identity, reports, prev, prev_reports, problems, notes,
-                                         bench_ratios, diffs)
-    history["nights"].append(night)
-    history["nights"] = history["nights"][-cfg["keep_nights"]:]
-    # Only the last keep_reports nights keep their full reports; history keeps the summaries.
-    kept = {n["id"] for n in history["nights"][-cfg["keep_reports"]:]}
-    for d in glob.glob(os.path.join(site, "nights", "*")):
-        if os.path.basename(d) not in kept:
+
+
+def prune(site, history, cfg):
+    """Old nights out of the site: beyond keep_nights entirely; beyond keep_reports their full
+    reports (report.json, junit.xml: the bulk of a clean night) while their pages, summaries,
+    diffs and failing cases stay. Leftovers of an interrupted publish go too."""
+    ids = [n["id"] for n in history["nights"]]
+    kept = set(ids[-cfg["keep_reports"]:])
+    for d in glob.glob(os.path.join(site, "nights", "*")) + \
+            glob.glob(os.path.join(site, "nights", ".*")):
+        base = os.path.basename(d)
+        if base not in ids:
             shutil.rmtree(d, ignore_errors=True)
+        elif base not in kept:
+            for f in glob.glob(os.path.join(d, "*", "report.json")) + \
+                    glob.glob(os.path.join(d, "*", "junit.xml")):
+                os.remove(f)
     for n in history["nights"]:
         n["reports_kept"] = n["id"] in kept
-    nightly_site.write_site(site, night_dir, history, night, reports)
+
+
+def install_night(site, staging, night_id):
+    """The staged night folder in place of nights/ID, by renames: never half there."""
+    final = os.path.join(site, "nights", night_id)
+    old = os.path.join(site, "nights", f".old-{night_id}")
+    shutil.rmtree(old, ignore_errors=True)
+    if os.path.lexists(final):
+        os.rename(final, old)
+    os.rename(staging, final)
+    shutil.rmtree(old, ignore_errors=True)
+    return final
+
+
+def exit_code(night, problems):
+    status = nightly_site.night_status(night)
+    if status == "red":
+        return EXIT_RED
+    if status == "retry":
+        return EXIT_RETRY
+    return EXIT_PROBLEMS if problems else EXIT_GREEN
+
+
+def publish(args, cfg, results_dirs, extra, started):
+    """Merges, diffs against the previous night and writes the site. Returns the exit code.
+    The night is staged in nights/.staging-ID and renamed into place; history.json,
+    failing.json and the front page are each written to a temporary file and renamed."""
+    site = os.path.abspath(args.site)
+    night_id = check_night_id(args.night or now_utc().strftime("%Y-%m-%dT%H%M%SZ"))
+    history, hist_problem = load_history(site)
+    failing = load_failing(site)
+    by_backend, notes, shard_problems, retry = collect(results_dirs)
+    problems = [hist_problem] if hist_problem else []
+    history["nights"] = [n for n in history["nights"] if n.get("id") != night_id]
+    staging = os.path.join(site, "nights", f".staging-{night_id}")
+    shutil.rmtree(staging, ignore_errors=True)
+    os.makedirs(staging)
+    problems += shard_problems + extra[1]
+    retry = sorted(set(retry + extra[2]))
+    notes = sorted(set(notes + extra[0]))
+    if args.vectors_problem:
+        problems.append(args.vectors_problem)
+    reports = merge_reports(args, by_backend, staging, problems)
+    prev = history["nights"][-1] if history["nights"] else None
+    prev_reports, diffs = diff_with_history(args, site, history, reports, staging, problems)
+    bench_ratios = {}
+    if cfg["bench"] == "quick":
+        bench_ratios, problem = bench(args.bitcts, args.work)
+        if problem:
+            problems.append(problem)
+    since = nightly_site.failing_since(night_id, reports, failing)
+    night = nightly_site.summarize_night(night_identity(args, cfg, night_id, started), reports,
+                                         prev, prev_reports, problems, notes, bench_ratios,
+                                         diffs, since, retry)
+    history["nights"].append(night)
+    history["nights"] = history["nights"][-cfg["keep_nights"]:]
+    nightly_site.write_site(site, staging, history, night, reports)
+    install_night(site, staging, night_id)
+    write_atomic(os.path.join(site, "failing.json"), json.dumps(
+        {"schema": FAILING_SCHEMA, "schema_version": "1.0", "backends": since}) + "\n")
+    prune(site, history, cfg)
     write_atomic(os.path.join(site, "history.json"), json.dumps(history, indent=1) + "\n")
     status = nightly_site.night_status(night)
     print(f"nightly: night {night_id}: {status}; {len(reports)} backends; "
@@ -481,9 +655,9 @@ def publish(args, cfg, results_dirs, extra, started):
           f"{len(night['diff']['regressions'])} regressions; site {site}/index.html")
     for p in problems:
         print(f"nightly: problem: {p}", file=sys.stderr)
-    if problems:
-        return EXIT_PROBLEMS
-    return EXIT_RED if status == "red" else EXIT_GREEN
+    for r in retry:
+        print(f"nightly: retry: {r}", file=sys.stderr)
+    return exit_code(night, problems)
 
 
 def write_atomic(path, text):
@@ -519,15 +693,17 @@ def cmd_run(args, cfg):
     results = os.path.join(work, "results")
     shutil.rmtree(results, ignore_errors=True)
     os.makedirs(results)
-    found, notes = backends(cfg, args.bitcts, work)
+    found, notes, problems, retry = backends(cfg, args.bitcts, work)
     jobs = [(b, i) for b in found for i in range(1, args.shards + 1)]
     with ThreadPoolExecutor(max_workers=max(1, args.parallel)) as pool:
-        problems = [p for p in pool.map(
-            lambda bi: run_shard(cfg, args.bitcts, bi[0], bi[1], args.shards, results), jobs) if p]
+        for problem, again in pool.map(
+                lambda bi: run_shard(cfg, args.bitcts, bi[0], bi[1], args.shards, results), jobs):
+            if problem:
+                (retry if again else problems).append(problem)
     more_notes, more_problems = run_results(cfg, args.bitcts, results)
     try:
-        return publish(args, cfg, [results], (notes + more_notes, problems + more_problems),
-                       started)
+        return publish(args, cfg, [results],
+                       (notes + more_notes, problems + more_problems, retry), started)
     finally:
         if not args.work_given:
             shutil.rmtree(work, ignore_errors=True)
@@ -539,7 +715,33 @@ def cmd_publish(args, cfg):
     for d in args.results:
         if not os.path.isdir(d):
             raise UsageError(f"--results {d}: no such folder")
-    return publish(args, cfg, args.results, ([], []), now_utc())
+    return publish(args, cfg, args.results, ([], [], []), now_utc())
+
+
+def check_selection(bitcts, cfg):
+    """The config's tier and filter select cases (bitcts list): an unknown tier or a filter
+    that selects nothing is bad input, found before anything runs."""
+    argv = [bitcts, "list", "--tier", cfg["tier"], "--count"]
+    if cfg["filter"]:
+        argv += ["--filter", cfg["filter"]]
+    rc, text = run_cmd(argv, timeout=300)
+    last = (text.strip().splitlines() or ["no output"])[-1]
+    if rc != 0:
+        raise UsageError(f"config {cfg['path']}: tier {cfg['tier']!r}, filter "
+                         f"{cfg['filter'] or '*'!r}: bitcts list refused it: {last}")
+
+
+def check_site(args):
+    """Before anything runs: a site the night can be published into (a history and failing
+    record that are not damaged), and a night id that is a name."""
+    site = os.path.abspath(args.site)
+    if os.path.lexists(site) and (os.path.islink(site) or not os.path.isdir(site)):
+        raise UsageError(f"--site {args.site}: not a folder")
+    if args.night is not None:
+        check_night_id(args.night)
+    load_history(site)
+    load_failing(site)
+    os.makedirs(os.path.join(site, "nights"), exist_ok=True)
 
 
 def find_bitcts(args):
@@ -586,10 +788,13 @@ def main(argv):
         if table is None:
             raise UsageError(problem)
         nightly_site.use_verdicts(table)
+        if args.cmd in ("run", "shard"):
+            check_selection(args.bitcts, cfg)
         if args.cmd == "shard":
             if not 1 <= args.index <= args.count:
                 raise UsageError("--index must be 1..--count")
             return cmd_shard(args, cfg)
+        check_site(args)
         if args.cmd == "run":
             if args.shards < 1 or args.parallel < 1:
                 raise UsageError("--shards and --parallel must be at least 1")
@@ -598,6 +803,10 @@ def main(argv):
     except UsageError as e:
         print(f"nightly: error: {e}", file=sys.stderr)
         return EXIT_USAGE
+    except OSError as e:  # a disk that filled, a folder that went away: the night is not red
+        print(f"nightly: error: {e.strerror or e} ({e.filename or 'no file'}): the night was "
+              "not published; run it again", file=sys.stderr)
+        return EXIT_RETRY
 
 
 if __name__ == "__main__":

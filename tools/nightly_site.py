@@ -92,22 +92,52 @@ def backend_summary(name, r):
 
 
 def add_diff(name, d, out):
-    """Appends one backend's bitcts report diff (its classes, as bitcts gives them) to out."""
+    """Appends one backend's bitcts report diff (its classes, its groups of regressions and what
+    changed in its identity, as bitcts gives them) to out."""
     for key in ("regressions", "fixes", "changed"):
         out[key] += [{"backend": name, "id": e["id"], "from": e["from"], "to": e["to"],
                       "detail": e.get("detail", "")} for e in d.get(key, [])]
+    out["groups"] += [dict(g, backend=name) for g in d.get("groups", [])]
+    if d.get("provenance"):
+        out["changes"]["backends"][name] = d["provenance"]
     out["digest_changed"] += [dict(e, backend=name) for e in d.get("digest_changed", [])]
     out["added_cases"] += len(d.get("added", []))
     out["removed_cases"] += len(d.get("removed", []))
 
 
-def summarize_night(identity, reports, prev, prev_reports, problems, notes, bench, diffs):
-    """diffs: bitcts report diff of each backend against its previous report, by name."""
+# What of the night itself can explain a change (the backends' own: bitcts report diff's).
+NIGHT_PROVENANCE = ("commit", "config_sha256", "tier", "filter", "seed", "repeat", "retry",
+                    "host")
+
+
+def night_changes(identity, prev):
+    """What changed in the night's own identity since prev: [{"what", "from", "to"}]."""
+    return [{"what": k, "from": prev.get(k), "to": identity.get(k)} for k in NIGHT_PROVENANCE
+            if k in prev and prev.get(k) != identity.get(k)]
+
+
+def failing_since(night_id, reports, before):
+    """Each failing case (a failing verdict from bitcts, flakes apart) with the night it has
+    failed since: before's night where it failed then and since, else this one. A backend that
+    did not run keeps what it had."""
+    out = {name: dict(m) for name, m in before.items() if name not in reports}
+    for name, r in reports.items():
+        had = before.get(name, {})
+        out[name] = {c["id"]: had.get(c["id"], night_id) for c in r["cases"]
+                     if c.get("verdict") in FAILING and c.get("verdict") != FLAKE}
+    return out
+
+
+def summarize_night(identity, reports, prev, prev_reports, problems, notes, bench, diffs,
+                    since=None, retry=()):
+    """diffs: bitcts report diff of each backend against its previous report, by name; since:
+    failing_since() of this night; retry: shards whose environment failed (run exit 3)."""
     backends = {name: backend_summary(name, r) for name, r in reports.items()}
     diff = {"previous": prev["id"] if prev else "", "regressions": [], "fixes": [],
             "changed": [], "digest_changed": [], "added_cases": 0, "removed_cases": 0,
             "backends_added": [], "backends_removed": [], "not_compared": [],
-            "compared_with": {}}
+            "compared_with": {}, "groups": [],
+            "changes": {"night": night_changes(identity, prev) if prev else [], "backends": {}}}
     if prev is not None:
         for name in sorted(reports):
             if name in prev_reports and name in diffs and diffs[name] is not None:
@@ -128,8 +158,12 @@ def summarize_night(identity, reports, prev, prev_reports, problems, notes, benc
                                "runs": [x.get("verdict", "") for x in c.get("repeats", [])]})
     failing = sum(b["failing"] for b in backends.values())
     night = dict(identity)
+    for e in diff["regressions"]:
+        e["since"] = (since or {}).get(e["backend"], {}).get(e["id"], "")
     night.update({
-        "status": "red" if failing else "green",
+        "status": "red" if failing else "retry" if retry else "green",
+        "retry_shards": list(retry),
+        "since": since or {},
         "problems": list(problems),
         "notes": list(notes),
         "backends": backends,
@@ -145,12 +179,13 @@ def summarize_night(identity, reports, prev, prev_reports, problems, notes, benc
 
 def strip_private(night):
     """The history entry: the night without its per-type matrix and its long lists."""
-    h = {k: v for k, v in night.items() if k not in ("diff", "flakes")}
+    h = {k: v for k, v in night.items() if k not in ("diff", "flakes", "since")}
     h["backends"] = {n: {k: v for k, v in b.items() if not k.startswith("_")}
                      for n, b in night["backends"].items()}
     d = night["diff"]
     h["diff_counts"] = {k: (len(v) if isinstance(v, (list, dict)) else v)
-                        for k, v in d.items() if k != "previous"}
+                        for k, v in d.items() if k not in ("previous", "changes")}
+    h["changes"] = d["changes"]  # small: what changed in the night's and backends' identity
     h["previous"] = d["previous"]
     return h
 
@@ -163,7 +198,7 @@ header{background:#24292f;color:#fff;padding:14px 24px}header h1{margin:0;font-s
 header a{color:#9ecbff}main{padding:8px 24px 40px;max-width:1500px}
 h2{font-size:18px;border-bottom:1px solid #d0d7de;padding-bottom:4px;margin-top:28px}
 .status{display:inline-block;padding:2px 12px;border-radius:12px;font-size:15px;margin-left:12px}
-.green,.pass{background:#1a7f37}.red,.fail,.timeout,.crash,.missing,.internal_error,
+.green,.pass{background:#1a7f37}.retry{background:#6e7781}.red,.fail,.timeout,.crash,.missing,.internal_error,
 .unexpected_pass{background:#cf222e}.problems,.flake,.warn{background:#9a6700}
 table{border-collapse:collapse;margin:8px 0 12px}
 th,td{border:1px solid #d0d7de;padding:3px 9px;text-align:left;vertical-align:top}
@@ -215,6 +250,9 @@ def problems_html(night):
     out = []
     for p in night["problems"]:
         out.append(f'<div class="problem"><b>Problem:</b> {esc(p)}</div>')
+    for r in night.get("retry_shards", []):
+        out.append(f'<div class="problem retry-shard"><b>Retry</b> (the environment failed, '
+                   f'not the backend): {esc(r)}</div>')
     for n in night["notes"]:
         out.append(f'<p class="note">Note: {esc(n)}</p>')
     return "\n".join(out)
@@ -291,10 +329,11 @@ def diff_html(night, prefix, limit=500):
     for name, nid in sorted(d.get("compared_with", {}).items()):
         out.append(f"<p>{esc(name)} did not run in {esc(d['previous'])}: compared with night "
                    f"{esc(nid)}.</p>")
+    out.append(changes_html(d))
     if total == 0:
         out.append('<p id="diff-empty">No case changed verdict or output hash.</p>')
-    sections = (("regressions", "Regressions", True), ("digest_changed", "Output hash changes",
-                                                       False), ("fixes", "Fixes", True),
+    out.append(groups_html(d, prefix))
+    sections = (("digest_changed", "Output hash changes", False), ("fixes", "Fixes", True),
                 ("changed", "Other verdict changes", True))
     for key, label, verdicts in sections:
         rows = d.get(key, [])
@@ -323,6 +362,76 @@ def diff_html(night, prefix, limit=500):
         if len(rows) > limit:
             out.append(f'<p class="note">{len(rows) - limit} more: every one is in diff.json '
                        f'and in each backend\'s report (searchable).</p>')
+    return "\n".join(out)
+
+
+def show_value(v):
+    return "\u2014" if v is None or v == "" else v if isinstance(v, str) else \
+        json.dumps(v, sort_keys=True)
+
+
+def changes_html(d):
+    """What changed between the two nights, at the top: where a cause would be."""
+    rows = [("night", c) for c in d["changes"]["night"]]
+    rows += [(name, c) for name, cs in sorted(d["changes"]["backends"].items()) for c in cs]
+    out = [f'<h3 id="what-changed">What changed since {esc(d["previous"])}</h3>']
+    if not rows:
+        out.append('<p id="nothing-changed">Nothing: the same bitcts commit, config, seed and '
+                   'host, and every backend with the same library, device and driver.</p>')
+        return "\n".join(out)
+    out.append('<table id="what-changed-table"><tr><th>where</th><th>what</th><th>before</th>'
+               '<th>now</th></tr>')
+    for where, c in rows:
+        out.append(f"<tr><td>{esc(where)}</td><td>{esc(c['what'])}</td><td><code>"
+                   f"{esc(show_value(c['from']))}</code></td><td><code>"
+                   f"{esc(show_value(c['to']))}</code></td></tr>")
+    out.append("</table>")
+    return "\n".join(out)
+
+
+SEARCH_JS = """<script>
+function bitctsFilter(q){q=q.toLowerCase();var n=0;
+document.querySelectorAll('#regressions tr.r').forEach(function(r){
+var on=r.textContent.toLowerCase().indexOf(q)>=0;r.style.display=on?'':'none';n+=on;});
+document.querySelectorAll('#regressions details').forEach(function(g){
+g.open=q!==''&&g.querySelector('tr.r:not([style*="none"])')!==null||g.dataset.first==='1';});
+document.getElementById('regressions-shown').textContent=n;}
+</script>"""
+
+
+def groups_html(d, prefix):
+    """Every regression, in the groups bitcts report diff gave (one verdict, operator and
+    message), each with the night it has failed since; a search over all of them."""
+    regs = {(e["backend"], e["id"]): e for e in d["regressions"]}
+    if not regs:
+        return ""
+    out = [f'<section id="regressions"><h3>Regressions ({len(regs)}, in '
+           f'{len(d["groups"])} groups)</h3>', SEARCH_JS,
+           '<p><input id="regressions-search" type="search" size="50" '
+           'placeholder="search: a case id, a type, a verdict, a night" '
+           'oninput="bitctsFilter(this.value)"> <span id="regressions-shown">'
+           f'{len(regs)}</span> shown</p>']
+    for i, g in enumerate(d["groups"]):
+        sp = g.get("spread", {})
+        facets = ", ".join(f"{k} {v.get('top', '')}" + (f" (+{v['distinct'] - 1} more)"
+                                                          if v.get("distinct", 0) > 1 else "")
+                           for k, v in sp.items() if k != "operator")
+        was = ", ".join(f"{k} {n}" for k, n in sorted(g.get("from", {}).items()))
+        out.append(f'<details data-first="{1 if i == 0 else 0}"{" open" if i == 0 else ""}>'
+                   f'<summary><b>{esc(g["backend"])}</b>: {g["count"]} to <b>'
+                   f'{esc(g["verdict"])}</b> in {esc(g["operator"])}: '
+                   f'&ldquo;{esc(g["signature"])}&rdquo; (was {esc(was)}; {esc(facets)})'
+                   f'</summary>\n<table class="group"><tr><th>case</th><th>from</th><th>to</th>'
+                   '<th>failing since</th><th>detail</th></tr>')
+        for cid in g["ids"]:
+            e = regs.get((g["backend"], cid))
+            if e is None:
+                continue
+            out.append(f'<tr class="r"><td>{case_link(prefix, e)}</td><td>{esc(e["from"])}</td>'
+                       f'<td>{esc(e["to"])}</td><td>{esc(e.get("since", ""))}</td>'
+                       f'<td>{esc(e["detail"])}</td></tr>')
+        out.append("</table></details>")
+    out.append("</section>")
     return "\n".join(out)
 
 
@@ -412,8 +521,7 @@ def history_html(history, prefix_site):
                '</th><th class="n">failing</th><th class="n">flakes</th><th class="n">'
                'regressions</th><th>problems</th><th>commit</th></tr>')
     for n in reversed(nights):
-        link = f'<a href="{prefix_site}nights/{esc(n["id"])}/index.html">{esc(n["id"])}</a>' \
-            if n.get("reports_kept") else esc(n["id"])
+        link = f'<a href="{prefix_site}nights/{esc(n["id"])}/index.html">{esc(n["id"])}</a>'
         t = n.get("totals", {})
         out.append(f'<tr><td>{link}</td><td class="{ "ok" if n.get("status") == "green" else "bad"}'
                    f'">{esc(n.get("status", ""))}</td><td class="n">{t.get("cases", 0)}</td>'
@@ -438,6 +546,8 @@ def night_body(night, history, prefix, prefix_site):
 
 
 def night_status(night):
+    """red (a case failed) > retry (a shard's environment failed: run it again) > problems >
+    green."""
     return "problems" if night["problems"] and night["status"] == "green" else night["status"]
 
 
@@ -480,6 +590,10 @@ def case_page(night, backend, c, prov):
         body.append(f"<p>warning: {esc(w)}</p>")
     if c.get("baseline"):
         body.append(f"<p>baseline: {esc(c['baseline'])}</p>")
+    since = night.get("since", {}).get(backend, {}).get(c["id"])
+    if since:
+        body.append(f'<p id="since">failing since night <b>{esc(since)}</b>'
+                    + (" (tonight)" if since == night["id"] else "") + "</p>")
     body.append(f'<h3>Reproduce</h3><pre id="repro">{esc(c.get("repro", ""))}</pre>')
     return page(f"{c['id']} \u2014 {backend}", c.get("verdict", ""), "\n".join(body), prov)
 
@@ -492,13 +606,15 @@ def write_case_pages(night_dir, night, name, report, prov):
     for c in listed:
         with open(os.path.join(d, case_file(c["id"])), "w", encoding="utf-8") as f:
             f.write(case_page(night, name, c, prov))
+        since = night.get("since", {}).get(name, {}).get(c["id"], "")
         rows.append(f'<tr><td><a href="{esc(case_file(c["id"]))}"><code>{esc(c["id"])}</code>'
-                    f'</a></td><td>{esc(c.get("verdict"))}</td><td>{esc(c.get("detail", ""))}'
-                    f'</td></tr>')
+                    f'</a></td><td>{esc(c.get("verdict"))}</td><td>{esc(since)}</td><td>'
+                    f'{esc(c.get("detail", ""))}</td></tr>')
     body = (f'<p><a href="../../index.html">night {esc(night["id"])}</a> \u203a {esc(name)}; '
             f'<a href="../report.html">the grouped, searchable report</a></p>'
             f'<h2>Failing and flaky cases ({len(listed)})</h2>'
-            f'<table id="cases-table"><tr><th>case</th><th>verdict</th><th>detail</th></tr>'
+            f'<table id="cases-table"><tr><th>case</th><th>verdict</th><th>failing since</th>'
+            f'<th>detail</th></tr>'
             + "\n".join(rows) + "</table>")
     with open(os.path.join(d, "index.html"), "w", encoding="utf-8") as f:
         f.write(page(f"{name}: failing cases \u2014 night {night['id']}", "", body, prov))
@@ -543,13 +659,26 @@ def markdown(night):
     for name, b in sorted(night["backends"].items()):
         out.append(f"| `{name}` | {b['cases']} | {b['failing']} | {b['flakes']} | "
                    f"{b['pass_rate']:.2f}% |")
+    for r in night.get("retry_shards", []):
+        out.append(f"- **Retry (the environment failed):** {r}")
     if d["previous"]:
         out += ["", f"## Since {d['previous']}: {len(d['regressions'])} regressions, "
                 f"{len(d['digest_changed'])} hash changes, {len(d['fixes'])} fixes", ""]
-        for e in d["regressions"][:50]:
-            out.append(f"- `{e['backend']}` `{e['id']}`: {e['from']} -> {e['to']}")
-        if len(d["regressions"]) > 50:
-            out.append(f"- ... {len(d['regressions']) - 50} more (diff.json)")
+        changes = [("night", c) for c in d["changes"]["night"]] + \
+            [(n, c) for n, cs in sorted(d["changes"]["backends"].items()) for c in cs]
+        out.append("What changed: " + ("nothing (same commit, config, seed, host, libraries, "
+                                       "devices)" if not changes else ""))
+        out += [f"- {w}: `{c['what']}` {show_value(c['from'])} -> {show_value(c['to'])}"
+                for w, c in changes]
+        since = {(e["backend"], e["id"]): e.get("since", "") for e in d["regressions"]}
+        for g in d["groups"]:
+            out += ["", f"### `{g['backend']}`: {g['count']} to {g['verdict']} in "
+                    f"{g['operator']}: \"{g['signature']}\"", ""]
+            out += [f"- `{cid}` (failing since {since.get((g['backend'], cid)) or '-'})"
+                    for cid in g["ids"][:10]]
+            if len(g["ids"]) > 10:
+                out.append(f"- ... {len(g['ids']) - 10} more: every one on the night's page "
+                           "(searchable) and in diff.json")
     if night["flakes"]:
         out += ["", f"## Flakes ({len(night['flakes'])})", ""]
         out += [f"- `{e['backend']}` `{e['id']}`: {', '.join(e['runs'])}"

@@ -106,10 +106,61 @@ static void print_changes(const json_t *diff, const char *key, const char *label
     }
 }
 
+/* What changed between the runs, before anything else: where a cause would be. */
+static void print_provenance(const json_t *diff)
+{
+    const json_t *list = json_object_get(diff, "provenance");
+    for (size_t i = 0; i < json_array_size(list); ++i) {
+        const json_t *e = json_array_get(list, i);
+        char *from = json_dumps(json_object_get(e, "from"), JSON_ENCODE_ANY | JSON_COMPACT);
+        char *to = json_dumps(json_object_get(e, "to"), JSON_ENCODE_ANY | JSON_COMPACT);
+        printf("%-11s %s: %s -> %s\n", "changed", bitcts_report_str(e, "what"),
+               from != NULL ? from : "?", to != NULL ? to : "?");
+        free(from);
+        free(to);
+    }
+}
+
+/* The regressions group by group (as the reports group failures), every one listed. */
+static void print_regression_groups(const json_t *diff)
+{
+    const json_t *groups = json_object_get(diff, "groups");
+    const json_t *regressions = json_object_get(diff, "regressions");
+    size_t next = 0;
+    for (size_t i = 0; i < json_array_size(groups); ++i) {
+        const json_t *g = json_array_get(groups, i);
+        const json_t *type = json_object_get(json_object_get(g, "spread"), "type");
+        printf("group %zu: %lld regressions to %s in %s: \"%s\" (%lld types, most %s)\n", i + 1,
+               (long long)json_integer_value(json_object_get(g, "count")),
+               bitcts_report_str(g, "verdict"), bitcts_report_str(g, "operator"),
+               bitcts_report_str(g, "signature"),
+               (long long)json_integer_value(json_object_get(type, "distinct")),
+               bitcts_report_str(type, "top"));
+        const json_t *ids = json_object_get(g, "ids");
+        for (size_t k = 0; k < json_array_size(ids); ++k) {
+            const char *id = json_string_value(json_array_get(ids, k));
+            /* the group's ids follow the regressions' order: find each from the last */
+            for (size_t n = 0; n < json_array_size(regressions); ++n) {
+                const json_t *e =
+                    json_array_get(regressions, (next + n) % json_array_size(regressions));
+                if (id != NULL && strcmp(bitcts_report_str(e, "id"), id) == 0) {
+                    const char *detail = bitcts_report_str(e, "detail");
+                    printf("  %-11s %s  %s -> %s%s%s\n", "regression", id,
+                           bitcts_report_str(e, "from"), bitcts_report_str(e, "to"),
+                           *detail ? ": " : "", detail);
+                    next = (next + n + 1) % json_array_size(regressions);
+                    break;
+                }
+            }
+        }
+    }
+}
+
 static void print_diff(const json_t *diff)
 {
     const json_t *list = json_object_get(diff, "digest_changed");
-    print_changes(diff, "regressions", "regression");
+    print_provenance(diff);
+    print_regression_groups(diff);
     print_changes(diff, "fixes", "fix");
     print_changes(diff, "changed", "changed");
     for (size_t i = 0; i < json_array_size(list); ++i) {

@@ -3,8 +3,10 @@
 """tools/nightly.py end to end over the smoke tier: two green nights in a row (the second shows
 the first in its history and an empty diff), a broken plugin added (its regressions first, the
 night red), a flaky plugin (its cases are flakes, the night stays green), shards run apart and
-merged, and the damage cases: a corrupt history, a missing history, an unreadable report (the
-night publishes, the page names the problem, exit 3). Leaves OUT/site for the browser test.
+merged, what changed between nights and since which night each case fails, and the damage
+cases: a corrupt history (exit 2, the site untouched), a missing history, an unreadable report
+(the night publishes, the page names the problem, exit 3). Leaves OUT/site for the browser
+test.
 Usage: nightly_site.py BITCTS OUT example=LIB broken=LIB flaky=LIB"""
 import json
 import os
@@ -46,6 +48,16 @@ def read(path):
         return f.read()
 
 
+def snapshot(site):
+    """Every file of the site with its size and modification time."""
+    out = {}
+    for root, _, files in os.walk(site):
+        for f in files:
+            st = os.stat(os.path.join(root, f))
+            out[os.path.relpath(os.path.join(root, f), site)] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
 def history(site):
     return json.loads(read(os.path.join(site, "history.json")))
 
@@ -84,6 +96,7 @@ def main(argv):
         check(os.path.isfile(os.path.join(site, f)), f"site has {f}")
     check("Commit</dt>" in index and "Seed</dt><dd>0x0062697463747331" in index,
           "provenance: commit and seed")
+    check('id="nothing-changed"' in index, "night 2: nothing changed since night 1")
 
     # The backend "example" now a broken plugin, and a flaky one new: example's regressions
     # first (bitcts report diff's, against night 2), the night red; the flaky one's cases are
@@ -115,6 +128,28 @@ def main(argv):
         check("Provenance" in text and "Seed</dt>" in text, "case page: provenance")
     junit = read(os.path.join(site, "junit.xml"))
     check('<testsuite name="example"' in junit and "<failure" in junit, "junit: example fails")
+    # What changed, at the top: example's library (bitcts report diff's provenance); the
+    # regressions in bitcts's groups, every one listed once, each failing since this night.
+    changed = diff["changes"]["backends"].get("example", [])
+    check([c["what"] for c in changed if c["what"] == "backend.library_xxh3_128"] and
+          index.find('id="what-changed-table"') < index.find('id="regressions"'),
+          f"night 3: example's new library shown first: {changed}")
+    grouped = [(g["backend"], i) for g in diff["groups"] for i in g["ids"]]
+    check(sorted(grouped) == sorted((e["backend"], e["id"]) for e in diff["regressions"]),
+          "night 3: every regression in exactly one group")
+    check(all(f'{e["id"]}</code></a></td><td>{e["from"]}</td>' in index
+              for e in diff["regressions"]) and 'id="regressions-search"' in index,
+          "night 3: every regression listed on the page, with a search box")
+    check(all(e["since"] == "n3" for e in diff["regressions"]), "night 3: failing since n3")
+    # The same broken plugin a night later: no regressions; its failures fail since n3.
+    rc, _ = nightly("run", "--bitcts", bitcts, "--config", conf3, "--site", site, "--night", "n3b")
+    check(rc == 1, f"night 3b (still broken) exit {rc}, want 1")
+    since = json.loads(read(os.path.join(site, "failing.json")))["backends"]["example"]
+    check(since and set(since.values()) == {"n3"}, f"night 3b: failing since n3: "
+          f"{sorted(set(since.values()))}")
+    if os.path.isfile(page):
+        check('failing since night <b>n3</b>' in read(page.replace("/n3/", "/n3b/")),
+              "night 3b: the case page says since which night it fails")
 
     # The flaky plugin alone with the base: green.
     conf4 = os.path.join(out, "flaky.conf")
@@ -125,9 +160,16 @@ def main(argv):
     check(n4["status"] == "green" and n4["totals"]["flakes"] > 0, "night 4 green with flakes")
     check(n4["diff_counts"]["fixes"] > 0 and n4["diff_counts"]["regressions"] == 0,
           f"night 4: example fixed again: {n4['diff_counts']}")
-    check(not os.path.isdir(os.path.join(site, "nights", "n1")),
-          "keep_reports = 3 pruned night 1's reports")
-    check(len(history(site)["nights"]) == 4, "the history keeps every night")
+    check(os.path.isfile(os.path.join(site, "nights", "n1", "index.html")) and
+          not os.path.exists(os.path.join(site, "nights", "n1", "example", "report.json")) and
+          not os.path.exists(os.path.join(site, "nights", "n2", "example", "report.json")) and
+          os.path.isfile(os.path.join(site, "nights", "n3", "example", "report.json")),
+          "keep_reports = 3 pruned the full reports of nights 1 and 2, kept their pages")
+    check(len(history(site)["nights"]) == 5, "the history keeps every night")
+    check(not os.path.exists(os.path.join(site, "failing.json")) or
+          "example" not in json.loads(read(os.path.join(site, "failing.json")))["backends"] or
+          not json.loads(read(os.path.join(site, "failing.json")))["backends"]["example"],
+          "night 4: example fails no more")
     shutil.copytree(site, os.path.join(out, "site-good"))
 
     # Shards run apart and merged equal one run.
@@ -150,18 +192,16 @@ def main(argv):
     check(rc == 3, f"publish with a shard missing exit {rc}, want 3")
     check("never arrived" in read(os.path.join(site, "index.html")), "page: shard missing")
 
-    # A corrupt history: the night publishes, the page says so, exit 3.
+    # A corrupt history: one line naming it, exit 2, before anything ran; the site untouched.
     with open(os.path.join(site, "history.json"), "w", encoding="utf-8") as f:
         f.write('{"schema": "bitcts-nightly-history", "nights": [tru')
-    rc, _ = nightly(*run, "--night", "n6")
-    check(rc == 3, f"corrupt history: exit {rc}, want 3")
-    index = read(os.path.join(site, "index.html"))
-    check("history.json is unreadable" in index and 'class="problem"' in index,
-          "corrupt history: the page shows the problem")
-    check(os.path.isfile(os.path.join(site, "history.json.corrupt")), "corrupt history kept")
-    check([n["id"] for n in history(site)["nights"]] == ["n6"], "a new history starts")
-    # A missing history on a site with nights.
-    os.remove(os.path.join(site, "history.json"))
+    before = snapshot(site)
+    rc, text = nightly(*run, "--night", "n6")
+    check(rc == 2 and "history.json: the history is damaged" in text and
+          "Traceback" not in text, f"corrupt history: exit {rc}, want 2, one line")
+    check(snapshot(site) == before, "corrupt history: the site is untouched")
+    # Moved aside, as the line says: a history is missing on a site with nights.
+    os.rename(os.path.join(site, "history.json"), os.path.join(site, "history.json.bad"))
     rc, _ = nightly(*run, "--night", "n7")
     check(rc == 3, f"missing history: exit {rc}, want 3")
     check("history.json is missing" in read(os.path.join(site, "index.html")),

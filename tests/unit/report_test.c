@@ -410,6 +410,31 @@ static json_t *planted_b(const json_t *a)
     return b;
 }
 
+/* Every regression in exactly one group; a group's cases share its operator and verdict. */
+static void check_groups(const json_t *diff, const char *const *ids, size_t n)
+{
+    const json_t *groups = json_object_get(diff, "groups");
+    size_t seen = 0;
+    for (size_t i = 0; i < json_array_size(groups); ++i) {
+        const json_t *g = json_array_get(groups, i);
+        const json_t *gids = json_object_get(g, "ids");
+        CHECK_EQ_U64(json_array_size(gids),
+                     (uint64_t)json_integer_value(json_object_get(g, "count")));
+        for (size_t k = 0; k < json_array_size(gids); ++k) {
+            const char *id = json_string_value(json_array_get(gids, k));
+            size_t found = 0;
+            for (size_t j = 0; j < n; ++j) {
+                found += id != NULL && strcmp(id, ids[j]) == 0;
+            }
+            CHECK_EQ_U64(found, 1);
+            CHECK(id != NULL && strncmp(id, bitcts_report_str(g, "operator"),
+                                        strlen(bitcts_report_str(g, "operator"))) == 0);
+            ++seen;
+        }
+    }
+    CHECK_EQ_U64(seen, n);
+}
+
 static void test_diff(const char *tmp, const json_t *a)
 {
     static const char *const regressions[] = {"bit_and.uint8.r1.a.0", "bit_xor.uint8.r1.a.0"};
@@ -431,19 +456,37 @@ static void test_diff(const char *tmp, const json_t *a)
     check_ids(diff, "removed", removed, 1);
     CHECK_EQ_U64(json_integer_value(json_object_get(json_object_get(diff, "summary"), "compared")),
                  N_CASES - 1);
+    check_groups(diff, regressions, 2);
     json_decref(diff);
-    /* Identical runs: nothing. Different seeds: digests are not compared. */
+    /* Identical runs: nothing, and nothing changed between them. Different seeds and a new
+     * library: digests are not compared, and both changes are named. */
     CHECK_EQ_U64(bitcts_report_diff(a, a, &diff), BITCTS_OK);
     CHECK_EQ_U64(
         json_integer_value(json_object_get(json_object_get(diff, "summary"), "regressions")) +
-            json_array_size(json_object_get(diff, "digest_changed")),
+            json_array_size(json_object_get(diff, "digest_changed")) +
+            json_array_size(json_object_get(diff, "provenance")) +
+            json_array_size(json_object_get(diff, "groups")),
         0);
     json_decref(diff);
     json_object_set_new(b, "seed", json_string("0x1"));
+    json_object_set_new(b, "backend", json_deep_copy(json_object_get(b, "backend")));
+    json_object_set_new(json_object_get(b, "backend"), "library_xxh3_128",
+                        json_string("fedcba9876543210fedcba9876543210"));
     CHECK_EQ_U64(bitcts_report_diff(a, b, &diff), BITCTS_OK);
     CHECK(json_is_false(json_object_get(diff, "digests_compared")));
     CHECK_EQ_U64(json_array_size(json_object_get(diff, "digest_changed")), 0);
+    const json_t *prov = json_object_get(diff, "provenance");
+    CHECK_EQ_U64(json_array_size(prov), 2);
+    CHECK_EQ_STR(bitcts_report_str(json_array_get(prov, 0), "what"), "seed");
+    CHECK_EQ_STR(bitcts_report_str(json_array_get(prov, 0), "from"), SEED);
+    CHECK_EQ_STR(bitcts_report_str(json_array_get(prov, 0), "to"), "0x1");
+    CHECK_EQ_STR(bitcts_report_str(json_array_get(prov, 1), "what"), "backend.library_xxh3_128");
+    CHECK_EQ_STR(bitcts_report_str(json_array_get(prov, 1), "to"),
+                 "fedcba9876543210fedcba9876543210");
     json_decref(diff);
+    json_object_set_new(
+        json_object_get(b, "backend"), "library_xxh3_128",
+        json_string(bitcts_report_str(json_object_get(a, "backend"), "library_xxh3_128")));
     json_object_set_new(b, "seed", json_string(SEED));
     /* The command: exit codes and --json. */
     char dir_a[4096], dir_b[4096], json_file[4096];
