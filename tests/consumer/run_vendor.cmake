@@ -2,6 +2,7 @@
 # The vendor's side of the installed package (tests/consumer/vendor): copies the prefix that
 # consumer.find_package staged to another path (the package must not remember where it was
 # installed), configures the vendor project against the copy, builds its plugins, and checks
+#   0. the function's operators are those that bitcts list names;
 #   1. the tests bitcts_add_conformance_tests() made: the installed bitcts::bitcts in the
 #      moved prefix, the plugin's path, the labels, the attached report files;
 #   2. `ctest -L conformance -LE selftest`: the vendor plugin's groups pass;
@@ -9,6 +10,7 @@
 #      SKIP_ON_ENVIRONMENT_FAILURE is "Not Run"; none of them passes;
 #   4. tools/dashboard.cmake on the vendor project with SUBMIT off: Testing/*/Test.xml carries
 #      each group's summary.md, junit.xml and report.json as attached files.
+#   5. a mistake in the call (an unknown operator, TARGET and BACKEND, ...) stops the configure.
 # Inputs: BITCTS_STAGE, BITCTS_SOURCE_DIR, BITCTS_WORK, BITCTS_OTHER_VARIANT.
 # json_list(<var> <json array>): the array's items as a CMake list.
 function(json_list var array)
@@ -41,6 +43,19 @@ execute_process(COMMAND ${CMAKE_COMMAND} -S ${vendor} -B ${build} -G Ninja
                         -DVENDOR_OTHER_VARIANT=${BITCTS_OTHER_VARIANT}
                 OUTPUT_QUIET COMMAND_ERROR_IS_FATAL ANY)
 execute_process(COMMAND ${CMAKE_COMMAND} --build ${build} OUTPUT_QUIET COMMAND_ERROR_IS_FATAL ANY)
+
+# 0. The function's operator groups are the installed bitcts's operators, in the plan's order.
+file(GLOB module ${prefix}/lib*/cmake/bitcts/BitctsConformance.cmake)
+include(${module})
+execute_process(COMMAND ${prefix}/bin/bitcts list --tier default OUTPUT_VARIABLE ids
+                COMMAND_ERROR_IS_FATAL ANY)
+string(REGEX MATCHALL "(^|\n)[a-z_]+\\." ops "${ids}")
+string(REGEX REPLACE "[\n.]" "" ops "${ops}")
+list(REMOVE_DUPLICATES ops)
+if(NOT ops STREQUAL BITCTS_CONFORMANCE_OPERATORS)
+  message(FATAL_ERROR "BITCTS_CONFORMANCE_OPERATORS is ${BITCTS_CONFORMANCE_OPERATORS}; "
+                      "bitcts list has ${ops}")
+endif()
 
 # 1. What the function made, as CTest lists it.
 execute_process(COMMAND ${CMAKE_CTEST_COMMAND} --show-only=json-v1 WORKING_DIRECTORY ${build}
@@ -147,3 +162,22 @@ foreach(test vendor.good.bit_and vendor.good.bit_not vendor.filtered.bit_count)
   endforeach()
 endforeach()
 message(STATUS "Test.xml carries the attached reports")
+
+# 5. Mistakes in the call stop the configure, each with a message naming it.
+foreach(mistake "operator=unknown operator bit_nand"
+                "both=give either TARGET (a plugin target) or BACKEND"
+                "neither=give either TARGET (a plugin target) or BACKEND"
+                "target=TARGET no_such_plugin is not a target"
+                "attach=ATTACH SOMETIMES is not ALWAYS, ON_FAIL or NONE"
+                "argument=unknown arguments: TIERS;smoke")
+  string(REGEX REPLACE "=.*" "" name "${mistake}")
+  string(REGEX REPLACE "^[a-z]+=" "" message "${mistake}")
+  execute_process(COMMAND ${CMAKE_COMMAND} -S ${vendor} -B ${build} -DVENDOR_MISTAKE=${name}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  string(REGEX REPLACE "[ \n]+" " " out "${out}")
+  string(FIND "${out}" "bitcts_add_conformance_tests: ${message}" at)
+  if(rc EQUAL 0 OR at EQUAL -1)
+    message(FATAL_ERROR "VENDOR_MISTAKE=${name}: exit ${rc}, no '${message}':\n${out}")
+  endif()
+endforeach()
+message(STATUS "mistakes in the call are refused")
