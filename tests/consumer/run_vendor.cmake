@@ -11,7 +11,7 @@
 #   4. tools/dashboard.cmake on the vendor project with SUBMIT off: Testing/*/Test.xml carries
 #      each group's summary.md, junit.xml and report.json as attached files.
 #   5. a mistake in the call (an unknown operator, TARGET and BACKEND, ...) stops the configure.
-# Inputs: BITCTS_STAGE, BITCTS_SOURCE_DIR, BITCTS_WORK, BITCTS_OTHER_VARIANT.
+# Inputs: BITCTS_STAGE, BITCTS_SOURCE_DIR, BITCTS_WORK, BITCTS_OTHER_VARIANT, BITCTS_GENERATOR.
 # json_list(<var> <json array>): the array's items as a CMake list.
 function(json_list var array)
   string(JSON n LENGTH "${array}")
@@ -36,7 +36,7 @@ set(prefix ${BITCTS_WORK}/moved-prefix)
 set(build ${BITCTS_WORK}/build)
 set(vendor ${BITCTS_SOURCE_DIR}/tests/consumer/vendor)
 file(COPY ${BITCTS_STAGE}/ DESTINATION ${prefix} USE_SOURCE_PERMISSIONS)
-execute_process(COMMAND ${CMAKE_COMMAND} -S ${vendor} -B ${build} -G Ninja
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${vendor} -B ${build} -G ${BITCTS_GENERATOR}
                         -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_PREFIX_PATH=${prefix}
                         -DVENDOR_PLUGIN_SOURCE=${prefix}/share/bitcts/example/example_plugin.c
                         -DVENDOR_BROKEN_SOURCE=${BITCTS_SOURCE_DIR}/tests/plugins/broken_plugin.c
@@ -135,6 +135,7 @@ message(STATUS "a wrong plugin fails, exit 3 fails or is not run")
 # 4. A dashboard run against the installed bitcts: the reports travel in Test.xml.
 execute_process(COMMAND ${CMAKE_CTEST_COMMAND} -S ${BITCTS_SOURCE_DIR}/tools/dashboard.cmake
                         -DMODEL=Experimental -DSOURCE_DIR=${vendor} -DBUILD_DIR=${build}
+                        -DGENERATOR=${BITCTS_GENERATOR}
                         -DBITCTS_PREFIX=${prefix} -DLABELS=conformance -DEXCLUDE_LABELS=selftest
                         -DSUBMIT=OFF
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
