@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: MIT
 # A night on a real Slurm (issue 23, point 7): this test starts munged, slurmctld and slurmd on
 # this one machine (a one-node cluster whose key, config, state, spool, logs and pid files all
-# live in OUT), runs the night as an array job (sbatch --wait --array=0-3 of tools/nightly.py
-# shard --auto), publishes the four shards with tools/nightly.py publish and requires the merged
-# report to equal a one-host bitcts run of the same selection: the same case ids in the same
-# order, the same verdicts and output digests. Every daemon it started is stopped by its PID,
+# live in OUT) and runs the night of docs/ci/slurm-nightly.sbatch: its array job (sbatch --wait
+# --array=0-3; each task runs tools/nightly.py shard --auto), then its publish step (nightly.py
+# publish of the four shards). The merged report must equal a one-host bitcts run of the same
+# selection: the same case ids in the same order, the same verdicts and output digests. Every daemon it started is stopped by its PID,
 # also on failure. Needs root and Slurm (tools/setup.sh --with-slurm): without them it skips
 # (77), except under CI=true, where a missing prerequisite fails.
 # Usage: slurm_night.sh BITCTS PYTHON SOURCE_DIR OUT
@@ -49,7 +49,7 @@ jobid=""
 
 print_logs() {
     for f in "$out"/munge/munged.log "$out"/log/slurmctld.log "$out"/log/slurmd.log \
-        "$out"/job-*.out "$out"/publish.log; do
+        "$out"/job-*.out "$out"/publish.log "$out"/results/*/*/*.json; do
         [ -f "$f" ] || continue
         echo "---- $f (last 40 lines)"
         tail -n 40 "$f"
@@ -165,31 +165,43 @@ jobs = 1
 cpu_variants = scalar
 vulkan = no
 EOF
-cat >"$out"/night.sbatch <<EOF
-#!/bin/bash
-#SBATCH --job-name=bitcts-night
-#SBATCH --cpus-per-task=1
-#SBATCH --output=$out/job-%a.out
-exec "$python" "$source_dir/tools/nightly.py" shard --config "$out/night.conf" \\
-    --bitcts "$bitcts" --auto --out "$out/results/task-\$SLURM_ARRAY_TASK_ID"
-EOF
+# The night is docs/ci/slurm-nightly.sbatch itself: its array tasks, then its publish step.
+example=$source_dir/docs/ci/slurm-nightly.sbatch
+export NIGHT=slurm-night BITCTS_HOME=$source_dir BITCTS_SHARED=$out BITCTS_EXE=$bitcts \
+    BITCTS_NIGHTLY_CONFIG=$out/night.conf
+submit() { # submit LOG sbatch-options...: one sbatch --wait of the example, bounded
+    local log=$1
+    shift
+    timeout "$job_s" sbatch --wait --cpus-per-task=1 --chdir="$out" "$@" "$example" >"$log" 2>&1
+    rc=$?
+    jobid=$(grep -oE 'Submitted batch job [0-9]+' "$log" | grep -oE '[0-9]+$')
+    cat "$log"
+    [ $rc != 124 ] || fail "job $jobid did not end within $job_s s"
+    jobid=""
+}
 start=$(date +%s%N)
-timeout "$job_s" sbatch --wait --array=0-3 --chdir="$out" "$out"/night.sbatch >"$out"/sbatch.out 2>&1
-rc=$?
+submit "$out"/sbatch.out --array=0-3 --output="$out/job-%a.out"
 end=$(date +%s%N)
-jobid=$(grep -oE 'Submitted batch job [0-9]+' "$out"/sbatch.out | grep -oE '[0-9]+$')
-cat "$out"/sbatch.out
-[ $rc != 124 ] || fail "the array job did not end within $job_s s"
-[ $rc = 0 ] || fail "sbatch --wait exited $rc (a task of the array failed)"
-jobid=""
+[ $rc = 0 ] || fail "sbatch --wait --array=0-3 exited $rc (a task of the array failed)"
 echo "slurm: array job of 4 tasks ran in $(((end - start) / 1000000)) ms (sbatch --wait)"
+"$python" - "$out"/results/slurm-night <<'EOF' || fail "the array tasks did not run the 4 shards"
+import json, os, sys
+root = sys.argv[1]
+got = []
+for task in sorted(os.listdir(root)):
+    for d in sorted(os.listdir(os.path.join(root, task, "cpu-scalar"))):
+        if not d.endswith(".log"):
+            with open(os.path.join(root, task, "cpu-scalar", d, "report.json")) as f:
+                got.append((task, d, json.load(f)["selection"]["shard"]))
+want = [(f"task-{t}", f"shard-{t + 1}-of-4", f"{t + 1}/4") for t in range(4)]
+assert got == want, f"the tasks ran {got}"
+print("slurm: tasks 0..3 ran shards 1/4..4/4")
+EOF
 
-"$python" "$source_dir"/tools/nightly.py publish --config "$out"/night.conf --bitcts "$bitcts" \
-    --site "$out"/site --night slurm-night --no-verify --results "$out"/results/task-* \
-    >"$out"/publish.log 2>&1
-rc=$?
+submit "$out"/sbatch-publish.out --output="$out/publish.log"
 cat "$out"/publish.log
-[ $rc = 0 ] || fail "nightly.py publish exited $rc (0: a green night)"
+[ $rc = 0 ] || fail "the publish step exited $rc (0: a green night)"
+[ ! -e "$out"/results/slurm-night ] || fail "the publish step left the shards' folders"
 
 "$bitcts" run --backend cpu:scalar --tier default --filter "$filter" --jobs 1 --quiet --force \
     --report "$out"/one-host >"$out"/one-host.log 2>&1 ||
@@ -201,12 +213,6 @@ out = sys.argv[1]
 def load(path):
     with open(path, encoding="utf-8") as f:
         return json.load(f)
-shards = sorted(load(os.path.join(out, "results", t, "cpu-scalar", s, "report.json"))
-                ["selection"]["shard"]
-                for t in os.listdir(os.path.join(out, "results"))
-                for s in os.listdir(os.path.join(out, "results", t, "cpu-scalar"))
-                if s.startswith("shard-") and not s.endswith(".log"))
-assert shards == ["1/4", "2/4", "3/4", "4/4"], f"the tasks ran shards {shards}"
 night = os.path.join(out, "site", "nights", "slurm-night")
 merged = load(os.path.join(night, "cpu-scalar", "report.json"))
 one = load(os.path.join(out, "one-host", "report.json"))
