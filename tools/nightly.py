@@ -4,7 +4,7 @@
 
   nightly.py run     --config FILE --site DIR [--build DIR] [--shards N] ...  everything, one host
   nightly.py shard   --config FILE --index I --count N --out DIR                one shard, any host
-  nightly.py shard   --config FILE --auto --out DIR                 the shard the job engine hands out
+  nightly.py shard   --config FILE --auto --out DIR                 the shard the engine hands out
   nightly.py publish --config FILE --site DIR --results DIR [DIR...]          merge and publish
 
 `run` builds (with --build), verifies the golden vectors, runs every configured backend over the

@@ -57,9 +57,9 @@ def main(argv):
     results = []
     for task in range(5, 9):  # sbatch --array=5-8
         out = os.path.join(work, "slurm", f"task-{task}")
-        rc, _, err = nightly(tool, {"SLURM_ARRAY_TASK_ID": str(task), "SLURM_ARRAY_TASK_COUNT": "4",
-                                    "SLURM_ARRAY_TASK_MIN": "5"}, "shard", *common, "--auto",
-                             "--out", out)
+        slurm = {"SLURM_ARRAY_TASK_ID": str(task), "SLURM_ARRAY_TASK_COUNT": "4",
+                 "SLURM_ARRAY_TASK_MIN": "5"}
+        rc, _, err = nightly(tool, slurm, "shard", *common, "--auto", "--out", out)
         i = task - 4
         entries, shards = shard_of(out)
         expect(rc == 0 and entries == ["cpu-scalar", f"notes-{i}-of-4.json"] and
@@ -67,8 +67,9 @@ def main(argv):
                f"Slurm task {task} of 5..8 filed as shard {i}/4 (exit {rc}, {entries}, {shards},"
                f" {err.strip()[-200:]})")
         results.append(out)
-    for engine, want in (({"CI_NODE_INDEX": "2", "CI_NODE_TOTAL": "3"}, "shard-2-of-3"),
-                         ({"JOB_COMPLETION_INDEX": "0", "BITCTS_SHARD_COUNT": "2"}, "shard-1-of-2")):
+    engines = (({"CI_NODE_INDEX": "2", "CI_NODE_TOTAL": "3"}, "shard-2-of-3"),
+               ({"JOB_COMPLETION_INDEX": "0", "BITCTS_SHARD_COUNT": "2"}, "shard-1-of-2"))
+    for engine, want in engines:
         out = os.path.join(work, "engine-" + want)
         rc, _, err = nightly(tool, engine, "shard", *common, "--auto", "--out", out)
         expect(rc == 0 and shard_of(out)[1] == [want, want + ".log"],

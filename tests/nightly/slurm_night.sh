@@ -5,9 +5,10 @@
 # live in OUT) and runs the night of docs/ci/slurm-nightly.sbatch: its array job (sbatch --wait
 # --array=0-3; each task runs tools/nightly.py shard --auto), then its publish step (nightly.py
 # publish of the four shards). The merged report must equal a one-host bitcts run of the same
-# selection: the same case ids in the same order, the same verdicts and output digests. Every daemon it started is stopped by its PID,
-# also on failure. Needs root and Slurm (tools/setup.sh --with-slurm): without them it skips
-# (77), except under CI=true, where a missing prerequisite fails.
+# selection: the same case ids in the same order, the same verdicts and output digests. Every
+# daemon it started is stopped by its PID, also on failure. Needs root and Slurm (tools/setup.sh
+# --with-slurm): without them it skips (77), except under CI=true, where a missing prerequisite
+# fails.
 # Usage: slurm_night.sh BITCTS PYTHON SOURCE_DIR OUT
 set -u
 bitcts=$1
