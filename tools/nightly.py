@@ -262,7 +262,8 @@ def run_results(cfg, bitcts, out):
 
 def cmd_shard_auto(args, cfg):
     """shard --auto: every backend with `bitcts run --shard auto`; the slice (from the engine's
-    variables, docs/harness.md "Shards") is read back from each report's selection.shard."""
+    variables: docs/harness.md, "Sharding, logs, resume") is read back from each report's
+    selection.shard."""
     os.makedirs(args.out, exist_ok=True)
     found, notes = backends(cfg, args.bitcts, args.out)
     problems, shards = [], set()
