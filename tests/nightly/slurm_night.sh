@@ -28,7 +28,7 @@ missing() { # missing TEXT: skip, or fail under CI
     exit 77
 }
 [ "$(id -u)" = 0 ] || missing "not root (the test starts munged, slurmctld and slurmd)"
-for c in munged munge slurmctld slurmd sbatch sinfo scancel; do
+for c in munged munge unmunge slurmctld slurmd sbatch sinfo squeue scancel runuser; do
     command -v "$c" >/dev/null 2>&1 || missing "no $c (tools/setup.sh --with-slurm)"
 done
 id munge >/dev/null 2>&1 || missing "no munge user (tools/setup.sh --with-slurm)"
@@ -40,11 +40,6 @@ done
 unset JOB_COMPLETION_INDEX CI_NODE_INDEX CI_NODE_TOTAL TEST_SHARD_INDEX TEST_TOTAL_SHARDS \
     TEST_SHARD_STATUS_FILE BITCTS_SHARD_COUNT
 
-rm -rf "$out"
-mkdir -p "$out"/munge "$out"/state "$out"/spool "$out"/log "$out"/results
-chmod 755 "$out"
-out=$(cd "$out" && pwd)
-export SLURM_CONF=$out/slurm.conf
 made_run_munge=0
 jobid=""
 
@@ -71,16 +66,33 @@ stop_daemon() { # stop_daemon PIDFILE NAME: TERM, up to 15 s, then KILL; only th
     kill -KILL "$pid" 2>/dev/null
 }
 
-cleanup() {
-    if [ -n "$jobid" ] && [ -f "$out/slurmctld.pid" ]; then
-        scancel "$jobid" >/dev/null 2>&1
-    fi
+stop_daemons() { # the daemons of this test's folder, node first
     stop_daemon "$out/slurmd.pid" slurmd
     stop_daemon "$out/slurmctld.pid" slurmctld
     stop_daemon "$out/munge/munged.pid" munged
+}
+
+cleanup() {
+    if [ -n "$jobid" ] && [ -f "$out/slurmctld.pid" ]; then
+        scancel "$jobid" >/dev/null 2>&1
+        for _ in $(seq 100); do # its tasks end before the daemons do
+            [ -z "$(squeue -h -j "$jobid" 2>/dev/null)" ] && break
+            sleep 0.1
+        done
+    fi
+    stop_daemons
     [ $made_run_munge = 0 ] || rmdir /run/munge 2>/dev/null
 }
+
+# An earlier run killed outright (no trap) left its daemons: stop them by their PID files.
+[ ! -d "$out" ] || stop_daemons
+rm -rf "$out"
+mkdir -p "$out"/munge "$out"/state "$out"/spool "$out"/log "$out"/results
+chmod 755 "$out"
+out=$(cd "$out" && pwd)
+export SLURM_CONF=$out/slurm.conf
 trap cleanup EXIT
+trap 'exit 1' TERM INT HUP # a timeout's TERM still stops the daemons
 
 fail() {
     echo "FAIL: $1"
