@@ -197,6 +197,15 @@ submit "$out"/sbatch.out --array=0-3 --output="$out/job-%a.out"
 end=$(date +%s%N)
 [ $rc = 0 ] || fail "sbatch --wait --array=0-3 exited $rc (a task of the array failed)"
 echo "slurm: array job of 4 tasks ran in $(((end - start) / 1000000)) ms (sbatch --wait)"
+"$python" - "$out"/log/slurmctld.log <<'EOF' # sbatch --wait polls; the controller's log is exact
+import datetime, re, sys
+log = open(sys.argv[1]).read()
+t = [datetime.datetime.fromisoformat(m.group(1)) for m in
+     re.finditer(r"(?m)^\[([0-9T:.-]+)\] (?:sched: Allocate|_job_complete: .* done)", log)]
+if t:
+    span = (max(t) - min(t)).total_seconds()
+    print(f"slurm: first task allocated to last task done: {span:.1f} s")
+EOF
 "$python" - "$out"/results/slurm-night <<'EOF' || fail "the array tasks did not run the 4 shards"
 import json, os, sys
 root = sys.argv[1]
