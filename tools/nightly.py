@@ -4,6 +4,7 @@
 
   nightly.py run     --config FILE --site DIR [--build DIR] [--shards N] ...  everything, one host
   nightly.py shard   --config FILE --index I --count N --out DIR                one shard, any host
+  nightly.py shard   --config FILE --auto --out DIR                 the shard the engine hands out
   nightly.py publish --config FILE --site DIR --results DIR [DIR...]          merge and publish
 
 `run` builds (with --build), verifies the golden vectors, runs every configured backend over the
@@ -20,7 +21,6 @@ import configparser
 import datetime
 import glob
 import hashlib
-import html
 import json
 import os
 import platform
@@ -203,11 +203,12 @@ def backends(cfg, bitcts, work):
     return found, notes, problems, retry
 
 
-def run_shard(cfg, bitcts, backend, index, count, out):
-    """One shard of one backend: bitcts run into out/<slug>/shard-I-of-N. Returns a problem or
-    "", and whether to retry it (bitcts run exit 3: the environment failed, not the backend's
-    conformance)."""
-    dest = os.path.join(out, slug(backend["name"]), f"shard-{index}-of-{count}")
+def run_shard(cfg, bitcts, backend, index, count, out, dest=None, rc_out=None):
+    """One shard of one backend: bitcts run into out/<slug>/shard-I-of-N (or into dest, with
+    --shard auto when count is 0; rc_out, a list, gets bitcts run's exit code). Returns a
+    problem or "", and whether to retry it (bitcts run exit 3: the environment failed, not the
+    backend's conformance)."""
+    dest = dest or os.path.join(out, slug(backend["name"]), f"shard-{index}-of-{count}")
     os.makedirs(os.path.dirname(dest), exist_ok=True)
     argv = [bitcts, "run", "--backend", backend["spec"], "--tier", cfg["tier"], "--report", dest,
             "--quiet", "--force", "--repeat", str(cfg["repeat"]), "--timeout", str(cfg["timeout"])]
@@ -221,20 +222,67 @@ def run_shard(cfg, bitcts, backend, index, count, out):
         argv += ["--jobs", str(cfg["jobs"])]
     if count > 1:
         argv += ["--shard", f"{index}/{count}"]
+    elif count == 0:
+        argv += ["--shard", "auto"]
     for o in backend["options"]:
         argv += ["--backend-option", o]
     if backend["baseline"]:
         argv += ["--baseline", backend["baseline"]]
     rc, text = run_cmd(argv)
+    if rc_out is not None:
+        rc_out.append(rc)
     with open(dest + ".log", "w", encoding="utf-8") as f:
         f.write(" ".join(shlex.quote(a) for a in argv) + "\n" + text)
     if rc in (0, 1):
         return "", False
     last = text.strip().splitlines()[-1] if text.strip() else "no output"
+    where = f"shard {index}/{count}" if count else "shard auto"
     if rc == BITCTS_EXIT_ENVIRONMENT:
-        return f"{backend['name']} shard {index}/{count}: the environment failed, run it " \
-               f"again (bitcts run exit 3): {last}", True
-    return f"{backend['name']} shard {index}/{count}: bitcts run exited {rc}: {last}", False
+        return f"{backend['name']} {where}: the environment failed, run it again (bitcts run " \
+               f"exit 3): {last}", True
+    return f"{backend['name']} {where}: bitcts run exited {rc}: {last}", False
+
+
+def report_shard(report_dir):
+    """(I, N) from a report's selection.shard ("i/n"; "" is 1/1), or None when unreadable."""
+    try:
+        with open(os.path.join(report_dir, "report.json"), encoding="utf-8") as f:
+            text = json.load(f)["selection"]["shard"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    m = re.fullmatch(r"([1-9][0-9]*)/([1-9][0-9]*)", text) if isinstance(text, str) else None
+    if text == "":
+        return 1, 1
+    if m is None or int(m.group(1)) > int(m.group(2)):
+        return None
+    return int(m.group(1)), int(m.group(2))
+
+
+def run_shard_auto(cfg, bitcts, backend, out):
+    """One backend with --shard auto: bitcts run into a temporary folder of out, then renamed to
+    out/<slug>/shard-I-of-N after the report's selection.shard. Returns ((I, N) or None, problem,
+    whether to retry).
+    A run that refuses its command line (no engine, or two, set a shard) is a UsageError."""
+    tmp = tempfile.mkdtemp(prefix=".auto-" + slug(backend["name"]) + "-", dir=out)
+    run_dir = os.path.join(tmp, "shard")
+    rc = []
+    problem, again = run_shard(cfg, bitcts, backend, 0, 0, out, dest=run_dir, rc_out=rc)
+    shard = report_shard(run_dir)
+    if shard is None:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if rc == [EXIT_USAGE]:
+            raise UsageError(problem)
+        return None, problem or f"{backend['name']} shard auto: no readable selection.shard", \
+            again
+    dest = os.path.join(out, slug(backend["name"]), "shard-%d-of-%d" % shard)
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    shutil.rmtree(dest, ignore_errors=True)
+    if os.path.exists(dest + ".log"):
+        os.remove(dest + ".log")
+    os.rename(run_dir + ".log", dest + ".log")
+    os.rename(run_dir, dest)
+    shutil.rmtree(tmp, ignore_errors=True)
+    return shard, problem, again
 
 
 def has_check(bitcts):
@@ -262,7 +310,41 @@ def run_results(cfg, bitcts, out):
     return notes, problems
 
 
+def cmd_shard_auto(args, cfg):
+    """shard --auto: every backend with `bitcts run --shard auto`; the slice (from the engine's
+    variables: docs/harness.md, "Sharding, logs, resume") is read back from each report's
+    selection.shard."""
+    os.makedirs(args.out, exist_ok=True)
+    found, notes, problems, retry = backends(cfg, args.bitcts, args.out)
+    shards = set()
+    for b in found:
+        shard, problem, again = run_shard_auto(cfg, args.bitcts, b, args.out)
+        if problem:
+            (retry if again else problems).append(problem)
+        if shard is not None:
+            shards.add(shard)
+    if len(shards) > 1:
+        problems.append("shard auto: the backends ran different shards: " +
+                        ", ".join("%d/%d" % s for s in sorted(shards)))
+    index, count = min(shards) if shards else (0, 0)
+    if index == 1:
+        more_notes, more_problems = run_results(cfg, args.bitcts, args.out)
+        notes += more_notes
+        problems += more_problems
+    elif not shards:
+        problems.append("shard auto: no backend ran, so the engine's shard is unknown")
+    name = f"notes-{index}-of-{count}.json" if shards else f"notes-auto-{os.getpid()}.json"
+    write_atomic(os.path.join(args.out, name), json.dumps(
+        {"notes": notes, "problems": problems, "retry": retry,
+         "backends": [b["name"] for b in found]}))
+    for n in notes + problems + retry:
+        print("nightly: " + n, file=sys.stderr)
+    return EXIT_PROBLEMS if problems else EXIT_RETRY if retry else EXIT_GREEN
+
+
 def cmd_shard(args, cfg):
+    if args.auto:
+        return cmd_shard_auto(args, cfg)
     os.makedirs(args.out, exist_ok=True)
     found, notes, problems, retry = backends(cfg, args.bitcts, args.out)
     for b in found:
@@ -340,7 +422,8 @@ def collect(results_dirs):
             retry += got.get("retry", [])
         for entry in sorted(os.listdir(root)):
             full = os.path.join(root, entry)
-            if not os.path.isdir(full) or os.path.islink(full) or entry.startswith("probe-"):
+            if not os.path.isdir(full) or os.path.islink(full) or entry.startswith("probe-") or \
+                    entry.startswith("."):  # a run's own scratch (shard --auto)
                 continue
             if not safe_name(entry):
                 raise UsageError(f"--results {root}: a folder named {entry!r} is no backend's; "
@@ -773,8 +856,11 @@ def main(argv):
     r.add_argument("--parallel", type=int, default=1, help="shards run at once (default 1)")
     r.add_argument("--build-jobs", type=int, default=2)
     s = sub.add_parser("shard", parents=[common], help="run shard I of N of every backend")
-    s.add_argument("--index", type=int, required=True)
-    s.add_argument("--count", type=int, required=True)
+    s.add_argument("--index", type=int)
+    s.add_argument("--count", type=int)
+    s.add_argument("--auto", action="store_true",
+                   help="the shard the job engine hands out (bitcts run --shard auto) "
+                   "instead of --index and --count")
     s.add_argument("--out", required=True, help="where the shard's results go")
     p = sub.add_parser("publish", parents=[common, pub], help="merge shard results, publish")
     p.add_argument("--results", nargs="+", required=True, help="folders written by shard")
@@ -791,7 +877,11 @@ def main(argv):
         if args.cmd in ("run", "shard"):
             check_selection(args.bitcts, cfg)
         if args.cmd == "shard":
-            if not 1 <= args.index <= args.count:
+            if args.auto == (args.index is not None or args.count is not None):
+                raise UsageError("shard: give --auto or --index and --count, not both or neither")
+            if not args.auto and (args.index is None or args.count is None):
+                raise UsageError("shard: --index and --count go together")
+            if not args.auto and not 1 <= args.index <= args.count:
                 raise UsageError("--index must be 1..--count")
             return cmd_shard(args, cfg)
         check_site(args)

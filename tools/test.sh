@@ -27,9 +27,11 @@ while [ $# -gt 0 ]; do
     esac
 done
 [ ${#lanes[@]} -gt 0 ] || lanes=("${all_lanes[@]}")
-setup_flags=(--with-browser)
+# Slurm for nightly.slurm_night, which runs a night as a real array job (and fails under CI=true
+# when Slurm is missing, rather than skipping).
+setup_flags=(--with-browser --with-slurm)
 for lane in "${lanes[@]}"; do
-    [ "$lane" = default ] || setup_flags=(--with-browser --with-lanes)
+    [ "$lane" = default ] || setup_flags=(--with-browser --with-slurm --with-lanes)
 done
 bash tools/setup.sh "${setup_flags[@]}"
 jobs=$(nproc)
