@@ -77,7 +77,7 @@ void bitcts_report_builder_destroy(bitcts_report_builder *b);
 /* ---- comparing and merging ---- */
 
 /** Compares run A with run B, case by case (matched by id), using bitcts_report_verdict_change.
- * The result is {"schema": "bitcts-report-diff", "schema_version": "1.0",
+ * The result is {"schema": "bitcts-report-diff", "schema_version": "1.1",
  * "a" and "b": {suite_version, seed, backend (name), library_xxh3_128, cases (count)} (the
  * CLI adds "path"),
  * "digests_compared": bool (false when the seeds or generator versions differ),
@@ -88,6 +88,8 @@ void bitcts_report_builder_destroy(bitcts_report_builder *b);
  * "digest_changed", "added", "removed"}}; lists follow B's case order (removed: A's). With
  * regressions, "analysis" explains them (bitcts__report_analysis, report_analysis.h, over B's
  * compared cases: the regressed ones failing, the healthy ones passing, the rest not judged).
+ * 1.1 adds "provenance" (what differs between the two reports' identities) and "groups" (the
+ * regressions grouped as the reports group failures): report_diff_cause.h.
  * @param a [in] validated report of the earlier run.
  * @param b [in] validated report of the later run.
  * @param out [out] new reference.

@@ -56,8 +56,14 @@ def write(path, text):
 
 
 def config(path, extra="", sections=""):
-    write(path, "[nightly]\ntier = smoke\nfilter = bit_not.*\ncpu_variants = scalar\n"
-          f"vulkan = no\njobs = 2\n{extra}\n{sections}")
+    """A small night (BIT_NOT of the smoke tier, cpu:scalar); extra: "key = value" lines that
+    replace the defaults."""
+    keys = {"tier": "smoke", "filter": "bit_not.*", "cpu_variants": "scalar", "vulkan": "no",
+            "jobs": "2"}
+    for line in extra.splitlines():
+        k, _, v = line.partition("=")
+        keys[k.strip()] = v.strip()
+    write(path, "[nightly]\n" + "".join(f"{k} = {v}\n" for k, v in keys.items()) + sections)
 
 
 def refused(what, args, want, site):
@@ -101,12 +107,7 @@ def bad_input(bitcts, out, lib):
                               ("a filter that selects nothing", "filter = bit_nor.*",
                                "bit_nor.*")):
         bad = os.path.join(out, "bad.conf")
-        write(bad, f"[nightly]\ntier = smoke\nfilter = bit_not.*\ncpu_variants = scalar\n"
-              f"vulkan = no\n{extra}\n".replace("tier = smoke\n", "tier = smoke\n" if
-                                                   "tier" not in extra else "")
-              .replace("filter = bit_not.*\n", "" if "filter" in extra else "filter = bit_not.*\n")
-              .replace("cpu_variants = scalar\n", "" if "cpu_variants" in extra else
-                       "cpu_variants = scalar\n"))
+        config(bad, extra)
         refused(what, base + ["--config", bad], want, site)
     # A damaged or hostile site: history, failing record.
     hist = os.path.join(site, "history.json")

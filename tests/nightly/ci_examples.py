@@ -197,6 +197,9 @@ def check(docs, tools):
                 problems.append(f"{name}: docs/nightly.md does not name {ENGINES[name]}")
         elif name == "nightly.conf":
             check_conf(path, tools, problems)
+        elif name == "cdash.md":  # prose: CTest and CDash for vendors, linked from the README
+            if "cdash.md" not in readme:
+                problems.append("cdash.md: not linked from docs/ci/README.md")
         elif name != "README.md":
             problems.append(f"{name}: not a known example (add its check to ci_examples.py)")
     for name in EXAMPLES:
