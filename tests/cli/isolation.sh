@@ -126,6 +126,9 @@ set --
 # (stdout and stderr) matching PATTERN, within the time bound, nothing left running. The sweep
 # (BIT_NOT over UINT8 unless ARGS say otherwise: one chunk, so it runs twice) fails the chunk on
 # stderr; the bench (BIT_NOT rows, 3 timed calls each) shows the check word and its note.
+# The watchdog is 1 s (the backends that hang must be killed by it), or $watchdog_s when set: a
+# backend that only spills over a 64 MiB buffer must not be taken for a hang on a loaded machine
+# or under a sanitizer. How long a call took is printed, never asserted: `timeout` bounds it.
 lent() {
     local cmd=$1 mb=$2 pattern=$3
     shift 3
@@ -139,13 +142,12 @@ lent() {
     fi
     local start end rc out wall left problems=""
     start=$(date +%s.%N)
-    out=$(env BITCTS_TEST_MARKER="$marker" timeout -k 5 60 "$bitcts" "${args[@]}" --timeout 1 2>&1) \
-        && rc=0 || rc=$?
+    out=$(env BITCTS_TEST_MARKER="$marker" timeout -k 5 120 "$bitcts" "${args[@]}" \
+        --timeout "${watchdog_s:-1}" 2>&1) && rc=0 || rc=$?
     end=$(date +%s.%N)
     wall=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.2f", e - s }')
     [ "$rc" = 1 ] || problems+=" exit code $rc, not 1;"
     grep -Eq -- "$pattern" <<<"$out" || problems+=" the output does not match /$pattern/;"
-    awk -v w="$wall" 'BEGIN { exit !(w < 15) }' || problems+=" took $wall s;"
     left=$(leftovers)
     [ -z "$left" ] || problems+=" processes left: $left;"
     if [ -n "$problems" ]; then
@@ -160,7 +162,7 @@ lent() {
 crash_desc="crashed in operator_create: signal 11 \(Segmentation fault\) at address 0x[0-9a-f]+: the harness's operator description \(read-only while the backend runs\)"
 changed_desc="the backend changed the operator description it was lent during operator_create: Output sizes\[0\]"
 lent sweep spill_after "FAILED: the chunk starting at element 0: operator_execute wrote 1 bytes past the end of the Output buffer \(bytes 256 to 256; TotalTensorSizeInBytes 256\)"
-lent sweep spill_after "FAILED: the chunk starting at element (0|16777216): operator_execute wrote 1 bytes past the end of the Output buffer \(bytes 67108864 to 67108864" --type uint32 --every 64
+watchdog_s=60 lent sweep spill_after "FAILED: the chunk starting at element (0|16777216): operator_execute wrote 1 bytes past the end of the Output buffer \(bytes 67108864 to 67108864" --type uint32 --every 64
 lent sweep spill_before "FAILED: the chunk starting at element 0: operator_execute wrote 1 bytes before the Output buffer \(up to 1 bytes before its start\)"
 lent sweep write_input "FAILED: the chunk starting at element 0: the backend changed the Input buffer, an input, during the chunk's calls \(operator_create, operator_execute, operator_destroy\): 1 element differs, the first at element 0"
 lent sweep shrink_desc "$crash_desc"
