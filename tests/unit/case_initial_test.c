@@ -2,7 +2,8 @@
 /* The initial output buffer's poison (generators/case_initial.c): every element becomes the
  * complement of its expected value within its width, or, where that equals the mask policy's
  * value, the complement with bit 0 flipped; padding is left alone. Every width, since a
- * complement taken over 64 bits never equals a narrower element. */
+ * complement taken over 64 bits never equals a narrower element. The second poison of a run's
+ * second pass: the first's complement but for one drawn bit, never an expected value. */
 #include <string.h>
 
 #include "case_initial.h"
@@ -36,11 +37,65 @@ static void poison_width(uint32_t data_type, uint32_t w)
     CHECK_EQ_U64(bitcts_ref_load(out, w), all);
 }
 
+static uint32_t ones(uint64_t v)
+{
+    uint32_t count = 0;
+    for (; v != 0; v &= v - 1) {
+        ++count;
+    }
+    return count;
+}
+
+/* The second poison (bitcts_case_poison_again) over the same three elements, for many seeds:
+ * every element differs from both policies' values, is the first poison's complement but for one
+ * bit (so its popcount differs from the first's), the padding is left alone, and the draw
+ * depends on the seed alone. */
+static void poison_again_width(uint32_t data_type, uint32_t w)
+{
+    bitcts_op_desc d;
+    memset(&d, 0, sizeof d);
+    d.op = BITCTS_OP_BIT_SHIFT_LEFT;
+    d.input_count = 2;
+    const uint32_t sizes[1] = {3};
+    bitcts_tensor_make_packed(data_type, 1, sizes, &d.output);
+    uint8_t sat[32] = {0}, mask[32] = {0}, first[32], out[32], again[32];
+    const uint64_t all = w < 8 ? ((uint64_t)1 << (8 * w)) - 1 : UINT64_MAX;
+    bitcts_ref_store(sat + w, w, 5);
+    bitcts_ref_store(mask, w, all);
+    bitcts_ref_store(mask + w, w, 3);
+    bitcts_ref_store(mask + 2 * w, w, 1);
+    for (int recorded = 0; recorded < 2; ++recorded) {
+        const uint8_t *m = recorded ? mask : NULL;
+        memset(first, 0xA5, sizeof first);
+        bitcts_case_poison(&d, sat, m, first);
+        for (uint64_t seed = 0; seed < 200; ++seed) {
+            memcpy(out, first, sizeof out);
+            bitcts_case_poison_again(&d, sat, m, seed, out);
+            for (uint32_t e = 0; e < 3; ++e) {
+                const uint64_t v = bitcts_ref_load(out + e * w, w);
+                const uint64_t f = bitcts_ref_load(first + e * w, w);
+                CHECK(v != bitcts_ref_load(sat + e * w, w));
+                CHECK(!recorded || v != bitcts_ref_load(mask + e * w, w));
+                CHECK_EQ_U64(ones(v ^ f), 8 * w - 1);
+                CHECK(ones(v) != ones(f));
+            }
+            CHECK_EQ_U64(out[3 * w], 0xA5);
+            memcpy(again, first, sizeof again);
+            bitcts_case_poison_again(&d, sat, m, seed, again);
+            CHECK(memcmp(out, again, sizeof out) == 0);
+        }
+    }
+}
+
 int main(void)
 {
     poison_width(BITCTS_DT_UINT8, 1);
     poison_width(BITCTS_DT_UINT16, 2);
     poison_width(BITCTS_DT_UINT32, 4);
     poison_width(BITCTS_DT_UINT64, 8);
+    poison_again_width(BITCTS_DT_UINT8, 1);
+    poison_again_width(BITCTS_DT_UINT16, 2);
+    poison_again_width(BITCTS_DT_UINT32, 4);
+    poison_again_width(BITCTS_DT_UINT64, 8);
     return check_exit();
 }
