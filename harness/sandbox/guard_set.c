@@ -23,13 +23,15 @@ static void unbalance(uint8_t *g, size_t n, bitcts_rng *rng)
     }
 }
 
-/* Every window of one guard: `len` bytes whose first lies `off` bytes from its buffer's data
- * (negative: before it), windows `width` bytes wide and aligned on the data, as elements are. */
-static void unbalance_guard(uint8_t *g, size_t len, int64_t off, uint32_t width, bitcts_rng *rng)
+/* The windows of one guard that begin in its first `near` bytes: `len` bytes whose first lies
+ * `off` bytes from its buffer's data (negative: before it), windows `width` bytes wide and
+ * aligned on the data, as elements are. */
+static void unbalance_guard(uint8_t *g, size_t len, size_t near, int64_t off, uint32_t width,
+                            bitcts_rng *rng)
 {
     const int64_t w = width == 0 ? 1 : (int64_t)width;
     size_t k = 0;
-    while (k < len) {
+    while (k < len && k < near) {
         const int64_t into = ((off + (int64_t)k) % w + w) % w; /* bytes of its window before it */
         size_t n = (size_t)(w - into);
         n = n < len - k ? n : len - k;
@@ -78,9 +80,11 @@ void bitcts_guard_set_draw(const bitcts_guard_set *s, uint64_t seed)
         }
         size_t after_len = 0;
         (void)bitcts_guard_after(s->bufs[t], &after_len);
-        unbalance_guard(g, BITCTS_GUARD_BEFORE, -(int64_t)BITCTS_GUARD_BEFORE, s->width[t], &rng);
+        unbalance_guard(g, BITCTS_GUARD_BEFORE, BITCTS_GUARD_BEFORE, -(int64_t)BITCTS_GUARD_BEFORE,
+                        s->width[t], &rng);
         g += BITCTS_GUARD_BEFORE;
-        unbalance_guard(g, after_len, (int64_t)s->bufs[t]->size, s->width[t], &rng);
+        unbalance_guard(g, after_len, BITCTS_GUARD_SET_NEAR, (int64_t)s->bufs[t]->size, s->width[t],
+                        &rng);
         g += after_len;
     }
 }

@@ -18,6 +18,9 @@
 #include "tensor_model.h" /* bitcts_op_desc */
 
 #define BITCTS_GUARD_SET_BUFS 3 /* A (or Input), B, Output */
+#define BITCTS_GUARD_SET_NEAR                                                                      \
+    64u /* the guard bytes after a buffer where pattern 0 has no                                   \
+         * element-wide window half set (all 64 before it have none) */
 
 /** The guarded buffers of a call and the bytes their guards hold in pattern 0. */
 typedef struct bitcts_guard_set {
@@ -40,7 +43,9 @@ uint64_t bitcts_guard_set_max_bytes(void);
  * s->width[t] bytes (aligned on buffer t's data, as its elements are) whose bits are half set
  * gets one bit flipped, drawn from the stream "guard.half", so that no element read from a guard
  * has the same popcount in both patterns (the popcount of a complement is the rest of the
- * width). */
+ * width): every window before the data, and those that begin in the BITCTS_GUARD_SET_NEAR
+ * bytes after it (the rest of the page is left as drawn: the cost grows with the guard bytes,
+ * and a stray read rarely lands that far). */
 void bitcts_guard_set_draw(const bitcts_guard_set *s, uint64_t seed);
 
 /** Writes pattern `pass` (0: s->expect, 1: its complement) into every guard. */

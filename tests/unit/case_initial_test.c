@@ -12,20 +12,35 @@
 
 /* Three elements of width w, packed, with one element of padding after them: saturate values
  * {0, 5, 0}, mask values {M, 3, 1} (M: all ones in the width). */
+typedef struct poison_fixture {
+    bitcts_op_desc d;
+    uint8_t sat[32], mask[32];
+    uint64_t all; /* M */
+} poison_fixture;
+
+static void fixture_init(poison_fixture *f, uint32_t data_type, uint32_t w)
+{
+    memset(f, 0, sizeof *f);
+    f->d.op = BITCTS_OP_BIT_SHIFT_LEFT;
+    f->d.input_count = 2;
+    const uint32_t sizes[1] = {3};
+    bitcts_tensor_make_packed(data_type, 1, sizes, &f->d.output);
+    f->all = w < 8 ? ((uint64_t)1 << (8 * w)) - 1 : UINT64_MAX;
+    bitcts_ref_store(f->sat + w, w, 5);
+    bitcts_ref_store(f->mask, w, f->all);
+    bitcts_ref_store(f->mask + w, w, 3);
+    bitcts_ref_store(f->mask + 2 * w, w, 1);
+}
+
 static void poison_width(uint32_t data_type, uint32_t w)
 {
-    bitcts_op_desc d;
-    memset(&d, 0, sizeof d);
-    d.op = BITCTS_OP_BIT_SHIFT_LEFT;
-    d.input_count = 2;
-    const uint32_t sizes[1] = {3};
-    bitcts_tensor_make_packed(data_type, 1, sizes, &d.output);
-    uint8_t sat[32] = {0}, mask[32] = {0}, out[32];
-    const uint64_t all = w < 8 ? ((uint64_t)1 << (8 * w)) - 1 : UINT64_MAX;
-    bitcts_ref_store(sat + w, w, 5);
-    bitcts_ref_store(mask, w, all);
-    bitcts_ref_store(mask + w, w, 3);
-    bitcts_ref_store(mask + 2 * w, w, 1);
+    poison_fixture f;
+    fixture_init(&f, data_type, w);
+    const bitcts_op_desc d = f.d;
+    const uint8_t *sat = f.sat;
+    const uint8_t *mask = f.mask;
+    const uint64_t all = f.all;
+    uint8_t out[32];
     memset(out, 0xA5, sizeof out);
     bitcts_case_poison(&d, sat, mask, out);
     CHECK_EQ_U64(bitcts_ref_load(out, w), all ^ 1); /* ~0 is the mask value: bit 0 flipped */
@@ -52,18 +67,12 @@ static uint32_t ones(uint64_t v)
  * depends on the seed alone. */
 static void poison_again_width(uint32_t data_type, uint32_t w)
 {
-    bitcts_op_desc d;
-    memset(&d, 0, sizeof d);
-    d.op = BITCTS_OP_BIT_SHIFT_LEFT;
-    d.input_count = 2;
-    const uint32_t sizes[1] = {3};
-    bitcts_tensor_make_packed(data_type, 1, sizes, &d.output);
-    uint8_t sat[32] = {0}, mask[32] = {0}, first[32], out[32], again[32];
-    const uint64_t all = w < 8 ? ((uint64_t)1 << (8 * w)) - 1 : UINT64_MAX;
-    bitcts_ref_store(sat + w, w, 5);
-    bitcts_ref_store(mask, w, all);
-    bitcts_ref_store(mask + w, w, 3);
-    bitcts_ref_store(mask + 2 * w, w, 1);
+    poison_fixture f;
+    fixture_init(&f, data_type, w);
+    const bitcts_op_desc d = f.d;
+    const uint8_t *sat = f.sat;
+    const uint8_t *mask = f.mask;
+    uint8_t first[32], out[32], again[32];
     for (int recorded = 0; recorded < 2; ++recorded) {
         const uint8_t *m = recorded ? mask : NULL;
         memset(first, 0xA5, sizeof first);
@@ -73,11 +82,11 @@ static void poison_again_width(uint32_t data_type, uint32_t w)
             bitcts_case_poison_again(&d, sat, m, seed, out);
             for (uint32_t e = 0; e < 3; ++e) {
                 const uint64_t v = bitcts_ref_load(out + e * w, w);
-                const uint64_t f = bitcts_ref_load(first + e * w, w);
+                const uint64_t p = bitcts_ref_load(first + e * w, w);
                 CHECK(v != bitcts_ref_load(sat + e * w, w));
                 CHECK(!recorded || v != bitcts_ref_load(mask + e * w, w));
-                CHECK_EQ_U64(ones(v ^ f), 8 * w - 1);
-                CHECK(ones(v) != ones(f));
+                CHECK_EQ_U64(ones(v ^ p), 8 * w - 1);
+                CHECK(ones(v) != ones(p));
             }
             CHECK_EQ_U64(out[3 * w], 0xA5);
             memcpy(again, first, sizeof again);

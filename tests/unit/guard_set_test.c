@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The guard bytes of a set of buffers (harness/sandbox/guard_set.c): pattern 1 is the complement
  * of pattern 0, so a stray write of any byte value differs from one of them; no element-wide
- * window of pattern 0 (aligned on its buffer's data, as elements are) has half its bits set, so
+ * window of pattern 0 near the data (aligned on it, as elements are) has half its bits set, so
  * an element read from a guard has a different popcount in each pattern; and the check names a
  * written byte in either pattern. Buffer sizes that are and are not multiples of the width. */
 #include <stdlib.h> /* malloc, free */
@@ -23,11 +23,12 @@ static uint32_t ones(const uint8_t *p, size_t n)
     return count;
 }
 
-/* Every window of one guard that `off` bytes from the data begins: not half set in pattern 0. */
-static void check_windows(const uint8_t *g, size_t len, int64_t off, uint32_t w)
+/* Every window of one guard that `off` bytes from the data begins, up to those that begin
+ * `near` bytes into it: not half set in pattern 0. */
+static void check_windows(const uint8_t *g, size_t len, size_t near, int64_t off, uint32_t w)
 {
     size_t k = 0;
-    while (k < len) {
+    while (k < len && k < near) {
         const int64_t into = ((off + (int64_t)k) % (int64_t)w + (int64_t)w) % (int64_t)w;
         size_t n = (size_t)((int64_t)w - into);
         n = n < len - k ? n : len - k;
@@ -98,8 +99,10 @@ static void check_width(uint32_t w, const uint64_t sizes[3])
         for (uint32_t t = 0; t < 3; ++t) {
             size_t after_len = 0;
             (void)bitcts_guard_after(s.bufs[t], &after_len);
-            check_windows(g, BITCTS_GUARD_BEFORE, -(int64_t)BITCTS_GUARD_BEFORE, w);
-            check_windows(g + BITCTS_GUARD_BEFORE, after_len, (int64_t)sizes[t], w);
+            check_windows(g, BITCTS_GUARD_BEFORE, BITCTS_GUARD_BEFORE,
+                          -(int64_t)BITCTS_GUARD_BEFORE, w);
+            check_windows(g + BITCTS_GUARD_BEFORE, after_len, BITCTS_GUARD_SET_NEAR,
+                          (int64_t)sizes[t], w);
             g += BITCTS_GUARD_BEFORE + after_len;
             check_reads(&s, t, w);
         }
