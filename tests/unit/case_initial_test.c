@@ -69,28 +69,27 @@ static void poison_again_width(uint32_t data_type, uint32_t w)
 {
     poison_fixture f;
     fixture_init(&f, data_type, w);
-    const bitcts_op_desc d = f.d;
-    const uint8_t *sat = f.sat;
-    const uint8_t *mask = f.mask;
-    uint8_t first[32], out[32], again[32];
+    uint8_t first[32];
+    uint8_t out[32];
+    uint8_t again[32];
     for (int recorded = 0; recorded < 2; ++recorded) {
-        const uint8_t *m = recorded ? mask : NULL;
+        const uint8_t *m = recorded ? f.mask : NULL;
         memset(first, 0xA5, sizeof first);
-        bitcts_case_poison(&d, sat, m, first);
+        bitcts_case_poison(&f.d, f.sat, m, first);
         for (uint64_t seed = 0; seed < 200; ++seed) {
             memcpy(out, first, sizeof out);
-            bitcts_case_poison_again(&d, sat, m, seed, out);
+            bitcts_case_poison_again(&f.d, f.sat, m, seed, out);
             for (uint32_t e = 0; e < 3; ++e) {
                 const uint64_t v = bitcts_ref_load(out + e * w, w);
                 const uint64_t p = bitcts_ref_load(first + e * w, w);
-                CHECK(v != bitcts_ref_load(sat + e * w, w));
-                CHECK(!recorded || v != bitcts_ref_load(mask + e * w, w));
+                CHECK(v != bitcts_ref_load(f.sat + e * w, w));
+                CHECK(!recorded || v != bitcts_ref_load(f.mask + e * w, w));
                 CHECK_EQ_U64(ones(v ^ p), 8 * w - 1);
                 CHECK(ones(v) != ones(p));
             }
             CHECK_EQ_U64(out[3 * w], 0xA5);
             memcpy(again, first, sizeof again);
-            bitcts_case_poison_again(&d, sat, m, seed, again);
+            bitcts_case_poison_again(&f.d, f.sat, m, seed, again);
             CHECK(memcmp(out, again, sizeof out) == 0);
         }
     }
