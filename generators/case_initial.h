@@ -23,6 +23,19 @@ extern "C" {
 void bitcts_case_poison(const bitcts_op_desc *desc, const uint8_t *expected,
                         const uint8_t *expected_mask, uint8_t *output);
 
+/** The second poison, for the second execution of a case (docs/harness.md): every logical
+ * element of `output`, which holds bitcts_case_poison's result, becomes the complement of that
+ * first poison but for one bit drawn from the stream "poison.1" of `case_seed` (drawn again
+ * where that would be the expected value or the mask policy's). An element left unwritten still
+ * cannot pass, and an output computed from its own initial bytes changes between the two
+ * executions, even through a popcount (the two poisons' popcounts differ by an odd number).
+ * Padding is left alone. Not part of the vector format: an exported case has one initial
+ * buffer, the first poison.
+ * @param expected [in] as for bitcts_case_poison.
+ * @param expected_mask [in] as for bitcts_case_poison. */
+void bitcts_case_poison_again(const bitcts_op_desc *desc, const uint8_t *expected,
+                              const uint8_t *expected_mask, uint64_t case_seed, uint8_t *output);
+
 #ifdef __cplusplus
 }
 #endif

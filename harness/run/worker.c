@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The worker process: loads the backend, then runs cases one at a time: generate, compute the
  * expected output with the reference into memory the backend cannot write, hand the backend
- * guarded buffers twice (complementary guard bytes), compare. Fatal signals are reported with
- * the faulting address named; damage the backend leaves in the process (resource limits, the
- * channel, the fault handlers) ends the worker after the case that caused it. */
+ * guarded buffers twice (complementary guard bytes, two draws of the output's poison), compare.
+ * Fatal signals are reported with the faulting address named; damage the backend leaves in the
+ * process (resource limits, the channel, the fault handlers) ends the worker after the case that
+ * caused it. */
 #define _DEFAULT_SOURCE /* syscall */
 
 #include <signal.h>       /* sigaction */
@@ -363,9 +364,10 @@ static void backend_status(worker *w, const bitcts_case_key *k, int32_t st, cons
              bitcts_status_name(st), why);
 }
 
-/* The second pass: the same execution with complementary guard bytes. Whatever a stray write
- * stored, it differs from one of the two patterns; and a deterministic backend writes the very
- * bytes it wrote the first time. */
+/* The second pass: the same execution with complementary guard bytes and the second draw of
+ * the output's poison. Whatever a stray write stored, it differs from one of the two patterns;
+ * and a deterministic backend that reads nothing outside its inputs' elements writes the very
+ * bytes it wrote the first time, so an output computed from a guard or poison byte changes. */
 static void check_second_pass(const bitcts_compare_args *args, const uint8_t *first_out,
                               bitcts_case_result *r)
 {
@@ -382,13 +384,14 @@ static void check_second_pass(const bitcts_compare_args *args, const uint8_t *fi
         (void)bitcts_compare_case(args, &second);
         r->verdict = BITCTS_VERDICT_FAIL;
         snprintf(r->detail, sizeof r->detail,
-                 "nondeterministic: a second execution on the same inputs wrote other bytes "
-                 "(output digest %s, then %s%s%s)",
+                 "nondeterministic or reads outside its inputs: a second execution on the same "
+                 "inputs, with complementary guard bytes and another output poison, wrote other "
+                 "bytes (output digest %s, then %s%s%s)",
                  r->digest, second.digest, second.detail[0] != '\0' ? "; " : "", second.detail);
     }
 }
 
-/* Two passes with complementary guards; the verdict of the first failing one. */
+/* Two passes with complementary guards and two poisons; the verdict of the first failing one. */
 static void run_passes(worker *w, size_t idx, const bitcts_case_data *d, bitcts_case_buffers *x,
                        int recorded, bitcts_case_result *r)
 {

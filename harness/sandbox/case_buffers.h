@@ -3,8 +3,10 @@
  * guarded mappings (harness/sandbox/guard_mem.h) whose guard bytes come from the case's seed; what
  * the harness keeps (the inputs as generated, the output as handed over, the expected outputs, the
  * guards' expected bytes) lives in one mapping of its own, read-only from the moment it is
- * filled. A case is executed in two passes whose guard bytes are complements of each other, so
- * a stray write of any byte value shows in one of them. Thread-safety: one worker, one thread. */
+ * filled. A case is executed in two passes with two draws of the guard bytes (differing in
+ * every byte) and of the output's poison: a stray write of any byte value shows in one of them,
+ * and an output that depends on a stray read (a guard, the output's initial bytes) changes
+ * between them. Thread-safety: one worker, one thread. */
 #ifndef BITCTS_HARNESS_CASE_BUFFERS_H
 #define BITCTS_HARNESS_CASE_BUFFERS_H
 
@@ -31,9 +33,10 @@ typedef struct bitcts_case_buffers {
                                 * guards.expect (pattern 0) lies in the harness's mapping */
     bitcts_guard_buf *harness; /* the harness's own mapping, holding the pointers below */
     uint8_t *inputs_before[2]; /* the inputs as generated */
-    uint8_t *output_before;    /* the output as handed over (poisoned) */
-    uint8_t *expected;         /* saturate policy (the only one when not recorded) */
-    uint8_t *expected_mask;    /* recorded cases: the mask policy; else NULL */
+    /* The output as handed over in each pass: poisoned by two draws (in place, the input). */
+    uint8_t *output_before[BITCTS_CASE_PASSES];
+    uint8_t *expected;      /* saturate policy (the only one when not recorded) */
+    uint8_t *expected_mask; /* recorded cases: the mask policy; else NULL */
     uint64_t in_bytes[2], out_bytes, guard_bytes;
     uint8_t *in[2]; /* the data pointers handed to the backend */
     uint8_t *out;   /* may be an input's pointer (in place) */
@@ -50,9 +53,9 @@ int bitcts_case_buffers_prepare(const bitcts_case_data *d, int recorded, uint64_
                                 bitcts_case_pool *pool, bitcts_case_buffers *x, char *err,
                                 size_t cap);
 
-/** Readies pass `pass` (0 or 1): the inputs as generated, the output poisoned (no element
- * holds its expected value) or, in place, the aliased input; the guards filled with their
- * pass-0 bytes or the complement. */
+/** Readies pass `pass` (0 or 1): the inputs as generated, the output poisoned with the pass's
+ * draw (no element holds its expected value) or, in place, the aliased input; the guards
+ * filled with the pass's pattern (harness/sandbox/guard_set.h). */
 void bitcts_case_buffers_arm(bitcts_case_buffers *x, uint32_t pass);
 
 /** The comparison's arguments for the pass just run; guard_scratch receives the pass's expected

@@ -7,6 +7,39 @@
 #include "guard_set.h"
 #include "rng.h"
 
+/* A window of `n` guard bytes (at most 8) whose popcount is half its bits gets one bit flipped,
+ * the bit drawn from `rng`: no window of pattern 0 and its complement have the same popcount. */
+static void unbalance(uint8_t *g, size_t n, bitcts_rng *rng)
+{
+    uint32_t ones = 0;
+    for (size_t k = 0; k < n; ++k) {
+        for (uint32_t v = g[k]; v != 0; v &= v - 1) {
+            ++ones;
+        }
+    }
+    if (ones == 4 * n) {
+        const uint64_t bit = bitcts_rng_below(rng, 8 * n);
+        g[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+    }
+}
+
+/* The windows of one guard that begin in its first `near` bytes: `len` bytes whose first lies
+ * `off` bytes from its buffer's data (negative: before it), windows `width` bytes wide and
+ * aligned on the data, as elements are. */
+static void unbalance_guard(uint8_t *g, size_t len, size_t near, int64_t off, uint32_t width,
+                            bitcts_rng *rng)
+{
+    const int64_t w = width == 0 ? 1 : (int64_t)width;
+    size_t k = 0;
+    while (k < len && k < near) {
+        const int64_t into = ((off + (int64_t)k) % w + w) % w; /* bytes of its window before it */
+        size_t n = (size_t)(w - into);
+        n = n < len - k ? n : len - k;
+        unbalance(g + k, n, rng);
+        k += n;
+    }
+}
+
 uint64_t bitcts_guard_set_bytes(const bitcts_guard_set *s)
 {
     uint64_t bytes = 0;
@@ -38,6 +71,21 @@ void bitcts_guard_set_draw(const bitcts_guard_set *s, uint64_t seed)
         for (uint64_t k = 0; k < 8 && i + k < bytes; ++k) {
             s->expect[i + k] = (uint8_t)(v >> (8 * k));
         }
+    }
+    bitcts_rng_init(&rng, seed, "guard.half");
+    uint8_t *g = s->expect;
+    for (uint32_t t = 0; t < BITCTS_GUARD_SET_BUFS; ++t) {
+        if (s->bufs[t] == NULL) {
+            continue;
+        }
+        size_t after_len = 0;
+        (void)bitcts_guard_after(s->bufs[t], &after_len);
+        unbalance_guard(g, BITCTS_GUARD_BEFORE, BITCTS_GUARD_BEFORE, -(int64_t)BITCTS_GUARD_BEFORE,
+                        s->width[t], &rng);
+        g += BITCTS_GUARD_BEFORE;
+        unbalance_guard(g, after_len, BITCTS_GUARD_SET_NEAR, (int64_t)s->bufs[t]->size, s->width[t],
+                        &rng);
+        g += after_len;
     }
 }
 

@@ -2,8 +2,11 @@
 /* The guard bytes of the buffers one backend call is handed (harness/sandbox/guard_mem.h): drawn
  * from a seed, written around the buffers before a call in one of two complementary patterns, and
  * checked after it, in O(guard bytes). Whatever byte a stray write stores, it differs from one
- * of the two patterns. bitcts run's cases (harness/sandbox/case_buffers.c), bitcts sweep's chunks
- * and bitcts bench's rows share it. Thread-safety: one thread. */
+ * of the two patterns; a stray read of an element meets two values that differ in every bit, and
+ * (pattern 0 never holding an element-wide window with half its bits set) in popcount too, so an
+ * output computed from it changes between the two calls. bitcts run's cases
+ * (harness/sandbox/case_buffers.c), bitcts sweep's chunks and bitcts bench's rows share it.
+ * Thread-safety: one thread. */
 #ifndef BITCTS_HARNESS_GUARD_SET_H
 #define BITCTS_HARNESS_GUARD_SET_H
 
@@ -15,12 +18,17 @@
 #include "tensor_model.h" /* bitcts_op_desc */
 
 #define BITCTS_GUARD_SET_BUFS 3 /* A (or Input), B, Output */
+#define BITCTS_GUARD_SET_NEAR                                                                      \
+    64u /* the guard bytes after a buffer where pattern 0 has no                                   \
+         * element-wide window half set (all 64 before it have none) */
 
 /** The guarded buffers of a call and the bytes their guards hold in pattern 0. */
 typedef struct bitcts_guard_set {
     bitcts_guard_buf *bufs[BITCTS_GUARD_SET_BUFS]; /* NULL: unused (B of a unary operator, or
                                                     * the output of an operator in place) */
     uint8_t *expect; /* pattern 0 of every guard, back to back: bitcts_guard_set_bytes() bytes */
+    uint32_t width[BITCTS_GUARD_SET_BUFS]; /* element width of each buffer in bytes (0: 1): the
+                                            * windows whose popcount pattern 0 keeps off half */
 } bitcts_guard_set;
 
 /** How many guard bytes the set's buffers have as they are placed now (before and after each). */
@@ -31,7 +39,13 @@ uint64_t bitcts_guard_set_bytes(const bitcts_guard_set *s);
 uint64_t bitcts_guard_set_max_bytes(void);
 
 /** Draws pattern 0 (bitcts_guard_set_bytes() bytes) into s->expect from the stream "guard" of
- * `seed` (the generators' RNG): deterministic, and unknown to a backend. */
+ * `seed` (the generators' RNG): deterministic, and unknown to a backend. Each window of
+ * s->width[t] bytes (aligned on buffer t's data, as its elements are) whose bits are half set
+ * gets one bit flipped, drawn from the stream "guard.half", so that no element read from a guard
+ * has the same popcount in both patterns (the popcount of a complement is the rest of the
+ * width): every window before the data, and those that begin in the BITCTS_GUARD_SET_NEAR
+ * bytes after it (the rest of the page is left as drawn: the cost grows with the guard bytes,
+ * and a stray read rarely lands that far). */
 void bitcts_guard_set_draw(const bitcts_guard_set *s, uint64_t seed);
 
 /** Writes pattern `pass` (0: s->expect, 1: its complement) into every guard. */

@@ -32,12 +32,13 @@
 #define BUG_pad_write 16          /* flips every output byte that no element covers */
 #define BUG_writes_nothing 17     /* execute returns success without writing (and costs nothing) */
 #define BUG_permuted_padded 18    /* a tensor both permuted and padded: its padding is dropped */
+#define BUG_read_past_end 19      /* the last element reads A (Input) one element past its own */
 #define BROKEN_ID_(name) BUG_##name
 #define BROKEN_ID(name) BROKEN_ID_(name)
 #define BROKEN_STR_(name) #name
 #define BROKEN_STR(name) BROKEN_STR_(name)
 #define BUG BROKEN_ID(BITCTS_BUG)
-#if !defined(BITCTS_BUG) || BUG < 1 || BUG > 18
+#if !defined(BITCTS_BUG) || BUG < 1 || BUG > 19
 #error "define BITCTS_BUG as one of the BUG_<name> names above"
 #endif
 /* BUG-DEFINITIONS-END */
@@ -304,7 +305,13 @@ static void example_run(const example_operator *op, const uint8_t *const base_in
             break;
         }
 #endif
-#if BUG != BUG_none
+#if BUG == BUG_read_past_end
+        /* An off-by-one in the tail, unchecked: a packed A's last element is the last in its
+         * buffer, so the load reads the element-width bytes right after the buffer. */
+        const uint64_t past = e == op->desc.elements - 1 ? t[BITCTS_KIT_A].width : 0;
+        const uint64_t a =
+            example_load(base_in[0] + walk.offset[BITCTS_KIT_A] + past, t[BITCTS_KIT_A].width);
+#elif BUG != BUG_none
         const uint64_t a =
             broken_load_checked(op, BITCTS_KIT_A, base_in[0], walk.offset[BITCTS_KIT_A]);
 #else
