@@ -13,41 +13,22 @@ tier's other cases use. Every required pair must occur in a case; `bitcts list -
 
 Usage: layout_pairs.py BITCTS. Exit 0: every pair covered and list agrees; 1 otherwise."""
 import json
+import os
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from desc_layout import desc_min_bytes, packed  # noqa: E402
 
 LAYOUTS = ["packed", "padded_inner", "padded_outer", "permuted", "oversized", "broadcast",
            "scalar", "inplace_a", "inplace_b", "inplace"]
 MIN_RANK = {"padded_outer": 3, "permuted": 2, "broadcast": 2}
 IN_PLACE_OPS = {"bit_and", "bit_or", "bit_xor", "bit_not", "bit_shift_left", "bit_shift_right"}
 BINARY = {"bit_and", "bit_or", "bit_xor", "bit_shift_left", "bit_shift_right"}
-ELEMENT = {"UINT8": 1, "INT8": 1, "UINT16": 2, "INT16": 2, "FLOAT16": 2, "UINT32": 4,
-           "INT32": 4, "FLOAT32": 4, "UINT64": 8, "INT64": 8, "FLOAT64": 8}
-
-
-def dml_size(t):
-    es = ELEMENT[t["DataType"]]
-    if t["Strides"] is None:
-        n = 1
-        for s in t["Sizes"]:
-            n *= s
-    else:
-        n = 1 + sum((s - 1) * st for s, st in zip(t["Sizes"], t["Strides"]))
-    return (n * es + 3) // 4 * 4
-
-
-def packed(sizes):
-    out, s = [0] * len(sizes), 1
-    for k in range(len(sizes) - 1, -1, -1):
-        out[k] = s
-        s *= sizes[k]
-    return out
-
-
 def classify(t):
     """The layout of one input, or of an output that aliases nothing."""
     sizes, st = t["Sizes"], t["Strides"]
-    if t["GuaranteedBaseOffsetAlignment"] == 16 and t["TotalTensorSizeInBytes"] > dml_size(t):
+    if t["GuaranteedBaseOffsetAlignment"] == 16 and t["TotalTensorSizeInBytes"] > desc_min_bytes(t):
         if st is None or st == packed(sizes):
             return "oversized"
         return "?"

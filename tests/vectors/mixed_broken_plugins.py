@@ -17,21 +17,12 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from desc_layout import packed, strides  # noqa: E402
+
 bitcts, work = sys.argv[1], sys.argv[2]
 plugins = dict(a.split("=", 1) for a in sys.argv[3:])
 MIXED = "*.mixed.*"
-
-
-def packed(sizes):
-    out, s = [0] * len(sizes), 1
-    for k in range(len(sizes) - 1, -1, -1):
-        out[k] = s
-        s *= sizes[k]
-    return out
-
-
-def strides(t):
-    return t["Strides"] if t["Strides"] is not None else packed(t["Sizes"])
 
 
 def is_packed(t):

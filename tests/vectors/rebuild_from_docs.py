@@ -32,6 +32,7 @@ except ImportError:
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import doc_tables  # noqa: E402
+from desc_layout import min_bytes  # noqa: E402
 
 M64 = (1 << 64) - 1
 
@@ -207,14 +208,7 @@ def choose(index, table):
 
 def dml_size(t):
     """DMLCalcBufferTensorSize (docs/spec/validation.md)."""
-    es = t["bits"] // 8
-    if t["strides"] is None:
-        n = 1
-        for s in t["sizes"]:
-            n *= s
-    else:
-        n = 1 + sum((s - 1) * st for s, st in zip(t["sizes"], t["strides"]))
-    return (n * es + 3) // 4 * 4
+    return min_bytes(t["sizes"], t["strides"], t["bits"] // 8)
 
 
 def packed_in_order(t, order, zero):
