@@ -374,16 +374,32 @@ static bitcts_case_key mixed_key(const mixed_case *c, size_t number, uint32_t *c
                              .layouts = l0 | (l1 << 4) | (l2 << 8)};
 }
 
+/* Hands the keys to `add` by operator in plan order, in construction order within an operator
+ * (the plan keeps one operator's cases together). */
+static void add_by_operator(const bitcts_case_key *keys, size_t n, bitcts_mixed_add_fn add,
+                            void *ctx)
+{
+    for (int o = 0; o < (int)BITCTS_OP_COUNT; ++o) {
+        for (size_t i = 0; i < n; ++i) {
+            if (keys[i].op == bitcts_op_all[o]) {
+                add(ctx, &keys[i]);
+            }
+        }
+    }
+}
+
 int bitcts_mixed_build(bitcts_mixed_add_fn add, void *ctx)
 {
     bitcts_mixed_pair *pairs = calloc(BITCTS_MIXED_MAX_PAIRS, sizeof *pairs);
     unsigned char *covered = calloc(BITCTS_MIXED_MAX_PAIRS, 1);
     unsigned char(*seen)[BITCTS_DT_COUNT][2][BITCTS_MAX_DIMS + 1] =
         calloc(BITCTS_OP_COUNT, sizeof *seen);
-    if (pairs == NULL || covered == NULL || seen == NULL) {
+    bitcts_case_key *keys = calloc(BITCTS_MIXED_MAX_PAIRS, sizeof *keys);
+    if (pairs == NULL || covered == NULL || seen == NULL || keys == NULL) {
         free(pairs);
         free(covered);
         free(seen);
+        free(keys);
         return BITCTS_E_OUT_OF_MEMORY;
     }
     const size_t n = bitcts_mixed_pairs(pairs);
@@ -401,11 +417,13 @@ int bitcts_mixed_build(bitcts_mixed_add_fn add, void *ctx)
         for (size_t i = first; i < n; ++i) {
             covered[i] |= has_pair(&c, &pairs[i]);
         }
-        const bitcts_case_key key = mixed_key(&c, number++, &count_cases, seen);
-        add(ctx, &key);
+        keys[number] = mixed_key(&c, number, &count_cases, seen);
+        ++number; /* at most one case per pair: within BITCTS_MIXED_MAX_PAIRS */
     }
+    add_by_operator(keys, number, add, ctx);
     free(pairs);
     free(covered);
     free(seen);
+    free(keys);
     return BITCTS_OK;
 }

@@ -83,7 +83,8 @@ void bitcts_mixed_pair_text(const bitcts_mixed_pair *pair, char *out, size_t cap
 typedef void (*bitcts_mixed_add_fn)(void *ctx, const bitcts_case_key *key);
 
 /** Builds the covering array and hands each case's key (id empty, index and layouts set) to
- * `add`, in order. @return BITCTS_OK or BITCTS_E_OUT_OF_MEMORY. */
+ * `add`: by operator in plan order, in construction order within an operator. @return BITCTS_OK or
+ * BITCTS_E_OUT_OF_MEMORY. */
 int bitcts_mixed_build(bitcts_mixed_add_fn add, void *ctx);
 
 #ifdef __cplusplus
