@@ -388,20 +388,22 @@ static void add_by_operator(const bitcts_case_key *keys, size_t n, bitcts_mixed_
     }
 }
 
+/* The construction's working memory, one allocation. */
+typedef struct mixed_work {
+    bitcts_mixed_pair pairs[BITCTS_MIXED_MAX_PAIRS];
+    unsigned char covered[BITCTS_MIXED_MAX_PAIRS];
+    unsigned char seen[BITCTS_OP_COUNT][BITCTS_DT_COUNT][2][BITCTS_MAX_DIMS + 1];
+    bitcts_case_key keys[BITCTS_MIXED_MAX_PAIRS]; /* at most one case per pair */
+} mixed_work;
+
 int bitcts_mixed_build(bitcts_mixed_add_fn add, void *ctx)
 {
-    bitcts_mixed_pair *pairs = calloc(BITCTS_MIXED_MAX_PAIRS, sizeof *pairs);
-    unsigned char *covered = calloc(BITCTS_MIXED_MAX_PAIRS, 1);
-    unsigned char(*seen)[BITCTS_DT_COUNT][2][BITCTS_MAX_DIMS + 1] =
-        calloc(BITCTS_OP_COUNT, sizeof *seen);
-    bitcts_case_key *keys = calloc(BITCTS_MIXED_MAX_PAIRS, sizeof *keys);
-    if (pairs == NULL || covered == NULL || seen == NULL || keys == NULL) {
-        free(pairs);
-        free(covered);
-        free(seen);
-        free(keys);
+    mixed_work *w = calloc(1, sizeof *w);
+    if (w == NULL) {
         return BITCTS_E_OUT_OF_MEMORY;
     }
+    bitcts_mixed_pair *pairs = w->pairs;
+    unsigned char *covered = w->covered;
     const size_t n = bitcts_mixed_pairs(pairs);
     uint32_t count_cases = 0;
     size_t number = 0;
@@ -417,13 +419,10 @@ int bitcts_mixed_build(bitcts_mixed_add_fn add, void *ctx)
         for (size_t i = first; i < n; ++i) {
             covered[i] |= has_pair(&c, &pairs[i]);
         }
-        keys[number] = mixed_key(&c, number, &count_cases, seen);
-        ++number; /* at most one case per pair: within BITCTS_MIXED_MAX_PAIRS */
+        w->keys[number] = mixed_key(&c, number, &count_cases, w->seen);
+        ++number;
     }
-    add_by_operator(keys, number, add, ctx);
-    free(pairs);
-    free(covered);
-    free(seen);
-    free(keys);
+    add_by_operator(w->keys, number, add, ctx);
+    free(w);
     return BITCTS_OK;
 }
