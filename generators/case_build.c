@@ -5,6 +5,7 @@
 #include <string.h> /* memcpy */
 
 #include "bitcts/bitcts_status.h"
+#include "case_mixed.h"
 #include "case_plan.h"
 #include "case_values.h"
 #include "explore.h"
@@ -298,6 +299,81 @@ static int apply_pattern(bitcts_rng *rng, const bitcts_case_key *key, bitcts_op_
     }
 }
 
+/* Per-tensor layouts of a mixed case (docs/case-plan.md, "Mixed layouts"), from the same
+ * layout helpers as the patterns. First the draws that raise sizes (every tensor's), in tensor
+ * order; then each tensor's strides and extra bytes, in tensor order. */
+typedef struct mixed_tensor {
+    uint32_t layout;
+    uint32_t mask; /* broadcast */
+    uint32_t order[BITCTS_MAX_DIMS];
+    uint64_t extra; /* oversized */
+} mixed_tensor;
+
+static void mixed_raise(bitcts_rng *rng, const bitcts_case_key *key, bitcts_op_desc *d,
+                        mixed_tensor *m)
+{
+    const uint32_t r = key->rank;
+    identity_order(r, m->order);
+    if (m->layout == BITCTS_ML_BROADCAST) {
+        m->mask = broadcast_mask(rng, r);
+        ensure_broadcast_extent(m->mask, d);
+    } else if (m->layout == BITCTS_ML_PERMUTED) {
+        random_permutation(rng, r, m->order);
+        force_transposition(d, m->order);
+    }
+}
+
+static void mixed_strides(bitcts_rng *rng, bitcts_tensor_desc *t, mixed_tensor *m)
+{
+    const uint32_t all = (1u << t->dimension_count) - 1;
+    switch (m->layout) {
+    case BITCTS_ML_PADDED_INNER: layout_padded_inner(rng, t); break;
+    case BITCTS_ML_PADDED_OUTER: layout_padded_outer(rng, t); break;
+    case BITCTS_ML_PERMUTED: strides_in_order(t, m->order, 0); break;
+    case BITCTS_ML_BROADCAST: strides_in_order(t, m->order, m->mask); break;
+    case BITCTS_ML_SCALAR: strides_in_order(t, m->order, all); break;
+    case BITCTS_ML_OVERSIZED:
+        if (bitcts_rng_below(rng, 2)) {
+            strides_in_order(t, m->order, 0);
+        }
+        m->extra = 4 * (1 + bitcts_rng_below(rng, 64));
+        t->guaranteed_base_offset_alignment = 16;
+        break;
+    default: break; /* packed, in place: strides null (in place: the input's, below) */
+    }
+}
+
+/* Returns the aliased input index, or -1. */
+static int apply_mixed(bitcts_rng *rng, const bitcts_case_key *key, bitcts_op_desc *d)
+{
+    const uint32_t n_in = d->input_count;
+    mixed_tensor m[3];
+    memset(m, 0, sizeof m);
+    bitcts_tensor_desc *t[3] = {&d->inputs[0], n_in == 2 ? &d->inputs[1] : NULL, &d->output};
+    for (uint32_t s = 0; s < 3; ++s) {
+        m[s].layout = bitcts_mixed_layout_of(key, s);
+        if (t[s] != NULL) {
+            mixed_raise(rng, key, d, &m[s]);
+        }
+    }
+    for (uint32_t s = 0; s < 3; ++s) {
+        if (t[s] != NULL) {
+            mixed_strides(rng, t[s], &m[s]);
+        }
+    }
+    for (uint32_t s = 0; s < 3; ++s) {
+        if (t[s] != NULL) {
+            finish_sizes(t[s], m[s].extra);
+        }
+    }
+    switch (m[2].layout) {
+    case BITCTS_ML_INPLACE_A:
+    case BITCTS_ML_INPLACE: return 0;
+    case BITCTS_ML_INPLACE_B: return 1;
+    default: return -1;
+    }
+}
+
 static int alloc_buffer(uint64_t bytes, uint8_t **out)
 {
     /* At least 1 byte so every buffer has an address; 64-byte alignment for backends. */
@@ -318,6 +394,13 @@ static void describe(uint64_t seed, const bitcts_case_key *key, bitcts_case_data
     set_common(key, sizes, &out->desc);
     bitcts_rng layout;
     bitcts_rng_init(&layout, seed, "layout");
+    if (key->pattern == BITCTS_PAT_MIXED) {
+        out->alias_input = apply_mixed(&layout, key, &out->desc);
+        if (out->alias_input >= 0) { /* the output is the aliased input: identical description */
+            out->desc.output = out->desc.inputs[out->alias_input];
+        }
+        return;
+    }
     out->alias_input = apply_pattern(&layout, key, &out->desc);
     const uint32_t n_in = out->desc.input_count;
     const int oversized = key->pattern == BITCTS_PAT_OVERSIZED;

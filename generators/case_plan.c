@@ -7,6 +7,7 @@
 #include <string.h>  /* strcmp */
 
 #include "bitcts/bitcts_status.h"
+#include "case_mixed.h"
 #include "case_plan.h"
 
 static const char *const pattern_names[BITCTS_PAT_COUNT] = {
@@ -31,6 +32,7 @@ static const char *const pattern_names[BITCTS_PAT_COUNT] = {
     [BITCTS_PAT_EXHAUSTIVE] = "exhaustive",
     [BITCTS_PAT_INVALID] = "invalid",
     [BITCTS_PAT_EXPLORE] = "explore",
+    [BITCTS_PAT_MIXED] = "mixed",
 };
 
 const char *bitcts_pattern_name(uint32_t p)
@@ -289,6 +291,11 @@ static void add_negative_cases(plan_builder *b)
     }
 }
 
+static void add_mixed_case(void *ctx, const bitcts_case_key *key)
+{
+    add_case(ctx, *key);
+}
+
 static void add_large_cases(plan_builder *b)
 {
     static const struct {
@@ -367,6 +374,9 @@ int bitcts_plan_create(bitcts_plan **out)
     plan_builder b = {.plan = plan};
     add_default_cases(&b);
     add_negative_cases(&b);
+    if (bitcts_mixed_build(add_mixed_case, &b) != BITCTS_OK) {
+        b.failed = 1;
+    }
     add_large_cases(&b);
     add_exhaustive_cases(&b);
     if (b.failed) {

@@ -49,6 +49,7 @@ typedef enum bitcts_pattern {
     BITCTS_PAT_EXHAUSTIVE,
     BITCTS_PAT_INVALID, /* a negative case; the rule is in bitcts_case_key.rule */
     BITCTS_PAT_EXPLORE, /* an explored case, drawn from its seed (generators/explore.h) */
+    BITCTS_PAT_MIXED,   /* each tensor its own layout (generators/case_mixed.h) */
     BITCTS_PAT_COUNT
 } bitcts_pattern;
 
@@ -72,7 +73,8 @@ typedef struct bitcts_case_key {
     uint32_t values;  /* bitcts_values */
     uint32_t tiers;   /* BITCTS_TIER_* mask */
     uint32_t feature_level;
-    uint32_t rule; /* bitcts_rule for negative cases, else 0 */
+    uint32_t rule;    /* bitcts_rule for negative cases, else 0 */
+    uint32_t layouts; /* mixed cases: 4 bits per tensor (A or Input, B, Output), else 0 */
 } bitcts_case_key;
 
 typedef struct bitcts_case_data bitcts_case_data;

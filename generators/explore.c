@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Explored cases (docs/explore.md). One stream ("explore") of the case's seed draws, in this
  * order: the operator, the types, the rank, the value class, the sizes, each tensor's layout,
- * in place, spare bytes and alignment. A draw that breaks a rule DirectML states is drawn
- * again from the same stream (at most 64 times, then the packed layout), so every index gives
- * one valid case. */
+ * in place, spare bytes (rounded up to a multiple of 4) and alignment. A draw that breaks a rule
+ * DirectML states is drawn again from the same stream (at most 64 times, then the packed layout),
+ * so every index gives one valid case. */
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* calloc */
 #include <string.h> /* memcpy, memset */
@@ -169,8 +169,11 @@ static int draw_layouts(bitcts_rng *rng, explore_draw *x)
         bitcts_tensor_desc *desc = t < n_in ? &d->inputs[t] : &d->output;
         desc->guaranteed_base_offset_alignment = align;
         const uint64_t esize = bitcts_dtype_size(desc->data_type);
-        if (finish(desc,
-                   spare ? esize * bitcts_rng_below(rng, 65) + bitcts_rng_below(rng, 4) : 0) != 0 ||
+        /* whole elements and 0-3 bytes, rounded up to 4: a size the spec asserts (docs/spec/
+         * validation.md, "Buffer sizes that are not a multiple of 4") */
+        const uint64_t extra =
+            spare ? esize * bitcts_rng_below(rng, 65) + bitcts_rng_below(rng, 4) : 0;
+        if (finish(desc, (extra + 3) & ~(uint64_t)3) != 0 ||
             desc->total_tensor_size_in_bytes > EXPLORE_MAX_BUFFER) {
             return -1;
         }

@@ -10,6 +10,7 @@
 
 #include "bitcts/bitcts_status.h"
 #include "case_json.h"
+#include "case_mixed.h"
 #include "case_plan.h"
 #include "cli_util.h"
 #include "commands.h"
@@ -272,9 +273,62 @@ static int print_json(const bitcts_plan *plan, const bitcts_selection *sel)
     return 0;
 }
 
+/* --coverage: every required pair of the mixed family (docs/case-plan.md, "Mixed layouts") and
+ * the selected cases that cover it; text, or with --json one object a line. */
+static void print_pair(const bitcts_plan *plan, const bitcts_selection *sel,
+                       const bitcts_mixed_pair *p, int json, size_t *covered)
+{
+    char text[128];
+    bitcts_mixed_pair_text(p, text, sizeof text);
+    if (json) {
+        printf("{\"pair\":[[\"%s\",", bitcts_mixed_factor_name(p->fa));
+        printf("\"%s\"],[\"%s\",", bitcts_mixed_layout_name(p->va),
+               bitcts_mixed_factor_name(p->fb));
+        if (p->fb == BITCTS_MF_RANK) {
+            printf("%u]],\"cases\":[", p->vb);
+        } else {
+            printf("\"%s\"]],\"cases\":[", p->fb == BITCTS_MF_OP ? bitcts_op_name(p->vb)
+                                           : p->fb == BITCTS_MF_TYPE
+                                               ? bitcts_dtype_name(p->vb)
+                                               : bitcts_mixed_layout_name(p->vb));
+        }
+    } else {
+        printf("%s:", text);
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < plan->count; ++i) {
+        const bitcts_case_key *k = &plan->cases[i];
+        if (bitcts_selection_matches(sel, k) && bitcts_mixed_covers(k, p)) {
+            printf(json ? "%s\"%s\"" : "%s%s", json ? (n > 0 ? "," : "") : " ", k->id);
+            ++n;
+        }
+    }
+    printf(json ? "]}\n" : "%s\n", n == 0 ? " (none)" : "");
+    *covered += n > 0;
+}
+
+static int print_coverage(const bitcts_plan *plan, const bitcts_selection *sel, int json)
+{
+    bitcts_mixed_pair *pairs = calloc(BITCTS_MIXED_MAX_PAIRS, sizeof *pairs);
+    if (pairs == NULL) {
+        return bitcts_cli_error("list", "out of memory");
+    }
+    const size_t n = bitcts_mixed_pairs(pairs);
+    size_t covered = 0;
+    for (size_t i = 0; i < n; ++i) {
+        print_pair(plan, sel, &pairs[i], json, &covered);
+    }
+    if (!json) {
+        printf("pairs: %zu, covered: %zu, missing: %zu\n", n, covered, n - covered);
+    }
+    free(pairs);
+    return 0;
+}
+
 typedef struct list_args {
     int count;
     int json;
+    int coverage;
 } list_args;
 
 static const bitcts_cli_option list_options[] = {
@@ -282,6 +336,10 @@ static const bitcts_cli_option list_options[] = {
     BITCTS_OPT_FLAG("--json", offsetof(list_args, json),
                     "print each case's manifest entry (docs/vector-format.md, without files), one "
                     "JSON object a line, under the default seed"),
+    BITCTS_OPT_FLAG("--coverage", offsetof(list_args, coverage),
+                    "print every required pair of per-tensor layouts (docs/case-plan.md, \"Mixed "
+                    "layouts\") and the selected cases that cover it; with --json one object a "
+                    "line"),
 };
 
 int bitcts_cmd_list(int argc, char **argv)
@@ -299,8 +357,8 @@ int bitcts_cmd_list(int argc, char **argv)
     if (parsed != 0) {
         return parsed == BITCTS_CLI_HELP ? BITCTS_EXIT_OK : parsed;
     }
-    if (a.count && a.json) {
-        return bitcts_cli_error("list", "--count and --json exclude each other");
+    if (a.count && (a.json || a.coverage)) {
+        return bitcts_cli_error("list", "--count excludes --json and --coverage");
     }
     bitcts_plan *plan = NULL;
     if (bitcts_plan_create(&plan) != 0) {
@@ -311,6 +369,8 @@ int bitcts_cmd_list(int argc, char **argv)
         /* nothing to print */
     } else if (a.count) {
         rc = print_counts(plan, &s.sel);
+    } else if (a.coverage) {
+        rc = print_coverage(plan, &s.sel, a.json);
     } else if (a.json) {
         rc = print_json(plan, &s.sel);
     } else {

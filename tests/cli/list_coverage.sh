@@ -23,4 +23,12 @@ bad30=$("$bitcts" list --tier all --feature-level 3_0 | grep -E '\.(int|float|ui
 [ "$("$bitcts" list --filter 'bit_count.int64.uint8.r3.permuted.*' | wc -l)" = 2 ] || { echo "FAIL: filter"; fail=1; }
 [ "$("$bitcts" list --tier large | wc -l)" -ge 7 ] || { echo "FAIL: large tier"; fail=1; }
 [ "$("$bitcts" list --tier exhaustive | grep -c '^bit_not.uint16.r1.exhaustive')" = 1 ] || { echo "FAIL: exhaustive"; fail=1; }
+# --coverage: every required pair of per-tensor layouts covered (tests/vectors/layout_pairs.py
+# proves it from the descriptions); with --count it is refused.
+cov=$("$bitcts" list --coverage | tail -1)
+echo "$cov" | grep -q '^pairs: [0-9]*, covered: [0-9]*, missing: 0$' || { echo "FAIL: $cov"; fail=1; }
+"$bitcts" list --coverage --count >/dev/null 2>&1
+[ $? = 2 ] || { echo "FAIL: --coverage --count not refused with exit 2"; fail=1; }
+[ "$("$bitcts" list --coverage --filter 'bit_not.*' | tail -1 | sed 's/.*missing: //')" -gt 0 ] ||
+    { echo "FAIL: a selection without the binary cases leaves no pair missing"; fail=1; }
 exit $fail

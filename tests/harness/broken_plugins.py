@@ -92,7 +92,7 @@ def when(pred, verdict, otherwise=None):
 
 
 LAYOUT_SENSITIVE = ("padded_inner", "padded_outer", "broadcast", "broadcast_a", "broadcast_b",
-                    "broadcast_both", "scalar", "scalar_a", "scalar_b", "permuted")
+                    "broadcast_both", "scalar", "scalar_a", "scalar_b", "permuted", "mixed")
 check("example", recorded_or_pass, rc_ok=True)
 # A bug the plan cannot see (a tensor both permuted and padded): it passes; bitcts explore finds
 # it (harness.explore).
@@ -116,7 +116,8 @@ check("broken_corrupt_input", when(lambda i: not (parts(i)[0].startswith("bit_sh
 check("broken_ignores_strides", when(lambda i: parts(i)[4] in LAYOUT_SENSITIVE or parts(i)[4].startswith("inplace"),
                                      {"fail", "pass", "recorded"}))
 check("broken_zero_stride", when(lambda i: parts(i)[4] in ("broadcast", "broadcast_a", "broadcast_b",
-                                                           "broadcast_both", "scalar", "scalar_a", "scalar_b"),
+                                                           "broadcast_both", "scalar", "scalar_a", "scalar_b",
+                                                           "mixed"),
                                  {"fail", "pass", "recorded"}))
 check("broken_skip_last_odd", when(lambda i: True, {"fail", "pass", "recorded"}))
 check("broken_nan_canonicalise", when(lambda i: parts(i)[1] in ("float32", "float16")
@@ -129,7 +130,9 @@ check("broken_popcount_top_bit", when(lambda i: parts(i)[0] == "bit_count" and p
 # Writing the count with the input's width puts the right low byte in the element and the rest
 # into padding when the buffer has room: a warning, as DirectML allows writes there.
 check("broken_count_input_width", when(lambda i: parts(i)[0] == "bit_count", {"fail", "pass", "warn"}))
-check("broken_broken_in_place", when(lambda i: parts(i)[4].startswith("inplace"), {"fail", "pass", "recorded"}))
+# (mixed: the cases whose output is in place; docs/case-plan.md, "Mixed layouts")
+check("broken_broken_in_place", when(lambda i: parts(i)[4].startswith("inplace") or parts(i)[4] == "mixed",
+                                     {"fail", "pass", "recorded"}))
 # Nothing written: the poisoned output catches every element, except in place where an element's
 # expected value can equal its input (AND/OR with equal operands, shifts by 0...), and in shift_oob
 # cases whose every count is out of range (nothing asserted: recorded, policy "other").

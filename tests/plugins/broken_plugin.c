@@ -33,12 +33,14 @@
 #define BUG_writes_nothing 17     /* execute returns success without writing (and costs nothing) */
 #define BUG_permuted_padded 18    /* a tensor both permuted and padded: its padding is dropped */
 #define BUG_read_past_end 19      /* the last element reads A (Input) one element past its own */
+#define BUG_broadcast_packed_output 20 /* an input broadcast: the output written packed */
+#define BUG_padded_under_packed 21     /* the output packed: padded inputs read as packed */
 #define BROKEN_ID_(name) BUG_##name
 #define BROKEN_ID(name) BROKEN_ID_(name)
 #define BROKEN_STR_(name) #name
 #define BROKEN_STR(name) BROKEN_STR_(name)
 #define BUG BROKEN_ID(BITCTS_BUG)
-#if !defined(BITCTS_BUG) || BUG < 1 || BUG > 19
+#if !defined(BITCTS_BUG) || BUG < 1 || BUG > 21
 #error "define BITCTS_BUG as one of the BUG_<name> names above"
 #endif
 /* BUG-DEFINITIONS-END */
@@ -200,6 +202,77 @@ static void broken_drop_padding(uint32_t r, const uint32_t *sizes, uint32_t *str
 }
 
 #endif
+#if BUG == BUG_broadcast_packed_output || BUG == BUG_padded_under_packed
+/* Fast paths that decide from one tensor's layout how another is laid out, right whenever
+ * every tensor of a case has the same kind of layout. */
+static void broken_packed_strides(const bitcts_kit_op *d, uint32_t *strides)
+{
+    uint32_t packed = 1;
+    for (uint32_t k = d->rank; k-- > 0;) {
+        strides[k] = packed;
+        packed *= d->sizes[k];
+    }
+}
+
+#endif
+#if BUG == BUG_broadcast_packed_output
+/* A broadcast fast path: any input with a zero stride, and the output is written with packed
+ * strides, whatever its own are. */
+static void broken_mixed_layouts(bitcts_kit_op *d)
+{
+    for (uint32_t i = 0; i < d->input_count; ++i) {
+        for (uint32_t k = 0; k < d->rank; ++k) {
+            if (d->tensors[i].strides[k] == 0) {
+                broken_packed_strides(d, d->tensors[BITCTS_KIT_OUTPUT].strides);
+                return;
+            }
+        }
+    }
+}
+
+#elif BUG == BUG_padded_under_packed
+/* 1 when the dims of size > 1 have their packed strides. */
+static int broken_is_packed(const bitcts_kit_op *d, const uint32_t *strides)
+{
+    uint32_t packed[BITCTS_MAX_DIMS];
+    broken_packed_strides(d, packed);
+    for (uint32_t k = 0; k < d->rank; ++k) {
+        if (d->sizes[k] > 1 && strides[k] != packed[k]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* 1 for strides in logical order, none zero, not packed: a padded layout. */
+static int broken_is_padded(const bitcts_kit_op *d, const uint32_t *strides)
+{
+    uint32_t last = UINT32_MAX;
+    for (uint32_t k = 0; k < d->rank; ++k) {
+        if (d->sizes[k] > 1) {
+            if (strides[k] == 0 || strides[k] > last) {
+                return 0;
+            }
+            last = strides[k];
+        }
+    }
+    return !broken_is_packed(d, strides);
+}
+
+/* The output packed: a padded input is read as if it were packed too. */
+static void broken_mixed_layouts(bitcts_kit_op *d)
+{
+    if (!broken_is_packed(d, d->tensors[BITCTS_KIT_OUTPUT].strides)) {
+        return;
+    }
+    for (uint32_t i = 0; i < d->input_count; ++i) {
+        if (broken_is_padded(d, d->tensors[i].strides)) {
+            broken_packed_strides(d, d->tensors[i].strides);
+        }
+    }
+}
+
+#endif
 /* ---- validation of a description, like DirectML's CreateOperator ---- */
 
 /* Validates a description with the kit (every rule of docs/spec/validation.md, in its order;
@@ -213,6 +286,9 @@ static int32_t example_check_desc(example_instance *inst, const bitcts_abi_opera
     if (status != BITCTS_ABI_OK) {
         return status;
     }
+#if BUG == BUG_broadcast_packed_output || BUG == BUG_padded_under_packed
+    broken_mixed_layouts(&op->desc);
+#endif
     for (uint32_t t = 0; t < 3; ++t) { /* the walk steps in bytes */
         const bitcts_kit_tensor *k = &op->desc.tensors[t];
 #if BUG == BUG_ignores_strides || BUG == BUG_zero_stride

@@ -6,9 +6,11 @@
 #include <string.h>
 
 #include "bitcts/bitcts_status.h"
+#include "case_mixed.h"
 #include "case_plan.h"
 #include "check.h"
 #include "digest.h"
+#include "explore.h"
 #include "rng.h"
 
 /* Pinned known answers for bit_xor.uint16.r5.broadcast_b.1 under the default seed; they change
@@ -165,6 +167,10 @@ static void check_valid_case(const bitcts_case_key *k)
         CHECK(0);
     }
     const uint32_t n_in = d.desc.input_count;
+    for (uint32_t t = 0; t <= n_in; ++t) { /* spec: validation.md, not a multiple of 4 */
+        const bitcts_tensor_desc *x = t < n_in ? &d.desc.inputs[t] : &d.desc.output;
+        CHECK(x->total_tensor_size_in_bytes % 4 == 0);
+    }
     switch (k->pattern) {
     case BITCTS_PAT_BROADCAST:
     case BITCTS_PAT_BROADCAST_B: CHECK(has_broadcast_dim(&d.desc.inputs[n_in - 1])); break;
@@ -228,6 +234,104 @@ static void check_valid_case(const bitcts_case_key *k)
     CHECK_EQ_U64(bitcts_case_expected(&d, 2, &expected), BITCTS_OK);
     free(expected);
     bitcts_case_free(&d);
+}
+
+/* 1 when, among the dims of size > 1, some stride exceeds an outer one. */
+static int is_transposed(const bitcts_tensor_desc *t)
+{
+    int transposed = 0;
+    uint32_t outer = 0;
+    int seen = 0;
+    for (uint32_t i = 0; i < t->dimension_count; ++i) {
+        if (t->sizes[i] > 1) {
+            transposed |= seen && t->strides[i] > outer;
+            outer = t->strides[i];
+            seen = 1;
+        }
+    }
+    return t->has_strides && transposed;
+}
+
+/* A mixed case's tensor has the property of its own layout. */
+static void check_mixed_tensor(const bitcts_case_data *d, uint32_t layout,
+                               const bitcts_tensor_desc *t)
+{
+    uint64_t need = 0;
+    bitcts_tensor_calc_buffer_size(t, &need);
+    uint64_t elements = 1;
+    for (uint32_t k = 0; k < t->dimension_count; ++k) {
+        elements *= t->sizes[k];
+    }
+    const uint64_t packed = (elements * bitcts_dtype_size(t->data_type) + 3) & ~(uint64_t)3;
+    switch (layout) {
+    case BITCTS_ML_PACKED: CHECK(!t->has_strides && t->total_tensor_size_in_bytes == need); break;
+    case BITCTS_ML_PADDED_INNER:
+    case BITCTS_ML_PADDED_OUTER: CHECK(t->has_strides && !is_transposed(t)); break;
+    case BITCTS_ML_PERMUTED: CHECK(is_transposed(t)); break;
+    case BITCTS_ML_OVERSIZED:
+        CHECK(t->total_tensor_size_in_bytes > need && need == packed);
+        CHECK(t->guaranteed_base_offset_alignment == 16);
+        break;
+    case BITCTS_ML_BROADCAST: CHECK(has_broadcast_dim(t) && need < packed); break;
+    case BITCTS_ML_SCALAR: CHECK(need <= 8); break;
+    default: CHECK(d->alias_input >= 0); break; /* in place */
+    }
+}
+
+/* Every mixed case: each tensor laid out as its layout says, the in-place output the aliased
+ * input; the construction is the same twice (no state, no seed). */
+static void test_mixed_cases(const bitcts_plan *plan)
+{
+    bitcts_plan *again = NULL;
+    CHECK_EQ_U64(bitcts_plan_create(&again), BITCTS_OK);
+    size_t mixed = 0;
+    for (size_t i = 0; i < plan->count; ++i) {
+        const bitcts_case_key *k = &plan->cases[i];
+        CHECK(strcmp(k->id, again->cases[i].id) == 0 && k->layouts == again->cases[i].layouts);
+        if (k->pattern != BITCTS_PAT_MIXED) {
+            CHECK(k->layouts == 0);
+            continue;
+        }
+        ++mixed;
+        bitcts_case_data d;
+        CHECK_EQ_U64(bitcts_case_build(BITCTS_DEFAULT_SEED, k, &d), BITCTS_OK);
+        const uint32_t n_in = d.desc.input_count;
+        for (uint32_t s = 0; s < 3; ++s) {
+            if (s == 1 && n_in == 1) {
+                continue;
+            }
+            const bitcts_tensor_desc *t = s < 2 ? &d.desc.inputs[s] : &d.desc.output;
+            check_mixed_tensor(&d, bitcts_mixed_layout_of(k, s), t);
+        }
+        const uint32_t out = bitcts_mixed_layout_of(k, 2);
+        const int alias = out == BITCTS_ML_INPLACE_B                               ? 1
+                          : out == BITCTS_ML_INPLACE_A || out == BITCTS_ML_INPLACE ? 0
+                                                                                   : -1;
+        CHECK(d.alias_input == alias);
+        bitcts_case_free(&d);
+    }
+    CHECK(mixed > 0);
+    bitcts_plan_destroy(again);
+}
+
+/* Explored cases: every TotalTensorSizeInBytes a multiple of 4 (docs/spec/validation.md). */
+static void test_explore_sizes(void)
+{
+    for (uint64_t i = 0; i < 2000; ++i) {
+        bitcts_case_key k;
+        CHECK_EQ_U64(bitcts_explore_key(BITCTS_DEFAULT_SEED, i, &k), BITCTS_OK);
+        bitcts_op_desc desc;
+        int alias = -1;
+        bitcts_explore_describe(bitcts_case_seed(BITCTS_DEFAULT_SEED, k.id), &k, &desc, &alias);
+        for (uint32_t t = 0; t <= desc.input_count; ++t) {
+            const bitcts_tensor_desc *x = t < desc.input_count ? &desc.inputs[t] : &desc.output;
+            if (x->total_tensor_size_in_bytes % 4 != 0) {
+                fprintf(stderr, "%s: a buffer of %llu bytes\n", k.id,
+                        (unsigned long long)x->total_tensor_size_in_bytes);
+                CHECK(0);
+            }
+        }
+    }
 }
 
 static void test_default_cases(const bitcts_plan *plan)
@@ -297,6 +401,8 @@ int main(void)
     test_negative_cases(plan);
     test_exclude(plan);
     test_default_cases(plan);
+    test_mixed_cases(plan);
+    test_explore_sizes();
     test_determinism(plan);
     bitcts_plan_destroy(plan);
     return check_exit();

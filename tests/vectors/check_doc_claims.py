@@ -67,7 +67,7 @@ def check_patterns(t, cases, arity):
     rows = {r["Pattern"]: r for r in t["patterns"]}
     seen = collections.defaultdict(set)  # (tier, op, rank) -> patterns
     for c in cases:
-        if c["pattern"] == "invalid":
+        if c["pattern"] in ("invalid", "mixed"):  # mixed: check_mixed
             continue
         row = rows.get(c["pattern"])
         if row is None:
@@ -119,13 +119,34 @@ def check_classes(t, cases):
     for row in t["value-classes"]:
         names.setdefault(row["n"], (row["Class"], set()))[1].add(row["Operators"])
     for c in cases:
-        if c["pattern"] in ("invalid",) or "default" not in c["tiers"]:
+        if c["pattern"] in ("invalid", "mixed") or "default" not in c["tiers"]:
             continue
         n = c["id"].rsplit(".", 1)[1]
         cls, who = names.get(n, (None, set()))
         shift = c["operator"].startswith("bit_shift")
         claim(cls == c["values"] and ("all" in who or (shift and "shifts" in who)),
               f"value classes: {c['id']} has class {c['values']}, the table says {cls} for {who}")
+
+
+def check_mixed(t, cases):
+    """The mixed family's table: its ids in plan order, their value classes, tier default only,
+    and the count the page quotes (its layouts are checked byte for byte by
+    rebuild_from_docs.py)."""
+    mixed = [c for c in cases if c["pattern"] == "mixed"]
+    rows = t["mixed"]
+    claim([c["id"] for c in mixed] == [r["Id"] for r in rows],
+          f"mixed: the table has {len(rows)} ids, the plan {len(mixed)}, or in another order")
+    for c, r in zip(mixed, rows):
+        claim(c["values"] == r["Values"], f"mixed: {c['id']} has class {c['values']}, the table "
+                                          f"says {r['Values']}")
+        claim(c["tiers"] == ["default"], f"mixed: {c['id']} is in tiers {c['tiers']}")
+    page = open(os.path.join(SRC, "docs", "case-plan.md")).read()
+    m = re.search(r"The result, (\d+) cases", page)
+    claim(m is not None and int(m.group(1)) == len(mixed),
+          f"case-plan.md: the mixed family has {len(mixed)} cases, the page says {m and m.group(1)}")
+    names = [r["Layout"] for r in t["mixed-layouts"]]
+    used = {r[k] for r in rows for k in ("A or Input", "B", "Output")} - {"-"}
+    claim(used <= set(names), f"mixed: layouts outside the layout table: {sorted(used - set(names))}")
 
 
 def check_value_tables(t):
@@ -231,6 +252,7 @@ def main():
     check_patterns(t, cases, arity)
     check_caps(t, cases, budget)
     check_classes(t, cases)
+    check_mixed(t, cases)
     check_value_tables(t)
     check_fixed_tiers(t, cases, arity, types)
     check_negative(t, cases, ops)

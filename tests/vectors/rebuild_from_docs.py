@@ -32,6 +32,7 @@ except ImportError:
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import doc_tables  # noqa: E402
+from desc_layout import min_bytes  # noqa: E402
 
 M64 = (1 << 64) - 1
 
@@ -178,6 +179,7 @@ class Docs:
         self.oob = [self._formula(e) for e in counts["OOB"].split(", ")]
         self.negative = t["negative"]
         self.tiers = {r["Tier"]: int(r["Cases"]) for r in t["tiers"]}
+        self.mixed = t["mixed"]
 
     @staticmethod
     def _formula(text):
@@ -206,14 +208,7 @@ def choose(index, table):
 
 def dml_size(t):
     """DMLCalcBufferTensorSize (docs/spec/validation.md)."""
-    es = t["bits"] // 8
-    if t["strides"] is None:
-        n = 1
-        for s in t["sizes"]:
-            n *= s
-    else:
-        n = 1 + sum((s - 1) * st for s, st in zip(t["sizes"], t["strides"]))
-    return (n * es + 3) // 4 * 4
+    return min_bytes(t["sizes"], t["strides"], t["bits"] // 8)
 
 
 def packed_in_order(t, order, zero):
@@ -262,6 +257,8 @@ class Case:
         self.seed = xxh3_64(self.id.encode(), seed)
         self.rule = pattern[len("invalid_"):] if pattern.startswith("invalid_") else None
         self.alias = None
+        self.cls = n  # the value class: n, except in the mixed family (its table's Values)
+        self.layouts = None  # mixed: the layouts of A (or the Input), B, Output
 
     def roles(self, count=None):
         count = self.inputs if count is None else count
@@ -328,17 +325,7 @@ class Case:
             target = ins[0] if p == "scalar_a" else ins[-1]
             packed_in_order(target, range(r), range(r))
         elif p == "permuted":
-            order = random_order(rng, r)
-            sizes = t[0]["sizes"]
-            for k in range(r - 1, -1, -1):
-                if sum(s > 1 for s in sizes) >= 2:
-                    break
-                if sizes[k] == 1:
-                    self.raise_dim(k)
-            big = [i for i in range(r) if sizes[order[i]] > 1]
-            if [order[i] for i in big] == sorted(order[i] for i in big):
-                a, b = big[-2], big[-1]
-                order[a], order[b] = order[b], order[a]
+            order = self.permuted_order(rng)
             packed_in_order(ins[0], order, ())
             for x in t[1:]:
                 if rng.below(2) == 1:
@@ -350,7 +337,7 @@ class Case:
                 padded_inner(rng, ins[self.alias])
             elif choice == 2:
                 packed_in_order(ins[self.alias], random_order(rng, r), ())
-        extra = [0] * len(t)
+        extra = self.mixed(rng) if p == "mixed" else [0] * len(t)
         if p == "oversized":
             for i, x in enumerate(t):
                 if rng.below(2) == 1:
@@ -362,6 +349,53 @@ class Case:
         if self.alias is not None:
             t[-1] = dict(t[self.alias], sizes=list(t[self.alias]["sizes"]),
                          strides=None if t[self.alias]["strides"] is None else list(t[self.alias]["strides"]))
+
+    def permuted_order(self, rng):
+        """A random order that really transposes, raising sizes first if need be."""
+        r = self.rank
+        order = random_order(rng, r)
+        sizes = self.tensors[0]["sizes"]
+        for k in range(r - 1, -1, -1):
+            if sum(s > 1 for s in sizes) >= 2:
+                break
+            if sizes[k] == 1:
+                self.raise_dim(k)
+        big = [i for i in range(r) if sizes[order[i]] > 1]
+        if [order[i] for i in big] == sorted(order[i] for i in big):
+            a, b = big[-2], big[-1]
+            order[a], order[b] = order[b], order[a]
+        return order
+
+    def mixed(self, rng):
+        """docs/case-plan.md, "Mixed layouts", "Bytes": two passes; returns the extra bytes."""
+        r, t = self.rank, self.tensors
+        lays = [x for x in self.layouts if x != "-"]
+        masks, orders, extra = {}, {}, [0] * len(t)
+        for i, lay in enumerate(lays):
+            if lay == "broadcast":
+                masks[i] = 1 + rng.below((1 << r) - 2)
+                self.raise_mask(masks[i])
+            elif lay == "permuted":
+                orders[i] = self.permuted_order(rng)
+        for i, (x, lay) in enumerate(zip(t, lays)):
+            if lay == "padded_inner":
+                padded_inner(rng, x)
+            elif lay == "padded_outer":
+                packed_in_order(x, range(r), ())
+                x["strides"][0] += 1 + rng.below(17)
+            elif lay == "permuted":
+                packed_in_order(x, orders[i], ())
+            elif lay == "broadcast":
+                packed_in_order(x, range(r), [k for k in range(r) if masks[i] >> k & 1])
+            elif lay == "scalar":
+                packed_in_order(x, range(r), range(r))
+            elif lay == "oversized":
+                if rng.below(2) == 1:
+                    packed_in_order(x, range(r), ())
+                extra[i] = 4 * (1 + rng.below(64))
+                x["align"] = 16
+        self.alias = {"inplace_a": 0, "inplace": 0, "inplace_b": 1}.get(lays[-1])
+        return extra
 
     def build(self):
         if self.rule is not None:
@@ -474,12 +508,12 @@ class Case:
     def values_name(self):
         if self.rule is not None:
             return "none"
-        return {0: "random", 1: "edge", 2: "shift_oob"}[self.n]
+        return {0: "random", 1: "edge", 2: "shift_oob"}[self.cls]
 
     def expect(self):
         if self.rule is not None:
             return "reject"
-        return "recorded" if self.shift and self.n == 2 else "pass"
+        return "recorded" if self.shift and self.cls == 2 else "pass"
 
     def entry(self):
         """The manifest entry's description (docs/vector-format.md, "Case entries"): a
@@ -506,7 +540,7 @@ class Case:
         slots = x["total"] // es
         count = self.shift and i == 1
         row = next(r for r in self.docs.classes
-                   if r["n"] == str(self.n) and (r["Slot"] == "count") == count
+                   if r["n"] == str(self.cls) and (r["Slot"] == "count") == count
                    and (count or not r["Slot"].startswith("value, ")
                         or r["Slot"] == ("value, float type" if x["float"] else "value, integer type")))
         nw = int(row["Words"])
@@ -514,17 +548,17 @@ class Case:
         w0, w1 = ws[0:nw * slots:nw], ws[1:nw * slots:nw] if nw == 2 else None
         d = self.docs
         sel = None
-        if self.n == 0 or (self.n == 2 and not count):
+        if self.cls == 0 or (self.cls == 2 and not count):
             v = w0 % np.uint64(w) if count else w0 & np.uint64(m)
-        elif self.n == 1 and count:
+        elif self.cls == 1 and count:
             idx = w0 % np.uint64(len(d.ecount))
             v = choose(idx, table_values(d.ecount, slots, W=w, M=m, r=w1))
             sel = [("ECOUNT", idx)]
-        elif self.n == 1 and not x["float"]:
+        elif self.cls == 1 and not x["float"]:
             idx = w0 % np.uint64(len(d.edge))
             v = choose(idx, table_values(d.edge, slots, W=w, M=m, r=w1))
             sel = [("EDGE", idx)]
-        elif self.n == 1:
+        elif self.cls == 1:
             f = {16: 10, 32: 23, 64: 52}[w]
             q = 1 << (f - 1)
             fv = dict(W=w, M=m, r=w1, F=f, S=1 << (w - 1), X=((1 << (w - 1 - f)) - 1) << f, Q=q,
@@ -734,6 +768,14 @@ def default_tier(docs, seed):
                 smoke = rule == "size_zero" and n == 0
                 cases.append(Case(docs, op, "uint8", "uint8", 4, f"invalid_{rule}", n,
                                   ["smoke", "default"] if smoke else ["default"], seed))
+    for row in docs.mixed:  # docs/case-plan.md, "Mixed layouts": the covering array's table
+        p = row["Id"].split(".")
+        if p[0] != "bit_count":
+            p.insert(2, p[1])
+        c = Case(docs, p[0], p[1], p[2], int(p[3][1:]), "mixed", int(p[5]), ["default"], seed)
+        c.cls = {"random": 0, "edge": 1}[row["Values"]]
+        c.layouts = [row["A or Input"], row["B"], row["Output"]]
+        cases.append(c)
     return cases
 
 
