@@ -807,16 +807,45 @@ int bitcts_shrink_eval_command(const bitcts_case_data *data, char **out)
     return eval_line(data, inline_values, out);
 }
 
-/* Input i's buffer (the elements eval reads) as DIR/<role>.bin; its absolute path in path. */
-static int write_values(const bitcts_case_data *data, uint32_t i, const char *dir, char *path,
-                        size_t path_cap, char *err, size_t cap)
+/* Input i's buffer (the elements eval reads) written to `file`. */
+static int write_values(const bitcts_case_data *data, uint32_t i, const char *file, char *err,
+                        size_t cap)
 {
     const bitcts_tensor_desc *d = &data->desc.inputs[i];
-    char file[4200];
-    snprintf(file, sizeof file, "%s/%s.bin", dir, bitcts_shrink_role(&data->desc, i));
     const int st = bitcts_fs_write_atomic(
         file, data->inputs[i], (size_t)(reached(d) * bitcts_dtype_size(d->data_type)), err, cap);
-    bitcts_paste_path(file, path, path_cap);
+    return st == BITCTS_OK || st == BITCTS_E_OUT_OF_MEMORY ? st : BITCTS_E_IO;
+}
+
+/* The eval line naming DIR/<role>.bin by absolute path, checked against the cap before any file
+ * is written (a line too long leaves no file behind). */
+static int file_line(const bitcts_case_data *data, const char *vectors_dir, char **out, char *err,
+                     size_t cap)
+{
+    char dir[4200];
+    char paths[2][4300];
+    const char *files[2] = {NULL, NULL};
+    if (bitcts_fs_mkdirs(vectors_dir, err, cap) != BITCTS_OK) {
+        return BITCTS_E_IO;
+    }
+    bitcts_paste_path(vectors_dir, dir, sizeof dir);
+    for (uint32_t i = 0; i < data->desc.input_count; ++i) {
+        snprintf(paths[i], sizeof paths[i], "%s/%s.bin", dir, bitcts_shrink_role(&data->desc, i));
+        files[i] = paths[i];
+    }
+    int st = eval_line(data, files, out);
+    if (st == BITCTS_OK && strlen(*out) > BITCTS_SHRINK_REPRO_MAX) {
+        snprintf(err, cap, "the eval line would be %zu characters (at most %u): a shorter path",
+                 strlen(*out), BITCTS_SHRINK_REPRO_MAX);
+        st = BITCTS_E_INVALID_ARGUMENT;
+    }
+    for (uint32_t i = 0; st == BITCTS_OK && i < data->desc.input_count; ++i) {
+        st = write_values(data, i, paths[i], err, cap);
+    }
+    if (st != BITCTS_OK) {
+        free(*out);
+        *out = NULL;
+    }
     return st;
 }
 
@@ -828,33 +857,14 @@ int bitcts_shrink_repro_command(const bitcts_case_data *data, const char *vector
         const bitcts_tensor_desc *d = &data->desc.inputs[i];
         chars += reached(d) * (2u * bitcts_dtype_size(d->data_type) + 3u);
     }
-    int st = BITCTS_OK;
+    *out = NULL;
     if (chars <= BITCTS_SHRINK_INLINE_MAX) {
-        st = bitcts_shrink_eval_command(data, out);
+        const int st = bitcts_shrink_eval_command(data, out);
         if (st != BITCTS_OK || strlen(*out) <= BITCTS_SHRINK_INLINE_MAX) {
             return st;
         }
         free(*out);
         *out = NULL;
     }
-    st = bitcts_fs_mkdirs(vectors_dir, err, cap);
-    char paths[2][4200];
-    const char *files[2] = {NULL, NULL};
-    for (uint32_t i = 0; st == BITCTS_OK && i < data->desc.input_count; ++i) {
-        st = write_values(data, i, vectors_dir, paths[i], sizeof paths[i], err, cap);
-        files[i] = paths[i];
-    }
-    if (st == BITCTS_OK) {
-        st = eval_line(data, files, out);
-    }
-    if (st == BITCTS_OK && strlen(*out) > BITCTS_SHRINK_REPRO_MAX) {
-        snprintf(err, cap, "the eval line would be %zu characters (at most %u): a shorter path",
-                 strlen(*out), BITCTS_SHRINK_REPRO_MAX);
-        free(*out);
-        *out = NULL;
-        st = BITCTS_E_INVALID_ARGUMENT;
-    }
-    return st != BITCTS_OK && st != BITCTS_E_OUT_OF_MEMORY && st != BITCTS_E_INVALID_ARGUMENT
-               ? BITCTS_E_IO
-               : st;
+    return file_line(data, vectors_dir, out, err, cap);
 }
