@@ -9,6 +9,7 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "runner.h"
+#include "shrink.h"
 #include "shrink_failures.h"
 
 static const bitcts_cli_option shrink_options[] = {
@@ -21,6 +22,18 @@ static const bitcts_cli_option shrink_options[] = {
 bitcts_cli_table bitcts_cli_shrink_table(bitcts_cli_shrink_args *args)
 {
     return (bitcts_cli_table)BITCTS_CLI_TABLE(shrink_options, args);
+}
+
+int bitcts_cli_shrink_wanted(const json_t *report)
+{
+    const json_t *cases = json_object_get(report, "cases");
+    for (size_t i = 0; i < json_array_size(cases); ++i) {
+        char sig[96];
+        if (bitcts_shrink_signature(json_array_get(cases, i), sig, sizeof sig)[0] != '\0') {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 static void on_shrunk(void *user, const bitcts_shrunk *s, size_t done, size_t total)
