@@ -3,11 +3,13 @@
  * and repro lines. */
 #include <stddef.h> /* offsetof */
 #include <stdio.h>  /* printf */
+#include <stdlib.h> /* getenv, strtoul */
 
 #include "bitcts/bitcts_status.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "runner.h"
+#include "shrink.h"
 #include "shrink_failures.h"
 
 static const bitcts_cli_option shrink_options[] = {
@@ -20,6 +22,18 @@ static const bitcts_cli_option shrink_options[] = {
 bitcts_cli_table bitcts_cli_shrink_table(bitcts_cli_shrink_args *args)
 {
     return (bitcts_cli_table)BITCTS_CLI_TABLE(shrink_options, args);
+}
+
+int bitcts_cli_shrink_wanted(const json_t *report)
+{
+    const json_t *cases = json_object_get(report, "cases");
+    for (size_t i = 0; i < json_array_size(cases); ++i) {
+        char sig[96];
+        if (bitcts_shrink_signature(json_array_get(cases, i), sig, sizeof sig)[0] != '\0') {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 static void on_shrunk(void *user, const bitcts_shrunk *s, size_t done, size_t total)
@@ -42,11 +56,15 @@ static void on_shrunk(void *user, const bitcts_shrunk *s, size_t done, size_t to
 int bitcts_cli_shrink(const char *cmd, const bitcts_run_config *cfg, const json_t *report,
                       const char *out_dir, size_t max_cases, double budget_s)
 {
-    const bitcts_shrink_failures_options o = {.run = cfg,
-                                              .out_dir = out_dir,
-                                              .max_cases = max_cases,
-                                              .budget_s = budget_s,
-                                              .on_shrunk = on_shrunk};
+    /* A deliberately broken shrinker, for the tests that prove their checks (docs/explore.md) */
+    const char *stop = getenv("BITCTS_SHRINK_STOP_AFTER");
+    const bitcts_shrink_failures_options o = {
+        .run = cfg,
+        .out_dir = out_dir,
+        .max_cases = max_cases,
+        .budget_s = budget_s,
+        .stop_after = stop != NULL ? (unsigned)strtoul(stop, NULL, 10) : 0,
+        .on_shrunk = on_shrunk};
     printf("\nshrinking failures (at most %zu cases, %.0f s):\n", max_cases, budget_s);
     fflush(stdout);
     bitcts_shrunk *list = NULL;

@@ -19,7 +19,9 @@ static const char eval_description[] =
     "elements, comma-separated. Values are the input buffer's elements in memory order (with\n"
     "strides, every element the buffer holds): decimal, negative decimal for signed types,\n"
     "0x-hex raw bits for any type, or for float types a decimal literal, inf or nan. Give --a\n"
-    "and --b to a binary operator, --input to a unary one.\n"
+    "and --b to a binary operator, --input to a unary one. @FILE instead of a list reads the\n"
+    "buffer's elements from FILE as raw little-endian bits (what a shrunk case's repro names\n"
+    "when its values are too many for one line).\n"
     "Shift counts >= the width are not specified by DirectML: by default both policies are shown.\n"
     "Example (the XOR example bitcts ships, docs/spec/operators.md):\n"
     "  bitcts eval bit_xor --type uint8 --sizes 2,2 --a 0,128,42,255 --b 255,128,15,1\n"
@@ -33,9 +35,9 @@ static const bitcts_cli_option eval_options[] = {
     BITCTS_OPT_TEXT("--out-type", "T", EVAL_AT(out_type), 0,
                     "the output type (default: uint8 for bit_count, else T)"),
     BITCTS_OPT_REQUIRED("--sizes", "N,N,...", EVAL_AT(sizes), 0, "the shape, 1 to 8 sizes"),
-    BITCTS_OPT_TEXT("--a", "V,...", EVAL_AT(values[0]), 0, "the first input's buffer"),
-    BITCTS_OPT_TEXT("--b", "V,...", EVAL_AT(values[1]), 0, "the second input's buffer"),
-    BITCTS_OPT_TEXT("--input", "V,...", EVAL_AT(values[0]), 0,
+    BITCTS_OPT_TEXT("--a", "V,...|@FILE", EVAL_AT(values[0]), 0, "the first input's buffer"),
+    BITCTS_OPT_TEXT("--b", "V,...|@FILE", EVAL_AT(values[1]), 0, "the second input's buffer"),
+    BITCTS_OPT_TEXT("--input", "V,...|@FILE", EVAL_AT(values[0]), 0,
                     "the input's buffer (a unary operator)"),
     BITCTS_OPT_TEXT("--a-strides", "S,...", EVAL_AT(strides[0]), 0,
                     "the first input's strides, in elements"),

@@ -129,7 +129,7 @@ static int explore_print(const bitcts_run_config *cfg, const explore_args *a,
            "%s/\n",
            (unsigned long long)a->first, (unsigned long long)(a->first + ran - (ran > 0)), seed,
            ran, bitcts_clock_now() - t0, report_dir);
-    if (res->failed && a->shrink && !res->interrupted) {
+    if ((res->failed || bitcts_cli_shrink_wanted(res->report)) && a->shrink && !res->interrupted) {
         char out_dir[3200];
         snprintf(out_dir, sizeof out_dir, "%s/shrunk", report_dir);
         bitcts_cli_shrink("explore", cfg, res->report, out_dir, (size_t)a->shrink_max,

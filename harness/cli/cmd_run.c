@@ -476,7 +476,7 @@ static int run_and_report(int argc, char **argv, bitcts_cli_run *r, const run_ar
         return bitcts_cli_environment_failed(st, result.error) ? BITCTS_EXIT_ENVIRONMENT : code;
     }
     print_summary(&r->cfg, &result);
-    if (a->shrink && result.failed) {
+    if (a->shrink && (result.failed || bitcts_cli_shrink_wanted(result.report))) {
         char out_dir[3200];
         snprintf(out_dir, sizeof out_dir, "%s/shrunk", r->cfg.report_dir);
         bitcts_cli_shrink("run", &r->cfg, result.report, out_dir, (size_t)shrink->max,

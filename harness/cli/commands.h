@@ -62,6 +62,8 @@ typedef struct bitcts_cli_shrink_args {
 } bitcts_cli_shrink_args;
 /** --shrink-seconds and --shrink-max, shared by `run` and `explore`. */
 bitcts_cli_table bitcts_cli_shrink_table(bitcts_cli_shrink_args *args);
+/** 1 when some case of `report` has a failure signature to shrink (a warning's included). */
+int bitcts_cli_shrink_wanted(const json_t *report);
 /** Shrinks the failures of `report` (a run of cfg) into out_dir/<id>/, printing each as it
  * ends. @return 0, or -1 when shrinking or one of the cases failed (printed). */
 int bitcts_cli_shrink(const char *cmd, const bitcts_run_config *cfg, const json_t *report,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* `bitcts eval`'s text to a validated description and its input buffers. Values are the
- * buffer's elements in memory order. */
+ * buffer's elements in memory order, as a list or as a file of raw bits ("@FILE"). */
 #include <fenv.h>   /* fesetround */
 #include <math.h>   /* frexp, rint */
 #include <stdio.h>  /* snprintf */
@@ -9,6 +9,7 @@
 
 #include "bitcts/bitcts_status.h"
 #include "eval_parse.h"
+#include "fs_util.h"
 #include "number_text.h"
 #include "ref_ops.h"
 #include "validate.h"
@@ -236,6 +237,33 @@ int bitcts_eval_describe(const bitcts_eval_args *a, bitcts_op_desc *d, char *err
     return BITCTS_OK;
 }
 
+/* "@FILE": the buffer's elements as raw little-endian bits in memory order, exactly `elements`
+ * of them (the form a shrunk case's repro takes when its values are too many for one line). */
+static int read_values(const char *role, const char *path, uint64_t elements, uint32_t esize,
+                       uint8_t *buffer, char *err, size_t cap)
+{
+    char *bytes = NULL;
+    size_t size = 0;
+    char why[BITCTS_EVAL_ERROR_CAP];
+    const int st = bitcts_fs_read(path, (size_t)(elements * esize) + 1, &bytes, &size, why,
+                                  sizeof why); /* one byte more: a longer file is seen */
+    if (st != BITCTS_OK && strstr(why, "is larger than") == NULL) {
+        return bitcts_status_fail(err, cap, BITCTS_E_INVALID_ARGUMENT, "--%s: %s", role, why);
+    }
+    const int ok = st == BITCTS_OK && size == elements * esize;
+    if (ok) {
+        memcpy(buffer, bytes, size);
+    }
+    free(bytes);
+    return ok ? BITCTS_OK
+              : bitcts_status_fail(err, cap, BITCTS_E_INVALID_ARGUMENT,
+                                   "--%s: %s holds %s%zu bytes, its buffer %llu elements of %u "
+                                   "bytes",
+                                   role, path, st == BITCTS_OK ? "" : "more than ",
+                                   st == BITCTS_OK ? size : (size_t)(elements * esize),
+                                   (unsigned long long)elements, esize);
+}
+
 static int parse_values(const char *role, const char *list, const bitcts_tensor_desc *t,
                         uint8_t **buffer, char *err, size_t cap)
 {
@@ -247,6 +275,9 @@ static int parse_values(const char *role, const char *list, const bitcts_tensor_
     *buffer = calloc(1, (size_t)t->total_tensor_size_in_bytes + 8);
     if (*buffer == NULL) {
         return bitcts_status_fail(err, cap, BITCTS_E_OUT_OF_MEMORY, "out of memory");
+    }
+    if (list != NULL && list[0] == '@') {
+        return read_values(role, list + 1, elements, esize, *buffer, err, cap);
     }
     uint64_t n = 0;
     const char *p = list;

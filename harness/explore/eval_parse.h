@@ -21,7 +21,7 @@ typedef struct bitcts_eval_args {
     const char *type;       /* --type */
     const char *out_type;   /* --out-type (NULL: uint8 for bit_count, else --type) */
     const char *sizes;      /* --sizes N,N,... */
-    const char *values[2];  /* --a or --input; --b */
+    const char *values[2];  /* --a or --input; --b: "V,V,..." or "@FILE" (raw bits) */
     const char *strides[3]; /* --a-strides or --input-strides; --b-strides; --out-strides */
     const char *format;     /* --format dec|hex|bin (NULL: dec) */
     const char *policy;     /* --shift-policy mask|saturate (NULL: both where they differ) */
@@ -48,7 +48,8 @@ int bitcts_eval_describe(const bitcts_eval_args *a, bitcts_op_desc *d, char *err
 
 /** Parses the values into buffers for a description from bitcts_eval_describe and checks the
  * rest: every input given with exactly as many values as its buffer holds, no --b for a unary
- * operator, a known --shift-policy.
+ * operator, a known --shift-policy. A value list "@FILE" names a regular file holding exactly
+ * the buffer's elements as raw little-endian bits, in memory order.
  * @param p [out] the problem, freed with bitcts_eval_problem_free; zeroed on failure.
  * @return BITCTS_OK; BITCTS_E_INVALID_ARGUMENT or BITCTS_E_OUT_OF_MEMORY with err. */
 int bitcts_eval_load(const bitcts_eval_args *a, const bitcts_op_desc *d, bitcts_eval_problem *p,

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* Shrinking (harness/explore/shrink.h, docs/explore.md). A candidate is made from the current case
  * by one change: a dimension dropped or a size reduced (a slice at the origin: the strides, and so
- * every kept element's offset and bytes, stay as they were), a tensor laid out packed, the
- * padding of one tensor halved (its dims keep the order of their strides), the output no
- * longer in place, spare bytes or the alignment promise removed, an input's values
- * set to zero or halved. Candidates that break a rule are not run. The first candidate, in
- * this order, that fails with the same signature becomes the current case, and the search
- * starts over from it. */
+ * every kept element's offset and bytes, stay as they were), a window past the origin (the
+ * buffers start later), a size reduced with the buffers keeping their size, a tensor laid out
+ * packed, the padding of one tensor halved (its dims keep the order of their strides), the output
+ * no longer in place, spare bytes or the alignment promise removed, an input's values set to zero
+ * or halved. Candidates that break a rule are not run. The first candidate, in this order, that
+ * fails with the same signature becomes the current case, and the search starts over from it. */
 #include <stdarg.h> /* va_list */
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* malloc, calloc, free */
@@ -15,6 +15,7 @@
 #include "bitcts/bitcts_status.h"
 #include "bitcts/bitcts_verdict.h"
 #include "clock.h"
+#include "fs_util.h"
 #include "grow.h"
 #include "report_model.h"
 #include "sanitize.h"
@@ -103,9 +104,18 @@ static uint8_t *copy_bytes(const uint8_t *src, uint64_t have, uint64_t want)
     return p;
 }
 
+/* Bytes `skip` on of `src` (`have` bytes long) into a new zeroed buffer of `want` bytes. */
+static uint8_t *copy_bytes_from(const uint8_t *src, uint64_t have, uint64_t skip, uint64_t want)
+{
+    return copy_bytes(src != NULL ? src + (skip < have ? skip : have) : NULL,
+                      skip < have ? have - skip : 0, want);
+}
+
 /* A new case with the description `desc` (same shape of aliasing as `c`) whose buffers hold
- * the first bytes of c's buffers: right for any change that keeps every element's offset. */
-static int with_desc(const bitcts_case_data *c, const bitcts_op_desc *desc, bitcts_case_data *out)
+ * c's buffers from byte skip[t] on (skip NULL: from the start): right for any change that keeps
+ * every element's offset from the new start. */
+static int with_desc_from(const bitcts_case_data *c, const bitcts_op_desc *desc,
+                          const uint64_t *skip, bitcts_case_data *out)
 {
     memset(out, 0, sizeof *out);
     out->desc = *desc;
@@ -115,8 +125,9 @@ static int with_desc(const bitcts_case_data *c, const bitcts_op_desc *desc, bitc
         out->desc.output = out->desc.inputs[c->alias_input];
     }
     for (uint32_t i = 0; i < desc->input_count; ++i) {
-        out->inputs[i] = copy_bytes(c->inputs[i], c->desc.inputs[i].total_tensor_size_in_bytes,
-                                    out->desc.inputs[i].total_tensor_size_in_bytes);
+        out->inputs[i] = copy_bytes_from(c->inputs[i], c->desc.inputs[i].total_tensor_size_in_bytes,
+                                         skip != NULL ? skip[i] : 0,
+                                         out->desc.inputs[i].total_tensor_size_in_bytes);
         if (out->inputs[i] == NULL) {
             bitcts_case_free(out);
             return -1;
@@ -126,14 +137,20 @@ static int with_desc(const bitcts_case_data *c, const bitcts_op_desc *desc, bitc
         out->output = out->inputs[out->alias_input];
         return 0;
     }
-    out->owned_output = copy_bytes(c->output, c->desc.output.total_tensor_size_in_bytes,
-                                   out->desc.output.total_tensor_size_in_bytes);
+    out->owned_output = copy_bytes_from(c->output, c->desc.output.total_tensor_size_in_bytes,
+                                        skip != NULL ? skip[desc->input_count] : 0,
+                                        out->desc.output.total_tensor_size_in_bytes);
     if (out->owned_output == NULL) {
         bitcts_case_free(out);
         return -1;
     }
     out->output = out->owned_output;
     return 0;
+}
+
+static int with_desc(const bitcts_case_data *c, const bitcts_op_desc *desc, bitcts_case_data *out)
+{
+    return with_desc_from(c, desc, NULL, out);
 }
 
 static int min_size(bitcts_tensor_desc *t)
@@ -146,8 +163,10 @@ static int min_size(bitcts_tensor_desc *t)
     return 0;
 }
 
-/* A slice at the origin: sizes reduced (or dimension `drop` removed), the strides kept. */
-static int slice(const bitcts_case_data *c, const uint32_t *sizes, int drop, bitcts_case_data *out)
+/* A slice at the origin: sizes reduced (or dimension `drop` removed), the strides kept; every
+ * buffer at its new minimum size, or (keep) at the size it had. */
+static int slice(const bitcts_case_data *c, const uint32_t *sizes, int drop, int keep,
+                 bitcts_case_data *out)
 {
     bitcts_op_desc d = c->desc;
     for (uint32_t t = 0; t <= d.input_count; ++t) {
@@ -165,11 +184,39 @@ static int slice(const bitcts_case_data *c, const uint32_t *sizes, int drop, bit
         }
         n->dimension_count = r;
         n->has_strides = 1;
+        if (min_size(n) != 0 || n->total_tensor_size_in_bytes > o->total_tensor_size_in_bytes) {
+            return -1;
+        }
+        n->total_tensor_size_in_bytes =
+            keep ? o->total_tensor_size_in_bytes : n->total_tensor_size_in_bytes;
+    }
+    return with_desc(c, &d, out);
+}
+
+/* A window of dim k: `size` indices from `first` on, every other dim kept. The strides stay; each
+ * buffer starts `first` strides of dim k later, so every kept element keeps its bytes and the
+ * elements past the origin (where a value- or position-dependent failure may sit) can be kept
+ * while the rest goes. */
+static int window(const bitcts_case_data *c, uint32_t k, uint32_t first, uint32_t size,
+                  bitcts_case_data *out)
+{
+    bitcts_op_desc d = c->desc;
+    uint64_t skip[3]; /* the inputs, then the output */
+    for (uint32_t t = 0; t <= d.input_count; ++t) {
+        bitcts_tensor_desc *n = t < d.input_count ? &d.inputs[t] : &d.output;
+        const bitcts_tensor_desc *o =
+            t < c->desc.input_count ? &c->desc.inputs[t] : &c->desc.output;
+        for (uint32_t j = 0; j < o->dimension_count; ++j) {
+            n->strides[j] = (uint32_t)bitcts_tensor_stride(o, j);
+        }
+        n->has_strides = 1;
+        n->sizes[k] = size;
+        skip[t] = (uint64_t)first * n->strides[k] * bitcts_dtype_size(o->data_type);
         if (min_size(n) != 0) {
             return -1;
         }
     }
-    return with_desc(c, &d, out);
+    return with_desc_from(c, &d, skip, out);
 }
 
 /* Copies the logical elements of tensor `from` (bytes `src`) into `dst` laid out as `to`. */
@@ -393,7 +440,7 @@ static int candidate(const bitcts_case_data *c, unsigned index, bitcts_case_data
     uint32_t sizes[BITCTS_MAX_DIMS];
     memcpy(sizes, c->desc.output.sizes, sizeof sizes);
     if (i < r) { /* fewer dims */
-        return r > 1 && slice(c, sizes, (int)i, out) == 0;
+        return r > 1 && slice(c, sizes, (int)i, 0, out) == 0;
     }
     i -= r;
     if (i < 3 * r) { /* smaller sizes: 1, half, one less */
@@ -403,9 +450,26 @@ static int candidate(const bitcts_case_data *c, unsigned index, bitcts_case_data
             return 0;
         }
         sizes[k] = want;
-        return slice(c, sizes, -1, out) == 0;
+        return slice(c, sizes, -1, 0, out) == 0;
     }
     i -= 3 * r;
+    if (i < 2 * r) { /* a window past the origin: the upper half, all but the first index */
+        const uint32_t k = i / 2, s = sizes[k];
+        const uint32_t first = i % 2 == 0 ? s / 2 : 1;
+        return s > 1 && (i % 2 == 0 || s > 2) && window(c, k, first, s - first, out) == 0;
+    }
+    i -= 2 * r;
+    if (i < 2 * r) { /* sizes 1 or half, every buffer keeping its size (a failure that needs
+                      * the bytes past the elements: a write into them, a read of them) */
+        const uint32_t k = i / 2, s = sizes[k];
+        const uint32_t want = i % 2 == 0 ? 1 : (s + 1) / 2;
+        if (s <= 1 || want == s || (i % 2 != 0 && want == 1)) {
+            return 0;
+        }
+        sizes[k] = want;
+        return slice(c, sizes, -1, 1, out) == 0;
+    }
+    i -= 2 * r;
     if (i < n_in + 2) { /* packed: every tensor, then one at a time */
         const uint32_t mask = i == 0 ? (1u << (n_in + 1)) - 1 : 1u << (i - 1);
         int any = 0;
@@ -574,7 +638,9 @@ int bitcts_shrink_case(const bitcts_shrink_options *o, const bitcts_case_key *ke
             out->exhausted = 0;
             break;
         }
-        const size_t n = fill_chunk(&cur, &next, cands, chunk);
+        const size_t n = o->stop_after > 0 && out->steps >= o->stop_after
+                             ? 0 /* the broken shrinker of the tests */
+                             : fill_chunk(&cur, &next, cands, chunk);
         if (n == 0) {
             break; /* every candidate of the current case tried: it is the smallest found */
         }
@@ -659,16 +725,32 @@ static void put_list(text *t, const char *flag, const uint32_t *v, uint32_t n)
     }
 }
 
-static void put_tensor(text *t, const char *name, const bitcts_tensor_desc *d, const uint8_t *buf)
+/* The elements from the first to the last one the tensor reaches (the buffer eval reads). */
+static uint64_t reached(const bitcts_tensor_desc *d)
 {
-    const uint32_t esize = bitcts_dtype_size(d->data_type);
-    uint64_t count = 1; /* the elements from the first to the last one the tensor reaches */
+    uint64_t count = 1;
     uint64_t packed = 1;
     for (uint32_t k = d->dimension_count; k-- > 0;) {
         count += (uint64_t)(d->sizes[k] - 1) * (d->has_strides ? d->strides[k] : packed);
         packed *= d->sizes[k];
     }
+    return count;
+}
+
+/* --NAME v,v,... (file NULL) or --NAME @FILE. */
+static void put_tensor(text *t, const char *name, const bitcts_tensor_desc *d, const uint8_t *buf,
+                       const char *file)
+{
+    const uint32_t esize = bitcts_dtype_size(d->data_type);
     put(t, " --%s ", name);
+    if (file != NULL) {
+        char at[BITCTS_SHRINK_REPRO_MAX + 1];
+        char quoted[4 * sizeof at + 4];
+        snprintf(at, sizeof at, "@%s", file);
+        put(t, "%s", bitcts_shell_quote(at, quoted, sizeof quoted));
+        return;
+    }
+    const uint64_t count = reached(d);
     for (uint64_t e = 0; e < count; ++e) {
         uint64_t v = 0;
         for (uint32_t k = 0; k < esize; ++k) {
@@ -678,7 +760,8 @@ static void put_tensor(text *t, const char *name, const bitcts_tensor_desc *d, c
     }
 }
 
-int bitcts_shrink_eval_command(const bitcts_case_data *data, char **out)
+/* The eval line; files[i]: input i's values as @FILE (NULL: inline). */
+static int eval_line(const bitcts_case_data *data, const char *const files[2], char **out)
 {
     const bitcts_op_desc *d = &data->desc;
     text t = {malloc(256), 0, 256, 0};
@@ -691,11 +774,9 @@ int bitcts_shrink_eval_command(const bitcts_case_data *data, char **out)
         put(&t, " --out-type %s", bitcts_dtype_name(d->output.data_type));
     }
     put_list(&t, "--sizes", d->output.sizes, d->output.dimension_count);
-    static const char *const unary[1] = {"input"};
-    static const char *const binary[2] = {"a", "b"};
     for (uint32_t i = 0; i < d->input_count; ++i) {
-        const char *name = d->input_count == 1 ? unary[0] : binary[i];
-        put_tensor(&t, name, &d->inputs[i], data->inputs[i]);
+        const char *name = bitcts_shrink_role(d, i);
+        put_tensor(&t, name, &d->inputs[i], data->inputs[i], files[i]);
         if (d->inputs[i].has_strides) {
             char flag[24];
             snprintf(flag, sizeof flag, "--%s-strides", name);
@@ -712,4 +793,78 @@ int bitcts_shrink_eval_command(const bitcts_case_data *data, char **out)
     }
     *out = t.p;
     return BITCTS_OK;
+}
+
+const char *bitcts_shrink_role(const bitcts_op_desc *d, uint32_t input)
+{
+    static const char *const names[2][2] = {{"input", "input"}, {"a", "b"}};
+    return names[d->input_count == 1 ? 0 : 1][input & 1u];
+}
+
+int bitcts_shrink_eval_command(const bitcts_case_data *data, char **out)
+{
+    const char *const inline_values[2] = {NULL, NULL};
+    return eval_line(data, inline_values, out);
+}
+
+/* Input i's buffer (the elements eval reads) written to `file`. */
+static int write_values(const bitcts_case_data *data, uint32_t i, const char *file, char *err,
+                        size_t cap)
+{
+    const bitcts_tensor_desc *d = &data->desc.inputs[i];
+    const int st = bitcts_fs_write_atomic(
+        file, data->inputs[i], (size_t)(reached(d) * bitcts_dtype_size(d->data_type)), err, cap);
+    return st == BITCTS_OK || st == BITCTS_E_OUT_OF_MEMORY ? st : BITCTS_E_IO;
+}
+
+/* The eval line naming DIR/<role>.bin by absolute path, checked against the cap before any file
+ * is written (a line too long leaves no file behind). */
+static int file_line(const bitcts_case_data *data, const char *vectors_dir, char **out, char *err,
+                     size_t cap)
+{
+    char dir[4200];
+    char paths[2][4300];
+    const char *files[2] = {NULL, NULL};
+    if (bitcts_fs_mkdirs(vectors_dir, err, cap) != BITCTS_OK) {
+        return BITCTS_E_IO;
+    }
+    bitcts_paste_path(vectors_dir, dir, sizeof dir);
+    for (uint32_t i = 0; i < data->desc.input_count; ++i) {
+        snprintf(paths[i], sizeof paths[i], "%s/%s.bin", dir, bitcts_shrink_role(&data->desc, i));
+        files[i] = paths[i];
+    }
+    int st = eval_line(data, files, out);
+    if (st == BITCTS_OK && strlen(*out) > BITCTS_SHRINK_REPRO_MAX) {
+        snprintf(err, cap, "the eval line would be %zu characters (at most %u): a shorter path",
+                 strlen(*out), BITCTS_SHRINK_REPRO_MAX);
+        st = BITCTS_E_INVALID_ARGUMENT;
+    }
+    for (uint32_t i = 0; st == BITCTS_OK && i < data->desc.input_count; ++i) {
+        st = write_values(data, i, paths[i], err, cap);
+    }
+    if (st != BITCTS_OK) {
+        free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+int bitcts_shrink_repro_command(const bitcts_case_data *data, const char *vectors_dir, char **out,
+                                char *err, size_t cap)
+{
+    uint64_t chars = 0; /* the values' characters at least, before the line is made */
+    for (uint32_t i = 0; i < data->desc.input_count; ++i) {
+        const bitcts_tensor_desc *d = &data->desc.inputs[i];
+        chars += reached(d) * (2u * bitcts_dtype_size(d->data_type) + 3u);
+    }
+    *out = NULL;
+    if (chars <= BITCTS_SHRINK_INLINE_MAX) {
+        const int st = bitcts_shrink_eval_command(data, out);
+        if (st != BITCTS_OK || strlen(*out) <= BITCTS_SHRINK_INLINE_MAX) {
+            return st;
+        }
+        free(*out);
+        *out = NULL;
+    }
+    return file_line(data, vectors_dir, out, err, cap);
 }

@@ -18,6 +18,8 @@
 typedef struct bitcts_shrink_options {
     const bitcts_run_config *run; /* backend, options, seed, jobs, timeout; nothing is written */
     double budget_s;              /* wall time for this case */
+    unsigned stop_after;          /* 0; N: a deliberately broken shrinker for the tests, which
+                                   * stops after N steps as if it had found a local minimum */
 } bitcts_shrink_options;
 
 typedef struct bitcts_shrink_result {
@@ -45,9 +47,27 @@ int bitcts_shrink_case(const bitcts_shrink_options *o, const bitcts_case_key *ke
                        bitcts_shrink_result *out, char *err, size_t cap);
 void bitcts_shrink_result_free(bitcts_shrink_result *r);
 
+/* A repro's eval line is never longer than this: past BITCTS_SHRINK_INLINE_MAX characters with
+ * its values inline, the values go to files the line names. */
+#define BITCTS_SHRINK_REPRO_MAX 8192u
+#define BITCTS_SHRINK_INLINE_MAX 2048u
+
+/** The name of input `input` on eval's command line: "input" (unary), "a" or "b". Static. */
+const char *bitcts_shrink_role(const bitcts_op_desc *d, uint32_t input);
+
 /** The `bitcts eval` command that computes the case's reference result: operator, types,
  * sizes, every buffer element in memory order (0x raw bits) and the strides. *out is malloc'd.
  * @return BITCTS_OK or BITCTS_E_OUT_OF_MEMORY. */
 int bitcts_shrink_eval_command(const bitcts_case_data *data, char **out);
+
+/** The repro line of a shrunk case: bitcts_shrink_eval_command's line when it is at most
+ * BITCTS_SHRINK_INLINE_MAX characters; else each input's buffer is written to
+ * `vectors_dir`/<role>.bin (raw bits in memory order, written atomically, the folder created)
+ * and the line names those files as `--a @FILE` (eval reads them), with sizes and strides as
+ * before. Never longer than BITCTS_SHRINK_REPRO_MAX. *out is malloc'd.
+ * @return BITCTS_OK; BITCTS_E_IO (a file, with err); BITCTS_E_INVALID_ARGUMENT (the folder's
+ *         path makes the line too long, with err); BITCTS_E_OUT_OF_MEMORY. */
+int bitcts_shrink_repro_command(const bitcts_case_data *data, const char *vectors_dir, char **out,
+                                char *err, size_t cap);
 
 #endif

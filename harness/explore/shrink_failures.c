@@ -56,7 +56,8 @@ static char *run_command(const bitcts_run_config *run, const char *id)
     return out;
 }
 
-/* OUT_DIR/<id>: the original and the shrunk case as one vector export, then repro.txt and
+/* OUT_DIR/<id>: the original and the shrunk case as one vector export, the eval line (its
+ * values in OUT_DIR/<id>/vectors/ when they are too many for one line), then repro.txt and
  * shrink.json. */
 static int write_folder(const bitcts_shrink_failures_options *o, const bitcts_case_key *key,
                         const bitcts_case_data *orig, const bitcts_shrink_result *r,
@@ -86,6 +87,11 @@ static int write_folder(const bitcts_shrink_failures_options *o, const bitcts_ca
         return st;
     }
     char path[4400];
+    snprintf(path, sizeof path, "%s/vectors", s->folder);
+    st = bitcts_shrink_repro_command(&r->data, path, &s->eval_command, s->error, sizeof s->error);
+    if (st != BITCTS_OK) {
+        return st;
+    }
     const size_t text_cap = strlen(s->eval_command) + strlen(s->run_command) + 1024;
     char *text = malloc(text_cap);
     if (text == NULL) {
@@ -137,7 +143,8 @@ static void shrink_one(const bitcts_shrink_failures_options *o, const json_t *c,
                  bitcts_status_message(s->status));
         return;
     }
-    const bitcts_shrink_options so = {.run = o->run, .budget_s = budget_s};
+    const bitcts_shrink_options so = {
+        .run = o->run, .budget_s = budget_s, .stop_after = o->stop_after};
     bitcts_shrink_result r;
     s->status = bitcts_shrink_case(&so, &key, &data, c, &r, s->error, sizeof s->error);
     if (s->status == BITCTS_OK) {
@@ -149,8 +156,7 @@ static void shrink_one(const bitcts_shrink_failures_options *o, const json_t *c,
         s->candidates = r.candidates;
         s->exhausted = r.exhausted;
         s->run_command = run_command(o->run, s->id);
-        s->status = s->run_command != NULL ? bitcts_shrink_eval_command(&r.data, &s->eval_command)
-                                           : BITCTS_E_OUT_OF_MEMORY;
+        s->status = s->run_command != NULL ? BITCTS_OK : BITCTS_E_OUT_OF_MEMORY;
         s->seconds = bitcts_clock_now() - t0; /* shrink.json records the shrink's own time */
         if (s->status == BITCTS_OK) {
             s->status = write_folder(o, &key, &data, &r, s);

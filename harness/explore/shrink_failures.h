@@ -38,6 +38,7 @@ typedef struct bitcts_shrink_failures_options {
     const char *out_dir;          /* created if missing; an earlier shrink's folders replaced */
     size_t max_cases;             /* at most this many cases shrunk (0: every one) */
     double budget_s;              /* wall time for all of them */
+    unsigned stop_after;          /* 0; N: bitcts_shrink_options.stop_after (tests only) */
     bitcts_shrunk_fn on_shrunk;
     void *user;
 } bitcts_shrink_failures_options;
