@@ -15,6 +15,9 @@ static const bitcts_cli_option shrink_options[] = {
                       86400, "time for all the shrinking (default 120)"),
     BITCTS_OPT_NUMBER("--shrink-max", "N", U64, offsetof(bitcts_cli_shrink_args, max), 1, 100000,
                       "shrink at most N failures, one of each kind first (default 10)"),
+    BITCTS_OPT_TEXT("--save", "DIR", offsetof(bitcts_cli_shrink_args, save), 4000,
+                    "keep each shrunk failure in DIR as a regression case file, named by its "
+                    "digest, that `run --regressions DIR` replays (docs/regressions.md)"),
 };
 
 bitcts_cli_table bitcts_cli_shrink_table(bitcts_cli_shrink_args *args)
@@ -36,17 +39,21 @@ static void on_shrunk(void *user, const bitcts_shrunk *s, size_t done, size_t to
            (unsigned long long)s->elements_after, s->rank_after, s->steps, s->candidates,
            s->seconds, s->exhausted ? "" : ", out of time", s->run_command, s->eval_command,
            s->folder);
+    if (s->saved[0] != '\0') {
+        printf("      saved: %s\n", s->saved);
+    }
     fflush(stdout);
 }
 
 int bitcts_cli_shrink(const char *cmd, const bitcts_run_config *cfg, const json_t *report,
-                      const char *out_dir, size_t max_cases, double budget_s)
+                      const char *out_dir, size_t max_cases, double budget_s, const char *save_dir)
 {
     const bitcts_shrink_failures_options o = {.run = cfg,
                                               .out_dir = out_dir,
                                               .max_cases = max_cases,
                                               .budget_s = budget_s,
-                                              .on_shrunk = on_shrunk};
+                                              .on_shrunk = on_shrunk,
+                                              .save_dir = save_dir};
     printf("\nshrinking failures (at most %zu cases, %.0f s):\n", max_cases, budget_s);
     fflush(stdout);
     bitcts_shrunk *list = NULL;
