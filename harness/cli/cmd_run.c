@@ -419,6 +419,21 @@ json_t *bitcts_cli_command_line(int argc, char **argv)
     return list;
 }
 
+/* `option` and the folder's absolute path, quoted, for every repro line: 0, or -1 (no memory). */
+static int repro_folder(const char *option, const char *dir, char *extra, size_t cap)
+{
+    char path[1024];
+    const size_t qcap = 4 * sizeof path + 4;
+    char *quoted = malloc(qcap);
+    if (quoted == NULL) {
+        return -1;
+    }
+    snprintf(extra, cap, "%s%s", option,
+             bitcts_shell_quote(bitcts_paste_path(dir, path, sizeof path), quoted, qcap));
+    free(quoted);
+    return 0;
+}
+
 /* --vectors DIR: the export's cases become the plan, its seed the run's, and every repro line
  * names the folder. 0, or an exit code. */
 static int use_vectors(bitcts_run_config *cfg, const char *dir, bitcts_plan **plan, char *extra,
@@ -435,15 +450,9 @@ static int use_vectors(bitcts_run_config *cfg, const char *dir, bitcts_plan **pl
                                 "(0x%016llx), which its cases are built with",
                                 (unsigned long long)cfg->seed, dir, (unsigned long long)seed);
     }
-    char path[1024];
-    const size_t qcap = 4 * sizeof path + 4;
-    char *quoted = malloc(qcap);
-    if (quoted == NULL) {
+    if (repro_folder(" --vectors ", dir, extra, cap) != 0) {
         return bitcts_cli_error("run", "out of memory");
     }
-    snprintf(extra, cap, " --vectors %s",
-             bitcts_shell_quote(bitcts_paste_path(dir, path, sizeof path), quoted, qcap));
-    free(quoted);
     cfg->plan = *plan;
     cfg->seed = seed;
     cfg->repro_extra = extra;
@@ -473,15 +482,9 @@ static int use_regressions(bitcts_run_config *cfg, const char *dir, bitcts_plan 
         return bitcts_cli_error("run", "--regressions: %s holds no regression case (<name>.json)",
                                 dir);
     }
-    char path[1024];
-    const size_t qcap = 4 * sizeof path + 4;
-    char *quoted = malloc(qcap);
-    if (quoted == NULL) {
+    if (repro_folder(" --regressions ", dir, extra, cap) != 0) {
         return bitcts_cli_error("run", "out of memory");
     }
-    snprintf(extra, cap, " --regressions %s",
-             bitcts_shell_quote(bitcts_paste_path(dir, path, sizeof path), quoted, qcap));
-    free(quoted);
     cfg->plan = *plan;
     cfg->origins = *origins;
     cfg->repro_extra = extra;

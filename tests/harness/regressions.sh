@@ -5,7 +5,7 @@
 #    signature saved (fail or crash), and exits 1;
 #  * the example plugin and cpu pass every case (recorded where shift counts reach the width);
 #  * with --tier the set joins the tier's cases, --filter selects among them, each report case
-#    carries its origin;
+#    carries its origin; vectors export --regressions writes an export run --vectors reads;
 #  * a truncated, damaged or hostile file (a FIFO), an empty folder, --save without --shrink:
 #    one line naming the problem, exit 2, no report written;
 #  * the same find saved twice is one file, byte-identical.
@@ -102,6 +102,17 @@ assert len(reg) == int(sys.argv[1]) and len(tier) > len(reg), (len(tier), len(re
 assert all("origin" in c for c in reg) and not any("origin" in c for c in tier if c not in reg)
 one = json.load(open("r-one/report.json"))["cases"]
 assert [c["id"] for c in one] == ["regression." + sys.argv[2]], one
+PY
+
+# The set as an export (vectors export --regressions): run --vectors reads it back whole.
+"$bitcts" vectors export --regressions "$set_dir" --out exp >/dev/null 2>&1 ||
+    fail "vectors export --regressions failed"
+"$bitcts" run --backend cpu --vectors exp --report r-exp --quiet >/dev/null 2>&1 ||
+    fail "the exported set does not pass on cpu"
+python3 - "$count" <<'PY' || fail "the exported set is not the set"
+import json, sys
+cases = json.load(open("r-exp/report.json"))["cases"]
+assert len(cases) == int(sys.argv[1]) and all(c["id"].startswith("regression.") for c in cases)
 PY
 
 # 4. Bad input: one line naming the file, exit 2, nothing written.
