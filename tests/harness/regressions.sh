@@ -13,17 +13,11 @@
 set -euo pipefail
 bitcts=$1
 set_dir=$2
-work=$3
-shift 3
-declare -A plugin
-for a in "$@"; do plugin[${a%%=*}]=${a#*=}; done
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
-fail() {
-    echo "FAIL: $*"
-    exit 1
-}
+shift 2
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=harness_lib.sh
+. "$here/harness_lib.sh"
+harness_start "$@"
 count=$(ls "$set_dir"/*.json | wc -l)
 [ "$count" -gt 0 ] || fail "no case in $set_dir"
 
@@ -57,7 +51,6 @@ done
 
 # Every plugin the set was made from fails on it (its finds may be another's file: the same
 # case, found first by another plugin, is one file with the first origin); its verdicts printed.
-here=$(cd "$(dirname "$0")" && pwd)
 for name in $(grep -o '^    broken_[a-z0-9_]*' "$here/../../tools/regressions_generate.sh"); do
     [ -n "${plugin[$name]:-}" ] || fail "no plugin $name given"
     rc=0

@@ -136,17 +136,39 @@ static int build_small(bitcts_case_key *key, bitcts_case_data *data)
     return found;
 }
 
+/* A small case, its origin and its file. */
+typedef struct small_file {
+    bitcts_case_key key;
+    bitcts_case_data data;
+    json_t *origin;
+    char *text;
+    size_t size;
+    char name[BITCTS_REGRESS_NAME_HEX + 1];
+} small_file;
+
+static void small_file_make(small_file *f)
+{
+    memset(f, 0, sizeof *f);
+    CHECK(build_small(&f->key, &f->data) == 0);
+    f->origin = origin_of("libx.so");
+    CHECK_EQ_U64(bitcts_regress_encode(&f->key, &f->data, f->origin, &f->text, &f->size, f->name),
+                 BITCTS_OK);
+}
+
+static void small_file_free(small_file *f)
+{
+    free(f->text);
+    json_decref(f->origin);
+    bitcts_case_free(&f->data);
+}
+
 /* Every truncation refused; every one-byte change refused or harmless. */
 static void test_damage(void)
 {
-    bitcts_case_key key;
-    bitcts_case_data data;
-    CHECK(build_small(&key, &data) == 0);
-    json_t *origin = origin_of("libx.so");
-    char *text = NULL;
-    size_t size = 0;
-    char name[BITCTS_REGRESS_NAME_HEX + 1];
-    CHECK_EQ_U64(bitcts_regress_encode(&key, &data, origin, &text, &size, name), BITCTS_OK);
+    small_file f;
+    small_file_make(&f);
+    char *text = f.text;
+    const size_t size = f.size;
     bitcts_case_key k2;
     bitcts_case_data d2;
     char n2[BITCTS_REGRESS_NAME_HEX + 1];
@@ -163,7 +185,8 @@ static void test_damage(void)
         const char was = text[i];
         text[i] = was == '1' ? '2' : '1';
         if (bitcts_regress_decode(text, size, &k2, &d2, NULL, n2, err, sizeof err) == BITCTS_OK) {
-            harmful += !same_case(&data, &d2) || strcmp(n2, name) != 0 || k2.values != key.values;
+            harmful +=
+                !same_case(&f.data, &d2) || strcmp(n2, f.name) != 0 || k2.values != f.key.values;
             bitcts_case_free(&d2);
         } else {
             ++refused;
@@ -172,9 +195,7 @@ static void test_damage(void)
     }
     CHECK_EQ_U64(harmful, 0);
     CHECK(refused > (int)size / 2);
-    free(text);
-    json_decref(origin);
-    bitcts_case_free(&data);
+    small_file_free(&f);
 }
 
 /* text with `from` replaced by `to` (once), decoded: the status and the message. */
@@ -204,14 +225,9 @@ static int decode_edited(const char *text, const char *from, const char *to, cha
 
 static void test_refusals(void)
 {
-    bitcts_case_key key;
-    bitcts_case_data data;
-    CHECK(build_small(&key, &data) == 0);
-    json_t *origin = origin_of("libx.so");
-    char *text = NULL;
-    size_t size = 0;
-    char name[BITCTS_REGRESS_NAME_HEX + 1];
-    CHECK_EQ_U64(bitcts_regress_encode(&key, &data, origin, &text, &size, name), BITCTS_OK);
+    small_file f;
+    small_file_make(&f);
+    const char *text = f.text;
     char err[600];
     CHECK_EQ_U64(decode_edited(text, "\"1.0\"", "\"2.0\"", err, sizeof err),
                  BITCTS_E_FORMAT_VERSION);
@@ -225,19 +241,21 @@ static void test_refusals(void)
                  BITCTS_E_PARSE);
     CHECK(strstr(err, "origin") != NULL);
     CHECK_EQ_U64(decode_edited(text, "{", "{\"name\": \"0\", ", err, sizeof err), BITCTS_E_PARSE);
-    free(text);
     /* an invalid case, its name its own digest: refused by the rules, not by the digest */
-    data.desc.output.total_tensor_size_in_bytes = 1;
-    CHECK_EQ_U64(bitcts_regress_encode(&key, &data, origin, &text, &size, name), BITCTS_OK);
+    f.data.desc.output.total_tensor_size_in_bytes = 1;
+    char *invalid = NULL;
+    size_t size = 0;
+    char name[BITCTS_REGRESS_NAME_HEX + 1];
+    CHECK_EQ_U64(bitcts_regress_encode(&f.key, &f.data, f.origin, &invalid, &size, name),
+                 BITCTS_OK);
     bitcts_case_key k2;
     bitcts_case_data d2;
     char n2[BITCTS_REGRESS_NAME_HEX + 1];
-    CHECK_EQ_U64(bitcts_regress_decode(text, size, &k2, &d2, NULL, n2, err, sizeof err),
+    CHECK_EQ_U64(bitcts_regress_decode(invalid, size, &k2, &d2, NULL, n2, err, sizeof err),
                  BITCTS_E_PARSE);
     CHECK(strstr(err, "not valid") != NULL);
-    free(text);
-    json_decref(origin);
-    bitcts_case_free(&data);
+    free(invalid);
+    small_file_free(&f);
 }
 
 int main(void)
