@@ -17,6 +17,9 @@ static const bitcts_cli_option shrink_options[] = {
                       86400, "time for all the shrinking (default 120)"),
     BITCTS_OPT_NUMBER("--shrink-max", "N", U64, offsetof(bitcts_cli_shrink_args, max), 1, 100000,
                       "shrink at most N failures, one of each kind first (default 10)"),
+    BITCTS_OPT_TEXT("--save", "DIR", offsetof(bitcts_cli_shrink_args, save), 4000,
+                    "keep each shrunk failure in DIR as a regression case file, named by its "
+                    "digest, that `run --regressions DIR` replays (docs/regressions.md)"),
 };
 
 bitcts_cli_table bitcts_cli_shrink_table(bitcts_cli_shrink_args *args)
@@ -50,11 +53,14 @@ static void on_shrunk(void *user, const bitcts_shrunk *s, size_t done, size_t to
            (unsigned long long)s->elements_after, s->rank_after, s->steps, s->candidates,
            s->seconds, s->exhausted ? "" : ", out of time", s->run_command, s->eval_command,
            s->folder);
+    if (s->saved[0] != '\0') {
+        printf("      saved: %s\n", s->saved);
+    }
     fflush(stdout);
 }
 
 int bitcts_cli_shrink(const char *cmd, const bitcts_run_config *cfg, const json_t *report,
-                      const char *out_dir, size_t max_cases, double budget_s)
+                      const char *out_dir, size_t max_cases, double budget_s, const char *save_dir)
 {
     /* A deliberately broken shrinker, for the tests that prove their checks (docs/explore.md) */
     const char *stop = getenv("BITCTS_SHRINK_STOP_AFTER");
@@ -64,7 +70,8 @@ int bitcts_cli_shrink(const char *cmd, const bitcts_run_config *cfg, const json_
         .max_cases = max_cases,
         .budget_s = budget_s,
         .stop_after = stop != NULL ? (unsigned)strtoul(stop, NULL, 10) : 0,
-        .on_shrunk = on_shrunk};
+        .on_shrunk = on_shrunk,
+        .save_dir = save_dir};
     printf("\nshrinking failures (at most %zu cases, %.0f s):\n", max_cases, budget_s);
     fflush(stdout);
     bitcts_shrunk *list = NULL;

@@ -35,6 +35,7 @@ typedef struct explore_args {
     int shrink;
     double shrink_seconds;
     uint64_t shrink_max;
+    const char *save; /* --save */
     int quiet;
 } explore_args;
 
@@ -93,11 +94,15 @@ static int parse_args(int argc, char **argv, bitcts_cli_run *r, explore_args *a)
     a->quiet = o.quiet;
     a->shrink_seconds = (double)shrink.seconds;
     a->shrink_max = shrink.max;
+    a->save = shrink.save;
     if (cfg->backend_spec == NULL) {
         return bitcts_cli_error("explore", "--backend is required");
     }
     if ((a->seconds > 0) == (a->cases > 0)) {
         return bitcts_cli_error("explore", "give one of --seconds N and --cases N");
+    }
+    if (a->save != NULL && !a->shrink) {
+        return bitcts_cli_error("explore", "--save keeps shrunk failures: not with --no-shrink");
     }
     if (a->cases > 0 && a->first + a->cases - 1 > BITCTS_EXPLORE_MAX_INDEX) {
         return bitcts_cli_error("explore", "--first + --cases goes past explore.%llu",
@@ -133,7 +138,7 @@ static int explore_print(const bitcts_run_config *cfg, const explore_args *a,
         char out_dir[3200];
         snprintf(out_dir, sizeof out_dir, "%s/shrunk", report_dir);
         bitcts_cli_shrink("explore", cfg, res->report, out_dir, (size_t)a->shrink_max,
-                          a->shrink_seconds);
+                          a->shrink_seconds, a->save);
     }
     if (res->interrupted) {
         fprintf(stderr, "bitcts explore: interrupted; the report holds the cases that ended\n");

@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "explore.h"
 #include "fs_util.h"
+#include "regress_dir.h"
 #include "report.h"
 #include "runner.h"
 #include "sanitize.h"
@@ -248,6 +249,7 @@ typedef struct run_args {
     double progress_s; /* --progress-interval */
     const char *rerun; /* --rerun */
     const char *vectors;
+    const char *regressions; /* --regressions */
 } run_args;
 
 static const bitcts_cli_option run_own_options[] = {
@@ -266,6 +268,10 @@ static const bitcts_cli_option run_own_options[] = {
                     "run the cases of an export or a shrunk folder (DIR/manifest.json, read as "
                     "bitcts check reads it) instead of the plan's, with the export's seed; "
                     "--filter selects among them"),
+    BITCTS_OPT_TEXT("--regressions", "DIR", offsetof(run_args, regressions), 4000,
+                    "also run every regression case file of DIR (regression.<name>; "
+                    "docs/regressions.md); without --tier, only them; --filter selects among "
+                    "all"),
 };
 
 /* The command line into r, a, shrink; 0, or an exit code (BITCTS_CLI_HELP: 0). */
@@ -413,6 +419,21 @@ json_t *bitcts_cli_command_line(int argc, char **argv)
     return list;
 }
 
+/* `option` and the folder's absolute path, quoted, for every repro line: 0, or -1 (no memory). */
+static int repro_folder(const char *option, const char *dir, char *extra, size_t cap)
+{
+    char path[1024];
+    const size_t qcap = 4 * sizeof path + 4;
+    char *quoted = malloc(qcap);
+    if (quoted == NULL) {
+        return -1;
+    }
+    snprintf(extra, cap, "%s%s", option,
+             bitcts_shell_quote(bitcts_paste_path(dir, path, sizeof path), quoted, qcap));
+    free(quoted);
+    return 0;
+}
+
 /* --vectors DIR: the export's cases become the plan, its seed the run's, and every repro line
  * names the folder. 0, or an exit code. */
 static int use_vectors(bitcts_run_config *cfg, const char *dir, bitcts_plan **plan, char *extra,
@@ -429,15 +450,9 @@ static int use_vectors(bitcts_run_config *cfg, const char *dir, bitcts_plan **pl
                                 "(0x%016llx), which its cases are built with",
                                 (unsigned long long)cfg->seed, dir, (unsigned long long)seed);
     }
-    char path[1024];
-    const size_t qcap = 4 * sizeof path + 4;
-    char *quoted = malloc(qcap);
-    if (quoted == NULL) {
+    if (repro_folder(" --vectors ", dir, extra, cap) != 0) {
         return bitcts_cli_error("run", "out of memory");
     }
-    snprintf(extra, cap, " --vectors %s",
-             bitcts_shell_quote(bitcts_paste_path(dir, path, sizeof path), quoted, qcap));
-    free(quoted);
     cfg->plan = *plan;
     cfg->seed = seed;
     cfg->repro_extra = extra;
@@ -445,6 +460,55 @@ static int use_vectors(bitcts_run_config *cfg, const char *dir, bitcts_plan **pl
         cfg->tier_text = "all"; /* an explicit plan: every case of it is in the selection */
     }
     return 0;
+}
+
+/* --regressions DIR: its cases added to the tier's (to none without --tier), their origins
+ * recorded, every repro line naming the folder. 0, or an exit code. */
+static int use_regressions(bitcts_run_config *cfg, const char *dir, bitcts_plan **plan,
+                           json_t **origins, char *extra, size_t cap)
+{
+    char err[4600];
+    bitcts_plan *suite = NULL;
+    if (cfg->tier_text != NULL && bitcts_plan_create(&suite) != BITCTS_OK) {
+        return bitcts_cli_error("run", "out of memory");
+    }
+    size_t added = 0;
+    const int st = bitcts_regress_load(dir, suite, plan, origins, &added, err, sizeof err);
+    bitcts_plan_destroy(suite);
+    if (st != BITCTS_OK) {
+        return bitcts_cli_error("run", "--regressions: %s", err);
+    }
+    if (added == 0) {
+        return bitcts_cli_error("run", "--regressions: %s holds no regression case (<name>.json)",
+                                dir);
+    }
+    if (repro_folder(" --regressions ", dir, extra, cap) != 0) {
+        return bitcts_cli_error("run", "out of memory");
+    }
+    cfg->plan = *plan;
+    cfg->origins = *origins;
+    cfg->repro_extra = extra;
+    if (cfg->tier_text == NULL) {
+        cfg->tier_text = "all"; /* only the regression cases, each in every tier */
+    }
+    return bitcts_cli_require_cases("run", *plan, &cfg->selection, cfg->tier_text);
+}
+
+/* The plan the options name: the export's (--vectors), the suite's and the regression cases
+ * (--regressions), or the suite's. 0, or an exit code. */
+static int choose_plan(bitcts_run_config *cfg, const run_args *a, bitcts_plan **plan,
+                       json_t **origins, char *extra, size_t cap)
+{
+    if (a->vectors != NULL && a->regressions != NULL) {
+        return bitcts_cli_error("run", "--vectors and --regressions each name the cases: give one");
+    }
+    if (a->vectors != NULL) {
+        return use_vectors(cfg, a->vectors, plan, extra, cap);
+    }
+    if (a->regressions != NULL) {
+        return use_regressions(cfg, a->regressions, plan, origins, extra, cap);
+    }
+    return check_against_plan(cfg);
 }
 
 /* Runs r and prints its summary; the exit code. */
@@ -480,7 +544,7 @@ static int run_and_report(int argc, char **argv, bitcts_cli_run *r, const run_ar
         char out_dir[3200];
         snprintf(out_dir, sizeof out_dir, "%s/shrunk", r->cfg.report_dir);
         bitcts_cli_shrink("run", &r->cfg, result.report, out_dir, (size_t)shrink->max,
-                          (double)shrink->seconds);
+                          (double)shrink->seconds, shrink->save);
     }
     const int failed = result.failed || result.stopped[0] != '\0';
     bitcts_run_result_free(&result);
@@ -501,24 +565,31 @@ int bitcts_cmd_run(int argc, char **argv)
         bitcts_cli_shard_free(&shard);
         return parsed; /* an error, or the help */
     }
+    if ((shrink.save != NULL && !a.shrink) || (a.rerun != NULL && a.regressions != NULL)) {
+        bitcts_cli_shard_free(&shard);
+        return bitcts_cli_error("run", a.rerun != NULL ? "--rerun takes its cases from the report: "
+                                                         "not with --regressions"
+                                                       : "--save keeps shrunk failures: give "
+                                                         "--shrink");
+    }
     bitcts_cli_rerun rr;
     memset(&rr, 0, sizeof rr);
     json_t *command_line = NULL;
     bitcts_plan *vectors = NULL;
+    json_t *origins = NULL;
     char vectors_option[4200];
     int rc = a.rerun != NULL ? start_rerun(&r, a.rerun, argc, argv, &rr, &command_line) : 0;
     if (rc == 0 && a.rerun != NULL && rr.count == 0) {
         printf("bitcts run: nothing to rerun: every case of %s passed\n", a.rerun);
-    } else if (rc == 0 &&
-               (rc = a.vectors != NULL ? use_vectors(&r.cfg, a.vectors, &vectors, vectors_option,
-                                                     sizeof vectors_option)
-                                       : check_against_plan(&r.cfg)) == 0) {
+    } else if (rc == 0 && (rc = choose_plan(&r.cfg, &a, &vectors, &origins, vectors_option,
+                                            sizeof vectors_option)) == 0) {
         command_line = command_line != NULL ? command_line : bitcts_cli_command_line(argc, argv);
         r.cfg.command_line = command_line;
         rc = command_line != NULL ? run_and_report(argc, argv, &r, &a, &shrink)
                                   : bitcts_cli_error("run", "out of memory");
     }
     json_decref(command_line);
+    json_decref(origins);
     bitcts_plan_destroy(vectors);
     bitcts_cli_rerun_free(&rr);
     bitcts_cli_shard_free(&shard);

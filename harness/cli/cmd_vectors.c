@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "commands.h"
 #include "export_dir.h"
+#include "regress_dir.h"
 
 static const char vectors_usage[] =
     "usage: bitcts vectors <action> [<args>]\n"
@@ -32,6 +33,7 @@ static const char export_description[] =
 typedef struct export_args {
     const char *out_dir;
     uint64_t seed;
+    const char *regressions; /* --regressions */
 } export_args;
 
 static const bitcts_cli_option export_options[] = {
@@ -39,6 +41,9 @@ static const bitcts_cli_option export_options[] = {
                         "the export's folder"),
     BITCTS_OPT_NUMBER("--seed", "S", U64, offsetof(export_args, seed), 0, UINT64_MAX,
                       "suite seed (decimal or 0x-hex; default 0x0062697463747331)"),
+    BITCTS_OPT_TEXT("--regressions", "DIR", offsetof(export_args, regressions), 4000,
+                    "also export the regression case files of DIR, each with its own bytes "
+                    "(docs/regressions.md); without --tier, only them"),
 };
 
 /* The export with SIGINT and SIGTERM caught (Ctrl-C or a polite kill: the export stops and
@@ -60,6 +65,31 @@ static int export_caught(const bitcts_plan *plan, const bitcts_export_options *o
         return bitcts_cli_error("vectors export", "%s", err[0] ? err : bitcts_status_message(st));
     }
     return BITCTS_EXIT_OK;
+}
+
+/* The plan to export: the suite's, with --regressions DIR's cases added (alone without --tier).
+ * 0, or an exit code. */
+static int export_plan(const export_args *a, const char *tier_text, bitcts_plan **plan)
+{
+    bitcts_plan *suite = NULL;
+    if ((a->regressions == NULL || tier_text != NULL) && bitcts_plan_create(&suite) != BITCTS_OK) {
+        return bitcts_cli_error("vectors export", "out of memory");
+    }
+    if (a->regressions == NULL) {
+        *plan = suite;
+        return 0;
+    }
+    char err[4600];
+    json_t *origins = NULL;
+    size_t added = 0;
+    const int st =
+        bitcts_regress_load(a->regressions, suite, plan, &origins, &added, err, sizeof err);
+    bitcts_plan_destroy(suite);
+    json_decref(origins);
+    if (st != BITCTS_OK) {
+        return bitcts_cli_error("vectors export", "--regressions: %s", err);
+    }
+    return 0;
 }
 
 int bitcts_cmd_vectors(int argc, char **argv)
@@ -93,8 +123,9 @@ int bitcts_cmd_vectors(int argc, char **argv)
     const bitcts_export_options opt = {
         .seed = a.seed, .selection = sel.sel, .tier_text = sel.tier_text};
     bitcts_plan *plan = NULL;
-    if (bitcts_plan_create(&plan) != BITCTS_OK) {
-        return bitcts_cli_error("vectors export", "out of memory");
+    const int made = export_plan(&a, sel.tier_text, &plan);
+    if (made != 0) {
+        return made;
     }
     const int empty =
         bitcts_cli_require_cases("vectors export", plan, &opt.selection, opt.tier_text);

@@ -59,15 +59,17 @@ void bitcts_cli_run_apply(bitcts_cli_run *r);
 typedef struct bitcts_cli_shrink_args {
     uint64_t seconds; /* --shrink-seconds */
     uint64_t max;     /* --shrink-max */
+    const char *save; /* --save: a regression case folder, or NULL */
 } bitcts_cli_shrink_args;
-/** --shrink-seconds and --shrink-max, shared by `run` and `explore`. */
+/** --shrink-seconds, --shrink-max and --save, shared by `run` and `explore`. */
 bitcts_cli_table bitcts_cli_shrink_table(bitcts_cli_shrink_args *args);
 /** 1 when some case of `report` has a failure signature to shrink (a warning's included). */
 int bitcts_cli_shrink_wanted(const json_t *report);
 /** Shrinks the failures of `report` (a run of cfg) into out_dir/<id>/, printing each as it
- * ends. @return 0, or -1 when shrinking or one of the cases failed (printed). */
+ * ends, and keeps each shrunk case in save_dir as a regression case file (NULL: not).
+ * @return 0, or -1 when shrinking or one of the cases failed (printed). */
 int bitcts_cli_shrink(const char *cmd, const bitcts_run_config *cfg, const json_t *report,
-                      const char *out_dir, size_t max_cases, double budget_s);
+                      const char *out_dir, size_t max_cases, double budget_s, const char *save_dir);
 /** `run`'s shard options: --shard I/N|auto, --shard-count, --shard-timings. */
 typedef struct bitcts_cli_shard {
     const char *text;         /* --shard as given; NULL: not sharded */

@@ -13,6 +13,7 @@
 #include "explore.h"
 #include "export_dir.h"
 #include "fs_util.h"
+#include "regress_dir.h"
 #include "report.h"
 #include "sanitize.h"
 #include "shrink.h"
@@ -128,6 +129,20 @@ static int write_folder(const bitcts_shrink_failures_options *o, const bitcts_ca
     return st;
 }
 
+/* The shrunk case into o->save_dir, with where it came from. */
+static int save_regression(const bitcts_shrink_failures_options *o, const bitcts_shrink_result *r,
+                           bitcts_shrunk *s)
+{
+    json_t *origin = bitcts_regress_origin(o->run, s, r);
+    if (origin == NULL) {
+        return BITCTS_E_OUT_OF_MEMORY;
+    }
+    const int st = bitcts_regress_save(o->save_dir, &r->key, &r->data, origin, s->saved,
+                                       sizeof s->saved, s->error, sizeof s->error);
+    json_decref(origin);
+    return st;
+}
+
 static void shrink_one(const bitcts_shrink_failures_options *o, const json_t *c, double budget_s,
                        bitcts_plan **suite, bitcts_shrunk *s)
 {
@@ -160,6 +175,9 @@ static void shrink_one(const bitcts_shrink_failures_options *o, const json_t *c,
         s->seconds = bitcts_clock_now() - t0; /* shrink.json records the shrink's own time */
         if (s->status == BITCTS_OK) {
             s->status = write_folder(o, &key, &data, &r, s);
+        }
+        if (s->status == BITCTS_OK && o->save_dir != NULL) {
+            s->status = save_regression(o, &r, s);
         }
         bitcts_shrink_result_free(&r);
     }

@@ -28,6 +28,7 @@ typedef struct bitcts_shrunk {
     char *eval_command; /* `bitcts eval ...` of the shrunk case; owned */
     char *run_command;  /* `bitcts run ... --filter <id>` of the original; owned */
     char folder[4200];  /* OUT_DIR/<id> */
+    char saved[4400];   /* the regression case file written or kept (save_dir), or "" */
 } bitcts_shrunk;
 
 /** Called after each case is shrunk (for progress lines); may be NULL. */
@@ -41,6 +42,8 @@ typedef struct bitcts_shrink_failures_options {
     unsigned stop_after;          /* 0; N: bitcts_shrink_options.stop_after (tests only) */
     bitcts_shrunk_fn on_shrunk;
     void *user;
+    const char *save_dir; /* each shrunk case also kept there as a regression case file
+                           * (regress_dir.h); NULL: not */
 } bitcts_shrink_failures_options;
 
 /** Shrinks the failures of `report` (a validated report of o->run).

@@ -179,6 +179,12 @@ int bitcts__run_open_log(run_state *s, char *err, size_t cap)
 
 void bitcts__run_record(run_state *s, size_t idx, uint32_t round, json_t *obj)
 {
+    const json_t *origin = s->cfg->origins != NULL && obj != NULL
+                               ? json_object_get(s->cfg->origins, s->plan->cases[idx].id)
+                               : NULL;
+    if (origin != NULL) {
+        json_object_set(obj, "origin", (json_t *)origin);
+    }
     if (s->results[round][idx] == NULL) {
         ++s->done;
     }

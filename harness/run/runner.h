@@ -61,6 +61,9 @@ typedef struct bitcts_run_config {
                                 * skipped with its reason (harness/judge/skips.h); NULL: none */
     int claimed; /* --claimed: only the cases the backend claims are run; the report carries the
                   * conformance claim (docs/report-schema.md, "claims") */
+    const json_t *origins; /* case id -> where the case came from, recorded as the case's
+                            * "origin" (regression cases, harness/explore/regress_dir.h); NULL:
+                            * none; borrowed */
 } bitcts_run_config;
 
 /** What a run gives back. */
