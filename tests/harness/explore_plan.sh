@@ -11,15 +11,8 @@ set -euo pipefail
 bitcts=$1
 work=$2
 shift 2
-declare -A plugin
-for a in "$@"; do plugin[${a%%=*}]=${a#*=}; done
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
-fail() {
-    echo "FAIL: $*"
-    exit 1
-}
+. "$(cd "$(dirname "$0")" && pwd)/harness_lib.sh"
+harness_start "$work" "$@"
 pp=${plugin[broken_permuted_padded]}
 
 # 1. The plan does not see the bug.

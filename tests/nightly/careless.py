@@ -15,25 +15,16 @@ Usage: careless.py BITCTS OUT example=LIB"""
 import json
 import os
 import shutil
-import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-NIGHTLY = os.path.join(HERE, "..", "..", "tools", "nightly.py")
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    if not cond:
-        failures += 1
-        print("FAIL: " + what, flush=True)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True
+from nightly_lib import check, finish  # noqa: E402
+from nightly_lib import nightly as run_nightly  # noqa: E402
 
 
 def nightly(*args, env=None):
-    p = subprocess.run([sys.executable, NIGHTLY, *args], stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, check=False, env=env)
-    return p.returncode, p.stdout.decode("utf-8", "replace")
+    return run_nightly(*args, env=env, show=False)
 
 
 def snapshot(site):
@@ -205,8 +196,7 @@ def main(argv):
     bad_input(bitcts, out, os.path.abspath(libs["example"]))
     environment(bitcts, out, libs["example"])
     bounded(bitcts, out)
-    print("ok" if failures == 0 else f"{failures} checks failed")
-    return 1 if failures else 0
+    return finish()
 
 
 if __name__ == "__main__":

@@ -12,27 +12,16 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-NIGHTLY = os.path.join(HERE, "..", "..", "tools", "nightly.py")
-failures = 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True
+from nightly_lib import check, finish  # noqa: E402
+from nightly_lib import nightly as run_nightly  # noqa: E402
 
 
-def check(cond, what):
-    global failures
-    if not cond:
-        failures += 1
-        print("FAIL: " + what)
-
-
-def nightly(*args):
-    p = subprocess.run([sys.executable, NIGHTLY, *args], stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, check=False)
-    text = p.stdout.decode("utf-8", "replace")
-    print(f"$ nightly.py {' '.join(args[:1])} ... -> {p.returncode}\n{text.rstrip()}")
-    return p.returncode, text
+def nightly(*args, env=None):
+    return run_nightly(*args, env=env, show=True)
 
 
 def config(path, plugins, extra=""):
@@ -233,8 +222,7 @@ def main(argv):
     # The last good site stays for the browser test.
     shutil.rmtree(site)
     shutil.move(os.path.join(out, "site-good"), site)
-    print("ok" if failures == 0 else f"{failures} checks failed")
-    return 1 if failures else 0
+    return finish()
 
 
 if __name__ == "__main__":
