@@ -160,12 +160,15 @@ bitcts_cli_table bitcts_cli_backend_table(bitcts_cli_backend *b, bitcts_cli_back
 
 #define RUN_AT(field) offsetof(bitcts_cli_run, cfg.field)
 
+_Static_assert(BITCTS_RUN_DEVICE_JOBS == 4, "--jobs's help text says 4");
+
 /* The options run and explore share, after the backend's. */
 static const bitcts_cli_option run_options[] = {
     BITCTS_OPT_CUSTOM("--threads", "N", offsetof(bitcts_cli_run, backend.options), parse_threads,
                       "threads per backend instance (1-256): --backend-option threads=N (cpu)"),
     BITCTS_CLI_OPTION("--jobs", 'j', "N", BITCTS_CLI_INT, 0, 0, RUN_AT(jobs), 1, 256, NULL, 0, NULL,
-                      "worker processes (1-256; default: the number of cores)"),
+                      "worker processes (1-256; default: the number of cores, but at most 4 for a "
+                      "device backend such as vulkan)"),
     BITCTS_OPT_SECONDS("--timeout", "S", RUN_AT(timeout_s),
                        "seconds a backend call may take before the case is a timeout (default "
                        "30; from 0.1 to 86400)"),
@@ -193,16 +196,17 @@ void bitcts_cli_run_init(bitcts_cli_run *r, uint32_t tiers, const char *report_d
     memset(r, 0, sizeof *r);
     r->cfg = (bitcts_run_config){.selection = {.tiers = tiers},
                                  .seed = BITCTS_DEFAULT_SEED,
-                                 .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN),
                                  .timeout_s = 30,
                                  .report_dir = report_dir};
-    if (r->cfg.jobs < 1) {
-        r->cfg.jobs = 1;
-    }
 }
 
 void bitcts_cli_run_apply(bitcts_cli_run *r)
 {
+    if (r->cfg.jobs == 0) { /* --jobs not given (it takes 1-256): the cores */
+        r->cfg.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+        r->cfg.jobs = r->cfg.jobs < 1 ? 1 : r->cfg.jobs;
+        r->cfg.jobs_auto = 1;
+    }
     r->cfg.backend_spec = r->backend.spec;
     r->cfg.options = r->backend.options;
 }

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The run's queue of batches: a stack that pops cases in plan order, filled with what a run
  * (or a resumed one) has still to do, and refilled with what a worker could not finish, split so
- * that free workers share it. */
+ * that free workers share it. A device backend (its instance has device memory of its own) gets
+ * one batch a worker, and at most BITCTS_RUN_DEVICE_JOBS workers unless --jobs says otherwise:
+ * each worker pays for its own instance, device and pipelines, and the device serves one
+ * process's submissions at a time. */
 #include <stdlib.h> /* malloc */
 #include <string.h> /* memcpy */
 
@@ -23,6 +26,15 @@ int bitcts__run_queue_push(run_state *s, run_batch b)
     return 0;
 }
 
+void bitcts__run_schedule(run_state *s)
+{
+    const json_t *device = json_object_get(s->backend_json, "device");
+    s->device = json_object_get(device, "device_memory_mib") != NULL;
+    if (s->device && s->cfg->jobs_auto && s->jobs > BITCTS_RUN_DEVICE_JOBS) {
+        s->jobs = BITCTS_RUN_DEVICE_JOBS;
+    }
+}
+
 static size_t batch_size(const run_state *s, size_t todo, uint32_t round)
 {
     if (s->cfg->isolate_case || round % 2 == 1) { /* odd --repeat rounds: a fresh worker each */
@@ -32,8 +44,8 @@ static size_t batch_size(const run_state *s, size_t todo, uint32_t round)
         return 8;
     }
     /* About four batches a job: enough for the jobs to even out at the end, few enough that
-     * a backend whose start is slow (a device, its pipelines) starts few workers. */
-    const size_t per_job = todo / ((size_t)s->jobs * 4) + 1;
+     * a backend whose start is slow starts few workers; one a job for a device backend. */
+    const size_t per_job = todo / ((size_t)s->jobs * (s->device ? 1 : 4)) + 1;
     return per_job < 16 ? 16 : per_job > 4096 ? 4096 : per_job;
 }
 

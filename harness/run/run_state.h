@@ -67,6 +67,7 @@ typedef struct run_state {
     size_t done, total;
     worker_slot *slots;
     int jobs;
+    int device; /* the probe's instance has device memory of its own: one batch a worker */
     FILE *log;
     double started;
     char started_iso[32];
@@ -137,6 +138,9 @@ void bitcts__slot_observe(worker_slot *w);
 void bitcts__slot_finish(run_state *s, worker_slot *w);
 /** Pushes a batch on the queue (it takes the batch's items). @return 0, or -1 (items freed). */
 int bitcts__run_queue_push(run_state *s, run_batch b);
+/** After the probe: whether the backend is a device backend (its identity's device names its
+ * device memory), and the jobs for one when --jobs was not given. */
+void bitcts__run_schedule(run_state *s);
 /** Queues every selected case of every round that has no result yet, in plan order. */
 void bitcts__run_fill_queue(run_state *s);
 /** Puts cases back in the queue, split so that free workers can share them. */

@@ -420,6 +420,7 @@ static int prepare(run_state *s, char *err, size_t cap)
         st = probe(s, err, cap);
     }
     if (st == BITCTS_OK) {
+        bitcts__run_schedule(s);
         st = bitcts__run_scope_claimed(s, err, cap);
     }
     if (st == BITCTS_OK && s->cfg->report_dir != NULL) {

@@ -20,6 +20,10 @@
 typedef void (*bitcts_run_progress_fn)(void *user, size_t done, size_t total, size_t failing,
                                        double elapsed_s);
 
+/* Workers for a device backend when --jobs is not given: the device runs one process's
+ * submissions at a time, and every further process switches it between contexts. */
+#define BITCTS_RUN_DEVICE_JOBS 4
+
 typedef struct bitcts_run_config {
     const char *backend_spec;
     bitcts_backend_options options;
@@ -27,6 +31,8 @@ typedef struct bitcts_run_config {
     const char *tier_text;
     uint64_t seed;
     int jobs;
+    int jobs_auto; /* jobs was not asked for (it holds the cores): a backend whose instance has
+                    * device memory of its own (a GPU) gets at most BITCTS_RUN_DEVICE_JOBS */
     uint32_t shard_index; /* 1-based; 0 when not sharded */
     uint32_t shard_count;
     const bitcts_shard_timing *shard_timings; /* sorted by id: the shards balanced by these

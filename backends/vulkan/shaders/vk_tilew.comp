@@ -3,10 +3,11 @@
 // elements) at a time: the tile shader's scheme (vk_tile.comp) with every load and store a
 // word. A workgroup takes tiles of TE x TE elements (TE = 32 V). A transposed input is read
 // along R, a word of V rows of one column per invocation, into shared memory; the output is
-// written along C, a word of V columns of one row per invocation, gathered from V shared
-// words. The shared tile is swizzled (word w of column c lives at [c][w ^ (c / V % 32)]) so
+// written along C, a word of V columns of one row per invocation: an invocation reads the V
+// shared words of its V columns at one word row once and transposes that V x V block in
+// registers into V output words, one for each of V rows. The shared tile is swizzled (word w of column c lives at [c][w ^ (c / V % 32)]) so
 // that both the stores and the gathers of a warp hit 32 different banks. Direct inputs are
-// read a word per invocation, into registers before the barrier. The host takes this path
+// read a word per invocation (those of the rows it writes), into registers before the barrier. The host takes this path
 // only when R and C are multiples of V and every row, column and batch start of every operand
 // is word-aligned (vk_plan.c), so no word crosses a row's end. As in vk_tile.comp, the
 // workgroup's size is the specialization constant TILE_THREADS (tile_threads) and B's shared
@@ -61,17 +62,24 @@ uint vk_lane_of(uint w, uint k)
     return bitfieldExtract(w, int(k * IN_BITS), int(IN_BITS));
 }
 
-// Lane l of the words of columns c .. c + V - 1 (tile-relative) at word row rw, as one word.
-uint vk_gather(bool use_b, uint c, uint rw, uint l)
+// The V words of columns c .. c + V - 1 (tile-relative) at word row rw: V rows of V columns.
+void vk_words(bool use_b, uint c, uint rw, out uint w[V])
 {
-    uint w = 0u;
     [[unroll]] for (uint k = 0u; k < V; ++k) {
         const uint cc = c + k;
         const uint s = rw ^ ((cc / V) & 31u);
-        const uint src = use_b ? tile_b[cc][s] : tile_a[cc][s];
-        w |= vk_lane_of(src, l) << (k * IN_BITS);
+        w[k] = use_b ? tile_b[cc][s] : tile_a[cc][s];
     }
-    return w;
+}
+
+// Lane l of each of V words (columns), as one word: row l of the V x V block, transposed.
+uint vk_lanes(const uint w[V], uint l)
+{
+    uint r = 0u;
+    [[unroll]] for (uint k = 0u; k < V; ++k) {
+        r |= vk_lane_of(w[k], l) << (k * IN_BITS);
+    }
+    return r;
 }
 
 // The operator on a word of V lanes.
@@ -128,8 +136,9 @@ void main()
                     tile_b[tc][s] = pc.b_ref.v[(batch * pc.b_batch + r + c * pc.b_col) / V];
                 }
             }
-            // Direct inputs: row r0 + ty + ROWS_PER_PASS j, columns c0 + V tx .. + V - 1.
-            const uint orow = r0 + ty + ROWS_PER_PASS * j;
+            // Direct inputs: the rows this invocation writes below (row V (ty + ROWS_PER_PASS
+            // q) + k of the tile for j = V q + k), columns c0 + V tx .. + V - 1.
+            const uint orow = r0 + V * (ty + ROWS_PER_PASS * (j / V)) + j % V;
             const uint ocol = c0 + V * tx;
             da[j] = 0u;
             db[j] = 0u;
@@ -143,15 +152,27 @@ void main()
             }
         }
         barrier();
-        [[unroll]] for (uint j = 0u; j < PASSES; ++j) {
-            const uint tr = ty + ROWS_PER_PASS * j;
-            const uint r = r0 + tr;
+        // Output: word row ty + ROWS_PER_PASS q of the tile, V rows; each invocation reads the V
+        // shared words of its V columns once and transposes the V x V block in registers.
+        [[unroll]] for (uint q = 0u; q < PASSES / V; ++q) {
+            const uint rw = ty + ROWS_PER_PASS * q;
             const uint c = c0 + V * tx;
-            if (r < pc.rows && c < pc.cols) {
-                const uint a = a_t ? vk_gather(false, V * tx, tr / V, tr % V) : da[j];
-                const uint b = b_t ? vk_gather(true, V * tx, tr / V, tr % V) : db[j];
-                pc.out_ref.v[(batch * pc.out_batch + r * pc.out_row + c) / V] =
-                    vk_apply_word(a, b);
+            uint wa[V];
+            uint wb[V];
+            if (a_t) {
+                vk_words(false, V * tx, rw, wa);
+            }
+            if (b_t) {
+                vk_words(true, V * tx, rw, wb);
+            }
+            [[unroll]] for (uint k = 0u; k < V; ++k) {
+                const uint r = r0 + V * rw + k;
+                if (r < pc.rows && c < pc.cols) {
+                    const uint a = a_t ? vk_lanes(wa, k) : da[V * q + k];
+                    const uint b = b_t ? vk_lanes(wb, k) : db[V * q + k];
+                    pc.out_ref.v[(batch * pc.out_batch + r * pc.out_row + c) / V] =
+                        vk_apply_word(a, b);
+                }
             }
         }
         barrier();

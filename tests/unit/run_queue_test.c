@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/* The run's batches (harness/run/run_queue.c): a host backend gets about four batches a job, as
+ * before; a device backend (the probe's identity names its device memory) gets one batch a job,
+ * and at most BITCTS_RUN_DEVICE_JOBS jobs when --jobs was not given, but exactly the jobs asked
+ * for when it was; --isolate case keeps one case a batch for both. */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "run_state.h"
+
+#define CASES 12024u
+
+typedef struct fixture {
+    bitcts_run_config cfg;
+    run_state s;
+    json_t *round0[CASES];
+    json_t **results[1];
+    size_t selected[CASES];
+} fixture;
+
+/* A run of CASES cases, none done, `jobs` jobs (jobs_auto: --jobs not given), after a probe
+ * whose identity is `identity` (JSON text). */
+static void setup(fixture *f, int jobs, int jobs_auto, const char *identity)
+{
+    memset(f, 0, sizeof *f);
+    f->cfg.jobs = jobs;
+    f->cfg.jobs_auto = jobs_auto;
+    f->s.cfg = &f->cfg;
+    f->s.jobs = jobs;
+    f->s.rounds = 1;
+    f->results[0] = f->round0;
+    f->s.results = f->results;
+    for (size_t i = 0; i < CASES; ++i) {
+        f->selected[i] = i;
+    }
+    f->s.selected = f->selected;
+    f->s.selected_count = CASES;
+    f->s.backend_json = json_loads(identity, 0, NULL);
+    CHECK(f->s.backend_json != NULL);
+}
+
+/* Schedules and fills the queue; returns the number of batches, and checks that they hold
+ * every case once, in plan order as the stack pops them. */
+static size_t fill(fixture *f)
+{
+    bitcts__run_schedule(&f->s);
+    bitcts__run_fill_queue(&f->s);
+    size_t next = 0;
+    for (size_t b = f->s.queue_count; b-- > 0;) {
+        const run_batch *batch = &f->s.queue[b];
+        for (size_t i = 0; i < batch->count; ++i) {
+            CHECK_EQ_U64(batch->items[i], next);
+            ++next;
+        }
+    }
+    CHECK_EQ_U64(next, CASES);
+    return f->s.queue_count;
+}
+
+static void teardown(fixture *f)
+{
+    for (size_t i = 0; i < f->s.queue_count; ++i) {
+        free(f->s.queue[i].items);
+    }
+    free(f->s.queue);
+    json_decref(f->s.backend_json);
+}
+
+static const char *const host = "{\"device\": {\"device\": \"x86-64 (AVX2)\"}}";
+static const char *const gpu =
+    "{\"device\": {\"device\": \"NVIDIA H200\", \"device_memory_mib\": \"143771\"}}";
+
+int main(void)
+{
+    static fixture f;
+    /* A host backend: unchanged, 16 jobs and about four batches a job. */
+    setup(&f, 16, 1, host);
+    CHECK_EQ_U64(fill(&f), 64);
+    CHECK_EQ_U64(f.s.jobs, 16);
+    CHECK_EQ_U64(f.s.device, 0);
+    teardown(&f);
+    /* A device backend with the default jobs: BITCTS_RUN_DEVICE_JOBS workers, a batch each. */
+    setup(&f, 16, 1, gpu);
+    CHECK_EQ_U64(fill(&f), BITCTS_RUN_DEVICE_JOBS);
+    CHECK_EQ_U64(f.s.jobs, BITCTS_RUN_DEVICE_JOBS);
+    CHECK_EQ_U64(f.s.device, 1);
+    teardown(&f);
+    /* Fewer cores than that: the cores (a batch each, but at most 4096 cases a batch). */
+    setup(&f, 2, 1, gpu);
+    CHECK_EQ_U64(fill(&f), 3);
+    CHECK_EQ_U64(f.s.jobs, 2);
+    teardown(&f);
+    /* --jobs 16 given: 16 workers, a batch each. */
+    setup(&f, 16, 0, gpu);
+    CHECK_EQ_U64(fill(&f), 16);
+    CHECK_EQ_U64(f.s.jobs, 16);
+    teardown(&f);
+    /* --isolate case: one case a batch, device or not. */
+    setup(&f, 16, 1, gpu);
+    f.cfg.isolate_case = 1;
+    CHECK_EQ_U64(fill(&f), CASES);
+    teardown(&f);
+    /* A probe that learnt nothing (the backend did not start): a host backend's batches. */
+    setup(&f, 16, 1, "{}");
+    CHECK_EQ_U64(fill(&f), 64);
+    CHECK_EQ_U64(f.s.device, 0);
+    teardown(&f);
+    return check_exit();
+}
