@@ -153,7 +153,7 @@ def main():
                 for inst in (i for i in v if isinstance(i, dict)):
                     lines.append("- limit %s: %s" % (k, ", ".join(
                         "%s %s" % (ik, fmt(iv) if isinstance(iv, float) else iv)
-                        for ik, iv in inst.items())))
+                        for ik, iv in inst.items() if not isinstance(iv, (list, dict)))))
         for p in b.get("peers") or []:
             lines.append("- peer %s: %s%s" % (
                 p.get("name"), "%s on %s" % (p.get("version"), p.get("device"))

@@ -53,7 +53,7 @@ def main():
         expect((r.get("over_limit_why") is not None) == bool(r.get("over_limit")),
                "over_limit_why does not match over_limit")
         if r.get("ratio_limit") is not None:
-            expect(r["over_limit"] == (r["ratio_limit"] > 1.05), "over_limit vs ratio_limit")
+            expect(r.get("over_limit") == (r["ratio_limit"] > 1.05), "over_limit vs ratio_limit")
     for f in FAILURES:
         print("FAIL: %s" % f)
     print("%d rows, %d instances, %d failures" % (len(rows), len(instances), len(FAILURES)))
