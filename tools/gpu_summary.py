@@ -23,6 +23,53 @@ def fmt(x, digits=1):
     return "-" if x is None else ("%.*f" % (digits, x))
 
 
+def host_bench_lines(b):
+    """A host-timed (CPU) bench: the host that sized and placed it, each instance's threads,
+    cores and limit spread, and every row's ratio to its limit and to the CPU peers."""
+    h = b["host"]
+    lines = ["### %s: host, threads and limits" % b.get("backend", {}).get("name", "cpu"), "",
+             "- last-level cache: %s" % (
+                 "L%s %.1f MiB x %s instances (%s), %.0f MiB per input" % (
+                     h.get("llc_level"), (h.get("llc_bytes") or 0) / 2**20,
+                     h.get("llc_instances"), h.get("llc_source"), b.get("size_bytes", 0) / 2**20)
+                 if h.get("llc_source") == "sysfs" else
+                 "unknown (fallback), %.0f MiB per input" % (b.get("size_bytes", 0) / 2**20)),
+             "- cores: %s of %s online CPUs (%s topology); threads %s" % (
+                 h.get("cores"), h.get("online_cpus"), h.get("topology_source"),
+                 "placed one per core" if h.get("placed") else "not placed"), ""]
+    lines += ["| threads | CPUs | copy limit min / median / max | triad limit min / median / max |",
+              "|---:|---|---|---|"]
+    for inst in (b.get("limits") or {}).get("instances") or []:
+        spread = inst.get("limit_spread") or {}
+        cells = []
+        for kind in ("copy", "triad"):
+            v = spread.get(kind)
+            cells.append("%s / %s / %s (%d rows)" % (fmt(v["min_gbps"]), fmt(v["median_gbps"]),
+                                                     fmt(v["max_gbps"]), v["rows"])
+                         if v else "-")
+        cpus = inst.get("cpus")
+        lines.append("| %s | %s | %s | %s |" % (inst.get("threads"),
+                                               ",".join(map(str, cpus)) if cpus else "-", *cells))
+    lines.append("")
+    rows = b.get("results") or []
+    over = [r for r in rows if r.get("over_limit")]
+    lines += ["Rows above %.2f of their limit: %d of %d." % (1.05, len(over), len(rows))]
+    lines += ["- %s %s->%s %s %s thr: %s" % (r.get("op"), r.get("in_type"), r.get("out_type"),
+                                            r.get("layout"), r.get("threads"),
+                                            r.get("over_limit_why")) for r in over]
+    lines += ["", "| op | in -> out | layout | threads | GB/s | / limit | x numpy | x torch-cpu | check |",
+              "|---|---|---|---:|---:|---:|---:|---:|---|"]
+    for r in rows:
+        peers = r.get("peers") or {}
+        lines.append("| %s | %s -> %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r.get("op"), r.get("in_type"), r.get("out_type"), r.get("layout"), r.get("threads"),
+            fmt(r.get("gbps")), fmt(r.get("ratio_limit"), 2),
+            fmt((peers.get("numpy") or {}).get("ratio"), 2),
+            fmt((peers.get("torch-cpu") or {}).get("ratio"), 2), r.get("check")))
+    lines.append("")
+    return lines
+
+
 def main():
     if len(sys.argv) != 4:
         print(__doc__, file=sys.stderr)
@@ -106,7 +153,7 @@ def main():
                 for inst in (i for i in v if isinstance(i, dict)):
                     lines.append("- limit %s: %s" % (k, ", ".join(
                         "%s %s" % (ik, fmt(iv) if isinstance(iv, float) else iv)
-                        for ik, iv in inst.items())))
+                        for ik, iv in inst.items() if not isinstance(iv, (list, dict)))))
         for p in b.get("peers") or []:
             lines.append("- peer %s: %s%s" % (
                 p.get("name"), "%s on %s" % (p.get("version"), p.get("device"))
@@ -146,6 +193,8 @@ def main():
                                        fmt(statistics.median(pr), 2) if pr else "-")
             lines.append(row)
         lines.append("")
+        if b.get("host"):
+            lines += host_bench_lines(b)
 
     if problems:
         lines += ["## Problems", ""] + ["- %s" % p for p in problems] + [""]

@@ -43,10 +43,14 @@ typedef struct cpu_operator {
     bitcts_kit_op desc; /* the validated description, for the check of each call's buffers */
 } cpu_operator;
 
+#define CPU_MAX_CPU_ID 4095u
+
 typedef struct cpu_options {
     const char *variant; /* NULL: auto */
     uint32_t threads;
     uint32_t nt_policy;
+    uint32_t cpus[BITCTS__CPU_MAX_THREADS]; /* worker i on cpus[i % cpu_count]; none: anywhere */
+    uint32_t cpu_count;
 } cpu_options;
 
 /* Log services of the host that negotiated last. The ABI retains the host table until
@@ -67,6 +71,26 @@ static int32_t cpu_parse_threads(const char *text, uint32_t *out)
     return 0;
 }
 
+/* "0,2,4": the CPUs the workers run on, in worker order. */
+static int32_t cpu_parse_cpus(const char *text, cpu_options *opt)
+{
+    const char *p = text;
+    opt->cpu_count = 0;
+    while (opt->cpu_count < BITCTS__CPU_MAX_THREADS && *p >= '0' && *p <= '9') {
+        char *end = NULL;
+        const unsigned long v = strtoul(p, &end, 10);
+        if (v > CPU_MAX_CPU_ID || (*end != ',' && *end != '\0')) {
+            return -1;
+        }
+        opt->cpus[opt->cpu_count++] = (uint32_t)v;
+        if (*end == '\0') {
+            return 0;
+        }
+        p = end + 1;
+    }
+    return -1;
+}
+
 static int32_t cpu_parse_option(const char *key, const char *value, cpu_options *opt, char *err,
                                 size_t cap)
 {
@@ -76,6 +100,12 @@ static int32_t cpu_parse_option(const char *key, const char *value, cpu_options 
         if (cpu_parse_threads(value, &opt->threads) != 0) {
             snprintf(err, cap, "option threads=%s: expected an integer from 1 to %u", value,
                      BITCTS__CPU_MAX_THREADS);
+            return BITCTS_ABI_E_INVALID_ARGUMENT;
+        }
+    } else if (strcmp(key, "cpus") == 0) {
+        if (cpu_parse_cpus(value, opt) != 0) {
+            snprintf(err, cap, "option cpus=%s: expected 1 to %u CPU numbers 0-%u, e.g. 0,2,4",
+                     value, BITCTS__CPU_MAX_THREADS, CPU_MAX_CPU_ID);
             return BITCTS_ABI_E_INVALID_ARGUMENT;
         }
     } else if (strcmp(key, "nt") == 0) {
@@ -90,7 +120,7 @@ static int32_t cpu_parse_option(const char *key, const char *value, cpu_options 
             return BITCTS_ABI_E_INVALID_ARGUMENT;
         }
     } else {
-        snprintf(err, cap, "unknown option '%s' (known: variant, threads, nt)", key);
+        snprintf(err, cap, "unknown option '%s' (known: variant, threads, nt, cpus)", key);
         return BITCTS_ABI_E_INVALID_ARGUMENT;
     }
     return BITCTS_ABI_OK;
@@ -104,6 +134,7 @@ static int32_t cpu_resolve_options(const bitcts_abi_create_info *info, cpu_optio
     opt->variant = NULL;
     opt->threads = bitcts__cpu_threads_default();
     opt->nt_policy = CPU_NT_AUTO;
+    opt->cpu_count = 0;
     if (info != NULL) {
         if (info->struct_size < sizeof *info ||
             (info->option_count > 0 &&
@@ -163,8 +194,8 @@ static int32_t BITCTS_PLUGIN_CALL cpu_instance_create(const bitcts_abi_create_in
         rc = inst == NULL ? BITCTS_ABI_E_OUT_OF_MEMORY : BITCTS_ABI_OK;
     }
     if (rc == BITCTS_ABI_OK) {
-        rc = bitcts__cpu_pool_create(opt.threads, BITCTS__CPU_WALK_SCRATCH_BYTES, &inst->pool, err,
-                                     sizeof err);
+        rc = bitcts__cpu_pool_create(opt.threads, BITCTS__CPU_WALK_SCRATCH_BYTES, opt.cpus,
+                                     opt.cpu_count, &inst->pool, err, sizeof err);
     }
     if (rc != BITCTS_ABI_OK) {
         char message[300];

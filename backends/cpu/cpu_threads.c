@@ -7,6 +7,9 @@
 #undef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* sysconf, posix_memalign */
 #endif
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* pthread_setaffinity_np, CPU_SET: placing a worker on one CPU */
+#endif
 
 #include "cpu_threads.h"
 
@@ -21,6 +24,7 @@
 typedef struct pool_worker {
     struct bitcts__cpu_pool *pool;
     uint32_t index;
+    int cpu; /* the one CPU it runs on, or -1: any */
     pthread_t thread;
 } pool_worker;
 
@@ -55,6 +59,14 @@ static void *pool_worker_main(void *arg)
     pool_worker *self = arg;
     bitcts__cpu_pool *pool = self->pool;
     uint64_t seen = 0;
+#ifdef __linux__
+    if (self->cpu >= 0 && self->cpu < CPU_SETSIZE) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(self->cpu, &set);
+        (void)pthread_setaffinity_np(pthread_self(), sizeof set, &set); /* a hint: may fail */
+    }
+#endif
     pthread_mutex_lock(&pool->lock);
     for (;;) {
         while (!pool->stop && pool->generation == seen) {
@@ -81,8 +93,9 @@ static void *pool_worker_main(void *arg)
     return NULL;
 }
 
-int32_t bitcts__cpu_pool_create(uint32_t threads, size_t scratch_bytes, bitcts__cpu_pool **out,
-                                char *err, size_t err_cap)
+int32_t bitcts__cpu_pool_create(uint32_t threads, size_t scratch_bytes, const uint32_t *cpus,
+                                uint32_t cpu_count, bitcts__cpu_pool **out, char *err,
+                                size_t err_cap)
 {
     *out = NULL;
     bitcts__cpu_pool *pool = calloc(1, sizeof *pool);
@@ -105,6 +118,7 @@ int32_t bitcts__cpu_pool_create(uint32_t threads, size_t scratch_bytes, bitcts__
     for (uint32_t i = 1; i < threads; ++i) {
         pool->workers[i].pool = pool;
         pool->workers[i].index = i;
+        pool->workers[i].cpu = cpu_count > 0 ? (int)cpus[i % cpu_count] : -1;
         const int rc =
             pthread_create(&pool->workers[i].thread, NULL, pool_worker_main, &pool->workers[i]);
         if (rc != 0) {

@@ -23,11 +23,14 @@ typedef void bitcts__cpu_task_fn(void *arg, uint32_t index, uint32_t count, unsi
 /** Online processors (at least 1, at most BITCTS__CPU_MAX_THREADS). */
 uint32_t bitcts__cpu_threads_default(void);
 
-/** Starts threads - 1 workers and allocates threads scratch areas.
+/** Starts threads - 1 workers and allocates threads scratch areas. With cpu_count > 0, worker i
+ * (1 <= i < threads) runs on CPU cpus[i % cpu_count] only (Linux; elsewhere the list is ignored);
+ * worker 0 is the caller's thread, whose affinity stays the caller's.
  * @return BITCTS_ABI_OK, BITCTS_ABI_E_OUT_OF_MEMORY, or BITCTS_ABI_E_BACKEND_FAILED (a thread
  *         could not be started; the detail goes to err). */
-int32_t bitcts__cpu_pool_create(uint32_t threads, size_t scratch_bytes, bitcts__cpu_pool **out,
-                                char *err, size_t err_cap);
+int32_t bitcts__cpu_pool_create(uint32_t threads, size_t scratch_bytes, const uint32_t *cpus,
+                                uint32_t cpu_count, bitcts__cpu_pool **out, char *err,
+                                size_t err_cap);
 
 /** Stops and joins the workers, frees the pool. Accepts NULL. */
 void bitcts__cpu_pool_destroy(bitcts__cpu_pool *pool);

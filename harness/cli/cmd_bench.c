@@ -125,13 +125,15 @@ static const char *const check_words[] = {"auto", "reference", "cpu", NULL};
 
 static const bitcts_cli_option bench_options[] = {
     BITCTS_OPT_NUMBER("--size-mib", "N", U64, BENCH_AT(size_mib), 1, 65536,
-                      "MiB per input (default: 64 on the host; on a GPU 1024, less when its "
-                      "memory is under 16 GiB, 32 on a slow device such as lavapipe)"),
+                      "MiB per input (default: a CPU backend 4 x the last-level cache, at least "
+                      "64, 256 when sysfs has no cache; other host backends 64; on a GPU 1024, "
+                      "less when its memory is under 16 GiB, 32 on a slow device such as "
+                      "lavapipe)"),
     BITCTS_OPT_NUMBER("--reps", "N", U32, BENCH_AT(reps), 1, BITCTS_BENCH_MAX_REPS,
                       "timed repetitions, median reported (default 11)"),
     BITCTS_OPT_CUSTOM("--threads", "LIST", BENCH_AT(cfg), parse_threads,
                       "an instance per thread count, e.g. 1,2 (default for a CPU backend: 1 and "
-                      "the online processors)"),
+                      "the physical cores; the cpu backend's threads one per core)"),
     BITCTS_OPT_CUSTOM("--variant", "NAME", BENCH_AT(backend.options), parse_variant,
                       "--backend-option variant=NAME"),
     BITCTS_OPT_WORDS("--ops", "LIST", LIST, BENCH_AT(cfg.ops_mask), op_short,
@@ -396,11 +398,56 @@ static void print_small(const bitcts_bench_result *r)
     }
 }
 
+/* The host that sized and placed a host-timed run, and the spread of each instance's limits. */
+static void print_host(const bitcts_bench_result *r)
+{
+    const bitcts_bench_host *h = &r->host;
+    if (h->llc_from_sysfs) {
+        printf("\nhost: last-level cache L%u %.1f MiB x %u (sysfs); ", h->llc_level,
+               (double)h->llc_bytes / (1 << 20), h->llc_count);
+    } else {
+        printf("\nhost: last-level cache unknown (no sysfs cache information); ");
+    }
+    printf("%u cores of %u online CPUs (%s)", h->cores, h->online,
+           h->topology_from_sysfs ? "sysfs topology" : "no topology: one core per CPU");
+    if (r->placed) {
+        printf("; threads placed one per core, the calling thread on CPU %u\n", h->cpus[0]);
+    } else {
+        printf("; threads not placed\n");
+    }
+    printf("limit spread over the rows, GB/s min / median / max:\n");
+    static const char *const kinds[2] = {"copy", "triad"};
+    for (int i = 0; i < r->instances; ++i) {
+        printf("  %3u thread%s:", r->threads[i], r->threads[i] != 1 ? "s" : " ");
+        for (int k = 0; k < 2; ++k) {
+            double v[3];
+            const size_t n = bitcts_bench_limit_spread(r, i, kinds[k], v);
+            if (n > 0) {
+                printf("  %s %.1f / %.1f / %.1f (%zu rows)", kinds[k], v[0], v[1], v[2], n);
+            }
+        }
+        printf("\n");
+    }
+    for (size_t i = 0; i < r->row_count; ++i) {
+        const bitcts_bench_row *row = &r->rows[i];
+        char why[400];
+        if (bitcts_bench_over_limit(r, row, why, sizeof why)) {
+            printf("OVER %.2f of its limit: %s %s->%s %s %u thr: %s\n", row->gbps / row->limit_gbps,
+                   op_short[bitcts_op_index(row->op)], bitcts_dtype_name(row->in_type),
+                   bitcts_dtype_name(row->out_type), bitcts_bench_layout_name(row->layout),
+                   row->threads, why);
+        }
+    }
+}
+
 static void print_result(const bitcts_bench_config *c, const bitcts_bench_result *r)
 {
     print_header(c, r);
     print_limits(c, r);
     print_table(r);
+    if (!r->device_timing) {
+        print_host(r);
+    }
     print_notes(r);
     print_transposed(r);
     print_small(r);

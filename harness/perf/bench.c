@@ -3,7 +3,7 @@
  * their tensor descriptions, built the same way by the parent and the child), and the JSON of a
  * result with its ratios. */
 #include <stdio.h>  /* snprintf */
-#include <stdlib.h> /* calloc */
+#include <stdlib.h> /* calloc, qsort */
 #include <string.h> /* memset */
 
 #include "bench.h"
@@ -206,6 +206,69 @@ double bitcts_bench_torch_strided_not(const bitcts_bench_result *r, const bitcts
     return -1;
 }
 
+/* ---- the limits' spread ---- */
+
+static int cmp_gbps(const void *x, const void *y)
+{
+    const double a = *(const double *)x;
+    const double b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+size_t bitcts_bench_limit_spread(const bitcts_bench_result *r, int instance, const char *kind,
+                                 double out[3])
+{
+    const size_t per = r->instances > 0 ? (size_t)r->instances : 1;
+    double *v = calloc(r->row_count / per + 1, sizeof *v);
+    size_t n = 0;
+    for (size_t i = (size_t)instance; v != NULL && i < r->row_count; i += per) {
+        const bitcts_bench_row *row = &r->rows[i];
+        if (row->limit_gbps > 0 && row->limit != NULL && strcmp(row->limit, kind) == 0) {
+            v[n++] = row->limit_gbps;
+        }
+    }
+    if (n > 0) {
+        qsort(v, n, sizeof *v, cmp_gbps);
+        out[0] = v[0];
+        out[1] = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+        out[2] = v[n - 1];
+    }
+    free(v);
+    return n;
+}
+
+int bitcts_bench_over_limit(const bitcts_bench_result *r, const bitcts_bench_row *row, char *why,
+                            size_t cap)
+{
+    why[0] = '\0';
+    if (r->device_timing || row->gbps <= 0 || row->limit_gbps <= 0 ||
+        row->gbps <= BITCTS_BENCH_OVER_LIMIT * row->limit_gbps) {
+        return 0;
+    }
+    const int triad = strcmp(row->limit, "triad") == 0;
+    const double limit_bytes = (triad ? 3.0 : 2.0) * (double)r->size_bytes;
+    const double mib = 1024.0 * 1024.0;
+    if (row->useful_bytes < 0.9 * limit_bytes) {
+        snprintf(why, cap,
+                 "the row moves %.0f MiB, its limit (%s of %.0f MiB per array) %.0f MiB: fewer "
+                 "bytes, a larger share of them in cache",
+                 row->useful_bytes / mib, row->limit, (double)r->size_bytes / mib,
+                 limit_bytes / mib);
+        return 1;
+    }
+    const size_t per = r->instances > 0 ? (size_t)r->instances : 1;
+    const size_t index = (size_t)(row - r->rows);
+    double spread[3] = {-1, -1, -1};
+    (void)bitcts_bench_limit_spread(r, (int)(index % per), row->limit, spread);
+    snprintf(why, cap,
+             "same bytes as its limit; the %s next to it ran at %.1f GB/s, the median over this "
+             "instance's rows %.1f (%.1f-%.1f): the row and its limit met different bandwidth "
+             "(a shared or noisy host); against the median it is at %.2f",
+             row->limit, row->limit_gbps, spread[1], spread[0], spread[2],
+             spread[1] > 0 ? row->gbps / spread[1] : 0.0);
+    return 1;
+}
+
 /* ---- JSON ---- */
 
 static json_t *number_or_null(double v)
@@ -247,12 +310,65 @@ static json_t *row_json(const bitcts_bench_result *r, const bitcts_bench_row *ro
         }
     }
     json_object_set_new(o, "peers", peers);
+    if (!r->device_timing) {
+        char why[400];
+        const int over = bitcts_bench_over_limit(r, row, why, sizeof why);
+        json_object_set_new(o, "over_limit", json_boolean(over));
+        json_object_set_new(o, "over_limit_why", over ? json_string(why) : json_null());
+    }
     if (row->layout == BITCTS_BENCH_TRANSPOSED) {
         const double torch_not = bitcts_bench_torch_strided_not(r, row);
         json_object_set_new(o, "torch_strided_not_gbps", number_or_null(torch_not));
         json_object_set_new(o, "ratio_torch_strided_not", ratio(gbps, torch_not));
     }
     return o;
+}
+
+/* The CPUs an instance's threads were placed on, or null when they were not placed. */
+static json_t *placement_json(const bitcts_bench_result *r, uint32_t threads)
+{
+    if (!r->placed || threads > r->host.cores) {
+        return json_null();
+    }
+    json_t *a = json_array();
+    for (uint32_t k = 0; k < threads; ++k) {
+        json_array_append_new(a, json_integer(r->host.cpus[k]));
+    }
+    return a;
+}
+
+/* {"copy": {min, median, max, rows}, "triad": ...} of the limits next to an instance's rows. */
+static json_t *spread_json(const bitcts_bench_result *r, int instance)
+{
+    json_t *o = json_object();
+    static const char *const kinds[2] = {"copy", "triad"};
+    for (int k = 0; k < 2; ++k) {
+        double v[3] = {-1, -1, -1};
+        const size_t n = bitcts_bench_limit_spread(r, instance, kinds[k], v);
+        json_object_set_new(o, kinds[k],
+                            n == 0
+                                ? json_null()
+                                : json_pack("{s:f, s:f, s:f, s:I}", "min_gbps", v[0], "median_gbps",
+                                            v[1], "max_gbps", v[2], "rows", (json_int_t)n));
+    }
+    return o;
+}
+
+/* The host as the bench read it: the LLC that sized the tensors and the cores it placed on. */
+static json_t *host_json(const bitcts_bench_result *r)
+{
+    const bitcts_bench_host *h = &r->host;
+    json_t *cpus = json_array();
+    for (uint32_t k = 0; k < h->cores; ++k) {
+        json_array_append_new(cpus, json_integer(h->cpus[k]));
+    }
+    return json_pack("{s:I, s:I, s:I, s:I, s:s, s:I, s:I, s:o, s:s, s:b}", "llc_bytes",
+                     (json_int_t)h->llc_bytes, "llc_level", (json_int_t)h->llc_level,
+                     "llc_instances", (json_int_t)h->llc_count, "llc_total_bytes",
+                     (json_int_t)(h->llc_bytes * h->llc_count), "llc_source",
+                     h->llc_from_sysfs ? "sysfs" : "fallback", "online_cpus", (json_int_t)h->online,
+                     "cores", (json_int_t)h->cores, "core_cpus", cpus, "topology_source",
+                     h->topology_from_sysfs ? "sysfs" : "fallback", "placed", r->placed);
 }
 
 static json_t *limits_json(const bitcts_bench_result *r)
@@ -267,10 +383,12 @@ static json_t *limits_json(const bitcts_bench_result *r)
     }
     json_t *instances = json_array();
     for (int i = 0; i < r->instances; ++i) {
-        json_array_append_new(instances,
-                              json_pack("{s:I, s:o, s:o}", "threads", (json_int_t)r->threads[i],
-                                        "copy_gbps", number_or_null(r->copy_gbps[i]), "triad_gbps",
-                                        number_or_null(r->triad_gbps[i])));
+        json_t *o = json_pack("{s:I, s:o, s:o}", "threads", (json_int_t)r->threads[i], "copy_gbps",
+                              number_or_null(r->copy_gbps[i]), "triad_gbps",
+                              number_or_null(r->triad_gbps[i]));
+        json_object_set_new(o, "cpus", placement_json(r, r->threads[i]));
+        json_object_set_new(o, "limit_spread", spread_json(r, i));
+        json_array_append_new(instances, o);
     }
     return json_pack("{s:o, s:o}", "memcpy_gbps", number_or_null(r->memcpy_gbps), "instances",
                      instances);
@@ -328,6 +446,9 @@ json_t *bitcts_bench_json(const bitcts_bench_config *cfg, const bitcts_bench_res
     }
     json_object_set_new(o, "backend", r->backend != NULL ? json_incref(r->backend) : json_null());
     json_object_set_new(o, "limits", limits_json(r));
+    if (!r->device_timing) {
+        json_object_set_new(o, "host", host_json(r));
+    }
     json_object_set_new(o, "peers", peers_json(r));
     json_object_set_new(o, "results", rows);
     json_object_set_new(o, "small", small_json(r));

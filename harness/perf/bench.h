@@ -27,6 +27,7 @@
 #include <stdint.h>  /* uint32_t, uint64_t */
 
 #include "backend.h"      /* bitcts_backend_options, bitcts_backend_spec */
+#include "bench_host.h"   /* bitcts_bench_host */
 #include "sandbox.h"      /* bitcts_sandbox_status */
 #include "tensor_model.h" /* bitcts_op_desc */
 
@@ -96,6 +97,7 @@ typedef struct bitcts_bench_config {
     double timeout_s;         /* deadline of one backend call (the harness's work: 10 times) */
     double peer_timeout_s;    /* a peer that sends nothing for this long is killed */
     volatile sig_atomic_t *interrupted; /* set by a signal handler to stop; or NULL */
+    const bitcts_bench_host *host;      /* set by bitcts_bench_run: the host's cache and cores */
 } bitcts_bench_config;
 
 /** One measured row: an operator, widths and layout on one instance. */
@@ -151,6 +153,8 @@ typedef struct bitcts_bench_result {
     double copy_gbps[BITCTS_BENCH_MAX_INSTANCES];  /* host limits at the start, per instance */
     double triad_gbps[BITCTS_BENCH_MAX_INSTANCES]; /* < 0: no stream extension */
     double memcpy_gbps;                            /* libc memcpy, one thread; < 0: not run */
+    bitcts_bench_host host;  /* the host's LLC and cores as read before the run */
+    int placed;              /* 1: the cpu backend's threads were placed one per core */
     double copy_api_gbps[2]; /* device limits at the start and the end; < 0: none */
     double copy_kernel_gbps[2];
     double kcopy_min_gbps; /* the copy kernel's lowest and highest over the run (the start, */
@@ -181,6 +185,19 @@ int bitcts_bench_run(const bitcts_bench_config *cfg, bitcts_bench_result *out, c
  * small, error). New reference, NULL when out of memory. */
 json_t *bitcts_bench_json(const bitcts_bench_config *cfg, const bitcts_bench_result *r);
 void bitcts_bench_result_free(bitcts_bench_result *r);
+
+/** The spread of the host limits next to the rows of instance i and limit kind ("copy" or
+ * "triad"): min, median, max; returns the number of rows (0: none, the figures untouched). */
+size_t bitcts_bench_limit_spread(const bitcts_bench_result *r, int instance, const char *kind,
+                                 double out[3]);
+
+/** The ratio above which a row's limit is wrong for it (1.05). */
+#define BITCTS_BENCH_OVER_LIMIT 1.05
+
+/** Whether a host-timed row ran above BITCTS_BENCH_OVER_LIMIT of its limit, and why (the row
+ * moved fewer bytes than its limit, or the limit was low next to it against its spread). */
+int bitcts_bench_over_limit(const bitcts_bench_result *r, const bitcts_bench_row *row, char *why,
+                            size_t cap);
 
 /** The GB/s of PyTorch's strided bitwise_not on the transposed view of the same width as a
  * transposed row (the figure transposes are measured against), or < 0. */

@@ -5,6 +5,7 @@
  *   S <status> <text>        the plugin host or instance_create refused the backend
  *   I <json>                 the backend's identity and device
  *   G <size> <device timing> <check> <instances> <threads>...   the geometry
+ *   P <0|1>                  the cpu backend's threads were placed one per core (1)
  *   H <instance> <copy> <triad>, Y <memcpy>     host limits (GB/s; -1: none)
  *   U <0|1> <api> <kernel>   device copy limits at the start (0) and the end (1)
  *   N <row>                  a row begins
@@ -48,6 +49,7 @@ typedef struct bench {
     const bitcts_abi_stream_ext *stream;        /* host limits, or NULL */
     const bitcts_abi_device_timing_ext *timing; /* device timing, or NULL */
     void *inst[BITCTS_BENCH_MAX_INSTANCES];
+    int place;            /* the built-in cpu backend on a known host: one thread per core */
     bitcts_backend judge; /* the cpu backend, when it checks */
     void *judge_inst;
     bitcts_bench_buffers buf;         /* A, B, the output (guarded) and the expected output */
@@ -87,11 +89,16 @@ static int make_instance(bench *x, uint32_t threads, const char *variant, void *
                          size_t cap)
 {
     char text[16];
+    char cpus[BITCTS_BENCH_HOST_MAX_CPUS * 5];
     snprintf(text, sizeof text, "%u", threads);
     bitcts_backend_options extra = {0};
     if (threads > 0) {
         extra.keys[extra.count] = "threads";
         extra.values[extra.count++] = text;
+    }
+    if (x->place && bitcts_bench_host_format_cpus(x->cfg->host, threads, cpus, sizeof cpus) == 0) {
+        extra.keys[extra.count] = "cpus";
+        extra.values[extra.count++] = cpus;
     }
     if (variant != NULL) {
         extra.keys[extra.count] = "variant";
@@ -142,8 +149,21 @@ static void send_identity(bench *x)
     }
 }
 
-/* Instances: the configured thread counts; by default 1 and the online processors for a
- * backend with the stream extension (a CPU backend), one instance as configured for others. */
+/* Whether to place the threads: the built-in cpu backend, with the host read. Its calls run on
+ * this thread (worker 0), which goes to the first core; worker i to core i (the cpus option). */
+static void choose_placement(bench *x)
+{
+    const bitcts_bench_host *h = x->cfg->host;
+    x->place = h != NULL && h->cores > 0 && x->spec->builtin && strcmp(x->spec->name, "cpu") == 0;
+    if (x->place && bitcts_bench_host_pin(h->cpus[0]) != 0) {
+        x->place = 0;
+    }
+    bitcts_supervise_sendf("P %d", x->place);
+}
+
+/* Instances: the configured thread counts; by default 1 and the physical cores (one thread per
+ * core; the online processors when the host is unknown) for a backend with the stream extension
+ * (a CPU backend), one instance as configured for others. */
 static int bench_open(bench *x)
 {
     char err[1024];
@@ -159,8 +179,9 @@ static int bench_open(bench *x)
     for (int i = 0; i < cfg->thread_count; ++i) {
         x->r.threads[i] = cfg->threads[i];
     }
+    choose_placement(x);
     if (cfg->thread_count == 0 && x->stream != NULL) {
-        const long n = sysconf(_SC_NPROCESSORS_ONLN);
+        const long n = cfg->host != NULL ? (long)cfg->host->cores : sysconf(_SC_NPROCESSORS_ONLN);
         x->r.threads[0] = 1;
         x->r.instances = n > 1 ? 2 : 1;
         x->r.threads[1] = n > 256 ? 256u : (uint32_t)n;
@@ -229,7 +250,11 @@ static void choose_geometry(bench *x)
     } else if (cfg->quick) {
         x->r.size_bytes = BENCH_MIB;
     } else {
-        x->r.size_bytes = x->timing != NULL ? device_size(x) : 64 * BENCH_MIB;
+        /* A CPU backend (stream extension): 4 x the host's LLC (harness/perf/bench_host.h). */
+        const int llc = x->stream != NULL && cfg->host != NULL;
+        x->r.size_bytes = x->timing != NULL ? device_size(x)
+                          : llc             ? bitcts_bench_host_size(cfg->host)
+                                            : 64 * BENCH_MIB;
     }
     const int is_cpu = x->spec->builtin && strcmp(x->spec->name, "cpu") == 0;
     x->r.check = cfg->check;

@@ -24,6 +24,8 @@ typedef struct peer_run {
     bitcts_bench_result *r;
     int peer;
     size_t per_shape;
+    int instance; /* the instance whose rows it times (threads and CPUs); -1: all, alike */
+    char cpus[BITCTS_BENCH_HOST_MAX_CPUS * 5]; /* --cpus, or "" */
     char **argv; /* the interpreter's arguments, NULL-terminated; the child adds its channel */
     size_t argc;
     size_t jobs_done;
@@ -83,10 +85,12 @@ static int peer_line(void *user, char *line)
         char *end = NULL;
         const unsigned long long n = strtoull(json_string_value(id), &end, 10);
         const double s = json_number_value(seconds);
-        if (*end != '\0' || n >= pr->r->row_count || n % pr->per_shape != 0) {
+        const size_t first = pr->instance < 0 ? 0 : (size_t)pr->instance;
+        const size_t count = pr->instance < 0 ? pr->per_shape : 1;
+        if (*end != '\0' || n >= pr->r->row_count || n % pr->per_shape != first) {
             rc = -1;
         } else if (json_is_number(seconds) && s > 0 && isfinite(s)) {
-            for (size_t k = 0; k < pr->per_shape && n + k < pr->r->row_count; ++k) {
+            for (size_t k = 0; k < count && n + k < pr->r->row_count; ++k) {
                 bitcts_bench_row *row = &pr->r->rows[n + k];
                 row->peer_gbps[pr->peer] = row->useful_bytes / s / 1e9;
             }
@@ -161,9 +165,18 @@ static int build_argv(peer_run *pr, char *store, size_t cap)
     pr->argv[pr->argc++] = (char *)bitcts_bench_peer_name(pr->peer);
     pr->argv[pr->argc++] = "--reps";
     int rc = add_arg(pr, store, cap, &used, "%u", cfg->reps);
+    const size_t first = pr->instance < 0 ? 0 : (size_t)pr->instance;
+    if (rc == 0 && pr->instance >= 0) {
+        pr->argv[pr->argc++] = "--threads";
+        rc = add_arg(pr, store, cap, &used, "%u", r->threads[pr->instance]);
+    }
+    if (rc == 0 && pr->cpus[0] != '\0') {
+        pr->argv[pr->argc++] = "--cpus";
+        pr->argv[pr->argc++] = pr->cpus;
+    }
     for (size_t i = 0; rc == 0 && i < shapes; ++i) {
-        const bitcts_bench_row *row = &r->rows[i * pr->per_shape];
-        rc = add_arg(pr, store, cap, &used, "%zu:%s:%u:%u:%s:%u:%u", i * pr->per_shape,
+        const bitcts_bench_row *row = &r->rows[i * pr->per_shape + first];
+        rc = add_arg(pr, store, cap, &used, "%zu:%s:%u:%u:%s:%u:%u", i * pr->per_shape + first,
                      peer_ops[bitcts_op_index(row->op)], bitcts_dtype_size(row->in_type),
                      bitcts_dtype_size(row->out_type), bitcts_bench_layout_name(row->layout),
                      row->rows, row->cols);
@@ -195,14 +208,18 @@ static void explain_end(bitcts_bench_peer *p, const bitcts_supervise_result *sv,
     add_note(p, how);
 }
 
-static void run_peer(const bitcts_bench_config *cfg, bitcts_bench_result *r, int peer)
+/* One process of a peer: the rows of `instance` (-1: of all instances alike), on the cores the
+ * backend's threads ran on when they were placed. */
+static void run_peer(const bitcts_bench_config *cfg, bitcts_bench_result *r, int peer, int instance)
 {
     bitcts_bench_peer *p = &r->peers[peer];
-    memset(p, 0, sizeof *p);
-    p->asked = 1;
-    p->copy_gbps = -1;
-    peer_run pr = {.cfg = cfg, .r = r, .peer = peer};
+    peer_run pr = {.cfg = cfg, .r = r, .peer = peer, .instance = instance};
     pr.per_shape = r->instances > 0 ? (size_t)r->instances : 1;
+    const uint32_t threads = instance >= 0 ? r->threads[instance] : 1;
+    if (r->placed &&
+        bitcts_bench_host_format_cpus(&r->host, threads, pr.cpus, sizeof pr.cpus) != 0) {
+        pr.cpus[0] = '\0';
+    }
     const size_t store_cap = (r->row_count / pr.per_shape + 4) * 96;
     char *store = calloc(store_cap, 1);
     char err[256];
@@ -241,8 +258,19 @@ void bitcts__bench_peers(const bitcts_bench_config *cfg, bitcts_bench_result *r)
         }
     }
     for (int p = 0; p < BITCTS_BENCH_PEERS && r->row_count > 0; ++p) {
-        if ((mask & (1u << p)) != 0 && (cfg->interrupted == NULL || *cfg->interrupted == 0)) {
-            run_peer(cfg, r, p);
+        if ((mask & (1u << p)) == 0) {
+            continue;
+        }
+        memset(&r->peers[p], 0, sizeof r->peers[p]);
+        r->peers[p].asked = 1;
+        r->peers[p].copy_gbps = -1;
+        /* PyTorch on the CPU: one process per instance, with its thread count and cores;
+         * the others are single-threaded (NumPy) or on a device: one process for all. */
+        const int per_instance = p == BITCTS_BENCH_PEER_TORCH_CPU && !r->device_timing;
+        for (int i = per_instance ? 0 : -1; i < (per_instance ? r->instances : 0); ++i) {
+            if (cfg->interrupted == NULL || *cfg->interrupted == 0) {
+                run_peer(cfg, r, p, i);
+            }
         }
     }
 }

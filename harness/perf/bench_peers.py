@@ -2,7 +2,8 @@
 """The peers of `bitcts bench`: other libraries timed on the same shapes, layouts and widths as
 the backend, in this process, one library per process.
 
-    python3 bench_peers.py --peer NAME --reps N [--fd FD --prefix TEXT] JOB...
+    python3 bench_peers.py --peer NAME --reps N [--fd FD --prefix TEXT] [--threads T]
+                           [--cpus LIST] JOB...
 
 NAME is numpy, torch-cpu, torch-cuda, cupy or jax. A JOB is "id:op:w:ow:layout:rows:cols": op
 one of and, or, xor, not, count, shl, shr, copy; w and ow the input and output widths in bytes;
@@ -13,6 +14,8 @@ given), written to descriptor FD (default: standard output):
     {"id": ..., "seconds": ...}    the median of N timed runs after a warm-up
     {"id": ..., "absent": ...}     the library cannot run this job, and why
     {"absent": ...}                the library cannot run at all, and why
+--cpus (e.g. 0,1,2) runs the process on those CPUs only (the bench's one thread per core);
+--threads sets PyTorch's CPU threads (torch.set_num_threads) to the backend's row's count.
 Device peers are timed with device events (CUDA events; JAX: block_until_ready). bitcts embeds
 this file in its executable; `bitcts bench --peers-script FILE` runs another copy.
 """
@@ -43,6 +46,23 @@ def median(values):
     s = sorted(values)
     n = len(s)
     return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+
+
+HOST_BUDGET_S = 3.0  # a host peer's job stops repeating after this long (with 3 runs or more)
+
+
+def host_timed(run, reps):
+    """The median of reps timed runs with the host's clock, fewer (at least 3) once they took
+    HOST_BUDGET_S: a peer 20-50x behind on a tensor of 4x the LLC would take minutes a job."""
+    times, spent = [], 0.0
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - t0)
+        spent += times[-1]
+        if spent > HOST_BUDGET_S and len(times) >= 3:
+            break
+    return median(times)
 
 
 def parse_job(text):
@@ -139,12 +159,7 @@ def run_numpy(jobs, reps, out):
             continue
         run = job_runner(job, lib)
         run()
-        times = []
-        for _ in range(reps):
-            t0 = time.perf_counter()
-            run()
-            times.append(time.perf_counter() - t0)
-        out.send({"id": job["id"], "seconds": median(times)})
+        out.send({"id": job["id"], "seconds": host_timed(run, reps)})
         run = None
 
 
@@ -153,6 +168,8 @@ def run_numpy(jobs, reps, out):
 def run_torch(jobs, reps, out, cuda):
     import torch
 
+    if not cuda and THREADS[0] > 0:
+        torch.set_num_threads(THREADS[0])
     name = "torch-cuda" if cuda else "torch-cpu"
     if cuda and not torch.cuda.is_available():
         out.send({"absent": "torch %s: torch.cuda.is_available() is False" % torch.__version__})
@@ -182,12 +199,7 @@ def run_torch(jobs, reps, out, cuda):
     def timed(run):
         run()
         if not cuda:
-            times = []
-            for _ in range(reps):
-                t0 = time.perf_counter()
-                run()
-                times.append(time.perf_counter() - t0)
-            return median(times)
+            return host_timed(run, reps)
         torch.cuda.synchronize()
         events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
                   for _ in range(reps)]
@@ -332,18 +344,35 @@ def run_jax(jobs, reps, out):
         a = b = args = fn = None
 
 
+THREADS = [0]  # --threads: PyTorch's CPU threads; 0: its default
+
+
+def place(cpus):
+    """Runs this process on the CPUs of "0,1,2" only; a note when it cannot."""
+    try:
+        os.sched_setaffinity(0, [int(c) for c in cpus.split(",")])
+        return ""
+    except (AttributeError, OSError, ValueError) as e:
+        return "not placed on CPUs %s: %s" % (cpus, e)
+
+
 PEERS = {"numpy": run_numpy, "torch-cpu": lambda j, r, o: run_torch(j, r, o, False),
          "torch-cuda": lambda j, r, o: run_torch(j, r, o, True), "cupy": run_cupy,
          "jax": run_jax}
 
 
 def main(argv):
-    peer, reps, fd, prefix, jobs = None, 5, 1, "", []
+    peer, reps, fd, prefix, jobs, cpus = None, 5, 1, "", [], ""
     i = 0
     while i < len(argv):
-        if argv[i] in ("--peer", "--reps", "--fd", "--prefix") and i + 1 < len(argv):
+        if argv[i] in ("--peer", "--reps", "--fd", "--prefix", "--threads",
+                       "--cpus") and i + 1 < len(argv):
             value = argv[i + 1]
-            if argv[i] == "--peer":
+            if argv[i] == "--threads":
+                THREADS[0] = max(0, int(value))
+            elif argv[i] == "--cpus":
+                cpus = value
+            elif argv[i] == "--peer":
                 peer = value
             elif argv[i] == "--reps":
                 reps = max(1, int(value))
@@ -361,6 +390,9 @@ def main(argv):
         return 2
     if not jobs:
         return 0
+    note = place(cpus) if cpus else ""
+    if note:  # a note on the peer; it still runs, unplaced
+        out.send({"absent": note})
     try:
         PEERS[peer](jobs, reps, out)
     except ImportError as e:

@@ -7,6 +7,7 @@
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* strtod */
 #include <string.h> /* strcmp */
+#include <unistd.h> /* sysconf */
 
 #include "bench.h"
 #include "bitcts/bitcts_status.h"
@@ -219,6 +220,12 @@ static int on_line(void *user, char *line)
         b->current = (long)n;
         return 0;
     case 'W': return take_row_line(b, rest);
+    case 'P':
+        if (take_u64(&rest, 1, &n) != 0) {
+            return -1;
+        }
+        b->r->placed = (int)n;
+        return 0;
     case 'M': return take_small(b, rest);
     case 'E': bitcts_sanitize_again(rest, 4096, b->internal, sizeof b->internal); return 0;
     case 'Z': return line[1] == '\0' && !b->done ? (b->done = 1, 0) : -1;
@@ -297,6 +304,13 @@ int bitcts_bench_run(const bitcts_bench_config *cfg, bitcts_bench_result *out, c
     for (int i = 0; i < BITCTS_BENCH_MAX_INSTANCES; ++i) {
         out->copy_gbps[i] = out->triad_gbps[i] = -1;
     }
+    /* The host's cache and cores, read here for the child (its sizes and placement) and the
+     * peers (theirs). */
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    bitcts_bench_host_read("", online > 0 ? (uint32_t)online : 1, &out->host);
+    bitcts_bench_config local = *cfg;
+    local.host = &out->host;
+    cfg = &local;
     bench_parent b = {.cfg = cfg, .r = out, .current = -1};
     const bitcts__perf_launch launch = {.backend_spec = cfg->backend_spec,
                                         .options = &cfg->options,

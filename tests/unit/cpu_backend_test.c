@@ -628,6 +628,13 @@ static void test_options(void)
     CHECK(try_create("nt", "maybe", err, sizeof err) == BITCTS_ABI_E_INVALID_ARGUMENT);
     CHECK(try_create("threads", "3", err, sizeof err) == BITCTS_ABI_OK);
     CHECK(err[0] == '\0');
+    CHECK(try_create("cpus", "0", err, sizeof err) == BITCTS_ABI_OK);
+    CHECK(try_create("cpus", "0,1,2,3", err, sizeof err) == BITCTS_ABI_OK);
+    CHECK(try_create("cpus", "", err, sizeof err) == BITCTS_ABI_E_INVALID_ARGUMENT);
+    CHECK(strstr(err, "option cpus=") != NULL);
+    CHECK(try_create("cpus", "0,", err, sizeof err) == BITCTS_ABI_E_INVALID_ARGUMENT);
+    CHECK(try_create("cpus", "0-3", err, sizeof err) == BITCTS_ABI_E_INVALID_ARGUMENT);
+    CHECK(try_create("cpus", "4096", err, sizeof err) == BITCTS_ABI_E_INVALID_ARGUMENT);
 
     /* A variant whose features the CPU lacks: the dispatcher on a reduced feature mask. */
     const bitcts__cpu_variant *v = NULL;

@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: MIT
+"""The CPU bench's JSON carries what sizes and places it (docs/performance.md, "The CPU
+bench"): the host's last-level cache and cores, the size per input from them, each instance's
+threads, the CPUs they ran on and the spread of its limits, and every row's over-limit flag with
+its reason. Values come from this machine; only their presence, types and mutual consistency
+are checked (no speed is asserted).
+
+usage: bench_fields.py BENCH_JSON"""
+import json
+import sys
+
+FAILURES = []
+
+
+def expect(cond, what):
+    if not cond:
+        FAILURES.append(what)
+
+
+def main():
+    with open(sys.argv[1], encoding="utf-8") as f:
+        b = json.load(f)
+    h = b.get("host")
+    expect(isinstance(h, dict), "no host object")
+    h = h or {}
+    for key in ("llc_bytes", "llc_level", "llc_instances", "llc_total_bytes", "online_cpus",
+                "cores"):
+        expect(isinstance(h.get(key), int), "host.%s is not an integer" % key)
+    expect(h.get("llc_source") in ("sysfs", "fallback"), "host.llc_source %r" % h.get("llc_source"))
+    expect(h.get("topology_source") in ("sysfs", "fallback"), "host.topology_source")
+    expect(isinstance(h.get("placed"), bool), "host.placed is not a boolean")
+    cores = h.get("core_cpus") or []
+    expect(len(cores) == h.get("cores"), "host.core_cpus has %d entries, cores %s" % (
+        len(cores), h.get("cores")))
+    expect(1 <= (h.get("cores") or 0) <= (h.get("online_cpus") or 0), "cores not in 1..online")
+    instances = (b.get("limits") or {}).get("instances") or []
+    expect(len(instances) >= 1, "no instances")
+    for inst in instances:
+        cpus = inst.get("cpus")
+        if h.get("placed") and inst.get("threads", 0) <= h.get("cores", 0):
+            expect(cpus == cores[:inst["threads"]], "instance cpus %r, cores %r" % (cpus, cores))
+        spread = inst.get("limit_spread") or {}
+        for kind in ("copy", "triad"):
+            v = spread.get(kind)
+            expect(v is not None, "no %s limit spread for %s threads" % (kind, inst.get("threads")))
+            if v:
+                expect(v["min_gbps"] <= v["median_gbps"] <= v["max_gbps"] and v["rows"] >= 1,
+                       "spread %r" % v)
+    rows = b.get("results") or []
+    expect(len(rows) > 0, "no rows")
+    for r in rows:
+        expect(isinstance(r.get("over_limit"), bool), "row without over_limit")
+        expect((r.get("over_limit_why") is not None) == bool(r.get("over_limit")),
+               "over_limit_why does not match over_limit")
+        if r.get("ratio_limit") is not None:
+            expect(r.get("over_limit") == (r["ratio_limit"] > 1.05), "over_limit vs ratio_limit")
+    for f in FAILURES:
+        print("FAIL: %s" % f)
+    print("%d rows, %d instances, %d failures" % (len(rows), len(instances), len(FAILURES)))
+    return 1 if FAILURES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
