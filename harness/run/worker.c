@@ -11,6 +11,7 @@
 #include <stdio.h>        /* snprintf */
 #include <stdlib.h>       /* free */
 #include <string.h>       /* memcpy */
+#include <sys/mman.h>     /* mmap: the headroom probe */
 #include <sys/resource.h> /* getrlimit */
 #include <sys/stat.h>     /* fstat */
 #include <sys/syscall.h>  /* SYS_gettid */
@@ -164,6 +165,24 @@ static int damage(const process_state *before, const char *call, char *out, size
     }
     if (now.segv_handler != before->segv_handler) {
         snprintf(out, cap, "the backend replaced the harness's SIGSEGV handler during %s", call);
+        return 1;
+    }
+    /* The room the harness needs after the call (a MiB of address space, a small allocation):
+     * a backend that took it all is charged in the call that took it, not the next case that
+     * finds none. Address space only (PROT_NONE, no reserve): no memory is used. */
+    void *room =
+        mmap(NULL, (size_t)1 << 20, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void *small = malloc(256);
+    const int starved = room == MAP_FAILED || small == NULL;
+    if (room != MAP_FAILED) {
+        munmap(room, (size_t)1 << 20);
+    }
+    free(small);
+    if (starved) {
+        snprintf(out, cap,
+                 "out of memory: the backend's %s left the process no memory or address space "
+                 "for the harness (%s failed after it): charged to the backend",
+                 call, small == NULL ? "a 256-byte allocation" : "mapping 1 MiB");
         return 1;
     }
     return 0;
