@@ -90,11 +90,15 @@ lane_asan() {
     # is unit.report_analysis's here, and every run writes the case descriptions it reads.
     # harness.shard_engines reads engine variables and balances shards: unit.shard runs that C
     # here, harness.resume_shard the runner's shard selection and report merge.
+    # harness.shrink_kinds asserts, like harness.hostile_plugins, the signal each hostile plugin
+    # dies of, which the sanitizer runtime turns into an exit; the shrinker's C runs here in
+    # harness.explore and unit.shrink_repro. harness.regressions_regenerate explores and shrinks
+    # for two minutes what harness.explore and harness.regressions run here once.
     (cd build-asan &&
         ASAN_OPTIONS="log_path=$logs/asan:detect_leaks=1:abort_on_error=0:strict_string_checks=1" \
         UBSAN_OPTIONS="log_path=$logs/ubsan:print_stacktrace=1:halt_on_error=1" \
         ctest --output-on-failure -j"$ctest_jobs" --timeout 1800 \
-            -E '^(conformance\.cpu_sweeps|conformance\.cpu_variants|cli\.export_determinism|cli\.html_chromium|harness\.hostile_plugins|harness\.explore_plan|harness\.explanations|harness\.shard_engines|vulkan\.gpu_run_quick|vectors\.(rebuild_from_docs|doc_claims)|check\.adapters_smoke|nightly\..*|lint\..*)$') ||
+            -E '^(conformance\.cpu_sweeps|conformance\.cpu_variants|cli\.export_determinism|cli\.html_chromium|harness\.hostile_plugins|harness\.explore_plan|harness\.explanations|harness\.shard_engines|harness\.shrink_kinds|harness\.regressions_regenerate|vulkan\.gpu_run_quick|vectors\.(rebuild_from_docs|doc_claims)|check\.adapters_smoke|nightly\..*|lint\..*)$') ||
         rc=1
     if compgen -G "$logs/*" >/dev/null; then
         echo "asan lane: sanitizer reports:"
