@@ -15,8 +15,8 @@
 #   --quick        a reduced run for CI on lavapipe: the smoke tier for the default one and
 #                  no large tier (CTest's conformance.vulkan runs it), sweeps of every 64th
 #                  chunk, bench --quick
-#   --skip STEPS   steps not to run, by name (identity, run-<tier>, sweep-*, bench-vulkan,
-#                  bench-cpu), comma-separated; recorded as skipped
+#   --skip STEPS   steps not to run, by name (identity, run-<tier>, run-default-cpu, sweep-*,
+#                  bench-vulkan, bench-cpu), comma-separated; recorded as skipped
 #   --bitcts PATH  the bitcts executable (default $BITCTS, else build/bitcts, else bitcts on PATH)
 #   --python PATH  the peers' interpreter (default $BITCTS_PYTHON, else the first python3 that
 #                  imports the peers' libraries)
@@ -46,7 +46,6 @@ fi
 bitcts=$(cd "$(dirname "$bitcts")" && pwd)/$(basename "$bitcts")
 mkdir -p "$out/logs" || exit 2
 out=$(cd "$out" && pwd)
-jobs=$(nproc 2>/dev/null || echo 2)
 budget=${BITCTS_GPU_RUN_BUDGET:-540}
 case $budget in
 '' | *[!0-9]*) echo "gpu-run: BITCTS_GPU_RUN_BUDGET must be a number of seconds (0: no limit)" >&2; exit 2 ;;
@@ -116,7 +115,7 @@ pick_python() {
 
 limits="budget ${budget} s"
 [ "$budget" -gt 0 ] || limits="no time limit"
-echo "gpu-run: $("$bitcts" --version) ($bitcts), output in $out, $limits, $jobs jobs"
+echo "gpu-run: $("$bitcts" --version) ($bitcts), output in $out, $limits, $(nproc 2>/dev/null || echo "?") CPUs"
 if [ "$quick" = 1 ]; then
     tiers=(smoke exhaustive)
     every=(--every 64)
@@ -143,12 +142,19 @@ else
     cat "$out/logs/identity.log"
 fi
 
-# 2. The conformance tiers, each its own report folder.
+# 2. The conformance tiers, each its own report folder, at default options (the wall time a
+#    user sees; docs/harness.md says how many workers a device backend gets), and the default
+#    tier on the CPU backend of the same host for comparison.
 for tier in "${tiers[@]}"; do
     rm -rf "$out/run-$tier"
-    step "run-$tier" 120 "$bitcts" run --backend vulkan --tier "$tier" --jobs "$jobs" \
+    step "run-$tier" 120 "$bitcts" run --backend vulkan --tier "$tier" \
         --report "$out/run-$tier" --quiet
 done
+if [ "$quick" = 0 ]; then
+    rm -rf "$out/run-default-cpu"
+    step run-default-cpu 60 "$bitcts" run --backend cpu --tier default \
+        --report "$out/run-default-cpu" --quiet
+fi
 
 # 3. The exhaustive sweeps, device time apart from transfers and checking.
 step sweep-not-uint32 60 "$bitcts" sweep --backend vulkan --op bit_not --type uint32 "${every[@]}" \
