@@ -94,15 +94,19 @@ static int write_json_file(const json_t *value, const char *path, char *err, siz
 
 /* ---- diff ---- */
 
+/* One verdict change: "LABEL ID  FROM -> TO: DETAIL", after `indent`. */
+static void print_change(const char *indent, const char *label, const json_t *e)
+{
+    const char *detail = bitcts_report_str(e, "detail");
+    printf("%s%-11s %s  %s -> %s%s%s\n", indent, label, bitcts_report_str(e, "id"),
+           bitcts_report_str(e, "from"), bitcts_report_str(e, "to"), *detail ? ": " : "", detail);
+}
+
 static void print_changes(const json_t *diff, const char *key, const char *label)
 {
     const json_t *list = json_object_get(diff, key);
     for (size_t i = 0; i < json_array_size(list); ++i) {
-        const json_t *e = json_array_get(list, i);
-        const char *detail = bitcts_report_str(e, "detail");
-        printf("%-11s %s  %s -> %s%s%s\n", label, bitcts_report_str(e, "id"),
-               bitcts_report_str(e, "from"), bitcts_report_str(e, "to"), *detail ? ": " : "",
-               detail);
+        print_change("", label, json_array_get(list, i));
     }
 }
 
@@ -126,7 +130,11 @@ static void print_regression_groups(const json_t *diff)
 {
     const json_t *groups = json_object_get(diff, "groups");
     const json_t *regressions = json_object_get(diff, "regressions");
-    size_t next = 0;
+    json_t *by_id = json_object(); /* each regression by its id (borrowed into the object) */
+    for (size_t n = 0; by_id != NULL && n < json_array_size(regressions); ++n) {
+        json_t *e = json_array_get(regressions, n);
+        json_object_set(by_id, bitcts_report_str(e, "id"), e);
+    }
     for (size_t i = 0; i < json_array_size(groups); ++i) {
         const json_t *g = json_array_get(groups, i);
         const json_t *type = json_object_get(json_object_get(g, "spread"), "type");
@@ -139,21 +147,13 @@ static void print_regression_groups(const json_t *diff)
         const json_t *ids = json_object_get(g, "ids");
         for (size_t k = 0; k < json_array_size(ids); ++k) {
             const char *id = json_string_value(json_array_get(ids, k));
-            /* the group's ids follow the regressions' order: find each from the last */
-            for (size_t n = 0; n < json_array_size(regressions); ++n) {
-                const json_t *e =
-                    json_array_get(regressions, (next + n) % json_array_size(regressions));
-                if (id != NULL && strcmp(bitcts_report_str(e, "id"), id) == 0) {
-                    const char *detail = bitcts_report_str(e, "detail");
-                    printf("  %-11s %s  %s -> %s%s%s\n", "regression", id,
-                           bitcts_report_str(e, "from"), bitcts_report_str(e, "to"),
-                           *detail ? ": " : "", detail);
-                    next = (next + n + 1) % json_array_size(regressions);
-                    break;
-                }
+            const json_t *e = id != NULL ? json_object_get(by_id, id) : NULL;
+            if (e != NULL) {
+                print_change("  ", "regression", e);
             }
         }
     }
+    json_decref(by_id);
 }
 
 static void print_diff(const json_t *diff)
