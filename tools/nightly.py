@@ -393,10 +393,7 @@ def read_shard_notes(path):
     """A shard's notes file: {"notes", "problems", "retry": [text], "backends": [name]}; a
     damaged or hostile one is bad input (exit 2), named."""
     try:
-        if os.path.getsize(path) > 16 << 20:
-            raise ValueError("over 16 MiB")
-        with open(path, encoding="utf-8") as f:
-            got = json.load(f)
+        got = read_json(path, 16 << 20)
         if not isinstance(got, dict):
             raise ValueError("not an object")
         for key in ("notes", "problems", "retry", "backends"):
@@ -405,7 +402,7 @@ def read_shard_notes(path):
                                                    for x in v):
                 raise ValueError(f"'{key}' is not a list of lines")
         return got
-    except (OSError, ValueError, UnicodeDecodeError) as e:
+    except (OSError, ValueError) as e:
         raise UsageError(f"shard notes {path}: damaged ({e}); nothing published") from e
 
 
@@ -464,15 +461,26 @@ def source_commit(source):
     return ""
 
 
+def read_json(path, limit):
+    """A JSON file of at most `limit` bytes; OSError or ValueError (invalid UTF-8, nesting too
+    deep for the parser included) when it cannot be read."""
+    if os.path.getsize(path) > limit:
+        raise ValueError(f"over {limit} bytes")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except RecursionError as e:
+        raise ValueError("nested too deep") from e
+
+
 def load_json_file(path, what, limit=256 << 20):
     """A JSON file of the site, or UsageError naming it: a damaged or hostile site is never
     published over (exit 2, one line, nothing written)."""
     try:
-        if os.path.islink(path) or os.path.getsize(path) > limit:
-            raise ValueError("a symbolic link" if os.path.islink(path) else f"over {limit} bytes")
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError, UnicodeDecodeError, RecursionError) as e:
+        if os.path.islink(path):
+            raise ValueError("a symbolic link")
+        return read_json(path, limit)
+    except (OSError, ValueError) as e:
         raise UsageError(f"{path}: the {what} is damaged ({str(e)[:200]}); nothing published. "
                          f"Repair it, or move it aside to start a new {what}") from e
 
@@ -743,11 +751,7 @@ def publish(args, cfg, results_dirs, extra, started):
     return exit_code(night, problems)
 
 
-def write_atomic(path, text):
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
+write_atomic = nightly_site.write_text  # a temporary file beside it, then a rename
 
 
 def verify_vectors(bitcts, source):

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shutil
+import tempfile
 
 FLAKE = "flake"
 # The meaning of a verdict is bitcts's alone (bitcts report verdicts): use_verdicts() fills these
@@ -689,8 +690,9 @@ def markdown(night):
 # ---- the site ----
 
 def write_text(path, text):
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
+    """path holds text whole or not at all: a temporary file beside it, then a rename."""
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix=".tmp-")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(text)
     os.replace(tmp, path)
 
