@@ -9,8 +9,10 @@
  *   H <instance> <copy> <triad>, Y <memcpy>     host limits (GB/s; -1: none)
  *   U <0|1> <api> <kernel>   device copy limits at the start (0) and the end (1)
  *   N <row>                  a row begins
+ *   R <row> <reps>           the timed calls a row made (fewer than asked within a budget)
  *   W <row> <gbps> <limit> <check> [<text>]     a row's figures (limit: the host limit, or
  *                            with device timing the copy kernel timed right after the row)
+ *   T <row>                  the time budget ran out: this row and the next were not measured
  *   M <small> <default_ns> <scalar_ns> <check> [<text>]  a small tensor's per-call cost
  *   E <text>                 the harness failed (out of memory)
  *   Z                        everything was sent
@@ -40,6 +42,7 @@
 #define BENCH_POISON 0xA5         /* the expected output's bytes outside its elements (padding) */
 #define BENCH_MIB (1ull << 20)
 #define BENCH_REFERENCE_MAX (64 * BENCH_MIB) /* auto check: the reference up to this size */
+#define BENCH_MIN_REPS 3 /* within a budget, a row's timed calls (fewer only when asked) */
 
 typedef struct bench {
     const bitcts_bench_config *cfg;
@@ -61,6 +64,8 @@ typedef struct bench {
     long ref_row;          /* the row whose expected output ref holds, or -1 */
     bitcts_lent_desc lent; /* the description lent to the backend (and the judge) */
     bitcts_rng rng;
+    double row_end;    /* within a budget: the row at hand stops repeating at this time */
+    uint32_t row_reps; /* the timed calls the row at hand made */
 } bench;
 
 static int cmp_double(const void *x, const void *y)
@@ -376,19 +381,19 @@ static int after_call(bench *x, const char *call, int output)
 /* ---- limits ---- */
 
 /* GB/s of the stream copy (2 streams) or triad (3 streams) on the buffers with instance i, the
- * median of reps after one warm-up; -1 when the backend has no stream extension. */
-static double host_limit(bench *x, int i, int triad)
+ * median of reps, after one warm-up when `warm` (next to a row, the row's calls warmed the same
+ * buffers and threads); -1 when the backend has no stream extension. */
+static double host_limit(bench *x, int i, int triad, uint32_t reps, int warm)
 {
     if (x->stream == NULL) {
         return -1;
     }
     const uint64_t size = x->r.size_bytes;
-    const uint32_t reps = x->cfg->reps;
     double t[BITCTS_BENCH_MAX_REPS];
     int32_t rc = BITCTS_ABI_OK;
     bitcts_bench_buffers_arm(&x->buf, 0);
     bitcts_supervise_mark('P', BITCTS_SUPERVISE_CALL_STREAM);
-    for (uint32_t k = 0; k <= reps && rc == BITCTS_ABI_OK; ++k) {
+    for (uint32_t k = warm ? 0 : 1; k <= reps && rc == BITCTS_ABI_OK; ++k) {
         const double t0 = bitcts_clock_now();
         rc = triad ? x->stream->triad(x->inst[i], x->out, x->a, x->b, size / 8)
                    : x->stream->copy(x->inst[i], x->out, x->a, size);
@@ -404,8 +409,8 @@ static double host_limit(bench *x, int i, int triad)
 static void measure_host_limits(bench *x)
 {
     for (int i = 0; i < x->r.instances; ++i) {
-        const double copy = host_limit(x, i, 0);
-        const double triad = host_limit(x, i, 1);
+        const double copy = host_limit(x, i, 0, x->cfg->reps, 1);
+        const double triad = host_limit(x, i, 1, x->cfg->reps, 1);
         bitcts_supervise_sendf("H %d %.6g %.6g", i, copy, triad);
     }
     double t[BITCTS_BENCH_MAX_REPS];
@@ -557,9 +562,14 @@ static int32_t time_host(bench *x, void *inst, void *op, double *seconds)
     const bitcts_plugin_table *t = x->backend.table;
     const void *inputs[2] = {x->a, x->b};
     const uint32_t reps = x->cfg->reps;
+    const uint32_t least = reps < BENCH_MIN_REPS ? reps : BENCH_MIN_REPS;
     double times[BITCTS_BENCH_MAX_REPS];
     int32_t rc = BITCTS_ABI_OK;
-    for (uint32_t k = 0; k < reps && rc == BITCTS_ABI_OK && x->broke == NULL; ++k) {
+    uint32_t k = 0;
+    for (; k < reps && rc == BITCTS_ABI_OK && x->broke == NULL; ++k) {
+        if (k >= least && x->row_end > 0 && bitcts_clock_now() > x->row_end) {
+            break; /* the row's share of the budget is spent */
+        }
         bitcts_bench_buffers_arm(&x->buf, 1);
         bitcts_supervise_mark('P', BITCTS_SUPERVISE_CALL_OPERATOR_EXECUTE);
         const double t0 = bitcts_clock_now();
@@ -572,7 +582,8 @@ static int32_t time_host(bench *x, void *inst, void *op, double *seconds)
             (void)after_call(x, call, 1);
         }
     }
-    *seconds = rc == BITCTS_ABI_OK && x->broke == NULL ? median(times, reps) : -1;
+    x->row_reps = k;
+    *seconds = rc == BITCTS_ABI_OK && x->broke == NULL && k > 0 ? median(times, k) : -1;
     return rc;
 }
 
@@ -596,6 +607,7 @@ static int32_t time_device(bench *x, void *inst, void *op, double *seconds)
     for (uint32_t k = 0; k < x->cfg->reps; ++k) {
         times[k] = 1e-9 * (double)ns[k + 1];
     }
+    x->row_reps = x->cfg->reps;
     *seconds = rc == BITCTS_ABI_OK && x->broke == NULL ? median(times, x->cfg->reps) : -1;
     return rc;
 }
@@ -657,10 +669,11 @@ static void run_row(bench *x, size_t n)
     bitcts_bench_buffers_sample(&x->buf, NULL);
     /* With device timing, the copy kernel right after the row: the device's state (its clocks)
      * when the row ran, so a drift during the run does not pass for the backend's speed. */
-    const double limit =
-        x->timing != NULL
-            ? device_copy(x, x->r.size_bytes, BITCTS_ABI_COPY_KERNEL, x->cfg->reps)
-            : host_limit(x, (int)(n % (size_t)x->r.instances), strcmp(row->limit, "triad") == 0);
+    const uint32_t reps = x->row_reps > 0 ? x->row_reps : x->cfg->reps;
+    const double limit = x->timing != NULL
+                             ? device_copy(x, x->r.size_bytes, BITCTS_ABI_COPY_KERNEL, x->cfg->reps)
+                             : host_limit(x, (int)(n % (size_t)x->r.instances),
+                                          strcmp(row->limit, "triad") == 0, reps, x->row_reps == 0);
     if (x->broke != NULL) {
         check = x->broke;
         snprintf(why, sizeof why, "%s", x->broke_text);
@@ -668,7 +681,27 @@ static void run_row(bench *x, size_t n)
     }
     const double gbps =
         seconds > 0 && strcmp(check, "ok") == 0 ? row->useful_bytes / seconds / 1e9 : -1;
+    bitcts_supervise_sendf("R %zu %u", n, x->row_reps);
     send_row(n, gbps, limit, check, why);
+}
+
+/* Within a budget: whether row n may start (else "T n" is sent), and when it stops repeating:
+ * an even share of the time left over the rows left, half of it for the row's own calls (the
+ * limit next to it repeats as often). */
+static int row_may_start(bench *x, size_t n)
+{
+    x->row_reps = 0;
+    x->row_end = 0;
+    if (x->cfg->deadline <= 0) {
+        return 1;
+    }
+    const double now = bitcts_clock_now();
+    if (now >= x->cfg->deadline) {
+        bitcts_supervise_sendf("T %zu", n);
+        return 0;
+    }
+    x->row_end = now + 0.5 * (x->cfg->deadline - now) / (double)(x->r.row_count - n);
+    return 1;
 }
 
 /* ---- small tensors: the per-call cost ---- */
@@ -821,7 +854,7 @@ static void bench_measure(bench *x)
     } else {
         measure_host_limits(x);
     }
-    for (size_t n = 0; n < x->r.row_count; ++n) {
+    for (size_t n = 0; n < x->r.row_count && row_may_start(x, n); ++n) {
         run_row(x, n);
     }
     if (x->timing != NULL) {
