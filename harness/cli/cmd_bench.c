@@ -33,12 +33,10 @@ static const char bench_description[] =
     "outside the buffers), INPUT (an input changed), DESC (the description changed).\n";
 
 static const char bench_epilogue[] =
-    "Each row is printed as soon as it is measured (and --json rewritten with the rows so far,\n"
-    "\"in_progress\": true); the table with the peers follows at the end.\n"
-    "Exit code 0 when every check was ok and every row measured; 1 when a check was not ok,\n"
-    "the backend failed (a crash, a hang, an exit, a process left running) or --budget-s ran\n"
-    "out before every row was measured (the rows not measured are named); 2 for bad input or\n"
-    "a backend that does not start; 130 when interrupted.\n";
+    "Rows are printed (and --json rewritten) as they are measured. Exit code 0 when every\n"
+    "check was ok and every row measured; 1 when a check was not, the backend failed (a\n"
+    "crash, a hang, an exit), or --budget-s left rows not measured (named); 2 for bad input\n"
+    "or a backend that does not start; 130 when interrupted.\n";
 
 /* The short operator names of --ops, in bitcts_op_all's order. */
 static const char *const op_short[BITCTS_OP_COUNT + 1] = {"and",   "or",  "xor", "not",
@@ -165,11 +163,8 @@ static const bitcts_cli_option bench_options[] = {
     BITCTS_OPT_SECONDS("--peer-timeout", "S", BENCH_AT(cfg.peer_timeout_s),
                        "seconds a peer may go without a result (default 120; 0.1 to 86400)"),
     BITCTS_OPT_SECONDS("--budget-s", "S", BENCH_AT(cfg.budget_s),
-                       "seconds for the whole bench (0.1 to 86400; default none): rows repeat "
-                       "(at least 3 times) within an even share of it, the peers get half "
-                       "when they run, and what it does not reach is named as not measured"),
-    BITCTS_OPT_TEXT("--json", "FILE", BENCH_AT(json), 0,
-                    "also write every figure as JSON (rewritten after every row)"),
+                       "seconds for the whole bench, peers included (default none)"),
+    BITCTS_OPT_TEXT("--json", "FILE", BENCH_AT(json), 0, "also write every figure as JSON"),
     BITCTS_OPT_FLAG("--quick", BENCH_AT(cfg.quick),
                     "1 MiB tensors and 3 repetitions (a smoke test)"),
 };
