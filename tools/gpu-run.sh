@@ -181,6 +181,9 @@ cpu_margin=$((cpu_step / 5 > 15 ? cpu_step / 5 : 15))
 if [ "$budget" -gt 0 ] && [ "$cpu_step" -gt "$cpu_margin" ]; then
     bench_cpu+=(--budget-s "$((cpu_step - cpu_margin))")
 fi
+# No interpreter with NumPy: no CPU peers, and the whole budget to the backend's rows (with
+# peers asked it keeps half of it for them).
+[ -n "$cpu_python" ] || bench_cpu+=(--no-peers)
 step bench-cpu 150 "$bitcts" bench --backend cpu ${bench_cpu[@]+"${bench_cpu[@]}"} ${cpu_python:+--python "$cpu_python"} \
     --json "$out/bench-cpu.json"
 
