@@ -171,6 +171,19 @@ cpu_python=$(pick_python "numpy" || true)
 echo "gpu-run: peers' Python: GPU ${gpu_python:-none found}, CPU ${cpu_python:-none found}"
 step bench-vulkan 300 "$bitcts" bench --backend vulkan "${bench[@]}" ${gpu_python:+--python "$gpu_python"} \
     --json "$out/bench-vulkan.json"
+# The CPU bench gets a time budget of its own inside its step's (a fifth of it, at least 15 s,
+# kept for what runs past the budget: the row at hand, the small tensors, the peers' last job),
+# so that it ends with the rows it measured and names the others, rather than being killed.
+cpu_step=150
+cpu_left=$((budget - ($(date +%s) - started)))
+[ "$budget" -gt 0 ] && [ "$cpu_left" -lt "$cpu_step" ] && cpu_step=$cpu_left
+cpu_margin=$((cpu_step / 5 > 15 ? cpu_step / 5 : 15))
+if [ "$budget" -gt 0 ] && [ "$cpu_step" -gt "$cpu_margin" ]; then
+    bench_cpu+=(--budget-s "$((cpu_step - cpu_margin))")
+fi
+# No interpreter with NumPy: no CPU peers, and the whole budget to the backend's rows (with
+# peers asked it keeps half of it for them).
+[ -n "$cpu_python" ] || bench_cpu+=(--no-peers)
 step bench-cpu 150 "$bitcts" bench --backend cpu ${bench_cpu[@]+"${bench_cpu[@]}"} ${cpu_python:+--python "$cpu_python"} \
     --json "$out/bench-cpu.json"
 

@@ -57,15 +57,38 @@ def host_bench_lines(b):
     lines += ["- %s %s->%s %s %s thr: %s" % (r.get("op"), r.get("in_type"), r.get("out_type"),
                                             r.get("layout"), r.get("threads"),
                                             r.get("over_limit_why")) for r in over]
-    lines += ["", "| op | in -> out | layout | threads | GB/s | / limit | x numpy | x torch-cpu | check |",
-              "|---|---|---|---:|---:|---:|---:|---:|---|"]
+    missing = b.get("not_measured") or []
+    if b.get("in_progress"):
+        lines += ["", "PARTIAL: the bench was still running when its step ended (the JSON holds "
+                      "the rows measured before); the rows without figures were not measured."]
+    if b.get("budget_s") is not None:
+        lines += ["", "Time budget %s s, used %s s; rows not measured: %d%s" % (
+            fmt(b.get("budget_s"), 0), fmt(b.get("total_seconds")), len(missing),
+            (": " + ", ".join(missing)) if missing else ".")]
+    lines += ["", "LLC %.0f MiB in all (%s); per row: the limit next to it (kind, GB/s), the "
+                  "ratio to it, to its instance's median limit (the spread above), and to the "
+                  "peers." % ((h.get("llc_total_bytes") or 0) / 2**20, h.get("llc_source")), "",
+              "| op | in -> out | layout | threads | reps | GB/s | limit | / limit | / median limit "
+              "| x numpy | x torch-cpu | check |",
+              "|---|---|---|---:|---:|---:|---|---:|---:|---:|---:|---|"]
+    medians = {}
+    for inst in (b.get("limits") or {}).get("instances") or []:
+        for kind, v in (inst.get("limit_spread") or {}).items():
+            if v:
+                medians[(inst.get("threads"), kind)] = v.get("median_gbps")
     for r in rows:
         peers = r.get("peers") or {}
-        lines.append("| %s | %s -> %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        median = medians.get((r.get("threads"), r.get("limit")))
+        gbps = r.get("gbps")
+        check = r.get("check")
+        if r.get("measured") is False and check == "-":
+            check = "not measured"
+        lines.append("| %s | %s -> %s | %s | %s | %s | %s | %s %s | %s | %s | %s | %s | %s |" % (
             r.get("op"), r.get("in_type"), r.get("out_type"), r.get("layout"), r.get("threads"),
-            fmt(r.get("gbps")), fmt(r.get("ratio_limit"), 2),
+            r.get("reps", "-"), fmt(gbps), r.get("limit"), fmt(r.get("limit_gbps")),
+            fmt(r.get("ratio_limit"), 2), fmt(gbps / median if gbps and median else None, 2),
             fmt((peers.get("numpy") or {}).get("ratio"), 2),
-            fmt((peers.get("torch-cpu") or {}).get("ratio"), 2), r.get("check")))
+            fmt((peers.get("torch-cpu") or {}).get("ratio"), 2), check))
     lines.append("")
     return lines
 

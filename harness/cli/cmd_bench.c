@@ -33,9 +33,10 @@ static const char bench_description[] =
     "outside the buffers), INPUT (an input changed), DESC (the description changed).\n";
 
 static const char bench_epilogue[] =
-    "Exit code 0 when every check was ok; 1 when one was not or the backend failed (a crash,\n"
-    "a hang, an exit, a process left running); 2 for bad input or a backend that does not\n"
-    "start; 130 when interrupted.\n";
+    "Rows are printed (and --json rewritten) as they are measured. Exit code 0 when every\n"
+    "check was ok and every row measured; 1 when a check was not, the backend failed (a\n"
+    "crash, a hang, an exit), or --budget-s left rows not measured (named); 2 for bad input\n"
+    "or a backend that does not start; 130 when interrupted.\n";
 
 /* The short operator names of --ops, in bitcts_op_all's order. */
 static const char *const op_short[BITCTS_OP_COUNT + 1] = {"and",   "or",  "xor", "not",
@@ -56,6 +57,7 @@ typedef struct bench_args {
     bitcts_bench_config cfg;
     bitcts_cli_backend backend; /* into cfg */
     const char *json;
+    int json_failed;   /* a partial write failed: said once, the run goes on */
     uint64_t size_mib; /* 0: automatic */
     uint32_t reps;     /* 0: not given */
 } bench_args;
@@ -160,6 +162,8 @@ static const bitcts_cli_option bench_options[] = {
                        "seconds one backend call may take (default 120; 0.1 to 86400)"),
     BITCTS_OPT_SECONDS("--peer-timeout", "S", BENCH_AT(cfg.peer_timeout_s),
                        "seconds a peer may go without a result (default 120; 0.1 to 86400)"),
+    BITCTS_OPT_SECONDS("--budget-s", "S", BENCH_AT(cfg.budget_s),
+                       "seconds for the whole bench, peers included (default none)"),
     BITCTS_OPT_TEXT("--json", "FILE", BENCH_AT(json), 0, "also write every figure as JSON"),
     BITCTS_OPT_FLAG("--quick", BENCH_AT(cfg.quick),
                     "1 MiB tensors and 3 repetitions (a smoke test)"),
@@ -335,7 +339,8 @@ static void print_notes(const bitcts_bench_result *r)
             printf("peer %s: %s%s%s%s%s%s\n", bitcts_bench_peer_name(p),
                    peer->present ? "" : "absent: ", peer->version,
                    peer->device[0] != '\0' ? " on " : "", peer->device,
-                   peer->note[0] != '\0' && peer->present ? "; " : "", peer->note);
+                   peer->note[0] != '\0' && (peer->present || peer->version[0] != '\0') ? "; " : "",
+                   peer->note);
         }
     }
     int shown = 0;
@@ -453,8 +458,52 @@ static void print_result(const bitcts_bench_config *c, const bitcts_bench_result
     print_small(r);
 }
 
+/* A row as soon as it is measured: one line, flushed, and the JSON so far (written whole, then
+ * renamed, so that a run stopped from outside leaves the rows it measured). */
+static void stream_row(void *user, const bitcts_bench_result *r, size_t n)
+{
+    bench_args *a = user;
+    const bitcts_bench_row *row = &r->rows[n];
+    char name[96];
+    printf("row %zu/%zu: %s:", n + 1, r->row_count, bitcts_bench_row_name(row, name, sizeof name));
+    if (row->gbps > 0) {
+        printf(" %.1f GB/s, %u reps", row->gbps, row->reps);
+    }
+    if (row->gbps > 0 && row->limit_gbps > 0) {
+        printf(", %.2f of its limit (%s %.1f)", row->gbps / row->limit_gbps, row->limit,
+               row->limit_gbps);
+    }
+    printf(", %s\n", row->check);
+    fflush(stdout);
+    if (a->json != NULL && !a->json_failed) {
+        a->json_failed = bitcts_cli_write_json("bench", bitcts_bench_json(&a->cfg, r), 2, a->json);
+    }
+}
+
+/* The rows the budget did not reach, named (the first few), as the run's last word. */
+static void print_not_measured(const bench_args *a, const bitcts_bench_result *r)
+{
+    if (r->not_measured == 0) {
+        return;
+    }
+    printf("\nNOT MEASURED: %zu of %zu rows: the time budget (--budget-s %g) ran out after "
+           "%.1f s:",
+           r->not_measured, r->row_count, a->cfg.budget_s, r->seconds);
+    size_t shown = 0;
+    for (size_t i = 0; i < r->row_count; ++i) {
+        char name[96];
+        if (r->rows[i].out_of_time && shown++ < 6) {
+            printf("%s %s", shown > 1 ? "," : "",
+                   bitcts_bench_row_name(&r->rows[i], name, sizeof name));
+        }
+    }
+    printf("%s\n", shown > 6 ? ", ..." : "");
+}
+
 static int run_bench(bench_args *a, bitcts_bench_result *r, char *err, size_t cap)
 {
+    a->cfg.on_row = stream_row;
+    a->cfg.on_row_user = a;
     bitcts_cli_interrupts saved;
     bitcts_cli_interrupts_catch(&saved);
     a->cfg.interrupted = &bitcts_cli_interrupted;
@@ -485,7 +534,8 @@ int bitcts_cmd_bench(int argc, char **argv)
     }
     if (st == BITCTS_OK) {
         print_result(&a.cfg, &r);
-        rc = r.failures > 0 ? BITCTS_EXIT_FAILURES : BITCTS_EXIT_OK;
+        print_not_measured(&a, &r);
+        rc = r.failures > 0 || r.not_measured > 0 ? BITCTS_EXIT_FAILURES : BITCTS_EXIT_OK;
     } else {
         fprintf(stderr, "bitcts bench: FAILED: %s\n", err[0] ? err : bitcts_status_message(st));
         if (r.error[0] == '\0') {
@@ -494,6 +544,7 @@ int bitcts_cmd_bench(int argc, char **argv)
         rc = BITCTS_EXIT_FAILURES;
     }
     if (a.json != NULL) {
+        a.cfg.on_row = NULL;
         const int jrc = bitcts_cli_write_json("bench", bitcts_bench_json(&a.cfg, &r), 2, a.json);
         rc = rc == BITCTS_EXIT_OK ? jrc : rc;
     }

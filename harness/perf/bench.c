@@ -206,6 +206,14 @@ double bitcts_bench_torch_strided_not(const bitcts_bench_result *r, const bitcts
     return -1;
 }
 
+const char *bitcts_bench_row_name(const bitcts_bench_row *row, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s %s->%s %s %u thr", bitcts_op_name(row->op),
+             bitcts_dtype_name(row->in_type), bitcts_dtype_name(row->out_type),
+             bitcts_bench_layout_name(row->layout), row->threads);
+    return buf;
+}
+
 /* ---- the limits' spread ---- */
 
 static int cmp_gbps(const void *x, const void *y)
@@ -294,6 +302,8 @@ static json_t *row_json(const bitcts_bench_result *r, const bitcts_bench_row *ro
     }
     const double gbps = row->gbps > 0 ? row->gbps : -1;
     json_object_set_new(o, "note", row->note[0] != '\0' ? json_string(row->note) : json_null());
+    json_object_set_new(o, "reps", json_integer(row->reps));
+    json_object_set_new(o, "measured", json_boolean(!row->out_of_time && row->reps > 0));
     json_object_set_new(o, "gbps", number_or_null(gbps));
     json_object_set_new(o, "limit_gbps", number_or_null(row->limit_gbps));
     json_object_set_new(o, "ratio_limit", ratio(gbps, row->limit_gbps));
@@ -445,6 +455,19 @@ json_t *bitcts_bench_json(const bitcts_bench_config *cfg, const bitcts_bench_res
         return NULL;
     }
     json_object_set_new(o, "backend", r->backend != NULL ? json_incref(r->backend) : json_null());
+    json_object_set_new(o, "budget_s", cfg->budget_s > 0 ? json_real(cfg->budget_s) : json_null());
+    json_object_set_new(o, "total_seconds", json_real(r->total_seconds));
+    json_object_set_new(o, "complete", json_boolean(!r->in_progress && r->not_measured == 0));
+    json_object_set_new(o, "in_progress", json_boolean(r->in_progress));
+    json_t *missing = json_array();
+    for (size_t i = 0; !r->in_progress && i < r->row_count; ++i) {
+        char name[96];
+        if (r->rows[i].out_of_time) {
+            json_array_append_new(
+                missing, json_string(bitcts_bench_row_name(&r->rows[i], name, sizeof name)));
+        }
+    }
+    json_object_set_new(o, "not_measured", missing);
     json_object_set_new(o, "limits", limits_json(r));
     if (!r->device_timing) {
         json_object_set_new(o, "host", host_json(r));

@@ -78,6 +78,8 @@ const char *bitcts_bench_peer_name(int peer);
 const char *bitcts_bench_peer_title(int peer);
 int bitcts_bench_peer_is_device(int peer);
 
+struct bitcts_bench_result;
+
 typedef struct bitcts_bench_config {
     const char *backend_spec;       /* as for bitcts run --backend */
     bitcts_backend_options options; /* given to every instance */
@@ -98,7 +100,19 @@ typedef struct bitcts_bench_config {
     double peer_timeout_s;    /* a peer that sends nothing for this long is killed */
     volatile sig_atomic_t *interrupted; /* set by a signal handler to stop; or NULL */
     const bitcts_bench_host *host;      /* set by bitcts_bench_run: the host's cache and cores */
+    /* Seconds for the whole bench, 0: none. A row starts only before the backend's share of it
+     * has passed (all of it without peers, else BITCTS_BENCH_BACKEND_SHARE), and repeats (at
+     * least 3 times, at most reps) within its even share of what is left; the peers share the
+     * rest alike. Rows and peer jobs not reached are not measured, and named. */
+    double budget_s;
+    double deadline; /* set by bitcts_bench_run: the backend's end on bitcts_clock_now's scale */
+    /* Called in the parent as soon as a row's figures arrive (row: its index), or NULL. */
+    void (*on_row)(void *user, const struct bitcts_bench_result *r, size_t row);
+    void *on_row_user;
 } bitcts_bench_config;
+
+/** The backend's share of a time budget when peers run after it. */
+#define BITCTS_BENCH_BACKEND_SHARE 0.5
 
 /** One measured row: an operator, widths and layout on one instance. */
 typedef struct bitcts_bench_row {
@@ -107,6 +121,8 @@ typedef struct bitcts_bench_row {
     uint32_t rows, cols;
     uint32_t threads;    /* 0: the backend's default */
     double useful_bytes; /* per execution */
+    uint32_t reps;       /* timed calls of the row (fewer than asked within a budget); 0: none */
+    int out_of_time;     /* not measured: the time budget ran out before it */
     double gbps;         /* < 0: no speed (check says why) */
     double limit_gbps;   /* host: the stream kernel next to the row; device: the API copy */
     double limit2_gbps;  /* device: the copy kernel; < 0 otherwise */
@@ -161,16 +177,22 @@ typedef struct bitcts_bench_result {
     double kcopy_max_gbps; /* the end and next to every row); < 0: none */
     json_t *backend;       /* identity (report.json's "backend" and "device"); owned, or NULL */
     bitcts_bench_peer peers[BITCTS_BENCH_PEERS];
-    size_t failures;  /* rows and small cases that are not "ok" or "n/a" */
-    int refused;      /* the plugin host or instance_create refused the backend: bad input */
-    char error[1600]; /* what the backend's process did when it failed, or "" */
-    double seconds;
+    size_t failures;      /* rows and small cases that are not "ok" or "n/a" */
+    size_t not_measured;  /* rows the time budget did not reach (check "-", a note says so) */
+    int in_progress;      /* 1 while bitcts_bench_run runs (the rows so far, seen by on_row) */
+    int refused;          /* the plugin host or instance_create refused the backend: bad input */
+    char error[1600];     /* what the backend's process did when it failed, or "" */
+    double seconds;       /* the backend's process */
+    double total_seconds; /* the whole bench, the peers included */
 } bitcts_bench_result;
 
 /** Whether the device's copy kernel varied by more than 10% over the run (kcopy_min/max): rows
  * are then read against the copy kernel timed next to each (a row's copy_kernel_gbps), and
  * peers, timed at other moments, are not comparable row by row. */
 int bitcts_bench_drifted(const bitcts_bench_result *r);
+
+/** The row's short name, "xor uint8->uint8 packed 1 thr", into buf; returns buf. */
+const char *bitcts_bench_row_name(const bitcts_bench_row *row, char *buf, size_t cap);
 
 /** Runs the benchmark: the backend in a supervised child, then the peers.
  * @return BITCTS_OK (whatever the checks say: see failures); the plugin host's or the backend's

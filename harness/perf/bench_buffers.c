@@ -72,6 +72,25 @@ static int place_one(bitcts_bench_buffers *b, int t, uint64_t size)
     return 0;
 }
 
+/* The XXH3-128 of n bytes, or with a sample of the output, of BITCTS_BENCH_INPUT_CHUNKS chunks
+ * spread evenly over them (a large input read whole after every call would cost more than the
+ * calls). */
+static XXH128_hash_t hash_bytes(const bitcts_bench_buffers *b, const uint8_t *p, size_t n)
+{
+    const size_t chunks = BITCTS_BENCH_INPUT_CHUNKS;
+    const size_t len = BITCTS_BENCH_INPUT_CHUNK_BYTES;
+    if (b->sample.count == 0 || n <= chunks * len) {
+        return XXH3_128bits(p, n);
+    }
+    XXH3_state_t state;
+    (void)XXH3_128bits_reset(&state);
+    for (size_t k = 0; k < chunks; ++k) {
+        const size_t at = (n - len) / (chunks - 1) * k;
+        (void)XXH3_128bits_update(&state, p + at, len);
+    }
+    return XXH3_128bits_digest(&state);
+}
+
 /* The inputs' digests as placed for a call (none for the whole buffers: the stream extension's
  * calls are checked for their guards only). */
 static void hash_inputs(bitcts_bench_buffers *b)
@@ -79,11 +98,22 @@ static void hash_inputs(bitcts_bench_buffers *b)
     for (uint32_t t = 0; t < 2; ++t) {
         const XXH128_hash_t h =
             t < b->at->input_count && b->at != &b->full
-                ? XXH3_128bits(b->maps[t].data, (size_t)b->at->inputs[t].total_tensor_size_in_bytes)
+                ? hash_bytes(b, b->maps[t].data,
+                             (size_t)b->at->inputs[t].total_tensor_size_in_bytes)
                 : (XXH128_hash_t){0, 0};
         b->in_hash[t][0] = h.low64;
         b->in_hash[t][1] = h.high64;
     }
+}
+
+void bitcts_bench_buffers_sample(bitcts_bench_buffers *b, const bitcts_bench_sample *s)
+{
+    if (s != NULL) {
+        b->sample = *s;
+    } else {
+        b->sample.count = 0;
+    }
+    hash_inputs(b);
 }
 
 int bitcts_bench_buffers_place(bitcts_bench_buffers *b, const bitcts_op_desc *d)
@@ -124,21 +154,34 @@ static void complement(uint8_t *out, const uint8_t *in, size_t n)
     }
 }
 
-/* The output's element bytes complemented, row by row (a 2-D output may pad its rows), the
- * padding as the expected output has it. */
-static void poison_output(bitcts_bench_buffers *b)
+/* The output's element bytes complemented in [start, end) (which starts on a row), row by row
+ * (a 2-D output may pad its rows), the padding as the expected output has it. */
+static void poison_range(bitcts_bench_buffers *b, size_t start, size_t end)
 {
     const bitcts_tensor_desc *o = &b->at->output;
-    const size_t bytes = (size_t)o->total_tensor_size_in_bytes;
     const size_t w = bitcts_dtype_size(o->data_type);
     const int rows = o->has_strides && o->dimension_count == 2 && o->strides[1] == 1;
-    const size_t pitch = rows ? (size_t)o->strides[0] * w : bytes;
-    const size_t used = rows ? (size_t)o->sizes[1] * w : bytes;
-    for (size_t r = 0; r < bytes && pitch > 0; r += pitch) {
-        const size_t n = bytes - r < used ? bytes - r : used;
+    const size_t pitch = rows ? (size_t)o->strides[0] * w : end - start;
+    const size_t used = rows ? (size_t)o->sizes[1] * w : end - start;
+    for (size_t r = start; r < end && pitch > 0; r += pitch) {
+        const size_t n = end - r < used ? end - r : used;
         complement(b->out + r, b->ref + r, n);
-        const size_t pad = bytes - r - n < pitch - n ? bytes - r - n : pitch - n;
+        const size_t pad = end - r - n < pitch - n ? end - r - n : pitch - n;
         memcpy(b->out + r + n, b->ref + r + n, pad);
+    }
+}
+
+/* The whole output poisoned, or the bands of the sample. */
+static void poison_output(bitcts_bench_buffers *b)
+{
+    const size_t bytes = (size_t)b->at->output.total_tensor_size_in_bytes;
+    if (b->sample.count == 0) {
+        poison_range(b, 0, bytes);
+    }
+    for (uint32_t k = 0; k < b->sample.count; ++k) {
+        const size_t start = (size_t)b->sample.start[k];
+        const size_t end = start + (size_t)b->sample.len[k];
+        poison_range(b, start, end < bytes ? end : bytes);
     }
 }
 
@@ -150,25 +193,53 @@ void bitcts_bench_buffers_arm(bitcts_bench_buffers *b, int poison)
     bitcts_guard_set_arm(&b->guards, (uint32_t)(b->calls & 1));
 }
 
-/* The output against the expected: 1 with why when a byte differs. */
-static int output_differs(const bitcts_bench_buffers *b, const char *call, char *why, size_t cap)
+/* Counts the bytes of [start, end) that differ from the expected output; the first in *first. */
+static size_t count_differences(const bitcts_bench_buffers *b, size_t start, size_t end,
+                                size_t *first)
 {
-    const size_t bytes = (size_t)b->at->output.total_tensor_size_in_bytes;
-    if (memcmp(b->out, b->ref, bytes) == 0) {
+    if (memcmp(b->out + start, b->ref + start, end - start) == 0) {
         return 0;
     }
-    size_t first = bytes, count = 0;
-    for (size_t i = 0; i < bytes; ++i) {
+    size_t count = 0;
+    for (size_t i = start; i < end; ++i) {
         if (b->out[i] != b->ref[i]) {
-            first = count == 0 ? i : first;
+            *first = count == 0 && *first == (size_t)-1 ? i : *first;
             ++count;
         }
     }
+    return count;
+}
+
+/* The output against the expected (the whole of it, or the sample's bands): 1 with why when a
+ * byte differs. */
+static int output_differs(const bitcts_bench_buffers *b, const char *call, char *why, size_t cap)
+{
+    const size_t bytes = (size_t)b->at->output.total_tensor_size_in_bytes;
+    size_t first = (size_t)-1, count = 0, checked = 0;
+    if (b->sample.count == 0) {
+        count = count_differences(b, 0, bytes, &first);
+        checked = bytes;
+    }
+    for (uint32_t k = 0; k < b->sample.count; ++k) {
+        const size_t start = (size_t)b->sample.start[k];
+        const size_t len = (size_t)b->sample.len[k];
+        const size_t end = start + len < bytes ? start + len : bytes;
+        count += count_differences(b, start, end, &first);
+        checked += end - start;
+    }
+    if (count == 0) {
+        return 0;
+    }
+    char of[96] = "";
+    if (b->sample.count > 0) {
+        snprintf(of, sizeof of, " (%zu bytes checked in %u bands of rows)", checked,
+                 b->sample.count);
+    }
     snprintf(why, cap,
-             "%s: %zu of %zu output bytes differ from the expected output, the first at byte %zu "
-             "(expected 0x%02x, got 0x%02x; the output was poisoned: every element byte the "
+             "%s: %zu of %zu output bytes%s differ from the expected output, the first at byte "
+             "%zu (expected 0x%02x, got 0x%02x; the output was poisoned: every element byte the "
              "complement of the expected one)",
-             call, count, bytes, first, b->ref[first], b->out[first]);
+             call, count, bytes, of, first, b->ref[first], b->out[first]);
     return 1;
 }
 

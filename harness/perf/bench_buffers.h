@@ -23,6 +23,18 @@
 #define BITCTS_BENCH_CHECK_DESC "DESC"   /* the lent operator description changed */
 #define BITCTS_BENCH_CHECK_WRONG "WRONG" /* an output differs from the expected one */
 
+/* A sample of a large row's output: byte ranges (bands of whole rows) where the expected output
+ * is computed, the output poisoned and compared; the inputs are then checked on a sample of
+ * their bytes too (BITCTS_BENCH_INPUT_CHUNKS chunks spread over each). */
+#define BITCTS_BENCH_SAMPLE_BANDS 64
+#define BITCTS_BENCH_INPUT_CHUNKS 256
+#define BITCTS_BENCH_INPUT_CHUNK_BYTES 65536
+typedef struct bitcts_bench_sample {
+    uint32_t count; /* 0: the whole output (no sample) */
+    uint64_t start[BITCTS_BENCH_SAMPLE_BANDS];
+    uint64_t len[BITCTS_BENCH_SAMPLE_BANDS];
+} bitcts_bench_sample;
+
 typedef struct bitcts_bench_buffers {
     bitcts_guard_buf maps[3]; /* A, B, Output */
     uint64_t caps[3];         /* the data each holds for the whole bench */
@@ -36,6 +48,7 @@ typedef struct bitcts_bench_buffers {
     bitcts_op_desc full;        /* the placement of fills and the stream extension */
     const bitcts_op_desc *at;   /* the placement now: a row's description, or &full */
     uint64_t in_hash[2][2];     /* the inputs' XXH3-128 as placed */
+    bitcts_bench_sample sample; /* the output's checked ranges (count 0: all of it) */
     uint8_t *a, *b, *out, *ref; /* the mappings' data */
 } bitcts_bench_buffers;
 
@@ -49,6 +62,10 @@ int bitcts_bench_buffers_map(bitcts_bench_buffers *b, uint64_t cap_in, uint64_t 
  * bench's fills and the stream extension), arms them and takes the inputs' digests.
  * @return 0, or -1 when a mapping cannot change. */
 int bitcts_bench_buffers_place(bitcts_bench_buffers *b, const bitcts_op_desc *d);
+
+/** Checks only a sample of the output (the bands of `s`) and of the inputs from now on; NULL or
+ * a sample of no band: everything again. Takes the inputs' digests anew. */
+void bitcts_bench_buffers_sample(bitcts_bench_buffers *b, const bitcts_bench_sample *s);
 
 /** The expected output is written by the harness between rows (1), read-only otherwise (0). */
 void bitcts_bench_buffers_expected_writable(bitcts_bench_buffers *b, int writable);

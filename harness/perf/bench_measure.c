@@ -9,8 +9,10 @@
  *   H <instance> <copy> <triad>, Y <memcpy>     host limits (GB/s; -1: none)
  *   U <0|1> <api> <kernel>   device copy limits at the start (0) and the end (1)
  *   N <row>                  a row begins
+ *   R <row> <reps>           the timed calls a row made (fewer than asked within a budget)
  *   W <row> <gbps> <limit> <check> [<text>]     a row's figures (limit: the host limit, or
  *                            with device timing the copy kernel timed right after the row)
+ *   T <row>                  the time budget ran out: this row and the next were not measured
  *   M <small> <default_ns> <scalar_ns> <check> [<text>]  a small tensor's per-call cost
  *   E <text>                 the harness failed (out of memory)
  *   Z                        everything was sent
@@ -40,6 +42,7 @@
 #define BENCH_POISON 0xA5         /* the expected output's bytes outside its elements (padding) */
 #define BENCH_MIB (1ull << 20)
 #define BENCH_REFERENCE_MAX (64 * BENCH_MIB) /* auto check: the reference up to this size */
+#define BENCH_MIN_REPS 3 /* within a budget, a row's timed calls (fewer only when asked) */
 
 typedef struct bench {
     const bitcts_bench_config *cfg;
@@ -61,6 +64,8 @@ typedef struct bench {
     long ref_row;          /* the row whose expected output ref holds, or -1 */
     bitcts_lent_desc lent; /* the description lent to the backend (and the judge) */
     bitcts_rng rng;
+    double row_end;    /* within a budget: the row at hand stops repeating at this time */
+    uint32_t row_reps; /* the timed calls the row at hand made */
 } bench;
 
 static int cmp_double(const void *x, const void *y)
@@ -376,19 +381,19 @@ static int after_call(bench *x, const char *call, int output)
 /* ---- limits ---- */
 
 /* GB/s of the stream copy (2 streams) or triad (3 streams) on the buffers with instance i, the
- * median of reps after one warm-up; -1 when the backend has no stream extension. */
-static double host_limit(bench *x, int i, int triad)
+ * median of reps, after one warm-up when `warm` (next to a row, the row's calls warmed the same
+ * buffers and threads); -1 when the backend has no stream extension. */
+static double host_limit(bench *x, int i, int triad, uint32_t reps, int warm)
 {
     if (x->stream == NULL) {
         return -1;
     }
     const uint64_t size = x->r.size_bytes;
-    const uint32_t reps = x->cfg->reps;
     double t[BITCTS_BENCH_MAX_REPS];
     int32_t rc = BITCTS_ABI_OK;
     bitcts_bench_buffers_arm(&x->buf, 0);
     bitcts_supervise_mark('P', BITCTS_SUPERVISE_CALL_STREAM);
-    for (uint32_t k = 0; k <= reps && rc == BITCTS_ABI_OK; ++k) {
+    for (uint32_t k = warm ? 0 : 1; k <= reps && rc == BITCTS_ABI_OK; ++k) {
         const double t0 = bitcts_clock_now();
         rc = triad ? x->stream->triad(x->inst[i], x->out, x->a, x->b, size / 8)
                    : x->stream->copy(x->inst[i], x->out, x->a, size);
@@ -404,8 +409,8 @@ static double host_limit(bench *x, int i, int triad)
 static void measure_host_limits(bench *x)
 {
     for (int i = 0; i < x->r.instances; ++i) {
-        const double copy = host_limit(x, i, 0);
-        const double triad = host_limit(x, i, 1);
+        const double copy = host_limit(x, i, 0, x->cfg->reps, 1);
+        const double triad = host_limit(x, i, 1, x->cfg->reps, 1);
         bitcts_supervise_sendf("H %d %.6g %.6g", i, copy, triad);
     }
     double t[BITCTS_BENCH_MAX_REPS];
@@ -426,20 +431,100 @@ static void measure_device_limits(bench *x, int end)
 
 /* ---- rows ---- */
 
-/* The expected output of row n into ref, unless ref holds the same operation already (the
- * rows of one shape on several instances). */
+/* The element strides of a 2-D tensor (its own, or packed). */
+static void strides_of(const bitcts_tensor_desc *t, uint32_t out[2])
+{
+    out[0] = t->has_strides ? t->strides[0] : t->sizes[1];
+    out[1] = t->has_strides ? t->strides[1] : 1;
+}
+
+/* Rows [r0, r0 + h) of tensor t as a tensor of its own (same strides), and their first byte. */
+static uint64_t band_tensor(const bitcts_tensor_desc *t, uint32_t r0, uint32_t h,
+                            bitcts_tensor_desc *band)
+{
+    uint32_t s[2];
+    strides_of(t, s);
+    *band = *t;
+    band->sizes[0] = h;
+    band->has_strides = 1;
+    band->strides[0] = s[0];
+    band->strides[1] = s[1];
+    (void)bitcts_tensor_calc_buffer_size(band, &band->total_tensor_size_in_bytes);
+    return (uint64_t)r0 * s[0] * bitcts_dtype_size(t->data_type);
+}
+
+/* A large row's sample: BITCTS_BENCH_SAMPLE_BANDS bands of rows spread over its output, about
+ * 1/64 of it, or no sample (count 0) up to BENCH_REFERENCE_MAX bytes per input and when the cpu
+ * backend checks (it computes whole outputs fast). */
+static void choose_sample(const bench *x, const bitcts_op_desc *d, bitcts_bench_sample *s,
+                          uint32_t *h)
+{
+    const uint32_t rows = d->output.sizes[0];
+    s->count = 0;
+    if (x->r.size_bytes <= BENCH_REFERENCE_MAX || x->r.check != BITCTS_BENCH_CHECK_REFERENCE ||
+        d->output.dimension_count != 2 || rows < BITCTS_BENCH_SAMPLE_BANDS) {
+        return;
+    }
+    uint32_t o[2];
+    strides_of(&d->output, o);
+    const uint64_t pitch = (uint64_t)o[0] * bitcts_dtype_size(d->output.data_type);
+    *h = rows / (BITCTS_BENCH_SAMPLE_BANDS * 64) > 0 ? rows / (BITCTS_BENCH_SAMPLE_BANDS * 64) : 1;
+    for (uint32_t k = 0; k < BITCTS_BENCH_SAMPLE_BANDS; ++k) {
+        const uint32_t r0 = (uint32_t)((uint64_t)(rows - *h) * k / (BITCTS_BENCH_SAMPLE_BANDS - 1));
+        s->start[k] = r0 * pitch;
+        s->len[k] = *h * pitch;
+    }
+    s->count = BITCTS_BENCH_SAMPLE_BANDS;
+}
+
+/* The reference's output of the sample's bands into ref. */
+static int reference_bands(bench *x, const bitcts_op_desc *d, const bitcts_bench_sample *s,
+                           uint32_t h)
+{
+    uint32_t o[2];
+    strides_of(&d->output, o);
+    const uint64_t pitch = (uint64_t)o[0] * bitcts_dtype_size(d->output.data_type);
+    int st = BITCTS_OK;
+    for (uint32_t k = 0; k < s->count && st == BITCTS_OK; ++k) {
+        const uint32_t r0 = (uint32_t)(s->start[k] / pitch);
+        bitcts_op_desc band = *d;
+        const uint64_t out_at = band_tensor(&d->output, r0, h, &band.output);
+        const uint64_t a_at = band_tensor(&d->inputs[0], r0, h, &band.inputs[0]);
+        const uint64_t b_at =
+            d->input_count == 2 ? band_tensor(&d->inputs[1], r0, h, &band.inputs[1]) : 0;
+        const void *inputs[2] = {x->a + a_at, x->b + b_at};
+        st = bitcts_ref_execute(&band, inputs, x->ref + out_at, BITCTS_SHIFT_POLICY_SATURATE);
+    }
+    return st;
+}
+
+/* The expected output of row n into ref (the whole of it, or the bands of its sample, which
+ * the buffers take), unless ref holds the same operation already (the rows of one shape on
+ * several instances). */
 static const char *expected(bench *x, size_t n)
 {
     const bitcts_op_desc *d = &x->r.descs[n];
+    bitcts_bench_sample sample;
+    uint32_t h = 0;
+    choose_sample(x, d, &sample, &h);
+    bitcts_bench_buffers_sample(&x->buf, &sample);
     if (x->ref_row >= 0 && memcmp(&x->r.descs[x->ref_row], d, sizeof *d) == 0) {
         return NULL;
     }
     x->ref_row = -1;
     const void *inputs[2] = {x->a, x->b};
     bitcts_bench_buffers_expected_writable(&x->buf, 1);
-    memset(x->ref, BENCH_POISON, (size_t)d->output.total_tensor_size_in_bytes);
+    if (sample.count == 0) {
+        memset(x->ref, BENCH_POISON, (size_t)d->output.total_tensor_size_in_bytes);
+    }
+    for (uint32_t k = 0; k < sample.count; ++k) { /* the rest of ref is never compared */
+        memset(x->ref + sample.start[k], BENCH_POISON, (size_t)sample.len[k]);
+    }
     int32_t st = BITCTS_ABI_OK;
-    if (x->r.check == BITCTS_BENCH_CHECK_REFERENCE) {
+    if (sample.count > 0) {
+        st = reference_bands(x, d, &sample, h) == BITCTS_OK ? BITCTS_ABI_OK
+                                                            : BITCTS_ABI_E_INVALID_ARGUMENT;
+    } else if (x->r.check == BITCTS_BENCH_CHECK_REFERENCE) {
         st = bitcts_ref_execute(d, inputs, x->ref, BITCTS_SHIFT_POLICY_SATURATE) == BITCTS_OK
                  ? BITCTS_ABI_OK
                  : BITCTS_ABI_E_INVALID_ARGUMENT;
@@ -477,9 +562,14 @@ static int32_t time_host(bench *x, void *inst, void *op, double *seconds)
     const bitcts_plugin_table *t = x->backend.table;
     const void *inputs[2] = {x->a, x->b};
     const uint32_t reps = x->cfg->reps;
+    const uint32_t least = reps < BENCH_MIN_REPS ? reps : BENCH_MIN_REPS;
     double times[BITCTS_BENCH_MAX_REPS];
     int32_t rc = BITCTS_ABI_OK;
-    for (uint32_t k = 0; k < reps && rc == BITCTS_ABI_OK && x->broke == NULL; ++k) {
+    uint32_t k = 0;
+    for (; k < reps && rc == BITCTS_ABI_OK && x->broke == NULL; ++k) {
+        if (k >= least && x->row_end > 0 && bitcts_clock_now() > x->row_end) {
+            break; /* the row's share of the budget is spent */
+        }
         bitcts_bench_buffers_arm(&x->buf, 1);
         bitcts_supervise_mark('P', BITCTS_SUPERVISE_CALL_OPERATOR_EXECUTE);
         const double t0 = bitcts_clock_now();
@@ -492,7 +582,8 @@ static int32_t time_host(bench *x, void *inst, void *op, double *seconds)
             (void)after_call(x, call, 1);
         }
     }
-    *seconds = rc == BITCTS_ABI_OK && x->broke == NULL ? median(times, reps) : -1;
+    x->row_reps = k;
+    *seconds = rc == BITCTS_ABI_OK && x->broke == NULL && k > 0 ? median(times, k) : -1;
     return rc;
 }
 
@@ -516,6 +607,7 @@ static int32_t time_device(bench *x, void *inst, void *op, double *seconds)
     for (uint32_t k = 0; k < x->cfg->reps; ++k) {
         times[k] = 1e-9 * (double)ns[k + 1];
     }
+    x->row_reps = x->cfg->reps;
     *seconds = rc == BITCTS_ABI_OK && x->broke == NULL ? median(times, x->cfg->reps) : -1;
     return rc;
 }
@@ -574,12 +666,14 @@ static void run_row(bench *x, size_t n)
         check = measure_row(x, n, inst, &seconds, why, sizeof why);
     }
     (void)bitcts_bench_buffers_place(&x->buf, NULL); /* the fills and the stream: whole */
+    bitcts_bench_buffers_sample(&x->buf, NULL);
     /* With device timing, the copy kernel right after the row: the device's state (its clocks)
      * when the row ran, so a drift during the run does not pass for the backend's speed. */
-    const double limit =
-        x->timing != NULL
-            ? device_copy(x, x->r.size_bytes, BITCTS_ABI_COPY_KERNEL, x->cfg->reps)
-            : host_limit(x, (int)(n % (size_t)x->r.instances), strcmp(row->limit, "triad") == 0);
+    const uint32_t reps = x->row_reps > 0 ? x->row_reps : x->cfg->reps;
+    const double limit = x->timing != NULL
+                             ? device_copy(x, x->r.size_bytes, BITCTS_ABI_COPY_KERNEL, x->cfg->reps)
+                             : host_limit(x, (int)(n % (size_t)x->r.instances),
+                                          strcmp(row->limit, "triad") == 0, reps, x->row_reps == 0);
     if (x->broke != NULL) {
         check = x->broke;
         snprintf(why, sizeof why, "%s", x->broke_text);
@@ -587,7 +681,27 @@ static void run_row(bench *x, size_t n)
     }
     const double gbps =
         seconds > 0 && strcmp(check, "ok") == 0 ? row->useful_bytes / seconds / 1e9 : -1;
+    bitcts_supervise_sendf("R %zu %u", n, x->row_reps);
     send_row(n, gbps, limit, check, why);
+}
+
+/* Within a budget: whether row n may start (else "T n" is sent), and when it stops repeating:
+ * an even share of the time left over the rows left, half of it for the row's own calls (the
+ * limit next to it repeats as often). */
+static int row_may_start(bench *x, size_t n)
+{
+    x->row_reps = 0;
+    x->row_end = 0;
+    if (x->cfg->deadline <= 0) {
+        return 1;
+    }
+    const double now = bitcts_clock_now();
+    if (now >= x->cfg->deadline) {
+        bitcts_supervise_sendf("T %zu", n);
+        return 0;
+    }
+    x->row_end = now + 0.5 * (x->cfg->deadline - now) / (double)(x->r.row_count - n);
+    return 1;
 }
 
 /* ---- small tensors: the per-call cost ---- */
@@ -740,7 +854,7 @@ static void bench_measure(bench *x)
     } else {
         measure_host_limits(x);
     }
-    for (size_t n = 0; n < x->r.row_count; ++n) {
+    for (size_t n = 0; n < x->r.row_count && row_may_start(x, n); ++n) {
         run_row(x, n);
     }
     if (x->timing != NULL) {

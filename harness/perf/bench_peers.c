@@ -14,6 +14,7 @@
 
 #include "bench.h"
 #include "bench_peers_py.h" /* bitcts__bench_peers_py: the script, generated */
+#include "clock.h"
 #include "sanitize.h"
 #include "supervise.h"
 
@@ -24,7 +25,8 @@ typedef struct peer_run {
     bitcts_bench_result *r;
     int peer;
     size_t per_shape;
-    int instance; /* the instance whose rows it times (threads and CPUs); -1: all, alike */
+    int instance;    /* the instance whose rows it times (threads and CPUs); -1: all, alike */
+    double budget_s; /* seconds for its jobs (--budget-s); 0: none */
     char cpus[BITCTS_BENCH_HOST_MAX_CPUS * 5]; /* --cpus, or "" */
     char **argv; /* the interpreter's arguments, NULL-terminated; the child adds its channel */
     size_t argc;
@@ -170,6 +172,10 @@ static int build_argv(peer_run *pr, char *store, size_t cap)
         pr->argv[pr->argc++] = "--threads";
         rc = add_arg(pr, store, cap, &used, "%u", r->threads[pr->instance]);
     }
+    if (rc == 0 && pr->budget_s > 0) {
+        pr->argv[pr->argc++] = "--budget-s";
+        rc = add_arg(pr, store, cap, &used, "%.3f", pr->budget_s);
+    }
     if (rc == 0 && pr->cpus[0] != '\0') {
         pr->argv[pr->argc++] = "--cpus";
         pr->argv[pr->argc++] = pr->cpus;
@@ -210,10 +216,11 @@ static void explain_end(bitcts_bench_peer *p, const bitcts_supervise_result *sv,
 
 /* One process of a peer: the rows of `instance` (-1: of all instances alike), on the cores the
  * backend's threads ran on when they were placed. */
-static void run_peer(const bitcts_bench_config *cfg, bitcts_bench_result *r, int peer, int instance)
+static void run_peer(const bitcts_bench_config *cfg, bitcts_bench_result *r, int peer, int instance,
+                     double budget_s)
 {
     bitcts_bench_peer *p = &r->peers[peer];
-    peer_run pr = {.cfg = cfg, .r = r, .peer = peer, .instance = instance};
+    peer_run pr = {.cfg = cfg, .r = r, .peer = peer, .instance = instance, .budget_s = budget_s};
     pr.per_shape = r->instances > 0 ? (size_t)r->instances : 1;
     const uint32_t threads = instance >= 0 ? r->threads[instance] : 1;
     if (r->placed &&
@@ -248,6 +255,25 @@ static void run_peer(const bitcts_bench_config *cfg, bitcts_bench_result *r, int
     free(pr.argv);
 }
 
+/* PyTorch on the CPU: one process per instance, with its thread count and cores; the others
+ * are single-threaded (NumPy) or on a device: one process for all. */
+static int peer_per_instance(const bitcts_bench_result *r, int p)
+{
+    return p == BITCTS_BENCH_PEER_TORCH_CPU && !r->device_timing;
+}
+
+/* Within a budget (cfg->deadline), a peer process's even share of the time left over the
+ * processes left (at least a millisecond: the script then measures nothing and says so). */
+static double peer_budget(const bitcts_bench_config *cfg, int processes_left)
+{
+    if (cfg->budget_s <= 0) {
+        return 0;
+    }
+    const double left =
+        (cfg->deadline - bitcts_clock_now()) / (processes_left > 0 ? processes_left : 1);
+    return left > 1e-3 ? left : 1e-3;
+}
+
 void bitcts__bench_peers(const bitcts_bench_config *cfg, bitcts_bench_result *r)
 {
     unsigned mask = cfg->peers_mask;
@@ -257,6 +283,10 @@ void bitcts__bench_peers(const bitcts_bench_config *cfg, bitcts_bench_result *r)
             mask |= (bitcts_bench_peer_is_device(p) == r->device_timing) ? 1u << p : 0;
         }
     }
+    int processes = 0;
+    for (int p = 0; p < BITCTS_BENCH_PEERS; ++p) {
+        processes += (mask & (1u << p)) != 0 ? (peer_per_instance(r, p) ? r->instances : 1) : 0;
+    }
     for (int p = 0; p < BITCTS_BENCH_PEERS && r->row_count > 0; ++p) {
         if ((mask & (1u << p)) == 0) {
             continue;
@@ -264,13 +294,12 @@ void bitcts__bench_peers(const bitcts_bench_config *cfg, bitcts_bench_result *r)
         memset(&r->peers[p], 0, sizeof r->peers[p]);
         r->peers[p].asked = 1;
         r->peers[p].copy_gbps = -1;
-        /* PyTorch on the CPU: one process per instance, with its thread count and cores;
-         * the others are single-threaded (NumPy) or on a device: one process for all. */
-        const int per_instance = p == BITCTS_BENCH_PEER_TORCH_CPU && !r->device_timing;
+        const int per_instance = peer_per_instance(r, p);
         for (int i = per_instance ? 0 : -1; i < (per_instance ? r->instances : 0); ++i) {
             if (cfg->interrupted == NULL || *cfg->interrupted == 0) {
-                run_peer(cfg, r, p, i);
+                run_peer(cfg, r, p, i, peer_budget(cfg, processes));
             }
+            --processes;
         }
     }
 }

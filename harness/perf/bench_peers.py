@@ -3,7 +3,7 @@
 the backend, in this process, one library per process.
 
     python3 bench_peers.py --peer NAME --reps N [--fd FD --prefix TEXT] [--threads T]
-                           [--cpus LIST] JOB...
+                           [--cpus LIST] [--budget-s S] JOB...
 
 NAME is numpy, torch-cpu, torch-cuda, cupy or jax. A JOB is "id:op:w:ow:layout:rows:cols": op
 one of and, or, xor, not, count, shl, shr, copy; w and ow the input and output widths in bytes;
@@ -16,6 +16,9 @@ given), written to descriptor FD (default: standard output):
     {"absent": ...}                the library cannot run at all, and why
 --cpus (e.g. 0,1,2) runs the process on those CPUs only (the bench's one thread per core);
 --threads sets PyTorch's CPU threads (torch.set_num_threads) to the backend's row's count.
+--budget-s S: the jobs share S seconds: a job repeats (at least once) within its even share of
+what is left, and the jobs not started when the time is out are answered absent,
+"not measured: the time budget ran out".
 Device peers are timed with device events (CUDA events; JAX: block_until_ready). bitcts embeds
 this file in its executable; `bitcts bench --peers-script FILE` runs another copy.
 """
@@ -49,18 +52,39 @@ def median(values):
 
 
 HOST_BUDGET_S = 3.0  # a host peer's job stops repeating after this long (with 3 runs or more)
+DEADLINE = [0.0, 0]  # --budget-s: the end on time.monotonic()'s scale (0: none), jobs left
+OUT_OF_TIME = "not measured: the time budget ran out"
+
+
+def job_share():
+    """Within a budget, the seconds the next job may repeat in: an even share of what is left
+    over the jobs left; None without a budget."""
+    if DEADLINE[0] <= 0:
+        return None
+    left = DEADLINE[0] - time.monotonic()
+    return left / (DEADLINE[1] + 1)  # out_of_time() counted this job already
+
+
+def out_of_time():
+    """Whether the budget is spent (a job not started now is not measured); counts a job."""
+    DEADLINE[1] = max(0, DEADLINE[1] - 1)
+    return DEADLINE[0] > 0 and time.monotonic() >= DEADLINE[0]
 
 
 def host_timed(run, reps):
     """The median of reps timed runs with the host's clock, fewer (at least 3) once they took
-    HOST_BUDGET_S: a peer 20-50x behind on a tensor of 4x the LLC would take minutes a job."""
+    HOST_BUDGET_S: a peer 20-50x behind on a tensor of 4x the LLC would take minutes a job.
+    Within a budget, fewer (at least 1) once the job's share of it is spent."""
     times, spent = [], 0.0
+    share = job_share()
     for _ in range(reps):
         t0 = time.perf_counter()
         run()
         times.append(time.perf_counter() - t0)
         spent += times[-1]
         if spent > HOST_BUDGET_S and len(times) >= 3:
+            break
+        if share is not None and spent > share:
             break
     return median(times)
 
@@ -154,6 +178,9 @@ def run_numpy(jobs, reps, out):
                           scalar=np.array, transpose=lambda x: x.T, copy=np.copyto,
                           mask=lambda b, t, m: np.bitwise_and(b, t(m), out=b))
     for job in jobs:
+        if out_of_time():
+            out.send({"id": job["id"], "absent": OUT_OF_TIME})
+            continue
         if job["op"] != "copy" and funcs[job["op"]] is None:
             out.send({"id": job["id"], "absent": no_count})
             continue
@@ -216,6 +243,9 @@ def run_torch(jobs, reps, out, cuda):
                           transpose=lambda x: x.t(), copy=lambda o, a: o.copy_(a),
                           mask=lambda b, t, m: b.bitwise_and_(m))
     for job in jobs:
+        if out_of_time():
+            out.send({"id": job["id"], "absent": OUT_OF_TIME})
+            continue
         if job["op"] == "count":
             out.send({"id": job["id"], "absent": TORCH_NO_POPCOUNT})
             continue
@@ -366,9 +396,11 @@ def main(argv):
     i = 0
     while i < len(argv):
         if argv[i] in ("--peer", "--reps", "--fd", "--prefix", "--threads",
-                       "--cpus") and i + 1 < len(argv):
+                       "--cpus", "--budget-s") and i + 1 < len(argv):
             value = argv[i + 1]
-            if argv[i] == "--threads":
+            if argv[i] == "--budget-s":
+                DEADLINE[0] = time.monotonic() + max(0.001, float(value))
+            elif argv[i] == "--threads":
                 THREADS[0] = max(0, int(value))
             elif argv[i] == "--cpus":
                 cpus = value
@@ -385,6 +417,7 @@ def main(argv):
             jobs.append(parse_job(argv[i]))
             i += 1
     out = Out(fd, prefix)
+    DEADLINE[1] = len(jobs)
     if peer not in PEERS:
         out.send({"absent": "unknown peer %r (known: %s)" % (peer, ", ".join(sorted(PEERS)))})
         return 2

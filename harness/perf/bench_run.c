@@ -11,6 +11,7 @@
 
 #include "bench.h"
 #include "bitcts/bitcts_status.h"
+#include "clock.h"
 #include "perf_child.h"
 #include "sanitize.h"
 #include "supervise.h"
@@ -23,7 +24,8 @@ typedef struct bench_parent {
     int refusal_status;
     char refusal[1100];
     char internal[600];
-    long current; /* the row that began last, or -1 */
+    long current;     /* the row that began last, or -1 */
+    long out_of_time; /* the first row the budget did not reach, or -1 */
 } bench_parent;
 
 /* The check words a row or a small case may carry, as static strings. */
@@ -128,7 +130,44 @@ static int take_row_line(bench_parent *b, char *p)
     row->limit_gbps = limit;
     bitcts_sanitize_again(p, 4096, row->note, sizeof row->note);
     b->r->failures += strcmp(check, "ok") != 0 && strcmp(check, "n/a") != 0;
+    if (b->cfg->on_row != NULL) {
+        b->cfg->on_row(b->cfg->on_row_user, b->r, (size_t)n);
+    }
     return 0;
+}
+
+/* An R line: "<row> <reps>"; a T line: "<row>", the first row the budget did not reach. */
+static int take_reps_or_end(bench_parent *b, char kind, char *p)
+{
+    uint64_t n = 0, reps = 0;
+    if (!b->geometry || b->r->row_count == 0 || take_u64(&p, b->r->row_count - 1, &n) != 0) {
+        return -1;
+    }
+    if (kind == 'T') {
+        b->out_of_time = b->out_of_time < 0 ? (long)n : -2;
+        return b->out_of_time >= 0 ? 0 : -1;
+    }
+    if (take_u64(&p, BITCTS_BENCH_MAX_REPS, &reps) != 0) {
+        return -1;
+    }
+    b->r->rows[n].reps = (uint32_t)reps;
+    return 0;
+}
+
+/* The rows from the first one the budget did not reach: not measured, and said so. */
+static void mark_not_measured(bench_parent *b)
+{
+    for (size_t i = b->out_of_time >= 0 ? (size_t)b->out_of_time : b->r->row_count;
+         i < b->r->row_count; ++i) {
+        bitcts_bench_row *row = &b->r->rows[i];
+        if (strcmp(row->check, "-") == 0) {
+            snprintf(row->note, sizeof row->note,
+                     "not measured: the time budget (--budget-s %g) ran out before this row",
+                     b->cfg->budget_s);
+            row->out_of_time = 1;
+            ++b->r->not_measured;
+        }
+    }
 }
 
 /* An M line: "<case> <default_ns> <scalar_ns> <check> [<text>]". */
@@ -220,6 +259,8 @@ static int on_line(void *user, char *line)
         b->current = (long)n;
         return 0;
     case 'W': return take_row_line(b, rest);
+    case 'R':
+    case 'T': return take_reps_or_end(b, line[0], rest);
     case 'P':
         if (take_u64(&rest, 1, &n) != 0) {
             return -1;
@@ -295,6 +336,7 @@ static int settle(bench_parent *b, const bitcts_supervise_result *sv, char *err,
 int bitcts_bench_run(const bitcts_bench_config *cfg, bitcts_bench_result *out, char *err,
                      size_t cap)
 {
+    const double started = bitcts_clock_now();
     memset(out, 0, sizeof *out);
     out->memcpy_gbps = -1;
     for (int k = 0; k < 2; ++k) {
@@ -310,8 +352,14 @@ int bitcts_bench_run(const bitcts_bench_config *cfg, bitcts_bench_result *out, c
     bitcts_bench_host_read("", online > 0 ? (uint32_t)online : 1, &out->host);
     bitcts_bench_config local = *cfg;
     local.host = &out->host;
+    local.deadline = 0;
+    if (cfg->budget_s > 0) {
+        local.deadline = bitcts_clock_now() +
+                         cfg->budget_s * (cfg->peers_mask != 0 ? BITCTS_BENCH_BACKEND_SHARE : 1.0);
+    }
     cfg = &local;
-    bench_parent b = {.cfg = cfg, .r = out, .current = -1};
+    bench_parent b = {.cfg = cfg, .r = out, .current = -1, .out_of_time = -1};
+    out->in_progress = 1;
     const bitcts__perf_launch launch = {.backend_spec = cfg->backend_spec,
                                         .options = &cfg->options,
                                         .timeout_s = cfg->timeout_s,
@@ -323,6 +371,7 @@ int bitcts_bench_run(const bitcts_bench_config *cfg, bitcts_bench_result *out, c
     bitcts_supervise_result sv;
     int st = bitcts__perf_run(&launch, &out->refused, &sv, err, cap);
     if (st != BITCTS_OK) {
+        out->in_progress = 0;
         return st;
     }
     out->seconds = sv.seconds;
@@ -330,8 +379,16 @@ int bitcts_bench_run(const bitcts_bench_config *cfg, bitcts_bench_result *out, c
     if (out->device_timing && b.geometry) {
         spread_device_limits(out);
     }
+    if (b.geometry) {
+        mark_not_measured(&b);
+    }
+    if (cfg->budget_s > 0) { /* the peers: what is left of the whole budget */
+        local.deadline = started + cfg->budget_s;
+    }
     if (st == BITCTS_OK && cfg->peers_mask != 0) {
         bitcts__bench_peers(cfg, out);
     }
+    out->total_seconds = bitcts_clock_now() - started;
+    out->in_progress = 0;
     return st;
 }

@@ -2,7 +2,8 @@
 """The CPU bench's JSON carries what sizes and places it (docs/performance.md, "The CPU
 bench"): the host's last-level cache and cores, the size per input from them, each instance's
 threads, the CPUs they ran on and the spread of its limits, and every row's over-limit flag with
-its reason. Values come from this machine; only their presence, types and mutual consistency
+its reason; the run's budget fields (none asked: complete, every row measured with every
+repetition). Values come from this machine; only their presence, types and mutual consistency
 are checked (no speed is asserted).
 
 usage: bench_fields.py BENCH_JSON"""
@@ -46,8 +47,15 @@ def main():
             if v:
                 expect(v["min_gbps"] <= v["median_gbps"] <= v["max_gbps"] and v["rows"] >= 1,
                        "spread %r" % v)
+    expect(b.get("budget_s") is None, "budget_s is not null without --budget-s")
+    expect(b.get("complete") is True and b.get("in_progress") is False,
+           "a finished run without a budget: complete true, in_progress false")
+    expect(b.get("not_measured") == [], "not_measured is not an empty list")
+    expect(isinstance(b.get("total_seconds"), float), "total_seconds is not a number")
     rows = b.get("results") or []
     expect(len(rows) > 0, "no rows")
+    expect(all(r.get("measured") is True and r.get("reps") == b.get("reps") for r in rows),
+           "every row measured with every repetition asked (no budget)")
     for r in rows:
         expect(isinstance(r.get("over_limit"), bool), "row without over_limit")
         expect((r.get("over_limit_why") is not None) == bool(r.get("over_limit")),

@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: MIT
+"""`bitcts bench` as it goes and within a time budget (docs/performance.md, "A bench that
+finishes"): no timing is asserted, only what the output and the JSON say.
+
+1. Streaming: a peers script (this file, run by the bench with --peer) starts only after every
+   row of the backend was measured, and reads what the bench had written by then: every row's
+   line on the standard output (a file, so fully buffered unless flushed) and the JSON file
+   rewritten with every row, "in_progress": true. The final JSON says in_progress false.
+2. The budget: --budget-s 0.1 over 64 MiB tensors (seconds of work on any machine) ends with
+   exit code 1, "NOT MEASURED" naming rows, and a JSON whose not_measured lists exactly the rows
+   without figures (measured false, check "-", a note), complete false.
+3. Large rows are checked on a sample (over 64 MiB per input, the reference checking): a plugin that flips one output
+   byte, or one input byte, is still caught (WRONG, INPUT), the note naming the bands.
+
+usage: bench_stream.py BITCTS PLUGIN_DIR WORK_DIR"""
+import json
+import os
+import subprocess
+import sys
+
+FAILURES = []
+
+
+def expect(cond, what):
+    if not cond:
+        FAILURES.append(what)
+    print("%s %s" % ("ok  " if cond else "FAIL", what))
+
+
+def probe(argv):
+    """Run by the bench as its peers script: record what the bench had written, time nothing."""
+    fd = int(argv[argv.index("--fd") + 1])
+    prefix = argv[argv.index("--prefix") + 1]
+    seen = {"stdout": open(os.environ["BENCH_STREAM_STDOUT"], encoding="utf-8").read()}
+    with open(os.environ["BENCH_STREAM_JSON"], encoding="utf-8") as f:
+        seen["json"] = json.load(f)
+    with open(os.environ["BENCH_STREAM_SEEN"], "w", encoding="utf-8") as f:
+        json.dump(seen, f)
+    os.write(fd, (prefix + " " + json.dumps({"absent": "a probe"}) + "\n").encode())
+    return 0
+
+
+def run(args, stdout_path=None, env=None):
+    with open(stdout_path or os.devnull, "w", encoding="utf-8") as out:
+        p = subprocess.run(args, stdout=out, stderr=subprocess.STDOUT, env=env, check=False)
+    text = open(stdout_path, encoding="utf-8").read() if stdout_path else ""
+    return p.returncode, text
+
+
+def streaming(bitcts, work):
+    out, js, seen = (os.path.join(work, n) for n in ("stream.txt", "stream.json", "seen.json"))
+    for path in (js, seen):
+        if os.path.exists(path):
+            os.remove(path)
+    env = dict(os.environ, BENCH_STREAM_STDOUT=out, BENCH_STREAM_JSON=js, BENCH_STREAM_SEEN=seen)
+    rc, text = run([bitcts, "bench", "--quick", "--ops", "not,xor", "--layouts", "packed,bcast",
+                    "--peers", "numpy", "--python", sys.executable, "--peers-script",
+                    os.path.abspath(__file__), "--json", js], out, env)
+    expect(rc == 0, "streaming run: exit 0 (got %d)" % rc)
+    final = json.load(open(js, encoding="utf-8"))
+    rows = len(final["results"])
+    expect(rows > 0 and final["in_progress"] is False and final["complete"] is True,
+           "final JSON: %d rows, in_progress false, complete true" % rows)
+    if not os.path.exists(seen):
+        expect(False, "the peers script ran (no %s)" % seen)
+        return
+    s = json.load(open(seen, encoding="utf-8"))
+    lines = [l for l in s["stdout"].splitlines() if l.startswith("row ")]
+    expect(len(lines) == rows and all(l.endswith(", ok") for l in lines),
+           "before the peers ran, stdout held every row's line (%d of %d)" % (len(lines), rows))
+    expect("op    in" not in s["stdout"], "before the peers ran, no final table yet")
+    j = s["json"]
+    expect(j.get("in_progress") is True and j.get("complete") is False,
+           "before the peers ran, the JSON said in_progress true, complete false")
+    expect(len(j.get("results", [])) == rows and
+           all(r.get("check") == "ok" and r.get("measured") for r in j["results"]),
+           "before the peers ran, the JSON held every row measured")
+
+
+def budget(bitcts, work):
+    js = os.path.join(work, "budget.json")
+    rc, text = run([bitcts, "bench", "--size-mib", "64", "--reps", "3", "--budget-s", "0.1",
+                    "--no-peers", "--json", js], os.path.join(work, "budget.txt"))
+    expect(rc == 1, "tiny budget: exit 1 (got %d)" % rc)
+    expect("NOT MEASURED: " in text and "the time budget (--budget-s 0.1) ran out" in text,
+           "tiny budget: the rows not measured are named on the terminal")
+    b = json.load(open(js, encoding="utf-8"))
+    rows = b["results"]
+    missing = b["not_measured"]
+    unmeasured = [r for r in rows if not r["measured"]]
+    expect(b["complete"] is False and b["budget_s"] == 0.1 and len(missing) > 0,
+           "tiny budget: JSON complete false, budget_s 0.1, %d rows not measured" % len(missing))
+    expect(len(missing) == len(unmeasured) and
+           all(r["check"] == "-" and r["gbps"] is None and "time budget" in (r["note"] or "")
+               for r in unmeasured),
+           "tiny budget: every row without figures is listed, check '-', with a note")
+    names = ["%s %s->%s %s %s thr" % (r["op"], r["in_type"], r["out_type"], r["layout"],
+                                      r["threads"]) for r in unmeasured]
+    expect(names == missing, "tiny budget: not_measured names those rows, in order")
+    expect(all(r["reps"] >= 1 for r in rows if r["measured"]), "measured rows have reps")
+
+
+def sampled(bitcts, plugins):
+    cases = (("wrong_byte", "WRONG: operator_execute (timed call 1 of 1): 1 of 68157440 output "
+                            "bytes (", "bytes checked in 64 bands of rows)"),
+             ("write_input", "INPUT: operator_execute (timed call 1 of 1) changed the A buffer",
+              ""))
+    for name, want, want2 in cases:
+        plugin = os.path.join(plugins, "libbitcts_misbehave_%s.so" % name)
+        p = subprocess.run([bitcts, "bench", "--backend", plugin, "--ops", "not", "--layouts",
+                            "packed", "--size-mib", "65", "--reps", "1", "--no-peers", "--check",
+                            "reference"],
+                           capture_output=True, text=True, check=False)
+        out = p.stdout + p.stderr
+        expect(p.returncode == 1 and want in out and want2 in out,
+               "65 MiB, sampled check, %s: exit 1 and %r" % (name, want + "..." + want2))
+        if p.returncode != 1 or want not in out:
+            print(out[-2000:])
+
+
+def main(argv):
+    if "--peer" in argv:
+        return probe(argv)
+    bitcts, plugins, work = argv
+    os.makedirs(work, exist_ok=True)
+    streaming(bitcts, work)
+    budget(bitcts, work)
+    sampled(bitcts, plugins)
+    print("%d failures" % len(FAILURES))
+    return 1 if FAILURES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
