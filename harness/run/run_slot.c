@@ -49,6 +49,48 @@ void bitcts__slot_observe(worker_slot *w)
     }
 }
 
+/* Marks every case of the worker's batched call that has not ended to run again alone. */
+static void batch_to_solo(worker_slot *w)
+{
+    for (size_t i = 0; w->batched != NULL && i < w->batch.count; ++i) {
+        if (w->batched[i] == 1 && !w->ended[i]) {
+            w->batched[i] = 2;
+        }
+    }
+}
+
+/* A result of a case of a batched call: not believed when lines that are not the harness's
+ * came during the call (they cannot be charged to one case), nor once the call's cases are to
+ * run alone. The first result after the call decides for all of them. */
+static int batch_tainted(worker_slot *w, long pos)
+{
+    if (w->batched[pos] == 1 && w->garbage_batch != UINT64_MAX) {
+        if (w->c.sb.garbage > w->garbage_batch) {
+            batch_to_solo(w);
+            w->garbage_seen = w->c.sb.garbage;
+        }
+        w->garbage_batch = UINT64_MAX;
+    }
+    return w->batched[pos] == 2;
+}
+
+/* An M line: the cases of the batched call the worker is about to make. */
+static void take_batch(worker_slot *w, const char *list)
+{
+    char *end = NULL;
+    for (const char *p = list; w->batched != NULL; p = end) {
+        const unsigned long long idx = strtoull(p, &end, 10);
+        if (end == p) {
+            break;
+        }
+        const long pos = batch_position(w, (size_t)idx);
+        if (pos >= 0 && !w->ended[pos]) {
+            w->batched[pos] = 1;
+        }
+    }
+    w->garbage_batch = w->c.sb.garbage;
+}
+
 /* An E line: a case object from the worker, checked like a report's before it is believed. */
 static void take_result(run_state *s, worker_slot *w, size_t idx, const char *json)
 {
@@ -83,6 +125,10 @@ static void take_result(run_state *s, worker_slot *w, size_t idx, const char *js
         }
     }
     const long pos = batch_position(w, idx);
+    if (pos >= 0 && w->batched != NULL && w->batched[pos] != 0 && batch_tainted(w, pos)) {
+        json_decref(obj); /* it runs again alone */
+        return;
+    }
     if (pos >= 0) {
         w->ended[pos] = 1;
     }
@@ -124,6 +170,7 @@ void bitcts__slot_line(run_state *s, worker_slot *w, char *line)
         snprintf(w->fault, sizeof w->fault, "%s", end != NULL ? end + (*end == ' ') : "");
         w->fault_owner = has_index && w->ended[batch_position(w, idx)] ? (long)idx : -1;
         break;
+    case 'M': take_batch(w, rest); break;
     case 'S':
         w->refusal_status = (int)strtol(rest, &end, 10);
         snprintf(w->refusal, sizeof w->refusal, "%s", end != NULL ? end + (*end == ' ') : "");
@@ -177,8 +224,8 @@ static int end_verdict(const worker_slot *w)
 static void settle_unstarted(run_state *s, worker_slot *w, const char *how)
 {
     if (w->batch.attempts + 1 < BITCTS_RUN_BATCH_ATTEMPTS) {
-        bitcts__run_requeue(s, w->batch.items, w->batch.count, w->batch.round,
-                            w->batch.attempts + 1);
+        bitcts__run_requeue_as(s, w->batch.items, w->batch.count, w->batch.round,
+                               w->batch.attempts + 1, w->batch.solo);
         return;
     }
     char detail[1200];
@@ -214,6 +261,30 @@ static size_t ended_count(const worker_slot *w)
     return n;
 }
 
+/* Whether plan index idx is a case of the worker's batched call. */
+static int in_batched_call(const worker_slot *w, size_t idx)
+{
+    const long pos = batch_position(w, idx);
+    return pos >= 0 && w->batched != NULL && w->batched[pos] != 0;
+}
+
+/* Puts the cases marked to run alone back in the queue, each its own call in a fresh worker,
+ * and counts them as ended here. @return how many. */
+static size_t requeue_solo(run_state *s, worker_slot *w)
+{
+    size_t n = 0;
+    size_t *items = malloc((w->batch.count + 1) * sizeof *items);
+    for (size_t i = 0; items != NULL && w->batched != NULL && i < w->batch.count; ++i) {
+        if (w->batched[i] == 2 && !w->ended[i]) {
+            items[n++] = w->batch.items[i];
+            w->ended[i] = 1;
+        }
+    }
+    bitcts__run_requeue_as(s, items, n, w->batch.round, 0, 1);
+    free(items);
+    return n;
+}
+
 void bitcts__slot_finish(run_state *s, worker_slot *w)
 {
     bitcts__slot_observe(w); /* the child is gone: the page is final */
@@ -224,7 +295,14 @@ void bitcts__slot_finish(run_state *s, worker_slot *w)
     if (w->job.probe) {
         return; /* the probe's end is read by the runner */
     }
-    if (w->c.timed_out) {
+    if (w->c.batch > 0) { /* it ended inside a batched call: no case of it is charged */
+        batch_to_solo(w);
+        const long pos = w->current >= 0 ? batch_position(w, (size_t)w->current) : -1;
+        if (pos >= 0 && w->batched[pos] == 2) {
+            w->current = -1;
+        }
+        w->requeue_begun = 1;
+    } else if (w->c.timed_out) {
         bitcts__run_note_timeout(s);
     }
     if (w->fault_owner >= 0) { /* the case whose calls left the writer running is charged;
@@ -234,7 +312,8 @@ void bitcts__slot_finish(run_state *s, worker_slot *w)
         w->current = -1;
         w->requeue_begun = 1;
     }
-    if (w->current < 0 && w->last_begun >= 0 && !w->requeue_begun) {
+    if (w->current < 0 && w->last_begun >= 0 && !w->requeue_begun &&
+        !in_batched_call(w, (size_t)w->last_begun)) {
         /* The page moved on (the worker went on to destroy and exit) without the case's
          * result reaching the channel: the backend closed or took the harness's descriptor. */
         const long pos = batch_position(w, (size_t)w->last_begun);
@@ -277,17 +356,18 @@ void bitcts__slot_finish(run_state *s, worker_slot *w)
     } else if (!clean && (w->c.phase == 'D' || w->c.phase == 'X' || w->c.timed_out)) {
         settle_after_cases(s, w, how);
     }
-    size_t rest = 0; /* what never began goes back to the queue */
+    const size_t solo = requeue_solo(s, w); /* a batched call's cases, one call each */
+    size_t rest = 0;                        /* what never began goes back to the queue */
     for (size_t i = 0; i < w->batch.count; ++i) {
         if (!w->ended[i]) {
             w->batch.items[rest++] = w->batch.items[i];
         }
     }
-    if (ended_count(w) == 0 && rest > 0 && ended_before == 0) {
+    if (ended_count(w) == 0 && rest > 0 && ended_before == 0 && solo == 0) {
         /* No case ended and none was charged: a worker that makes no progress is retried a
          * bounded number of times, never forever. */
         settle_unstarted(s, w, how);
         return;
     }
-    bitcts__run_requeue(s, w->batch.items, rest, w->batch.round, 0);
+    bitcts__run_requeue_as(s, w->batch.items, rest, w->batch.round, 0, w->batch.solo);
 }

@@ -37,6 +37,7 @@ static void slot_release(run_state *s, worker_slot *w)
     bitcts_sandbox_close(&w->c.sb);
     free(w->batch.items);
     free(w->ended);
+    free(w->batched);
     json_decref(w->identity);
     memset(w, 0, sizeof *w);
     w->c.sb.chan = w->c.sb.capture = -1;
@@ -49,6 +50,7 @@ static int slot_start(run_state *s, worker_slot *w, run_batch b, int probe, char
     w->c.sb.chan = w->c.sb.capture = -1;
     w->batch = b;
     w->ended = calloc(b.count + 1, 1);
+    w->batched = calloc(b.count + 1, 1);
     w->current = -1;
     w->last_ended = -1;
     w->last_begun = -1;
@@ -60,11 +62,15 @@ static int slot_start(run_state *s, worker_slot *w, run_batch b, int probe, char
                                  .probe = probe,
                                  .claims = s->claims,
                                  .indices = b.items,
-                                 .count = b.count};
-    if (w->ended == NULL || bitcts_child_spawn(&w->c, bitcts_worker_main, &w->job,
-                                               s->cfg->timeout_s, 0, err, cap) != 0) {
+                                 .count = b.count,
+                                 .batch_cases = b.solo ? 1u : bitcts__run_batch_cases(s->cfg)};
+    if (w->ended == NULL || w->batched == NULL ||
+        bitcts_child_spawn(&w->c, bitcts_worker_main, &w->job, s->cfg->timeout_s, 0, err, cap) !=
+            0) {
         free(w->ended);
+        free(w->batched);
         w->ended = NULL;
+        w->batched = NULL;
         return -1;
     }
     return 0;
