@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Batching plugins (tests/plugins/batch_plugin.c) against `bitcts run --batch-cases`.
+"""Batching plugins (tests/plugins/hostile_plugin.c built as batch_<behaviour>) against
+`bitcts run --batch-cases`.
 
-Each plugin offers bitcts_batch_execute_v1 and misbehaves on BIT_COUNT items, the same way in
-operator_execute. For each, a batched run (--batch-cases 16) and a run of one call per case
-(--batch-cases 1) must give every case the same verdict and output digest, every BIT_COUNT case
-the verdict its behaviour earns and every other case a pass: a fault inside a batched call is
-charged to the case that makes it, never to another case of the call. The correct plugin's
-reports must agree in every detail (ids, verdicts, details, digests) over the smoke tier.
-batch_only_crash crashes only inside a call of several items: every case passes (each, run
-alone, is right). batch_only_wrong is wrong only inside a call of several items: its BIT_COUNT
-cases fail batched and pass one call per case, which proves that the runs above batched.
+Each plugin offers bitcts_batch_execute_v1, whose execute_batch runs every item through the
+plugin's operator_execute, and misbehaves on BIT_COUNT executions, batched or alone. For each, a
+batched run (--batch-cases 16) and a run of one call per case (--batch-cases 1) must give every
+case the same verdict and output digest, every BIT_COUNT case the verdict its behaviour earns and
+every other case a pass: a fault inside a batched call (a crash, a hang, a write past one
+item's output or into its no-access zone, a rewritten description, a lie, a failing status,
+damage to the process, lines on the result channel) is charged to the case that makes it, never
+to another case of the call. The correct plugin's reports must agree in every detail (ids,
+verdicts, details, digests) over the smoke tier. exec_batched_crash crashes only inside a call
+of several items: every case passes (each, run alone, is right). exec_batched_wrong is wrong
+only inside a call of several items: its BIT_COUNT cases fail batched and pass one call per
+case, which proves that the runs batched.
 
 Usage: batch_plugins.py BITCTS WORKDIR NAME=PLUGIN...   (exit 0: all hold)
 """
@@ -29,14 +33,19 @@ FILTER = "*.uint16.*r2.pa*"  # every operator, BIT_COUNT's two output types; 54 
 OK = {"pass", "recorded"}
 # name: (the verdicts a BIT_COUNT case may earn, a text every such case's detail holds)
 EXPECT = {
-    "crash_item": ({"crash"}, "a null pointer"),
-    "hang_item": ({"timeout"}, "no progress within 0.5 s"),
-    "write_past_item": ({"fail"}, "Output"),
-    "write_far_item": ({"crash"}, "65536 bytes past the end of Output"),
-    "desc_item": ({"fail"} | OK, ""),  # a case whose Output sizes[0] is already 1 is unchanged
-    "lie_item": ({"fail"}, "differ"),
-    "status_item": ({"fail"}, "status 201"),
-    "batch_only_crash": (OK, ""),
+    "exec_segv": ({"crash"}, "a null pointer"),
+    "exec_abort": ({"crash"}, "signal 6"),
+    "exec_hang": ({"timeout"}, "no progress within 0.5 s"),
+    "exec_write_past": ({"fail"}, "Output"),
+    "exec_write_far": ({"crash"}, "65536 bytes past the end of Output"),
+    "exec_desc_rewrite": ({"fail"} | OK, ""),  # a case whose sizes are all 1 is unchanged
+    "exec_lie": ({"fail"}, "differ"),
+    "exec_bad_error": ({"fail"}, "status 201"),
+    "exec_write_input": ({"fail"}, "input"),
+    "exec_setrlimit_as": ({"fail"}, "RLIMIT_AS"),
+    "exec_segv_handler": ({"fail"}, "SIGSEGV handler"),
+    "exec_flood_fds": ({"warn"}, "result channel"),
+    "exec_batched_crash": (OK, ""),
 }
 failures = []
 
@@ -60,7 +69,7 @@ def run(name, batch, extra):
 
 
 def scenario(name):
-    timeout = "0.5" if name == "hang_item" else "60"
+    timeout = "0.5" if name == "exec_hang" else "60"
     args = ["--filter", FILTER, "--timeout", timeout]
     batched, alone = run(name, 16, args), run(name, 1, args)
     if batched is None or alone is None:
@@ -81,37 +90,37 @@ def scenario(name):
     print(f"ok: {name}: {dict(Counter(c['verdict'] for c in batched.values()))}", flush=True)
 
 
-def good():
-    batched = run("good", 16, ["--tier", "smoke"])
-    alone = run("good", 1, ["--tier", "smoke"])
+def correct():
+    batched = run("none", 16, ["--tier", "smoke"])
+    alone = run("none", 1, ["--tier", "smoke"])
     if batched is None or alone is None:
         return
     key = ("verdict", "output_xxh3_128", "detail", "policy")
     differ = [cid for cid in batched if cid not in alone or
               [batched[cid][k] for k in key] != [alone[cid][k] for k in key]]
     if differ or len(batched) != len(alone):
-        fail("good", f"{len(differ)} cases differ, e.g. {differ[:3]}")
+        fail("none", f"{len(differ)} cases differ, e.g. {differ[:3]}")
     elif any(c["verdict"] not in OK for c in batched.values()):
-        fail("good", "a case of the correct plugin did not pass")
+        fail("none", "a case of the correct plugin did not pass")
     else:
-        print(f"ok: good: {len(batched)} cases agree in every detail", flush=True)
+        print(f"ok: none: {len(batched)} cases agree in every detail", flush=True)
 
 
 def proof_of_batching():
-    batched = run("batch_only_wrong", 16, ["--filter", FILTER])
-    alone = run("batch_only_wrong", 1, ["--filter", FILTER])
+    batched = run("exec_batched_wrong", 16, ["--filter", FILTER])
+    alone = run("exec_batched_wrong", 1, ["--filter", FILTER])
     if batched is None or alone is None:
         return
     counts = [c for cid, c in batched.items() if cid.startswith("bit_count.")]
     if not counts or any(c["verdict"] != "fail" for c in counts):
-        fail("batch_only_wrong", "a BIT_COUNT case passed batched: the run did not batch")
+        fail("exec_batched_wrong", "a BIT_COUNT case passed batched: the run did not batch")
     if any(c["verdict"] not in OK for c in alone.values()):
-        fail("batch_only_wrong", "a case failed with --batch-cases 1: it batched")
-    print(f"ok: batch_only_wrong: {len(counts)} BIT_COUNT cases failed batched only", flush=True)
+        fail("exec_batched_wrong", "a case failed with --batch-cases 1: it batched")
+    print(f"ok: exec_batched_wrong: {len(counts)} BIT_COUNT cases failed batched only", flush=True)
 
 
 os.makedirs(WORK, exist_ok=True)
-good()
+correct()
 proof_of_batching()
 for scenario_name in EXPECT:
     scenario(scenario_name)
