@@ -17,6 +17,7 @@ int bitcts__run_queue_push(run_state *s, run_batch b)
         run_batch *grown = realloc(s->queue, cap * sizeof *grown);
         if (grown == NULL) {
             free(b.items);
+            free(b.solo);
             return -1;
         }
         s->queue = grown;
@@ -50,23 +51,27 @@ static size_t batch_size(const run_state *s, size_t todo, uint32_t round)
 }
 
 static void push_items(run_state *s, const size_t *items, size_t count, size_t size, uint32_t round,
-                       uint32_t attempts, int solo)
+                       uint32_t attempts, const char *solo)
 {
     /* Pushed back to front: the stack pops them in plan order. */
     for (size_t end = count; end > 0;) {
         const size_t start = end > size ? end - size : 0;
-        run_batch b = {.count = end - start, .round = round, .attempts = attempts, .solo = solo};
+        run_batch b = {.count = end - start, .round = round, .attempts = attempts};
         b.items = malloc(b.count * sizeof *b.items);
-        if (b.items != NULL) {
+        b.solo = solo != NULL ? strdup(solo) : NULL;
+        if (b.items != NULL && (solo == NULL || b.solo != NULL)) {
             memcpy(b.items, items + start, b.count * sizeof *b.items);
             bitcts__run_queue_push(s, b);
+        } else {
+            free(b.items);
+            free(b.solo);
         }
         end = start;
     }
 }
 
 void bitcts__run_requeue_as(run_state *s, const size_t *items, size_t count, uint32_t round,
-                            uint32_t attempts, int solo)
+                            uint32_t attempts, const char *solo)
 {
     if (count == 0) {
         return;
@@ -79,7 +84,7 @@ void bitcts__run_requeue_as(run_state *s, const size_t *items, size_t count, uin
 void bitcts__run_requeue(run_state *s, const size_t *items, size_t count, uint32_t round,
                          uint32_t attempts)
 {
-    bitcts__run_requeue_as(s, items, count, round, attempts, 0);
+    bitcts__run_requeue_as(s, items, count, round, attempts, NULL);
 }
 
 void bitcts__run_fill_queue(run_state *s)
@@ -95,7 +100,7 @@ void bitcts__run_fill_queue(run_state *s)
                 todo[n++] = s->selected[i];
             }
         }
-        push_items(s, todo, n, batch_size(s, n, r), r, 0, 0);
+        push_items(s, todo, n, batch_size(s, n, r), r, 0, NULL);
     }
     free(todo);
 }

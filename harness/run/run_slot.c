@@ -66,6 +66,9 @@ static int batch_tainted(worker_slot *w, long pos)
 {
     if (w->batched[pos] == 1 && w->garbage_batch != UINT64_MAX) {
         if (w->c.sb.garbage > w->garbage_batch) {
+            snprintf(w->batch_end, sizeof w->batch_end,
+                     "the backend wrote %llu lines to the harness's result channel during it",
+                     (unsigned long long)(w->c.sb.garbage - w->garbage_batch));
             batch_to_solo(w);
             w->garbage_seen = w->c.sb.garbage;
         }
@@ -124,6 +127,9 @@ static void take_result(run_state *s, worker_slot *w, size_t idx, const char *js
             json_object_set_new(obj, "detail", json_string(warning));
         }
     }
+    if (w->batch.solo != NULL) { /* why it runs alone */
+        json_array_append_new(json_object_get(obj, "warnings"), json_string(w->batch.solo));
+    }
     const long pos = batch_position(w, idx);
     if (pos >= 0 && w->batched != NULL && w->batched[pos] != 0 && batch_tainted(w, pos)) {
         json_decref(obj); /* it runs again alone */
@@ -171,6 +177,7 @@ void bitcts__slot_line(run_state *s, worker_slot *w, char *line)
         w->fault_owner = has_index && w->ended[batch_position(w, idx)] ? (long)idx : -1;
         break;
     case 'M': take_batch(w, rest); break;
+    case 'U': snprintf(w->batch_end, sizeof w->batch_end, "%s", rest); break;
     case 'S':
         w->refusal_status = (int)strtol(rest, &end, 10);
         snprintf(w->refusal, sizeof w->refusal, "%s", end != NULL ? end + (*end == ' ') : "");
@@ -270,7 +277,7 @@ static int in_batched_call(const worker_slot *w, size_t idx)
 
 /* Puts the cases marked to run alone back in the queue, each its own call in a fresh worker,
  * and counts them as ended here. @return how many. */
-static size_t requeue_solo(run_state *s, worker_slot *w)
+static size_t requeue_solo(run_state *s, worker_slot *w, const char *how)
 {
     size_t n = 0;
     size_t *items = malloc((w->batch.count + 1) * sizeof *items);
@@ -280,7 +287,12 @@ static size_t requeue_solo(run_state *s, worker_slot *w)
             w->ended[i] = 1;
         }
     }
-    bitcts__run_requeue_as(s, items, n, w->batch.round, 0, 1);
+    char why[1800];
+    snprintf(why, sizeof why,
+             "run again alone, one call per case: the batched call that held it and %zu other "
+             "cases %s",
+             n - 1, w->batch_end[0] != '\0' ? w->batch_end : how);
+    bitcts__run_requeue_as(s, items, n, w->batch.round, 0, why);
     free(items);
     return n;
 }
@@ -356,8 +368,10 @@ void bitcts__slot_finish(run_state *s, worker_slot *w)
     } else if (!clean && (w->c.phase == 'D' || w->c.phase == 'X' || w->c.timed_out)) {
         settle_after_cases(s, w, how);
     }
-    const size_t solo = requeue_solo(s, w); /* a batched call's cases, one call each */
-    size_t rest = 0;                        /* what never began goes back to the queue */
+    char ended[1200];
+    snprintf(ended, sizeof ended, "ended: %s", how);
+    const size_t solo = requeue_solo(s, w, ended); /* a batched call's cases, one call each */
+    size_t rest = 0;                               /* what never began goes back to the queue */
     for (size_t i = 0; i < w->batch.count; ++i) {
         if (!w->ended[i]) {
             w->batch.items[rest++] = w->batch.items[i];

@@ -26,7 +26,8 @@ typedef struct run_batch {
     size_t count;
     uint32_t round;    /* the --repeat round */
     uint32_t attempts; /* workers that already died on it before its first case */
-    int solo;          /* cases of a batched call that went wrong: one call per case */
+    char *solo;        /* cases of a batched call that went wrong, run one call per case: what
+                        * happened to the call (a warning on each case), owned; else NULL */
 } run_batch;
 
 typedef struct worker_slot {
@@ -50,6 +51,7 @@ typedef struct worker_slot {
      * harness's came during it); garbage_batch is sb.garbage when the M line came */
     unsigned char *batched;
     uint64_t garbage_batch;
+    char batch_end[600]; /* why the worker gave its batched call's cases back (a U line) */
 } worker_slot;
 
 typedef struct run_state {
@@ -154,8 +156,9 @@ void bitcts__run_fill_queue(run_state *s);
 /** Puts cases back in the queue, split so that free workers can share them. */
 void bitcts__run_requeue(run_state *s, const size_t *items, size_t count, uint32_t round,
                          uint32_t attempts);
-/** The same for cases that are to run one call each, without batching (solo). */
+/** The same for cases that are to run one call each, without batching, when `solo` (what
+ * happened to their batched call) is not NULL. */
 void bitcts__run_requeue_as(run_state *s, const size_t *items, size_t count, uint32_t round,
-                            uint32_t attempts, int solo);
+                            uint32_t attempts, const char *solo);
 
 #endif

@@ -36,6 +36,7 @@ static void slot_release(run_state *s, worker_slot *w)
     bitcts_sandbox_kill(&w->c.sb); /* whatever it left in its group */
     bitcts_sandbox_close(&w->c.sb);
     free(w->batch.items);
+    free(w->batch.solo);
     free(w->ended);
     free(w->batched);
     json_decref(w->identity);
@@ -55,15 +56,16 @@ static int slot_start(run_state *s, worker_slot *w, run_batch b, int probe, char
     w->last_ended = -1;
     w->last_begun = -1;
     w->fault_owner = -1;
-    w->job = (bitcts_worker_job){.plan = s->plan,
-                                 .backend = &s->backend,
-                                 .seed = s->cfg->seed,
-                                 .repro_options = s->repro_options,
-                                 .probe = probe,
-                                 .claims = s->claims,
-                                 .indices = b.items,
-                                 .count = b.count,
-                                 .batch_cases = b.solo ? 1u : bitcts__run_batch_cases(s->cfg)};
+    w->job =
+        (bitcts_worker_job){.plan = s->plan,
+                            .backend = &s->backend,
+                            .seed = s->cfg->seed,
+                            .repro_options = s->repro_options,
+                            .probe = probe,
+                            .claims = s->claims,
+                            .indices = b.items,
+                            .count = b.count,
+                            .batch_cases = b.solo != NULL ? 1u : bitcts__run_batch_cases(s->cfg)};
     if (w->ended == NULL || w->batched == NULL ||
         bitcts_child_spawn(&w->c, bitcts_worker_main, &w->job, s->cfg->timeout_s, 0, err, cap) !=
             0) {
@@ -370,6 +372,7 @@ static void free_state(run_state *s)
     }
     for (size_t i = 0; i < s->queue_count; ++i) {
         free(s->queue[i].items);
+        free(s->queue[i].solo);
     }
     free(s->results);
     free(s->failed_cases);

@@ -728,8 +728,8 @@ static int batch_add(worker *w, size_t idx, uint32_t slot, uint64_t *bytes)
 }
 
 /* One batched call over the cases not yet settled, for `pass`; then each one's comparison.
- * @return 0, or -1 when the call or what it left cannot be charged to one case. */
-static int batch_pass(worker *w, uint32_t n, uint32_t pass)
+ * @return 0, or -1 with `why` when the call or what it left cannot be charged to one case. */
+static int batch_pass(worker *w, uint32_t n, uint32_t pass, char *why, size_t cap)
 {
     worker_batch *b = w->batch;
     uint32_t m = 0;
@@ -752,14 +752,24 @@ static int batch_pass(worker *w, uint32_t n, uint32_t pass)
     snapshot(&w->state);
     send_mark('P', first);
     const double t0 = bitcts_clock_now();
-    int bad = b->ext->execute_batch(w->instance, m, b->items) != BITCTS_ABI_OK;
+    const int32_t st = b->ext->execute_batch(w->instance, m, b->items);
     const double ms = 1e3 * (bitcts_clock_now() - t0) / m;
     send_mark('C', first);
-    bad = bad || damage(&w->state, "execute_batch", w->damage_text, sizeof w->damage_text);
+    int bad = st != BITCTS_ABI_OK;
+    snprintf(why, cap, "returned status %d", st);
+    if (!bad && damage(&w->state, "execute_batch", w->damage_text, sizeof w->damage_text)) {
+        bad = 1;
+        snprintf(why, cap, "left damage: %s", w->damage_text);
+    }
     for (uint32_t j = 0; j < m && !bad; ++j) {
-        bad = b->items[j].status != BITCTS_ABI_OK ||
-              bitcts_lent_desc_changed(&b->lents[b->where[j]], "execute_batch", w->violation,
-                                       sizeof w->violation);
+        const batch_case *c = &b->cases[b->where[j]];
+        bad = b->items[j].status != BITCTS_ABI_OK;
+        snprintf(why, cap, "returned status %d for case %zu", b->items[j].status, c->idx);
+        if (!bad && bitcts_lent_desc_changed(&b->lents[b->where[j]], "execute_batch", w->violation,
+                                             sizeof w->violation)) {
+            bad = 1;
+            snprintf(why, cap, "changed the description of case %zu: %s", c->idx, w->violation);
+        }
     }
     for (uint32_t j = 0; j < m && !bad; ++j) {
         batch_case *c = &b->cases[b->where[j]];
@@ -772,6 +782,7 @@ static int batch_pass(worker *w, uint32_t n, uint32_t pass)
         } else {
             c->r.duration_ms = ms;
             bad = bitcts_compare_case(&args, &c->r) != BITCTS_OK;
+            snprintf(why, cap, "left the harness no memory to compare case %zu", c->idx);
         }
         c->settled = bitcts_verdict_is_failure(c->r.verdict) ||
                      c->r.verdict == BITCTS_VERDICT_INTERNAL_ERROR;
@@ -795,7 +806,12 @@ static void batch_run(worker *w, uint32_t n)
         used += (size_t)snprintf(line + used, sizeof line - used, " %zu", b->cases[i].idx);
     }
     send_text(line);
-    if (batch_pass(w, n, 0) != 0 || batch_pass(w, n, 1) != 0) {
+    char why[sizeof w->violation + 64];
+    if (batch_pass(w, n, 0, why + 2, sizeof why - 2) != 0 ||
+        batch_pass(w, n, 1, why + 2, sizeof why - 2) != 0) {
+        why[0] = 'U';
+        why[1] = ' ';
+        send_text(why);
         w->damaged = 1; /* the page keeps the batch count: the cases run again alone */
         for (uint32_t i = 0; i < n; ++i) {
             batch_case_free(&b->cases[i]);

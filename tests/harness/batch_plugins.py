@@ -47,6 +47,15 @@ EXPECT = {
     "exec_flood_fds": ({"warn"}, "result channel"),
     "exec_batched_crash": (OK, ""),
 }
+# name: what the warning of a case run again alone says about its batched call
+RERUN = {
+    "exec_segv": "ended: the worker died in the backend's operator calls",
+    "exec_hang": "0.5 s each, their deadlines summed",
+    "exec_bad_error": "returned status 201 for case",
+    "exec_setrlimit_as": "left damage: the backend changed the process's RLIMIT_AS",
+    "exec_desc_rewrite": "changed the description of case",
+    "exec_flood_fds": "lines to the harness's result channel during it",
+}
 failures = []
 
 
@@ -87,6 +96,9 @@ def scenario(name):
         want, text = EXPECT[name] if count else (OK, "")
         if c["verdict"] not in want or text not in c["detail"]:
             fail(name, f"{cid}: {c['verdict']} ({c['detail'][:160]}); wanted {sorted(want)}")
+    if name in RERUN and not any(RERUN[name] in w for c in batched.values()
+                                 for w in c["warnings"] if w.startswith("run again alone")):
+        fail(name, f"no case run again alone says '{RERUN[name]}'")
     print(f"ok: {name}: {dict(Counter(c['verdict'] for c in batched.values()))}", flush=True)
 
 
