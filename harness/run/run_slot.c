@@ -290,11 +290,30 @@ static size_t requeue_solo(run_state *s, worker_slot *w, const char *how)
     char why[1800];
     snprintf(why, sizeof why,
              "run again alone, one call per case: the batched call that held it and %zu other "
-             "cases %s",
-             n - 1, w->batch_end[0] != '\0' ? w->batch_end : how);
+             "cases %s%s",
+             n - 1, w->batch_end[0] != '\0' ? "" : "ended: ",
+             w->batch_end[0] != '\0' ? w->batch_end : how);
     bitcts__run_requeue_as(s, items, n, w->batch.round, 0, why);
     free(items);
     return n;
+}
+
+/* A worker that ended inside a batched call (the page's batch count): no case of the call is
+ * charged, and its kill is no timeout in a row; the call's cases run again alone. */
+static void settle_batched(run_state *s, worker_slot *w)
+{
+    if (w->c.batch == 0) {
+        if (w->c.timed_out) {
+            bitcts__run_note_timeout(s);
+        }
+        return;
+    }
+    batch_to_solo(w);
+    const long pos = w->current >= 0 ? batch_position(w, (size_t)w->current) : -1;
+    if (pos >= 0 && w->batched[pos] == 2) {
+        w->current = -1;
+    }
+    w->requeue_begun = 1;
 }
 
 void bitcts__slot_finish(run_state *s, worker_slot *w)
@@ -307,16 +326,7 @@ void bitcts__slot_finish(run_state *s, worker_slot *w)
     if (w->job.probe) {
         return; /* the probe's end is read by the runner */
     }
-    if (w->c.batch > 0) { /* it ended inside a batched call: no case of it is charged */
-        batch_to_solo(w);
-        const long pos = w->current >= 0 ? batch_position(w, (size_t)w->current) : -1;
-        if (pos >= 0 && w->batched[pos] == 2) {
-            w->current = -1;
-        }
-        w->requeue_begun = 1;
-    } else if (w->c.timed_out) {
-        bitcts__run_note_timeout(s);
-    }
+    settle_batched(s, w);
     if (w->fault_owner >= 0) { /* the case whose calls left the writer running is charged;
                                 * the one at hand goes back to the queue */
         bitcts__run_synthesize(s, (size_t)w->fault_owner, w->batch.round, BITCTS_VERDICT_CRASH, how,
@@ -368,10 +378,8 @@ void bitcts__slot_finish(run_state *s, worker_slot *w)
     } else if (!clean && (w->c.phase == 'D' || w->c.phase == 'X' || w->c.timed_out)) {
         settle_after_cases(s, w, how);
     }
-    char ended[1200];
-    snprintf(ended, sizeof ended, "ended: %s", how);
-    const size_t solo = requeue_solo(s, w, ended); /* a batched call's cases, one call each */
-    size_t rest = 0;                               /* what never began goes back to the queue */
+    const size_t solo = requeue_solo(s, w, how); /* a batched call's cases, one call each */
+    size_t rest = 0;                             /* what never began goes back to the queue */
     for (size_t i = 0; i < w->batch.count; ++i) {
         if (!w->ended[i]) {
             w->batch.items[rest++] = w->batch.items[i];
