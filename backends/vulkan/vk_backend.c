@@ -206,10 +206,24 @@ static const char *BITCTS_PLUGIN_CALL vk_instance_info(void *instance, const cha
     return NULL;
 }
 
+static int32_t BITCTS_PLUGIN_CALL vk_execute_batch(void *instance, uint32_t count,
+                                                   bitcts_abi_batch_item *items)
+{
+    return bitcts__vk_batch_execute(instance, count, items, vk_operator_execute);
+}
+
+static const bitcts_abi_batch_ext vk_batch_ext = {
+    .struct_size = sizeof(bitcts_abi_batch_ext),
+    .execute_batch = vk_execute_batch,
+};
+
 static const void *BITCTS_PLUGIN_CALL vk_get_extension(const char *name)
 {
     if (name != NULL && strcmp(name, BITCTS_ABI_EXT_DEVICE_TIMING) == 0) {
         return &bitcts__vk_timing_ext;
+    }
+    if (name != NULL && strcmp(name, BITCTS_ABI_EXT_BATCH_EXECUTE) == 0) {
+        return &vk_batch_ext;
     }
     return NULL;
 }

@@ -184,6 +184,22 @@ static uint32_t vk_dispatch_tile(bitcts__vk_instance *inst, const bitcts__vk_pla
     return vk_groups(inst, tiles);
 }
 
+void bitcts__vk_record_dispatch_at(bitcts__vk_instance *inst, const bitcts__vk_operator *op,
+                                   const VkDeviceAddress addr[3], VkDeviceAddress params)
+{
+    const bitcts__vk_plan *p = &op->plan;
+    inst->vk.vkCmdBindPipeline(inst->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, op->pipeline);
+    uint32_t groups = 1;
+    if (p->kind == BITCTS__VK_KIND_PACKED || p->kind == BITCTS__VK_KIND_ROWS) {
+        groups = vk_dispatch_packed(inst, p, addr);
+    } else if (p->kind == BITCTS__VK_KIND_TILE || p->kind == BITCTS__VK_KIND_TILEW) {
+        groups = vk_dispatch_tile(inst, p, addr);
+    } else {
+        groups = vk_dispatch_strided(inst, op, addr, params);
+    }
+    inst->vk.vkCmdDispatch(inst->cmd, groups, 1, 1);
+}
+
 void bitcts__vk_record_dispatch(bitcts__vk_instance *inst, const bitcts__vk_operator *op,
                                 const uint32_t operand_slot[3])
 {
@@ -193,18 +209,9 @@ void bitcts__vk_record_dispatch(bitcts__vk_instance *inst, const bitcts__vk_oper
         const uint32_t slot = k <= p->input_count ? operand_slot[k] : operand_slot[BITCTS__VK_A];
         addr[k] = inst->slots[slot].address;
     }
-    inst->vk.vkCmdBindPipeline(inst->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, op->pipeline);
-    uint32_t groups = 1;
-    if (p->kind == BITCTS__VK_KIND_PACKED || p->kind == BITCTS__VK_KIND_ROWS) {
-        groups = vk_dispatch_packed(inst, p, addr);
-    } else if (p->kind == BITCTS__VK_KIND_TILE || p->kind == BITCTS__VK_KIND_TILEW) {
-        groups = vk_dispatch_tile(inst, p, addr);
-    } else {
-        const bitcts__vk_buffer *params = &inst->slots[BITCTS__VK_SLOT_PARAMS];
-        groups = vk_dispatch_strided(inst, op, addr,
-                                     params->buffer != VK_NULL_HANDLE ? params->address : addr[1]);
-    }
-    inst->vk.vkCmdDispatch(inst->cmd, groups, 1, 1);
+    const bitcts__vk_buffer *params = &inst->slots[BITCTS__VK_SLOT_PARAMS];
+    bitcts__vk_record_dispatch_at(inst, op, addr,
+                                  params->buffer != VK_NULL_HANDLE ? params->address : addr[1]);
 }
 
 /* The slots of an execution's operands and its transfers. */

@@ -181,7 +181,8 @@ typedef struct bitcts__vk_buffer {
 #define BITCTS__VK_SLOT_B 2u
 #define BITCTS__VK_SLOT_PARAMS 3u
 #define BITCTS__VK_SLOT_PRISTINE 4u
-#define BITCTS__VK_SLOT_COUNT 5u
+#define BITCTS__VK_SLOT_BATCH 5u /* the batch extension's operands, one region each */
+#define BITCTS__VK_SLOT_COUNT 6u
 
 #define BITCTS__VK_MODULES 64u /* room for every shader binary (vk_spirv.h's table) */
 
@@ -361,6 +362,11 @@ int32_t bitcts__vk_execute(bitcts__vk_instance *inst, const bitcts__vk_operator 
 void bitcts__vk_record_dispatch(bitcts__vk_instance *inst, const bitcts__vk_operator *op,
                                 const uint32_t operand_slot[3]);
 
+/** The same with the operands' device addresses given (the batch extension's regions) and the
+ * strided shader's parameter block at `params`. */
+void bitcts__vk_record_dispatch_at(bitcts__vk_instance *inst, const bitcts__vk_operator *op,
+                                   const VkDeviceAddress addr[3], VkDeviceAddress params);
+
 /** An execution's operand slots (an aliased input shares the output's slot) and the transfers
  * that bring the operands to the device and the output back. */
 typedef struct bitcts__vk_exec_io {
@@ -375,6 +381,24 @@ typedef struct bitcts__vk_exec_io {
  * @return BITCTS_ABI_OK or the status of a slot that could not grow. */
 int32_t bitcts__vk_exec_prepare(bitcts__vk_instance *inst, const bitcts__vk_operator *op,
                                 const void *const *inputs, void *output, bitcts__vk_exec_io *io);
+
+/* ---- vk_batch.c ---- */
+
+/** operator_execute as the backend's table has it (arguments checked, the device usable). */
+typedef int32_t (*bitcts__vk_execute_fn)(void *instance, void *op, const void *const *inputs,
+                                         void *output);
+
+/** The "bitcts_batch_execute_v1" extension's call: items in sub-batches of one submission
+ * each (uploads, dispatches, downloads), sized by the staging limit and the largest
+ * allocation, the operands in regions of the batch slot. Items that cannot share a submission
+ * (too large, an injected fault, validation on, a device not usable) run through `solo`, as
+ * operator_execute would run them. */
+int32_t bitcts__vk_batch_execute(bitcts__vk_instance *inst, uint32_t count,
+                                 bitcts_abi_batch_item *items, bitcts__vk_execute_fn solo);
+
+/** Records a buffer copy of `bytes` bytes between offsets of two buffers. */
+void bitcts__vk_copy(bitcts__vk_instance *inst, VkBuffer src, VkDeviceSize src_off, VkBuffer dst,
+                     VkDeviceSize dst_off, VkDeviceSize bytes);
 
 /* ---- vk_timing.c ---- */
 

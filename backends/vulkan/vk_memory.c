@@ -254,6 +254,12 @@ static void vk_copy(bitcts__vk_instance *inst, VkBuffer src, VkDeviceSize src_of
     inst->vk.vkCmdCopyBuffer(inst->cmd, src, dst, 1, &region);
 }
 
+void bitcts__vk_copy(bitcts__vk_instance *inst, VkBuffer src, VkDeviceSize src_off, VkBuffer dst,
+                     VkDeviceSize dst_off, VkDeviceSize bytes)
+{
+    vk_copy(inst, src, src_off, dst, dst_off, bytes);
+}
+
 static VkDeviceSize vk_align16(VkDeviceSize x)
 {
     return (x + 15u) & ~(VkDeviceSize)15u;

@@ -161,6 +161,8 @@ bitcts_cli_table bitcts_cli_backend_table(bitcts_cli_backend *b, bitcts_cli_back
 #define RUN_AT(field) offsetof(bitcts_cli_run, cfg.field)
 
 _Static_assert(BITCTS_RUN_DEVICE_JOBS == 4, "--jobs's help text says 4");
+_Static_assert(BITCTS_RUN_BATCH_CASES == 16 && BITCTS_RUN_BATCH_CASES_MAX == 64,
+               "--batch-cases's help text says 16 and 64");
 
 /* The options run and explore share, after the backend's. */
 static const bitcts_cli_option run_options[] = {
@@ -240,6 +242,12 @@ static const bitcts_cli_option run_only_options[] = {
                       "then run each case whose outcome was unexpected (a failure; with "
                       "--baseline, one it does not expect) again, up to N times (1-64), each in a "
                       "fresh worker; a case whose outcomes differ is a flake"),
+    BITCTS_OPT_NUMBER("--batch-cases", "N", U32, offsetof(bitcts_run_config, batch_cases), 1,
+                      BITCTS_RUN_BATCH_CASES_MAX,
+                      "consecutive valid cases per backend call (1-64; default 16) when the "
+                      "backend offers batched execution (bitcts_batch_execute_v1), each judged "
+                      "apart; a call that crashes, hangs or goes wrong runs its cases again one "
+                      "call each; 1: one call per case"),
     BITCTS_OPT_NUMBER("--retry-cases", "M", U32, offsetof(bitcts_run_config, retry_cases), 0,
                       UINT32_MAX,
                       "with --retry-unexpected: when more than M cases were unexpected, retry M "

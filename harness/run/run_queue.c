@@ -17,6 +17,7 @@ int bitcts__run_queue_push(run_state *s, run_batch b)
         run_batch *grown = realloc(s->queue, cap * sizeof *grown);
         if (grown == NULL) {
             free(b.items);
+            free(b.solo);
             return -1;
         }
         s->queue = grown;
@@ -50,30 +51,40 @@ static size_t batch_size(const run_state *s, size_t todo, uint32_t round)
 }
 
 static void push_items(run_state *s, const size_t *items, size_t count, size_t size, uint32_t round,
-                       uint32_t attempts)
+                       uint32_t attempts, const char *solo)
 {
     /* Pushed back to front: the stack pops them in plan order. */
     for (size_t end = count; end > 0;) {
         const size_t start = end > size ? end - size : 0;
         run_batch b = {.count = end - start, .round = round, .attempts = attempts};
         b.items = malloc(b.count * sizeof *b.items);
-        if (b.items != NULL) {
+        b.solo = solo != NULL ? strdup(solo) : NULL;
+        if (b.items != NULL && (solo == NULL || b.solo != NULL)) {
             memcpy(b.items, items + start, b.count * sizeof *b.items);
             bitcts__run_queue_push(s, b);
+        } else {
+            free(b.items);
+            free(b.solo);
         }
         end = start;
     }
 }
 
-void bitcts__run_requeue(run_state *s, const size_t *items, size_t count, uint32_t round,
-                         uint32_t attempts)
+void bitcts__run_requeue_as(run_state *s, const size_t *items, size_t count, uint32_t round,
+                            uint32_t attempts, const char *solo)
 {
     if (count == 0) {
         return;
     }
     /* Split so that every worker can take a share: cases behind a hang never wait in line. */
     const size_t share = (count + (size_t)s->jobs - 1) / (size_t)s->jobs;
-    push_items(s, items, count, attempts > 0 ? count : share, round, attempts);
+    push_items(s, items, count, attempts > 0 ? count : share, round, attempts, solo);
+}
+
+void bitcts__run_requeue(run_state *s, const size_t *items, size_t count, uint32_t round,
+                         uint32_t attempts)
+{
+    bitcts__run_requeue_as(s, items, count, round, attempts, NULL);
 }
 
 void bitcts__run_fill_queue(run_state *s)
@@ -89,7 +100,12 @@ void bitcts__run_fill_queue(run_state *s)
                 todo[n++] = s->selected[i];
             }
         }
-        push_items(s, todo, n, batch_size(s, n, r), r, 0);
+        push_items(s, todo, n, batch_size(s, n, r), r, 0, NULL);
     }
     free(todo);
+}
+
+uint32_t bitcts__run_batch_cases(const bitcts_run_config *cfg)
+{
+    return cfg->batch_cases != 0 ? cfg->batch_cases : BITCTS_RUN_BATCH_CASES;
 }

@@ -49,6 +49,51 @@ void bitcts__slot_observe(worker_slot *w)
     }
 }
 
+/* Marks every case of the worker's batched call that has not ended to run again alone. */
+static void batch_to_solo(worker_slot *w)
+{
+    for (size_t i = 0; w->batched != NULL && i < w->batch.count; ++i) {
+        if (w->batched[i] == 1 && !w->ended[i]) {
+            w->batched[i] = 2;
+        }
+    }
+}
+
+/* A result of a case of a batched call: not believed when lines that are not the harness's
+ * came during the call (they cannot be charged to one case), nor once the call's cases are to
+ * run alone. The first result after the call decides for all of them. */
+static int batch_tainted(worker_slot *w, long pos)
+{
+    if (w->batched[pos] == 1 && w->garbage_batch != UINT64_MAX) {
+        if (w->c.sb.garbage > w->garbage_batch) {
+            snprintf(w->batch_end, sizeof w->batch_end,
+                     "the backend wrote %llu lines to the harness's result channel during it",
+                     (unsigned long long)(w->c.sb.garbage - w->garbage_batch));
+            batch_to_solo(w);
+            w->garbage_seen = w->c.sb.garbage;
+        }
+        w->garbage_batch = UINT64_MAX;
+    }
+    return w->batched[pos] == 2;
+}
+
+/* An M line: the cases of the batched call the worker is about to make. */
+static void take_batch(worker_slot *w, const char *list)
+{
+    char *end = NULL;
+    for (const char *p = list; w->batched != NULL; p = end) {
+        const unsigned long long idx = strtoull(p, &end, 10);
+        if (end == p) {
+            break;
+        }
+        const long pos = batch_position(w, (size_t)idx);
+        if (pos >= 0 && !w->ended[pos]) {
+            w->batched[pos] = 1;
+        }
+    }
+    w->garbage_batch = w->c.sb.garbage;
+}
+
 /* An E line: a case object from the worker, checked like a report's before it is believed. */
 static void take_result(run_state *s, worker_slot *w, size_t idx, const char *json)
 {
@@ -82,7 +127,14 @@ static void take_result(run_state *s, worker_slot *w, size_t idx, const char *js
             json_object_set_new(obj, "detail", json_string(warning));
         }
     }
+    if (w->batch.solo != NULL) { /* why it runs alone */
+        json_array_append_new(json_object_get(obj, "warnings"), json_string(w->batch.solo));
+    }
     const long pos = batch_position(w, idx);
+    if (pos >= 0 && w->batched != NULL && w->batched[pos] != 0 && batch_tainted(w, pos)) {
+        json_decref(obj); /* it runs again alone */
+        return;
+    }
     if (pos >= 0) {
         w->ended[pos] = 1;
     }
@@ -124,6 +176,8 @@ void bitcts__slot_line(run_state *s, worker_slot *w, char *line)
         snprintf(w->fault, sizeof w->fault, "%s", end != NULL ? end + (*end == ' ') : "");
         w->fault_owner = has_index && w->ended[batch_position(w, idx)] ? (long)idx : -1;
         break;
+    case 'M': take_batch(w, rest); break;
+    case 'U': snprintf(w->batch_end, sizeof w->batch_end, "%s", rest); break;
     case 'S':
         w->refusal_status = (int)strtol(rest, &end, 10);
         snprintf(w->refusal, sizeof w->refusal, "%s", end != NULL ? end + (*end == ' ') : "");
@@ -177,8 +231,8 @@ static int end_verdict(const worker_slot *w)
 static void settle_unstarted(run_state *s, worker_slot *w, const char *how)
 {
     if (w->batch.attempts + 1 < BITCTS_RUN_BATCH_ATTEMPTS) {
-        bitcts__run_requeue(s, w->batch.items, w->batch.count, w->batch.round,
-                            w->batch.attempts + 1);
+        bitcts__run_requeue_as(s, w->batch.items, w->batch.count, w->batch.round,
+                               w->batch.attempts + 1, w->batch.solo);
         return;
     }
     char detail[1200];
@@ -214,6 +268,54 @@ static size_t ended_count(const worker_slot *w)
     return n;
 }
 
+/* Whether plan index idx is a case of the worker's batched call. */
+static int in_batched_call(const worker_slot *w, size_t idx)
+{
+    const long pos = batch_position(w, idx);
+    return pos >= 0 && w->batched != NULL && w->batched[pos] != 0;
+}
+
+/* Puts the cases marked to run alone back in the queue, each its own call in a fresh worker,
+ * and counts them as ended here. @return how many. */
+static size_t requeue_solo(run_state *s, worker_slot *w, const char *how)
+{
+    size_t n = 0;
+    size_t *items = malloc((w->batch.count + 1) * sizeof *items);
+    for (size_t i = 0; items != NULL && w->batched != NULL && i < w->batch.count; ++i) {
+        if (w->batched[i] == 2 && !w->ended[i]) {
+            items[n++] = w->batch.items[i];
+            w->ended[i] = 1;
+        }
+    }
+    char why[1800];
+    snprintf(why, sizeof why,
+             "run again alone, one call per case: the batched call that held it and %zu other "
+             "cases %s%s",
+             n - 1, w->batch_end[0] != '\0' ? "" : "ended: ",
+             w->batch_end[0] != '\0' ? w->batch_end : how);
+    bitcts__run_requeue_as(s, items, n, w->batch.round, 0, why);
+    free(items);
+    return n;
+}
+
+/* A worker that ended inside a batched call (the page's batch count): no case of the call is
+ * charged, and its kill is no timeout in a row; the call's cases run again alone. */
+static void settle_batched(run_state *s, worker_slot *w)
+{
+    if (w->c.batch == 0) {
+        if (w->c.timed_out) {
+            bitcts__run_note_timeout(s);
+        }
+        return;
+    }
+    batch_to_solo(w);
+    const long pos = w->current >= 0 ? batch_position(w, (size_t)w->current) : -1;
+    if (pos >= 0 && w->batched[pos] == 2) {
+        w->current = -1;
+    }
+    w->requeue_begun = 1;
+}
+
 void bitcts__slot_finish(run_state *s, worker_slot *w)
 {
     bitcts__slot_observe(w); /* the child is gone: the page is final */
@@ -224,9 +326,7 @@ void bitcts__slot_finish(run_state *s, worker_slot *w)
     if (w->job.probe) {
         return; /* the probe's end is read by the runner */
     }
-    if (w->c.timed_out) {
-        bitcts__run_note_timeout(s);
-    }
+    settle_batched(s, w);
     if (w->fault_owner >= 0) { /* the case whose calls left the writer running is charged;
                                 * the one at hand goes back to the queue */
         bitcts__run_synthesize(s, (size_t)w->fault_owner, w->batch.round, BITCTS_VERDICT_CRASH, how,
@@ -234,7 +334,8 @@ void bitcts__slot_finish(run_state *s, worker_slot *w)
         w->current = -1;
         w->requeue_begun = 1;
     }
-    if (w->current < 0 && w->last_begun >= 0 && !w->requeue_begun) {
+    if (w->current < 0 && w->last_begun >= 0 && !w->requeue_begun &&
+        !in_batched_call(w, (size_t)w->last_begun)) {
         /* The page moved on (the worker went on to destroy and exit) without the case's
          * result reaching the channel: the backend closed or took the harness's descriptor. */
         const long pos = batch_position(w, (size_t)w->last_begun);
@@ -277,17 +378,18 @@ void bitcts__slot_finish(run_state *s, worker_slot *w)
     } else if (!clean && (w->c.phase == 'D' || w->c.phase == 'X' || w->c.timed_out)) {
         settle_after_cases(s, w, how);
     }
-    size_t rest = 0; /* what never began goes back to the queue */
+    const size_t solo = requeue_solo(s, w, how); /* a batched call's cases, one call each */
+    size_t rest = 0;                             /* what never began goes back to the queue */
     for (size_t i = 0; i < w->batch.count; ++i) {
         if (!w->ended[i]) {
             w->batch.items[rest++] = w->batch.items[i];
         }
     }
-    if (ended_count(w) == 0 && rest > 0 && ended_before == 0) {
+    if (ended_count(w) == 0 && rest > 0 && ended_before == 0 && solo == 0) {
         /* No case ended and none was charged: a worker that makes no progress is retried a
          * bounded number of times, never forever. */
         settle_unstarted(s, w, how);
         return;
     }
-    bitcts__run_requeue(s, w->batch.items, rest, w->batch.round, 0);
+    bitcts__run_requeue_as(s, w->batch.items, rest, w->batch.round, 0, w->batch.solo);
 }

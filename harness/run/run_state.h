@@ -26,6 +26,8 @@ typedef struct run_batch {
     size_t count;
     uint32_t round;    /* the --repeat round */
     uint32_t attempts; /* workers that already died on it before its first case */
+    char *solo;        /* cases of a batched call that went wrong, run one call per case: what
+                        * happened to the call (a warning on each case), owned; else NULL */
 } run_batch;
 
 typedef struct worker_slot {
@@ -44,6 +46,12 @@ typedef struct worker_slot {
     char refusal[1100];    /* an S line's text */
     int refusal_status;
     json_t *identity; /* the probe's R */
+    /* --batch-cases: per batch item, 1 while the case is in the worker's batched call (its M
+     * line), 2 when it is to run again alone (the call went wrong, or lines that are not the
+     * harness's came during it); garbage_batch is sb.garbage when the M line came */
+    unsigned char *batched;
+    uint64_t garbage_batch;
+    char batch_end[600]; /* why the worker gave its batched call's cases back (a U line) */
 } worker_slot;
 
 typedef struct run_state {
@@ -129,6 +137,8 @@ json_t *bitcts__run_claims_json(const run_state *s, const json_t *cases);
 /** Tells the config's progress callback, at most every 0.1 s unless final. */
 void bitcts__run_progress(run_state *s, int final);
 
+/** The cases per batched call the config asks for (its default when 0). */
+uint32_t bitcts__run_batch_cases(const bitcts_run_config *cfg);
 /** Handles one channel line of slot w. */
 void bitcts__slot_line(run_state *s, worker_slot *w, char *line);
 /** Reads the slot's status page: its phase, since when, and its case. */
@@ -146,5 +156,9 @@ void bitcts__run_fill_queue(run_state *s);
 /** Puts cases back in the queue, split so that free workers can share them. */
 void bitcts__run_requeue(run_state *s, const size_t *items, size_t count, uint32_t round,
                          uint32_t attempts);
+/** The same for cases that are to run one call each, without batching, when `solo` (what
+ * happened to their batched call) is not NULL. */
+void bitcts__run_requeue_as(run_state *s, const size_t *items, size_t count, uint32_t round,
+                            uint32_t attempts, const char *solo);
 
 #endif

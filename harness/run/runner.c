@@ -36,7 +36,9 @@ static void slot_release(run_state *s, worker_slot *w)
     bitcts_sandbox_kill(&w->c.sb); /* whatever it left in its group */
     bitcts_sandbox_close(&w->c.sb);
     free(w->batch.items);
+    free(w->batch.solo);
     free(w->ended);
+    free(w->batched);
     json_decref(w->identity);
     memset(w, 0, sizeof *w);
     w->c.sb.chan = w->c.sb.capture = -1;
@@ -49,22 +51,28 @@ static int slot_start(run_state *s, worker_slot *w, run_batch b, int probe, char
     w->c.sb.chan = w->c.sb.capture = -1;
     w->batch = b;
     w->ended = calloc(b.count + 1, 1);
+    w->batched = calloc(b.count + 1, 1);
     w->current = -1;
     w->last_ended = -1;
     w->last_begun = -1;
     w->fault_owner = -1;
-    w->job = (bitcts_worker_job){.plan = s->plan,
-                                 .backend = &s->backend,
-                                 .seed = s->cfg->seed,
-                                 .repro_options = s->repro_options,
-                                 .probe = probe,
-                                 .claims = s->claims,
-                                 .indices = b.items,
-                                 .count = b.count};
-    if (w->ended == NULL || bitcts_child_spawn(&w->c, bitcts_worker_main, &w->job,
-                                               s->cfg->timeout_s, 0, err, cap) != 0) {
+    w->job =
+        (bitcts_worker_job){.plan = s->plan,
+                            .backend = &s->backend,
+                            .seed = s->cfg->seed,
+                            .repro_options = s->repro_options,
+                            .probe = probe,
+                            .claims = s->claims,
+                            .indices = b.items,
+                            .count = b.count,
+                            .batch_cases = b.solo != NULL ? 1u : bitcts__run_batch_cases(s->cfg)};
+    if (w->ended == NULL || w->batched == NULL ||
+        bitcts_child_spawn(&w->c, bitcts_worker_main, &w->job, s->cfg->timeout_s, 0, err, cap) !=
+            0) {
         free(w->ended);
+        free(w->batched);
         w->ended = NULL;
+        w->batched = NULL;
         return -1;
     }
     return 0;
@@ -364,6 +372,7 @@ static void free_state(run_state *s)
     }
     for (size_t i = 0; i < s->queue_count; ++i) {
         free(s->queue[i].items);
+        free(s->queue[i].solo);
     }
     free(s->results);
     free(s->failed_cases);

@@ -24,6 +24,10 @@ typedef void (*bitcts_run_progress_fn)(void *user, size_t done, size_t total, si
  * submissions at a time, and every further process switches it between contexts. */
 #define BITCTS_RUN_DEVICE_JOBS 4
 
+/* Cases per batched call (--batch-cases) when not given, and the most a call may take. */
+#define BITCTS_RUN_BATCH_CASES 16
+#define BITCTS_RUN_BATCH_CASES_MAX 64
+
 typedef struct bitcts_run_config {
     const char *backend_spec;
     bitcts_backend_options options;
@@ -67,6 +71,9 @@ typedef struct bitcts_run_config {
                                 * skipped with its reason (harness/judge/skips.h); NULL: none */
     int claimed; /* --claimed: only the cases the backend claims are run; the report carries the
                   * conformance claim (docs/report-schema.md, "claims") */
+    uint32_t batch_cases;  /* --batch-cases: consecutive valid cases per batched call of a
+                            * backend that offers bitcts_batch_execute_v1 (1: one call per case,
+                            * 0: BITCTS_RUN_BATCH_CASES) */
     const json_t *origins; /* case id -> where the case came from, recorded as the case's
                             * "origin" (regression cases, harness/explore/regress_dir.h); NULL:
                             * none; borrowed */

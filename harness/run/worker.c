@@ -204,10 +204,11 @@ typedef struct worker {
     unsigned long calls;                     /* operator calls made in this process */
     unsigned long calls_at_case;             /* ... when the case at hand began */
     long last_case;                          /* the plan index of the case before it, or -1 */
-    int no_result;          /* the case at hand did not run: it goes back to the queue */
-    int in_process;         /* bitcts_worker_debug: no channel, no marks on stdout */
-    json_t *kept;           /* ... the result of the case, kept instead of sent */
-    char start_error[1100]; /* ... why the backend did not start */
+    int no_result;              /* the case at hand did not run: it goes back to the queue */
+    int in_process;             /* bitcts_worker_debug: no channel, no marks on stdout */
+    json_t *kept;               /* ... the result of the case, kept instead of sent */
+    char start_error[1100];     /* ... why the backend did not start */
+    struct worker_batch *batch; /* --batch-cases with a backend that batches, else NULL */
 } worker;
 
 /* The process's virtual size and resident set in MiB, from /proc/self/statm (0 when unknown). */
@@ -293,6 +294,8 @@ static void not_supported(const bitcts_backend *b, const bitcts_case_key *k, con
     }
 }
 
+static void leave_backend_lent(worker *w, long idx, const char *call, const bitcts_lent_desc *lent);
+
 /* Calls into the backend are bracketed: mark P, then C, and what the call changed in the
  * process is looked at. */
 static void enter_backend(worker *w, long idx)
@@ -302,15 +305,20 @@ static void enter_backend(worker *w, long idx)
     send_mark('P', idx);
 }
 
-static void leave_backend(worker *w, long idx, const char *call)
+static void leave_backend_lent(worker *w, long idx, const char *call, const bitcts_lent_desc *lent)
 {
     send_mark('C', idx);
     if (w->violation[0] == '\0') {
-        (void)bitcts_lent_desc_changed(&w->lent, call, w->violation, sizeof w->violation);
+        (void)bitcts_lent_desc_changed(lent, call, w->violation, sizeof w->violation);
     }
     if (!w->damaged && damage(&w->state, call, w->damage_text, sizeof w->damage_text)) {
         w->damaged = 1;
     }
+}
+
+static void leave_backend(worker *w, long idx, const char *call)
+{
+    leave_backend_lent(w, idx, call, &w->lent);
 }
 
 static void run_negative(worker *w, size_t idx, const bitcts_case_data *data, bitcts_case_result *r)
@@ -536,12 +544,9 @@ static void send_result(worker *w, size_t idx, const bitcts_case_data *d,
     free(text);
 }
 
-static void run_case(worker *w, size_t idx)
+/* A case begins: the fault handler's case, its phase mark and output segment. */
+static void case_begin(worker *w, size_t idx)
 {
-    const bitcts_case_key *k = &w->job->plan->cases[idx];
-    bitcts_case_result r;
-    memset(&r, 0, sizeof r);
-    r.verdict = BITCTS_VERDICT_INTERNAL_ERROR;
     worker_case = (long)idx;
     send_mark('B', (long)idx);
     if (!w->in_process) {
@@ -549,6 +554,33 @@ static void run_case(worker *w, size_t idx)
     }
     w->violation[0] = '\0';
     w->calls_at_case = w->calls;
+}
+
+/* A case ends: what the backend did to its lent data or to the process decides over its own
+ * verdict; the result is sent. */
+static void case_end(worker *w, size_t idx, const bitcts_case_data *data, bitcts_case_result *r)
+{
+    if (w->violation[0] != '\0') { /* the case's own verdict was judged on the host's copy */
+        r->verdict = BITCTS_VERDICT_FAIL;
+        snprintf(r->detail, sizeof r->detail, "%s", w->violation);
+    }
+    if (w->damaged) { /* the case that did it fails, and the process ends after it */
+        r->verdict = BITCTS_VERDICT_FAIL;
+        snprintf(r->detail, sizeof r->detail, "%s", w->damage_text);
+    }
+    if (!w->no_result) {
+        send_result(w, idx, data, r);
+    }
+    w->last_case = (long)idx;
+}
+
+static void run_case(worker *w, size_t idx)
+{
+    const bitcts_case_key *k = &w->job->plan->cases[idx];
+    bitcts_case_result r;
+    memset(&r, 0, sizeof r);
+    r.verdict = BITCTS_VERDICT_INTERNAL_ERROR;
+    case_begin(w, idx);
     bitcts_case_data data;
     const int st = bitcts_plan_case_data(w->job->plan, idx, w->job->seed, &data);
     if (w->claims[0] != '\0') { /* the backend is not asked: what it claims here is not known */
@@ -562,19 +594,275 @@ static void run_case(worker *w, size_t idx)
     } else {
         run_valid(w, idx, &data, &r);
     }
-    if (w->violation[0] != '\0') { /* the case's own verdict was judged on the host's copy */
-        r.verdict = BITCTS_VERDICT_FAIL;
-        snprintf(r.detail, sizeof r.detail, "%s", w->violation);
-    }
-    if (w->damaged) { /* the case that did it fails, and the process ends after it */
-        r.verdict = BITCTS_VERDICT_FAIL;
-        snprintf(r.detail, sizeof r.detail, "%s", w->damage_text);
-    }
-    if (!w->no_result) {
-        send_result(w, idx, st == BITCTS_OK ? &data : NULL, &r);
-    }
+    case_end(w, idx, st == BITCTS_OK ? &data : NULL, &r);
     bitcts_case_free(&data);
-    w->last_case = (long)idx;
+}
+
+/* ---- batched calls (--batch-cases) ---- */
+
+/* A batched call takes up to job->batch_cases consecutive valid cases, and cases whose buffers
+ * together stay within this many bytes (the first always goes). */
+#define BITCTS_WORKER_BATCH_BYTES ((uint64_t)64 << 20)
+#define BITCTS_WORKER_BATCH_MAX 64u
+
+/* One case of a batched call: everything run_passes keeps for one case. */
+typedef struct batch_case {
+    size_t idx;
+    bitcts_case_data data;
+    bitcts_case_result r;
+    bitcts_case_buffers x;
+    const bitcts_abi_operator_desc *desc; /* lent */
+    void *op;
+    int recorded;
+    int settled; /* a failing verdict: no further pass */
+    uint8_t *guards;
+    uint8_t *first_out;
+    const void *inputs[2];
+} batch_case;
+
+/* Each case of a call has its own mappings (two generations, as a worker's own pool: the
+ * previous call's are retired) and its own lent description. */
+typedef struct worker_batch {
+    const bitcts_abi_batch_ext *ext;
+    uint32_t max;
+    bitcts_case_pool pools[BITCTS_WORKER_BATCH_MAX];
+    bitcts_lent_desc lents[BITCTS_WORKER_BATCH_MAX];
+    batch_case cases[BITCTS_WORKER_BATCH_MAX];
+    bitcts_abi_batch_item items[BITCTS_WORKER_BATCH_MAX];
+    size_t where[BITCTS_WORKER_BATCH_MAX]; /* items[i] is cases[where[i]] */
+} worker_batch;
+
+/* Batching is on when asked for, offered by the backend, and the address space is not limited
+ * (each case of a call takes a worker's no-access zones: under RLIMIT_AS they were sized for
+ * one case at a time). */
+static void batch_start(worker *w)
+{
+    const bitcts_plugin_table *t = w->backend.table;
+    struct rlimit as;
+    if (w->job->batch_cases <= 1 || w->job->probe || w->in_process || t->get_extension == NULL ||
+        getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur != RLIM_INFINITY) {
+        return;
+    }
+    const bitcts_abi_batch_ext *ext = t->get_extension(BITCTS_ABI_EXT_BATCH_EXECUTE);
+    if (ext == NULL || ext->struct_size < sizeof *ext || ext->execute_batch == NULL) {
+        return;
+    }
+    w->batch = calloc(1, sizeof *w->batch);
+    if (w->batch != NULL) {
+        w->batch->ext = ext;
+        w->batch->max = w->job->batch_cases < BITCTS_WORKER_BATCH_MAX ? w->job->batch_cases
+                                                                      : BITCTS_WORKER_BATCH_MAX;
+    }
+}
+
+static void batch_end(worker *w)
+{
+    for (uint32_t i = 0; w->batch != NULL && i < BITCTS_WORKER_BATCH_MAX; ++i) {
+        bitcts_case_pool_free(&w->batch->pools[i]);
+        bitcts_lent_desc_free(&w->batch->lents[i]);
+    }
+    free(w->batch);
+    w->batch = NULL;
+}
+
+static void batch_case_free(batch_case *c)
+{
+    bitcts_case_buffers_retire(&c->x);
+    bitcts_case_free(&c->data);
+    free(c->guards);
+    free(c->first_out);
+    c->guards = c->first_out = NULL;
+}
+
+/* Generates case idx and, when it can join a batched call (valid, claimed, its memory mapped),
+ * begins it: buffers from the slot's pool, the description lent, operator_create in its own
+ * bracket. @return 1: it joins; 0: it ended on its own (create refused it, or changed its
+ * description or the process: sent as run_case would); -1: it cannot join (nothing begun). */
+static int batch_add(worker *w, size_t idx, uint32_t slot, uint64_t *bytes)
+{
+    worker_batch *b = w->batch;
+    batch_case *c = &b->cases[slot];
+    const bitcts_case_key *k = &w->job->plan->cases[idx];
+    char why[160];
+    memset(c, 0, sizeof *c);
+    if (w->claims[0] != '\0' || k->pattern == BITCTS_PAT_INVALID ||
+        bitcts_plan_case_data(w->job->plan, idx, w->job->seed, &c->data) != BITCTS_OK) {
+        return -1;
+    }
+    const size_t out_bytes = (size_t)c->data.desc.output.total_tensor_size_in_bytes;
+    c->idx = idx;
+    c->recorded = bitcts_case_is_recorded(k);
+    c->r.verdict = BITCTS_VERDICT_INTERNAL_ERROR;
+    if (unsupported_reason(&w->backend, k, c->data.alias_input >= 0, why, sizeof why) != NULL) {
+        bitcts_case_free(&c->data);
+        return -1;
+    }
+    case_begin(w, idx);
+    if (bitcts_case_buffers_prepare(&c->data, c->recorded, idx, &b->pools[slot], &c->x, c->r.detail,
+                                    sizeof c->r.detail) != 0 ||
+        (c->desc = bitcts_lent_desc_lend(&b->lents[slot], &c->data.desc, idx)) == NULL ||
+        (c->guards = malloc(c->x.guard_bytes + 1)) == NULL ||
+        (c->first_out = malloc(out_bytes + 1)) == NULL) {
+        batch_case_free(c); /* it runs alone, where what went wrong is charged as ever */
+        return -1;
+    }
+    enter_backend(w, (long)idx);
+    const int32_t st = w->backend.table->operator_create(w->instance, c->desc, &c->op);
+    leave_backend_lent(w, (long)idx, "operator_create", &b->lents[slot]);
+    if (st == BITCTS_ABI_OK && w->violation[0] == '\0' && !w->damaged) {
+        *bytes += c->x.in_bytes[0] + c->x.in_bytes[1] + c->x.out_bytes;
+        c->inputs[0] = c->x.in[0];
+        c->inputs[1] = c->x.in[1];
+        return 1;
+    }
+    if (st != BITCTS_ABI_OK) {
+        backend_status(w, k, st, "operator_create", &c->r);
+    } else if (!w->damaged) { /* a changed description fails the case: no execution */
+        enter_backend(w, (long)idx);
+        w->backend.table->operator_destroy(w->instance, c->op);
+        leave_backend_lent(w, (long)idx, "operator_destroy", &b->lents[slot]);
+    }
+    case_end(w, idx, &c->data, &c->r);
+    batch_case_free(c);
+    return 0;
+}
+
+/* One batched call over the cases not yet settled, for `pass`; then each one's comparison.
+ * @return 0, or -1 with `why` when the call or what it left cannot be charged to one case. */
+static int batch_pass(worker *w, uint32_t n, uint32_t pass, char *why, size_t cap)
+{
+    worker_batch *b = w->batch;
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        batch_case *c = &b->cases[i];
+        if (!c->settled) {
+            bitcts_case_buffers_arm(&c->x, pass);
+            b->items[m] =
+                (bitcts_abi_batch_item){sizeof b->items[m], -1, c->op, c->inputs, c->x.out};
+            b->where[m++] = i;
+        }
+    }
+    if (m == 0) {
+        return 0;
+    }
+    const long first = (long)b->cases[b->where[0]].idx;
+    worker_case = first;
+    worker_status->batch = m; /* the call's deadline: the sum of its cases' */
+    ++w->calls;
+    snapshot(&w->state);
+    send_mark('P', first);
+    const double t0 = bitcts_clock_now();
+    const int32_t st = b->ext->execute_batch(w->instance, m, b->items);
+    const double ms = 1e3 * (bitcts_clock_now() - t0) / m;
+    send_mark('C', first);
+    int bad = st != BITCTS_ABI_OK;
+    snprintf(why, cap, "returned status %d", st);
+    if (!bad && damage(&w->state, "execute_batch", w->damage_text, sizeof w->damage_text)) {
+        bad = 1;
+        snprintf(why, cap, "left damage: %s", w->damage_text);
+    }
+    for (uint32_t j = 0; j < m && !bad; ++j) {
+        const batch_case *c = &b->cases[b->where[j]];
+        bad = b->items[j].status != BITCTS_ABI_OK;
+        snprintf(why, cap, "returned status %d for case %zu", b->items[j].status, c->idx);
+        if (!bad && bitcts_lent_desc_changed(&b->lents[b->where[j]], "execute_batch", w->violation,
+                                             sizeof w->violation)) {
+            bad = 1;
+            snprintf(why, cap, "changed the description of case %zu: %s", c->idx, w->violation);
+        }
+    }
+    for (uint32_t j = 0; j < m && !bad; ++j) {
+        batch_case *c = &b->cases[b->where[j]];
+        bitcts_compare_args args;
+        worker_case = (long)c->idx;
+        send_mark('C', (long)c->idx);
+        bitcts_case_buffers_compare_args(&c->x, &c->data.desc, c->recorded, c->guards, &args);
+        if (pass == 1) {
+            check_second_pass(&args, c->first_out, &c->r);
+        } else {
+            c->r.duration_ms = ms;
+            bad = bitcts_compare_case(&args, &c->r) != BITCTS_OK;
+            snprintf(why, cap, "left the harness no memory to compare case %zu", c->idx);
+        }
+        c->settled = bitcts_verdict_is_failure(c->r.verdict) ||
+                     c->r.verdict == BITCTS_VERDICT_INTERNAL_ERROR;
+        if (!c->settled && !bad) {
+            memcpy(c->first_out, c->x.out, (size_t)c->x.out_bytes);
+        }
+    }
+    return bad ? -1 : 0;
+}
+
+/* The batched calls of n begun cases, then each case's operator_destroy in its own bracket and
+ * its result. A call that goes wrong (a status other than OK, damage to the process, a changed
+ * description, no memory to compare) ends the worker with no result for any of its cases: the
+ * parent runs them again one call each (their M line, and the page's batch count). */
+static void batch_run(worker *w, uint32_t n)
+{
+    worker_batch *b = w->batch;
+    char line[BITCTS_WORKER_BATCH_MAX * 21 + 4] = "M";
+    size_t used = 1;
+    for (uint32_t i = 0; i < n; ++i) {
+        used += (size_t)snprintf(line + used, sizeof line - used, " %zu", b->cases[i].idx);
+    }
+    send_text(line);
+    char why[sizeof w->violation + 64];
+    if (batch_pass(w, n, 0, why + 2, sizeof why - 2) != 0 ||
+        batch_pass(w, n, 1, why + 2, sizeof why - 2) != 0) {
+        why[0] = 'U';
+        why[1] = ' ';
+        send_text(why);
+        w->damaged = 1; /* the page keeps the batch count: the cases run again alone */
+        for (uint32_t i = 0; i < n; ++i) {
+            batch_case_free(&b->cases[i]);
+        }
+        return;
+    }
+    worker_status->batch = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        batch_case *c = &b->cases[i];
+        if (!w->damaged) {
+            case_begin(w, c->idx);
+            enter_backend(w, (long)c->idx);
+            w->backend.table->operator_destroy(w->instance, c->op);
+            leave_backend_lent(w, (long)c->idx, "operator_destroy", &b->lents[i]);
+            bitcts_case_buffers_retire(&c->x);
+            case_end(w, c->idx, &c->data, &c->r);
+        }
+        batch_case_free(c); /* after damage the rest go back to the queue: no result */
+    }
+}
+
+/* Cases from job position `start`: a batched call of those that can join one, or the first
+ * alone when it cannot. @return the job positions consumed. */
+static size_t run_group(worker *w, size_t start)
+{
+    uint64_t bytes = 0;
+    uint32_t n = 0;
+    size_t used = 0;
+    while (start + used < w->job->count && n < w->batch->max && bytes < BITCTS_WORKER_BATCH_BYTES &&
+           !w->damaged) {
+        const int joined = batch_add(w, w->job->indices[start + used], n, &bytes);
+        if (joined < 0) {
+            break;
+        }
+        ++used;
+        n += (uint32_t)joined;
+    }
+    if (used == 0) {
+        run_case(w, w->job->indices[start]);
+        return 1;
+    }
+    if (w->damaged) { /* damage in a create: the cases begun before it go back to the queue */
+        for (uint32_t i = 0; i < n; ++i) {
+            batch_case_free(&w->batch->cases[i]);
+        }
+        return used;
+    }
+    if (n > 0) {
+        batch_run(w, n);
+    }
+    return used;
 }
 
 /* ---- the process ---- */
@@ -676,14 +964,16 @@ void bitcts_worker_main(void *arg, int chan, const char *nonce, bitcts_sandbox_s
         } else {
             compare_claims(&w);
         }
-        for (size_t i = 0; !w.job->probe && i < w.job->count && !w.damaged; ++i) {
-            run_case(&w, w.job->indices[i]);
+        batch_start(&w);
+        for (size_t i = 0; !w.job->probe && i < w.job->count && !w.damaged;) {
+            i += w.batch != NULL ? run_group(&w, i) : (run_case(&w, w.job->indices[i]), 1u);
         }
         worker_case = -1;
         send_mark('D', -1);
         w.backend.table->instance_destroy(w.instance);
         bitcts_backend_shutdown(&w.backend);
         bitcts_lent_desc_free(&w.lent);
+        batch_end(&w);
     }
     send_mark('X', -1);
     _exit(0);

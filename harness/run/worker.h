@@ -35,6 +35,8 @@ typedef struct bitcts_worker_job {
     const char *claims;        /* the probe's Y text, or NULL: compared with this instance's */
     const size_t *indices;     /* plan indices to run, in order */
     size_t count;
+    uint32_t batch_cases; /* cases per batched call when the backend offers
+                           * bitcts_batch_execute_v1; 0 or 1: one call per case */
 } bitcts_worker_job;
 
 /** The sandbox entry point: arg is a bitcts_worker_job. Never returns. */

@@ -37,6 +37,13 @@ double bitcts_child_deadline(char phase, double timeout_s, int foreign)
     return timeout_s;
 }
 
+/* The deadline of the phase the child is in: a batched call's is the sum of its cases'. */
+static double child_deadline_now(const bitcts_child *c)
+{
+    const double one = bitcts_child_deadline(c->phase, c->timeout_s, c->foreign);
+    return c->phase == 'P' && c->batch > 1 ? one * c->batch : one;
+}
+
 int bitcts_child_observe(bitcts_child *c)
 {
     const bitcts_sandbox_status *page = c->sb.shared;
@@ -49,6 +56,7 @@ int bitcts_child_observe(bitcts_child *c)
         c->phase = phase;
         c->index = page->index;
         c->phase_start = 1e-9 * (double)page->since_ns;
+        c->batch = page->batch;
     }
     return 1;
 }
@@ -65,7 +73,7 @@ double bitcts_child_left(const bitcts_child *c, double now)
     if (c->killed_at > 0 || c->sb.exited || c->sb.pid <= 0) {
         return 1e9;
     }
-    return c->phase_start + bitcts_child_deadline(c->phase, c->timeout_s, c->foreign) - now;
+    return c->phase_start + child_deadline_now(c) - now;
 }
 
 char bitcts_child_proc_state(pid_t pid, pid_t *pgrp)
@@ -111,7 +119,8 @@ int bitcts_child_enforce(bitcts_child *c, double now)
     }
     c->timed_out = 1;
     c->killed_for = c->phase;
-    c->deadline_s = bitcts_child_deadline(c->phase, c->timeout_s, c->foreign);
+    c->deadline_s = child_deadline_now(c);
+    c->killed_batch = c->phase == 'P' ? c->batch : 0;
     c->state = bitcts_child_proc_state(c->sb.pid, NULL);
     bitcts_child_kill(c, now);
     return 1;
@@ -155,5 +164,11 @@ void bitcts_child_killed_text(const bitcts_child *c, const char *where, char *ou
         snprintf(out, cap,
                  "the backend hung in %s: no progress within %.3g s, the process %s; killed", where,
                  c->deadline_s, state_words(c->state));
+    }
+    const size_t used = strlen(out);
+    if (c->killed_batch > 1 && used < cap) {
+        snprintf(out + used, cap - used,
+                 " (a batched call of %u cases: %.3g s each, their deadlines summed)",
+                 c->killed_batch, c->timeout_s);
     }
 }

@@ -15,7 +15,8 @@
  *   C  the harness checking (after the backend had run in the process)
  *   D  instance_destroy and plugin_shutdown
  *   X  the process's exit (the backend's destructors)
- * The deadline rule: the backend's phases (L I Q P D X) get the command's --timeout; the
+ * The deadline rule: the backend's phases (L I Q P D X) get the command's --timeout (phase P of
+ * a batched call, N cases in one call, N times that: the sum of its cases' deadlines); the
  * harness's own (none, B, C) ten times that, at least BITCTS_CHILD_HARNESS_MIN_S (generating and
  * checking a large case takes seconds). A foreign child (an interpreter that marks no phase) is
  * the backend's in every phase, and each line it sends is progress.
@@ -35,17 +36,19 @@
 /** A child and what the parent knows of it. Zero-initialise, then spawn. */
 typedef struct bitcts_child {
     bitcts_sandbox sb;
-    double timeout_s;   /* the backend's phases */
-    int foreign;        /* marks no phase; every line restarts the deadline */
-    uint64_t seen_seq;  /* the page's seq when last read */
-    char phase;         /* the last phase marked (0: none yet) */
-    int64_t index;      /* its index on the page */
-    double phase_start; /* when it began (the child's reading of the clock both share) */
-    int timed_out;      /* killed at a deadline: */
-    char killed_for;    /* the phase whose deadline passed, */
-    double deadline_s;  /* the deadline applied, */
-    char state;         /* and the process's state in /proc then (T: stopped, R, S, D) */
-    double killed_at;   /* when it was killed (0: not killed) */
+    double timeout_s;      /* the backend's phases */
+    int foreign;           /* marks no phase; every line restarts the deadline */
+    uint64_t seen_seq;     /* the page's seq when last read */
+    char phase;            /* the last phase marked (0: none yet) */
+    int64_t index;         /* its index on the page */
+    double phase_start;    /* when it began (the child's reading of the clock both share) */
+    int timed_out;         /* killed at a deadline: */
+    char killed_for;       /* the phase whose deadline passed, */
+    double deadline_s;     /* the deadline applied, */
+    char state;            /* and the process's state in /proc then (T: stopped, R, S, D) */
+    double killed_at;      /* when it was killed (0: not killed) */
+    uint32_t batch;        /* the page's cases of a batched call in flight (0: none) */
+    uint32_t killed_batch; /* ... when it was killed */
 } bitcts_child;
 
 /** Spawns fn(arg, ...) in a sandbox; the deadlines start now.

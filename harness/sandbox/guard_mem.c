@@ -12,7 +12,9 @@
 #include "guard_mem.h"
 #include "sigsafe.h"
 
-#define GUARD_REGISTRY 64 /* mappings alive at once: a few per case, a few retired */
+#define GUARD_REGISTRY                                                                             \
+    1024 /* mappings alive at once: a few per case (64 cases of a batched                          \
+          * call), a few retired */
 
 /* Copies of the live mappings, keyed by base (an entry with base NULL is free). Copies, not
  * pointers: the owner's struct may move (a retired buffer changes hands). */

@@ -30,6 +30,8 @@ typedef struct bitcts_sandbox_status {
     volatile uint64_t since_ns;
     volatile char phase;
     volatile uint64_t begun; /* 1 + the index of the last case marked 'B', 0 before any */
+    volatile uint32_t batch; /* cases of a batched call in flight (run's --batch-cases), or 0:
+                              * phase P's deadline is theirs together */
 } bitcts_sandbox_status;
 
 /** What the child runs: `chan` is its end of the result channel; every line it writes there

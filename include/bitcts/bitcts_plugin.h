@@ -227,6 +227,34 @@ typedef struct bitcts_abi_device_timing_ext {
                                            uint32_t reps, uint64_t *ns);
 } bitcts_abi_device_timing_ext;
 
+/** "bitcts_batch_execute_v1": several executions in one call, for backends whose every call
+ * pays a fixed cost (a device submission and its wait). The host uses it, when offered, for
+ * runs of cases whose operators it has already created, and still judges each case apart. */
+#define BITCTS_ABI_EXT_BATCH_EXECUTE "bitcts_batch_execute_v1"
+
+/** One execution of a batch: an operator of the instance (from operator_create, not yet
+ * destroyed), its buffers as for operator_execute, and the status the backend writes back. No
+ * item's buffers overlap another item's. */
+typedef struct bitcts_abi_batch_item {
+    uint32_t struct_size;
+    int32_t status; /* out: what operator_execute would have returned for this item */
+    void *op;
+    const void *const *inputs;
+    void *output;
+} bitcts_abi_batch_item;
+
+typedef struct bitcts_abi_batch_ext {
+    uint32_t struct_size;
+    uint32_t reserved0;
+    /** Runs items[0 .. count) with exactly the effect of operator_execute called on each in
+     * order, and writes each item's status. Returns BITCTS_ABI_OK when every item's status was
+     * written (each may be an error), another status when the call as a whole failed (the
+     * items' statuses and outputs are then unspecified). instance_last_error describes the
+     * last failing item, or the call's failure. */
+    int32_t(BITCTS_PLUGIN_CALL *execute_batch)(void *instance, uint32_t count,
+                                               bitcts_abi_batch_item *items);
+} bitcts_abi_batch_ext;
+
 #define BITCTS_PLUGIN_ENTRY_NAME "bitcts_plugin_negotiate"
 typedef int32_t(BITCTS_PLUGIN_CALL *bitcts_plugin_negotiate_fn)(bitcts_plugin_negotiation *n);
 

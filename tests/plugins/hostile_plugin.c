@@ -6,7 +6,14 @@
  * operators' cases show that the blame stays where it belongs; mutant_* in every execute; the
  * rest while loading, creating, querying, destroying or unloading, so every case of the run is
  * affected, except desc_* (operator_create of BIT_COUNT only) and mem_* (operator_execute of
- * BIT_COUNT only). */
+ * BIT_COUNT only). A name batch_<behaviour> (tests/harness/batch_plugins.py) is <behaviour> in a
+ * plugin that also offers bitcts_batch_execute_v1, whose execute_batch runs each item through the
+ * same operator_execute: a behaviour strikes inside a batched call as it strikes alone. Some
+ * exec_* behaviours exist for those: exec_write_past and exec_write_far (a byte just past the
+ * output, in its guard bytes, or 64 KiB past it, in its no-access zone), exec_desc_rewrite (the
+ * lent description made writable and every size set to 1 during the call), exec_lie (runs nothing
+ * and says OK), exec_batched_crash and exec_batched_wrong (a null write, or one flipped output
+ * bit, only in a batched call of several items). */
 #define _GNU_SOURCE /* setsid, RLIMIT_*, pipe2 */
 
 #include <fcntl.h>        /* open */
@@ -32,15 +39,22 @@
 /* The example plugin's negotiation, compiled under another name into the same module. */
 int32_t BITCTS_PLUGIN_CALL bitcts_example_inner_negotiate(bitcts_plugin_negotiation *n);
 
+/* The behaviour: HOSTILE_NAME without a "batch_" prefix. */
+static const char *behaviour(void)
+{
+    return strncmp(HOSTILE_NAME, "batch_", 6) == 0 ? HOSTILE_NAME + 6 : HOSTILE_NAME;
+}
+
 static int is(const char *name)
 {
-    return strcmp(HOSTILE_NAME, name) == 0;
+    return strcmp(behaviour(), name) == 0;
 }
 
 static bitcts_plugin_table table;        /* the example's, with some entries replaced */
 static const bitcts_plugin_table *inner; /* the example's own */
 static const bitcts_abi_host *host;
 static unsigned long calls; /* operator_execute calls of this process */
+static uint32_t batched;    /* the items of the batched call under way, or 0 */
 static void *last_output;   /* the output of the previous execute call */
 static char bad_text[4096]; /* a string no harness should print as it is */
 
@@ -244,6 +258,7 @@ typedef struct hostile_op {
     uint32_t operator_type;
     uint64_t out_bytes;
     uint64_t in_bytes;
+    const bitcts_abi_operator_desc *desc; /* the lent description, kept against the rules */
 } hostile_op;
 
 static int32_t BITCTS_PLUGIN_CALL h_instance_create(const bitcts_abi_create_info *info, void **out)
@@ -338,6 +353,7 @@ static int32_t BITCTS_PLUGIN_CALL h_operator_create(void *instance,
     op->operator_type = desc->operator_type;
     op->out_bytes = desc->output->total_tensor_size_in_bytes;
     op->in_bytes = desc->inputs[0].total_tensor_size_in_bytes;
+    op->desc = desc;
     *out = op;
     return BITCTS_ABI_OK;
 }
@@ -392,6 +408,8 @@ static int32_t strike(hostile_op *op, const void *const *inputs, void *output, i
             eat_address_space();
         } else if (is("exec_late_write")) {
             late_write(output);
+        } else if (is("exec_batched_crash") && batched > 1) {
+            crash_null();
         }
         return BITCTS_ABI_OK;
     }
@@ -434,6 +452,14 @@ static int32_t strike(hostile_op *op, const void *const *inputs, void *output, i
         if (n > 16) {
             ((uint8_t *)output)[0] ^= 0x01;
         }
+    } else if (is("exec_write_past")) {
+        ((volatile uint8_t *)output)[op->out_bytes] ^= 0x5A;
+    } else if (is("exec_write_far")) {
+        ((volatile uint8_t *)output)[op->out_bytes + 65536] = 1;
+    } else if (is("exec_desc_rewrite")) {
+        shrink_desc(op->desc, 1);
+    } else if (is("exec_batched_wrong") && batched > 1) {
+        ((uint8_t *)output)[0] ^= 0x01;
     } else if (is("exec_leak_child_stdout")) { /* a child that keeps writing after the call */
         if (fork() == 0) {
             for (int i = 0; i < 50; ++i) {
@@ -452,8 +478,11 @@ static int32_t BITCTS_PLUGIN_CALL h_operator_execute(void *instance, void *opaqu
     hostile_op *op = opaque;
     /* exec_*: BIT_COUNT only; mutant_*: every operator. */
     const int target = op != NULL && (op->operator_type == BITCTS_OP_BIT_COUNT ||
-                                      strncmp(HOSTILE_NAME, "mutant_", 7) == 0);
+                                      strncmp(behaviour(), "mutant_", 7) == 0);
     ++calls;
+    if (target && is("exec_lie")) {
+        return BITCTS_ABI_OK;
+    }
     if (target) {
         const int32_t st = strike(op, inputs, output, 1);
         if (st != BITCTS_ABI_OK) {
@@ -469,6 +498,36 @@ static int32_t BITCTS_PLUGIN_CALL h_operator_execute(void *instance, void *opaqu
         last_output = output;
     }
     return st;
+}
+
+/* batch_*: each item through h_operator_execute, in order. */
+static int32_t BITCTS_PLUGIN_CALL h_execute_batch(void *instance, uint32_t count,
+                                                  bitcts_abi_batch_item *items)
+{
+    if (items == NULL && count > 0) {
+        return BITCTS_ABI_E_INVALID_ARGUMENT;
+    }
+    batched = count;
+    for (uint32_t i = 0; i < count; ++i) {
+        items[i].status =
+            h_operator_execute(instance, items[i].op, items[i].inputs, items[i].output);
+    }
+    batched = 0;
+    return BITCTS_ABI_OK;
+}
+
+static const bitcts_abi_batch_ext batch_ext = {
+    .struct_size = sizeof(bitcts_abi_batch_ext),
+    .execute_batch = h_execute_batch,
+};
+
+static const void *BITCTS_PLUGIN_CALL h_get_extension(const char *name)
+{
+    if (strcmp(behaviour(), HOSTILE_NAME) != 0 && name != NULL &&
+        strcmp(name, BITCTS_ABI_EXT_BATCH_EXECUTE) == 0) {
+        return &batch_ext;
+    }
+    return inner->get_extension != NULL ? inner->get_extension(name) : NULL;
 }
 
 /* shutdown_spin_thread: plugin_shutdown leaves threads spinning in the plugin's code, as a
@@ -555,6 +614,7 @@ bitcts_plugin_negotiate(bitcts_plugin_negotiation *n)
     table.operator_destroy = h_operator_destroy;
     table.operator_execute = h_operator_execute;
     table.plugin_shutdown = h_plugin_shutdown;
+    table.get_extension = h_get_extension;
     if (is("bad_strings")) {
         table.name = bad_text;
         table.vendor = bad_text + 1;

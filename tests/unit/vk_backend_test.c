@@ -75,6 +75,81 @@ static void tensor_set(tensor *x, uint32_t dt, uint32_t rank, const uint32_t *si
                                .total_tensor_size_in_bytes = total != 0 ? total : need};
 }
 
+/* How run() executes: operator_execute (0), or the batch extension's execute_batch alone (1)
+ * or between two other items (2: a NOT of DECOY_BYTES bytes before and a strided one after, whose
+ * outputs are checked too), so every layout test also proves the batched path. */
+static int batch_mode;
+#define DECOY_BYTES 300000u
+
+static const bitcts_abi_batch_ext *batch_ext(void)
+{
+    const bitcts_abi_batch_ext *ext = table->get_extension(BITCTS_ABI_EXT_BATCH_EXECUTE);
+    CHECK(ext != NULL && ext->struct_size >= sizeof *ext && ext->execute_batch != NULL);
+    return ext;
+}
+
+/* A decoy: BIT_NOT over `n` UINT8 elements, packed (strided == 0) or read backwards through a
+ * rank-2 transposed view (the strided or tile shaders, with their own parameters). */
+static void *decoy_create(void *inst, uint32_t n, int strided)
+{
+    tensor in;
+    tensor out;
+    const uint32_t flat[1] = {n};
+    const uint32_t shape[2] = {n / 100, 100};
+    const uint32_t rev[2] = {1, n / 100};
+    tensor_set(&in, BITCTS_DT_UINT8, strided ? 2 : 1, strided ? shape : flat, strided ? rev : NULL,
+               0);
+    tensor_set(&out, BITCTS_DT_UINT8, strided ? 2 : 1, strided ? shape : flat, NULL, 0);
+    bitcts_abi_tensor ins[1] = {in.t};
+    const bitcts_abi_operator_desc desc = {sizeof desc, BITCTS_OP_BIT_NOT, 1u, 0, ins, &out.t};
+    void *handle = NULL;
+    CHECK_EQ_U64(table->operator_create(inst, &desc, &handle), BITCTS_ABI_OK);
+    return handle;
+}
+
+static int32_t run_batched(void *inst, void *handle, const void *const *inputs, void *po)
+{
+    const bitcts_abi_batch_ext *ext = batch_ext();
+    if (batch_mode == 1) {
+        bitcts_abi_batch_item one = {sizeof one, -1, handle, inputs, po};
+        CHECK_EQ_U64(ext->execute_batch(inst, 1, &one), BITCTS_ABI_OK);
+        return one.status;
+    }
+    uint8_t *x = malloc(DECOY_BYTES);
+    uint8_t *y = malloc(2 * (size_t)DECOY_BYTES);
+    void *decoys[2] = {decoy_create(inst, DECOY_BYTES, 0), decoy_create(inst, DECOY_BYTES, 1)};
+    CHECK(x != NULL && y != NULL);
+    if (x == NULL || y == NULL || decoys[0] == NULL || decoys[1] == NULL) {
+        free(x);
+        free(y);
+        return BITCTS_ABI_E_OUT_OF_MEMORY;
+    }
+    for (uint32_t i = 0; i < DECOY_BYTES; ++i) {
+        x[i] = (uint8_t)(i * 7u + 3u);
+    }
+    memset(y, 0x5A, 2 * (size_t)DECOY_BYTES);
+    const void *xin[1] = {x};
+    bitcts_abi_batch_item items[3] = {{sizeof items[0], -1, decoys[0], xin, y},
+                                      {sizeof items[0], -1, handle, inputs, po},
+                                      {sizeof items[0], -1, decoys[1], xin, y + DECOY_BYTES}};
+    CHECK_EQ_U64(ext->execute_batch(inst, 3, items), BITCTS_ABI_OK);
+    CHECK_EQ_U64(items[0].status, BITCTS_ABI_OK);
+    CHECK_EQ_U64(items[2].status, BITCTS_ABI_OK);
+    int right = 1;
+    for (uint32_t i = 0; i < DECOY_BYTES;
+         ++i) { /* NOT: y + x is 255; the view (r, c): x[r + c * rows] */
+        const uint32_t rows = DECOY_BYTES / 100;
+        right = right && y[i] + x[i] == 255 &&
+                y[DECOY_BYTES + i] + x[i / 100 + (i % 100) * rows] == 255;
+    }
+    CHECK(right);
+    table->operator_destroy(inst, decoys[0]);
+    table->operator_destroy(inst, decoys[1]);
+    free(x);
+    free(y);
+    return items[1].status;
+}
+
 /* Creates and runs one operator; returns the first failing status. */
 static int32_t run(void *inst, uint32_t op, const tensor *a, const tensor *b, const tensor *out,
                    const void *pa, const void *pb, void *po)
@@ -87,7 +162,8 @@ static int32_t run(void *inst, uint32_t op, const tensor *a, const tensor *b, co
         return rc;
     }
     const void *inputs[2] = {pa, pb};
-    rc = table->operator_execute(inst, handle, inputs, po);
+    rc = batch_mode != 0 ? run_batched(inst, handle, inputs, po)
+                         : table->operator_execute(inst, handle, inputs, po);
     table->operator_destroy(inst, handle);
     return rc;
 }
@@ -1490,6 +1566,31 @@ static void test_layouts(void *inst)
     test_grid_loops(inst);
 }
 
+/* The batch extension: every layout test through execute_batch, alone and between two decoys
+ * (one submission; with staging_mib=1, sub-batches of what fits and the tensor beyond 128 MiB
+ * alone, in pieces), and the faults with the statuses operator_execute gives. */
+static void test_batches(void)
+{
+    void *inst = NULL;
+    const char *small[2] = {"staging_mib", "1"};
+    for (int mode = 1; mode <= 2; ++mode) {
+        batch_mode = mode;
+        for (uint32_t pairs = 0; pairs <= 1; ++pairs) {
+            CHECK_EQ_U64(instance_with(small, pairs, &inst), BITCTS_ABI_OK);
+            if (inst != NULL) {
+                test_layouts(inst);
+                if (pairs == 1 && mode == 2) {
+                    test_huge(inst);
+                }
+                table->instance_destroy(inst);
+            }
+        }
+    }
+    batch_mode = 1;
+    test_faults();
+    batch_mode = 0;
+}
+
 int main(void)
 {
     test_divisor();
@@ -1588,6 +1689,7 @@ int main(void)
         test_huge(inst);
         table->instance_destroy(inst);
     }
+    test_batches();
     test_options();
     test_disabled_storage();
     test_faults();
