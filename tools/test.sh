@@ -3,8 +3,9 @@
 # The tests: everything CI runs (.ci/run), as lanes, each in its own build folder:
 #   default   -Werror build, every CTest test (fuzz replays over the committed corpus included)
 #   asan      AddressSanitizer + UndefinedBehaviorSanitizer build (halting on the first finding),
-#             the CTest suite but the slow CPU conformance runs and the lint; every process,
-#             worker processes included, reports into a folder that must stay empty
+#             the CTest tests that together reach the C the whole suite reaches (measured:
+#             tools/lane_coverage.py); every process, worker processes included, reports into a
+#             folder that must stay empty
 #   valgrind  memcheck over bitcts run --backend cpu:scalar and cpu:avx2, smoke tier, worker
 #             processes included, leaks checked
 #   tsan      ThreadSanitizer build: the threaded CPU backend (its unit test and bitcts run
@@ -65,40 +66,33 @@ lane_asan() {
     logs=$(cd build-asan && pwd)/sanitizer-logs
     rm -rf "$logs" && mkdir -p "$logs"
     local rc=0
-    # cpu_sweeps and cpu_variants (the CPU backend over every variant and 2^32 values, ~5 min
-    # unsanitized) are covered here by unit.cpu_backend's differential test of every variant;
-    # the default tier is exported once, by vectors.export_default (export_determinism builds
-    # bitcts again at -O0, which says nothing about this build).
-    # harness.hostile_plugins is not run here: its plugins crash on purpose and it asserts the
-    # signal each one dies of, which the sanitizer runtime turns into its own report and exit
-    # status 1 (even with handle_segv=0 in both option sets), and one limits the address space,
-    # leaving ASan's shadow memory no room. The harness meets crashing, hanging and aborting
-    # plugins here in harness.broken_plugins, harness.explore and harness.kill_resume.
-    # vulkan.gpu_run_quick and nightly.site (with nightly.chromium, which reads its site) test
-    # two scripts end to end (tools/gpu-run.sh, tools/nightly.py); the C they reach is run here
-    # by the tests of each command: conformance.vulkan and unit.vk_backend (the Vulkan backend,
-    # its timed executions included), cli.isolation and cli.bench_quick (sweep and bench),
-    # harness.resume_shard and harness.bad_input (shards and report merge),
-    # vectors.golden_verify (vectors verify). Under the sanitizers they repeated those commands
-    # for a third of the lane's time. cli.html_chromium, vectors.rebuild_from_docs,
-    # vectors.doc_claims and check.adapters_smoke spend their time in a browser and in Python
-    # (NumPy, the adapters); the C they reach (report rendering, export, list, check) is run
-    # here by unit.report, vectors.export_default, cli.options and check.results.
-    # harness.explore_plan runs the default tier through a plugin and explores cases twice to
-    # compare them, which harness.broken_plugins and harness.explore do here once.
-    # harness.explanations runs fifteen plugins to check the analysis's sentences: the analysis
-    # is unit.report_analysis's here, and every run writes the case descriptions it reads.
-    # harness.shard_engines reads engine variables and balances shards: unit.shard runs that C
-    # here, harness.resume_shard the runner's shard selection and report merge.
-    # harness.shrink_kinds asserts, like harness.hostile_plugins, the signal each hostile plugin
-    # dies of, which the sanitizer runtime turns into an exit; the shrinker's C runs here in
-    # harness.explore and unit.shrink_repro. harness.regressions_regenerate explores and shrinks
-    # for two minutes what harness.explore and harness.regressions run here once.
+    # The lane runs the suite's C under the sanitizers, not every test again: a test whose lines
+    # of C other tests reach here is left to the default lane. What stays covers every line of
+    # C that the whole suite reaches in this lane's former selection but 10 (measured with
+    # gcov, per test: docs/fuzzing.md, "The asan lane's selection"). Left out:
+    # - tests of scripts and of other builds, whose C the tests of each command run here:
+    #   conformance.cpu_sweeps and cpu_variants (the CPU backend over every variant and 2^32
+    #   values; unit.cpu_backend's differential test runs every variant), cli.export_determinism
+    #   (bitcts again at -O0), vulkan.gpu_run_quick (tools/gpu-run.sh), nightly.* (tools/
+    #   nightly.py), cli.html_chromium, vectors.rebuild_from_docs, vectors.doc_claims and
+    #   check.adapters_smoke (a browser, Python, the adapters), lint.*;
+    # - tests that assert the signal a plugin dies of or limit the address space, which the
+    #   sanitizer runtime turns into its own report and exit, or leaves no room for its shadow
+    #   memory: harness.hostile_plugins, harness.shrink_kinds, harness.batch_plugins (its
+    #   scenarios without a signal run here as harness.batch_plugins_no_signals);
+    # - end-to-end tests over whole tiers whose lines harness.sanitizer_paths reaches at a small
+    #   scale (every broken plugin, the report matrix, damaged result sets for check, explore
+    #   and shrink, vectors verify and regen, the command line's refusals):
+    #   harness.broken_plugins, harness.explore, harness.explore_plan, harness.explanations,
+    #   harness.kill_resume, harness.shard_engines, harness.regressions_regenerate,
+    #   cli.options, check.results, conformance.vulkan (unit.vk_backend runs the backend's C
+    #   here, batches included), vectors.golden_verify, vectors.mixed_broken_plugins and
+    #   vectors.export_default (a fixture: what needs it pulls it in).
     (cd build-asan &&
         ASAN_OPTIONS="log_path=$logs/asan:detect_leaks=1:abort_on_error=0:strict_string_checks=1" \
         UBSAN_OPTIONS="log_path=$logs/ubsan:print_stacktrace=1:halt_on_error=1" \
         ctest --output-on-failure -j"$ctest_jobs" --timeout 1800 \
-            -E '^(conformance\.cpu_sweeps|conformance\.cpu_variants|cli\.export_determinism|cli\.html_chromium|harness\.hostile_plugins|harness\.explore_plan|harness\.explanations|harness\.shard_engines|harness\.shrink_kinds|harness\.regressions_regenerate|vulkan\.gpu_run_quick|vectors\.(rebuild_from_docs|doc_claims)|check\.adapters_smoke|nightly\..*|lint\..*)$') ||
+            -E '^(conformance\.(cpu_sweeps|cpu_variants|vulkan)|cli\.(export_determinism|html_chromium|options)|harness\.(hostile_plugins|batch_plugins|shrink_kinds|broken_plugins|explore|explore_plan|explanations|kill_resume|shard_engines|regressions_regenerate)|vulkan\.gpu_run_quick|vectors\.(rebuild_from_docs|doc_claims|golden_verify|mixed_broken_plugins|export_default)|check\.(results|adapters_smoke)|nightly\..*|lint\..*)$') ||
         rc=1
     if compgen -G "$logs/*" >/dev/null; then
         echo "asan lane: sanitizer reports:"
