@@ -119,13 +119,15 @@ static uint32_t consumer_sdk_tour(void)
           BITCTS_ABI_MINOR(BITCTS_ABI_VERSION(1, 0)) + BITCTS_ABI_VERSION_1_0 +
           (uint32_t)sizeof(BITCTS_VERSION_STRING) + (uint32_t)sizeof(BITCTS_PLUGIN_ENTRY_NAME) +
           (uint32_t)sizeof(BITCTS_ABI_EXT_STREAM) + (uint32_t)sizeof(BITCTS_ABI_EXT_DEVICE_TIMING) +
-          BITCTS_ABI_COPY_API + BITCTS_ABI_COPY_KERNEL + BITCTS_ABI_CAP_IN_PLACE;
+          (uint32_t)sizeof(BITCTS_ABI_EXT_BATCH_EXECUTE) + BITCTS_ABI_COPY_API +
+          BITCTS_ABI_COPY_KERNEL + BITCTS_ABI_CAP_IN_PLACE;
     sum =
         sum * 31u +
         (uint32_t)(sizeof(bitcts_abi_tensor) + sizeof(bitcts_abi_operator_desc) +
                    sizeof(bitcts_abi_op_caps) + sizeof(bitcts_abi_caps) + sizeof(bitcts_abi_host) +
                    sizeof(bitcts_abi_create_info) + sizeof(bitcts_abi_stream_ext) +
                    sizeof(bitcts_plugin_table) + sizeof(bitcts_abi_device_timing_ext) +
+                   sizeof(bitcts_abi_batch_ext) + sizeof(bitcts_abi_batch_item) +
                    sizeof(bitcts_plugin_negotiation) + sizeof(bitcts_plugin_negotiate_fn));
     return sum;
 }
