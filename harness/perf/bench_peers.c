@@ -198,7 +198,11 @@ static int build_argv(peer_run *pr, char *store, size_t cap)
 static void explain_end(bitcts_bench_peer *p, const bitcts_supervise_result *sv, double timeout)
 {
     char how[700];
-    if (sv->timed_out || (sv->exited && WIFSIGNALED(sv->status) && sv->interrupted)) {
+    if (sv->over_budget) {
+        snprintf(how, sizeof how,
+                 "stopped at the end of its share of the time budget; rows it had not timed are "
+                 "not measured");
+    } else if (sv->timed_out || (sv->exited && WIFSIGNALED(sv->status) && sv->interrupted)) {
         snprintf(how, sizeof how, "no result within %.0f s; the Python process was killed",
                  timeout);
     } else if (sv->exited && WIFEXITED(sv->status) && WEXITSTATUS(sv->status) == 127) {
@@ -237,15 +241,20 @@ static void run_peer(const bitcts_bench_config *cfg, bitcts_bench_result *r, int
         return;
     }
     const double timeout = cfg->peer_timeout_s > 0 ? cfg->peer_timeout_s : 120;
-    const bitcts_supervise_config sv_cfg = {.timeout_s = timeout,
-                                            .lines_are_progress = 1,
-                                            .on_line = peer_line,
-                                            .user = &pr,
-                                            .interrupted = cfg->interrupted};
+    /* Within a budget the script paces its jobs itself; its start (the interpreter, the
+     * libraries, the buffers) is not paced, so the process ends at its share plus a grace. */
+    const double grace = budget_s > 0 ? 2 + 0.05 * budget_s : 0;
+    const bitcts_supervise_config sv_cfg = {
+        .timeout_s = timeout,
+        .lines_are_progress = 1,
+        .on_line = peer_line,
+        .user = &pr,
+        .interrupted = cfg->interrupted,
+        .end_at = budget_s > 0 ? bitcts_clock_now() + budget_s + grace : 0};
     bitcts_supervise_result sv;
     if (bitcts_supervise_run(&sv_cfg, peer_main, &pr, &sv, err, sizeof err) != 0) {
         add_note(p, err);
-    } else if (!p->present || sv.timed_out) {
+    } else if (!p->present || sv.timed_out || sv.over_budget) {
         explain_end(p, &sv, timeout);
     }
     if (p->note[0] == '\0' && !p->present) {

@@ -229,13 +229,21 @@ static void watch(supervisor *s)
             s->r->interrupted = 1;
             bitcts_child_kill(&s->c, now);
         }
+        if (s->c.killed_at == 0 && s->cfg->end_at > 0 && now >= s->cfg->end_at) {
+            s->r->over_budget = 1;
+            bitcts_child_kill(&s->c, now);
+        }
         if (bitcts_child_enforce(&s->c, now)) {
             s->r->timed_out = 1;
             s->r->killed_for = s->c.killed_for;
             s->r->deadline_s = s->c.deadline_s;
             s->r->state = s->c.state;
         }
-        wait_for_child(s, s->c.killed_at > 0 ? 0.01 : bitcts_child_left(&s->c, now));
+        double wait = s->c.killed_at > 0 ? 0.01 : bitcts_child_left(&s->c, now);
+        if (s->c.killed_at == 0 && s->cfg->end_at > 0 && s->cfg->end_at - now < wait) {
+            wait = s->cfg->end_at - now;
+        }
+        wait_for_child(s, wait);
     }
 }
 

@@ -47,6 +47,8 @@ typedef struct bitcts_supervise_config {
     int (*on_line)(void *user, char *line);
     void *user;
     volatile sig_atomic_t *interrupted; /* set (by a signal handler) to stop; or NULL */
+    double end_at; /* a command's time budget: the child is killed at this bitcts_clock_now()
+                    * time, whatever its phase (0: none) */
 } bitcts_supervise_config;
 
 /** How the child ended, and what it left. */
@@ -61,6 +63,7 @@ typedef struct bitcts_supervise_result {
     int foreign;       /* the child marked no phase (cfg.lines_are_progress) */
     char state;        /* the child's state in /proc when it was killed (T: stopped, R, S, D) */
     int interrupted;   /* killed because cfg->interrupted was set */
+    int over_budget;   /* killed at cfg->end_at */
     uint64_t garbage;  /* channel lines without the nonce, or that on_line refused */
     char kept_phase;   /* a phase after which the child had a process of its own running */
     int64_t kept_call; /* and its call */

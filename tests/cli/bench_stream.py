@@ -9,7 +9,11 @@ finishes"): no timing is asserted, only what the output and the JSON say.
 2. The budget: --budget-s 0.1 over 64 MiB tensors (seconds of work on any machine) ends with
    exit code 1, "NOT MEASURED" naming rows, and a JSON whose not_measured lists exactly the rows
    without figures (measured false, check "-", a note), complete false.
-3. Large rows are checked on a sample (over 64 MiB per input, the reference checking): a plugin that flips one output
+3. A peer's process ends at its share of the budget: a peers script that sends nothing for
+   ten minutes (its start never done) is killed at the end of its share of --budget-s 3, the
+   bench exits and names why the peer timed nothing (without the budget's end it would wait for
+   the peer's 120 s of silence, a note of its own).
+4. Large rows are checked on a sample (over 64 MiB per input, the reference checking): a plugin that flips one output
    byte, or one input byte, is still caught (WRONG, INPUT), the note naming the bands.
 
 usage: bench_stream.py BITCTS PLUGIN_DIR WORK_DIR"""
@@ -17,6 +21,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 FAILURES = []
 
@@ -28,7 +33,11 @@ def expect(cond, what):
 
 
 def probe(argv):
-    """Run by the bench as its peers script: record what the bench had written, time nothing."""
+    """Run by the bench as its peers script: record what the bench had written, time nothing;
+    or (BENCH_STREAM_SILENT) say nothing for ten minutes."""
+    if os.environ.get("BENCH_STREAM_SILENT"):
+        time.sleep(600)
+        return 0
     fd = int(argv[argv.index("--fd") + 1])
     prefix = argv[argv.index("--prefix") + 1]
     seen = {"stdout": open(os.environ["BENCH_STREAM_STDOUT"], encoding="utf-8").read()}
@@ -100,6 +109,21 @@ def budget(bitcts, work):
     expect(all(r["reps"] >= 1 for r in rows if r["measured"]), "measured rows have reps")
 
 
+def peer_budget(bitcts, work):
+    js = os.path.join(work, "peer-budget.json")
+    env = dict(os.environ, BENCH_STREAM_SILENT="1")
+    rc, text = run([bitcts, "bench", "--quick", "--ops", "not", "--layouts", "packed",
+                    "--budget-s", "3", "--peers", "numpy", "--python", sys.executable,
+                    "--peers-script", os.path.abspath(__file__), "--json", js],
+                   os.path.join(work, "peer-budget.txt"), env)
+    doc = json.load(open(js, encoding="utf-8"))
+    numpy = [p for p in doc["peers"] if p["name"] == "numpy"]
+    expect(len(numpy) == 1 and not numpy[0]["present"] and
+           "stopped at the end of its share of the time budget" in numpy[0]["note"],
+           "a silent peer is stopped at its share of the budget (exit %d, %s)" %
+           (rc, numpy[0]["note"] if numpy else "no numpy entry"))
+
+
 def sampled(bitcts, plugins):
     cases = (("wrong_byte", "WRONG: operator_execute (timed call 1 of 1): 1 of 68157440 output "
                             "bytes (", "bytes checked in 64 bands of rows)"),
@@ -125,6 +149,7 @@ def main(argv):
     os.makedirs(work, exist_ok=True)
     streaming(bitcts, work)
     budget(bitcts, work)
+    peer_budget(bitcts, work)
     sampled(bitcts, plugins)
     print("%d failures" % len(FAILURES))
     return 1 if FAILURES else 0
