@@ -38,43 +38,41 @@ static VkDeviceSize vk_batch_round(VkDeviceSize x, VkDeviceSize to)
     return (x + to - 1) / to * to;
 }
 
-/* Where an item's operands go, relative to the sub-batch's running offset `at`: the output's
- * region, an input's (an aliased input shares the output's), the parameters'. */
+/* Where an item's operands go, relative to the sub-batch's running offset `at`: a region of the
+ * batch slot for each slot operator_execute would use (bitcts__vk_exec_transfers decides what
+ * goes up and down), in slot order: the output's, the inputs' (an aliased input shares the
+ * output's, B of a unary operator is A), the parameters'. */
 static void vk_batch_layout(const bitcts_abi_batch_item *item, VkDeviceSize at, vk_batch_place *pl)
 {
-    const bitcts__vk_operator *op = item->op;
-    const bitcts__vk_plan *p = &op->plan;
+    const bitcts__vk_plan *p = &((const bitcts__vk_operator *)item->op)->plan;
+    bitcts__vk_exec_io io;
+    bitcts__vk_exec_transfers(item->op, item->inputs, item->output, &io);
     const VkDeviceSize start = at;
-    memset(pl, 0, sizeof *pl);
-    pl->region[BITCTS__VK_OUT] = at;
+    VkDeviceSize region[BITCTS__VK_SLOT_PARAMS + 1];
+    region[BITCTS__VK_SLOT_OUT] = at;
     at += vk_batch_round(p->span[BITCTS__VK_OUT] + 1, VK_BATCH_GRANULE);
-    int aliased = 0;
-    for (uint32_t k = 0; k < p->input_count; ++k) {
-        if (item->inputs[k] == item->output) {
-            pl->region[1 + k] = pl->region[BITCTS__VK_OUT];
-            aliased = 1;
-            continue;
+    region[BITCTS__VK_SLOT_A] = region[BITCTS__VK_SLOT_B] = region[BITCTS__VK_SLOT_OUT];
+    region[BITCTS__VK_SLOT_PARAMS] = VK_WHOLE_SIZE;
+    for (uint32_t i = 0; i < io.n_up; ++i) {
+        const uint32_t slot = io.up[i].slot;
+        if (slot != BITCTS__VK_SLOT_OUT) { /* inputs padded as slots are; parameters exact */
+            region[slot] = at;
+            at +=
+                vk_batch_round(io.up[i].bytes + (slot != BITCTS__VK_SLOT_PARAMS), VK_BATCH_GRANULE);
         }
-        pl->region[1 + k] = at;
-        pl->up[pl->n_up++] =
-            (vk_batch_move){(void *)(uintptr_t)item->inputs[k], at, p->span[1 + k]};
-        at += vk_batch_round(p->span[1 + k] + 1, VK_BATCH_GRANULE);
+        if (slot == BITCTS__VK_SLOT_A && p->input_count == 1) {
+            region[BITCTS__VK_SLOT_B] = region[BITCTS__VK_SLOT_A];
+        }
     }
-    if (p->input_count == 1) {
-        pl->region[BITCTS__VK_B] = pl->region[BITCTS__VK_A];
+    memset(pl, 0, sizeof *pl);
+    for (uint32_t k = 0; k < 3; ++k) {
+        pl->region[k] = region[io.operand_slot[k]];
     }
-    if (aliased || !p->out_dense) { /* as operator_execute: the output's own bytes go up */
-        pl->up[pl->n_up++] =
-            (vk_batch_move){item->output, pl->region[BITCTS__VK_OUT], p->span[BITCTS__VK_OUT]};
+    pl->params = region[BITCTS__VK_SLOT_PARAMS];
+    for (uint32_t i = 0; i < io.n_up; ++i) {
+        pl->up[pl->n_up++] = (vk_batch_move){io.up[i].host, region[io.up[i].slot], io.up[i].bytes};
     }
-    pl->params = VK_WHOLE_SIZE;
-    if (op->params_words > 0) {
-        pl->params = at;
-        pl->up[pl->n_up++] =
-            (vk_batch_move){(void *)(uintptr_t)op->params, at, op->params_words * sizeof(uint32_t)};
-        at += vk_batch_round(op->params_words * sizeof(uint32_t), VK_BATCH_GRANULE);
-    }
-    pl->down = (vk_batch_move){item->output, pl->region[BITCTS__VK_OUT], p->span[BITCTS__VK_OUT]};
+    pl->down = (vk_batch_move){io.down[0].host, region[io.down[0].slot], io.down[0].bytes};
     pl->slot_bytes = at - start;
     pl->staging_bytes = vk_batch_round(pl->down.bytes, 16);
     for (uint32_t i = 0; i < pl->n_up; ++i) {

@@ -214,9 +214,8 @@ void bitcts__vk_record_dispatch(bitcts__vk_instance *inst, const bitcts__vk_oper
                                   params->buffer != VK_NULL_HANDLE ? params->address : addr[1]);
 }
 
-/* The slots of an execution's operands and its transfers. */
-static void vk_exec_transfers(const bitcts__vk_operator *op, const void *const *inputs,
-                              void *output, bitcts__vk_exec_io *io)
+void bitcts__vk_exec_transfers(const bitcts__vk_operator *op, const void *const *inputs,
+                               void *output, bitcts__vk_exec_io *io)
 {
     const bitcts__vk_plan *p = &op->plan;
     uint32_t *operand_slot = io->operand_slot;
@@ -252,7 +251,7 @@ static void vk_exec_transfers(const bitcts__vk_operator *op, const void *const *
 int32_t bitcts__vk_exec_prepare(bitcts__vk_instance *inst, const bitcts__vk_operator *op,
                                 const void *const *inputs, void *output, bitcts__vk_exec_io *io)
 {
-    vk_exec_transfers(op, inputs, output, io);
+    bitcts__vk_exec_transfers(op, inputs, output, io);
     int32_t rc = bitcts__vk_slot_reserve(inst, BITCTS__VK_SLOT_OUT, op->plan.span[BITCTS__VK_OUT]);
     for (uint32_t i = 0; i < io->n_up && rc == BITCTS_ABI_OK; ++i) {
         rc = bitcts__vk_slot_reserve(inst, io->up[i].slot, io->up[i].bytes);

@@ -377,6 +377,11 @@ typedef struct bitcts__vk_exec_io {
     uint32_t n_down;
 } bitcts__vk_exec_io;
 
+/** The slots of an execution's operands and its transfers: which bytes go up (the inputs, the
+ * output's own bytes when they hold an input or padding, the parameters) and come down. */
+void bitcts__vk_exec_transfers(const bitcts__vk_operator *op, const void *const *inputs,
+                               void *output, bitcts__vk_exec_io *io);
+
 /** Fills io for an execution of op and grows every slot its transfers and the plan touch.
  * @return BITCTS_ABI_OK or the status of a slot that could not grow. */
 int32_t bitcts__vk_exec_prepare(bitcts__vk_instance *inst, const bitcts__vk_operator *op,
