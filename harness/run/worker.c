@@ -418,6 +418,28 @@ static void check_second_pass(const bitcts_compare_args *args, const uint8_t *fi
     }
 }
 
+/* A pass's judgement of one case's output: the first pass compares it with the reference, the
+ * second with the first pass's bytes. @return BITCTS_OK, or the comparison's status (out of
+ * memory). */
+static int judge_pass(const bitcts_case_buffers *x, const bitcts_op_desc *desc, int recorded,
+                      uint8_t *guards, const uint8_t *first_out, uint32_t pass,
+                      bitcts_case_result *r)
+{
+    bitcts_compare_args args;
+    bitcts_case_buffers_compare_args(x, desc, recorded, guards, &args);
+    if (pass == 1) {
+        check_second_pass(&args, first_out, r);
+        return BITCTS_OK;
+    }
+    return bitcts_compare_case(&args, r);
+}
+
+/* Whether a case's verdict is final after a pass: a failure, or the harness's own error. */
+static int case_settled(const bitcts_case_result *r)
+{
+    return bitcts_verdict_is_failure(r->verdict) || r->verdict == BITCTS_VERDICT_INTERNAL_ERROR;
+}
+
 /* Two passes with complementary guards and two poisons; the verdict of the first failing one. */
 static void run_passes(worker *w, size_t idx, const bitcts_case_data *d, bitcts_case_buffers *x,
                        int recorded, bitcts_case_result *r)
@@ -441,15 +463,10 @@ static void run_passes(worker *w, size_t idx, const bitcts_case_data *d, bitcts_
             backend_status(w, k, st, call, r);
             break;
         }
-        bitcts_compare_args args;
-        bitcts_case_buffers_compare_args(x, &d->desc, recorded, guards, &args);
-        if (pass == 1) {
-            check_second_pass(&args, first_out, r);
-        } else if (bitcts_compare_case(&args, r) != BITCTS_OK) {
+        if (judge_pass(x, &d->desc, recorded, guards, first_out, pass, r) != BITCTS_OK) {
             out_of_memory(w, "comparing the output", r);
         }
-        if (bitcts_verdict_is_failure(r->verdict) || r->verdict == BITCTS_VERDICT_INTERNAL_ERROR ||
-            w->damaged) {
+        if (case_settled(r) || w->damaged) {
             break;
         }
         memcpy(first_out, x->out, out_bytes);
@@ -764,28 +781,27 @@ static int batch_pass(worker *w, uint32_t n, uint32_t pass, char *why, size_t ca
     for (uint32_t j = 0; j < m && !bad; ++j) {
         const batch_case *c = &b->cases[b->where[j]];
         bad = b->items[j].status != BITCTS_ABI_OK;
-        snprintf(why, cap, "returned status %d for case %zu", b->items[j].status, c->idx);
-        if (!bad && bitcts_lent_desc_changed(&b->lents[b->where[j]], "execute_batch", w->violation,
-                                             sizeof w->violation)) {
+        if (bad) {
+            snprintf(why, cap, "returned status %d for case %zu", b->items[j].status, c->idx);
+        } else if (bitcts_lent_desc_changed(&b->lents[b->where[j]], "execute_batch", w->violation,
+                                            sizeof w->violation)) {
             bad = 1;
             snprintf(why, cap, "changed the description of case %zu: %s", c->idx, w->violation);
         }
     }
     for (uint32_t j = 0; j < m && !bad; ++j) {
         batch_case *c = &b->cases[b->where[j]];
-        bitcts_compare_args args;
         worker_case = (long)c->idx;
         send_mark('C', (long)c->idx);
-        bitcts_case_buffers_compare_args(&c->x, &c->data.desc, c->recorded, c->guards, &args);
-        if (pass == 1) {
-            check_second_pass(&args, c->first_out, &c->r);
-        } else {
+        if (pass == 0) {
             c->r.duration_ms = ms;
-            bad = bitcts_compare_case(&args, &c->r) != BITCTS_OK;
+        }
+        bad = judge_pass(&c->x, &c->data.desc, c->recorded, c->guards, c->first_out, pass, &c->r) !=
+              BITCTS_OK;
+        if (bad) {
             snprintf(why, cap, "left the harness no memory to compare case %zu", c->idx);
         }
-        c->settled = bitcts_verdict_is_failure(c->r.verdict) ||
-                     c->r.verdict == BITCTS_VERDICT_INTERNAL_ERROR;
+        c->settled = case_settled(&c->r);
         if (!c->settled && !bad) {
             memcpy(c->first_out, c->x.out, (size_t)c->x.out_bytes);
         }
