@@ -53,8 +53,8 @@ void bitcts__slot_observe(worker_slot *w)
 static void batch_to_solo(worker_slot *w)
 {
     for (size_t i = 0; w->batched != NULL && i < w->batch.count; ++i) {
-        if (w->batched[i] == 1 && !w->ended[i]) {
-            w->batched[i] = 2;
+        if (w->batched[i] == BITCTS__SLOT_IN_CALL && !w->ended[i]) {
+            w->batched[i] = BITCTS__SLOT_SOLO;
         }
     }
 }
@@ -64,7 +64,7 @@ static void batch_to_solo(worker_slot *w)
  * run alone. The first result after the call decides for all of them. */
 static int batch_tainted(worker_slot *w, long pos)
 {
-    if (w->batched[pos] == 1 && w->garbage_batch != UINT64_MAX) {
+    if (w->batched[pos] == BITCTS__SLOT_IN_CALL && w->garbage_batch != UINT64_MAX) {
         if (w->c.sb.garbage > w->garbage_batch) {
             snprintf(w->batch_end, sizeof w->batch_end,
                      "the backend wrote %llu lines to the harness's result channel during it",
@@ -74,7 +74,7 @@ static int batch_tainted(worker_slot *w, long pos)
         }
         w->garbage_batch = UINT64_MAX;
     }
-    return w->batched[pos] == 2;
+    return w->batched[pos] == BITCTS__SLOT_SOLO;
 }
 
 /* An M line: the cases of the batched call the worker is about to make. */
@@ -88,7 +88,7 @@ static void take_batch(worker_slot *w, const char *list)
         }
         const long pos = batch_position(w, (size_t)idx);
         if (pos >= 0 && !w->ended[pos]) {
-            w->batched[pos] = 1;
+            w->batched[pos] = BITCTS__SLOT_IN_CALL;
         }
     }
     w->garbage_batch = w->c.sb.garbage;
@@ -282,7 +282,7 @@ static size_t requeue_solo(run_state *s, worker_slot *w, const char *how)
     size_t n = 0;
     size_t *items = malloc((w->batch.count + 1) * sizeof *items);
     for (size_t i = 0; items != NULL && w->batched != NULL && i < w->batch.count; ++i) {
-        if (w->batched[i] == 2 && !w->ended[i]) {
+        if (w->batched[i] == BITCTS__SLOT_SOLO && !w->ended[i]) {
             items[n++] = w->batch.items[i];
             w->ended[i] = 1;
         }
@@ -310,7 +310,7 @@ static void settle_batched(run_state *s, worker_slot *w)
     }
     batch_to_solo(w);
     const long pos = w->current >= 0 ? batch_position(w, (size_t)w->current) : -1;
-    if (pos >= 0 && w->batched[pos] == 2) {
+    if (pos >= 0 && w->batched[pos] == BITCTS__SLOT_SOLO) {
         w->current = -1;
     }
     w->requeue_begun = 1;

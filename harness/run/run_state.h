@@ -30,6 +30,9 @@ typedef struct run_batch {
                         * happened to the call (a warning on each case), owned; else NULL */
 } run_batch;
 
+#define BITCTS__SLOT_IN_CALL 1u
+#define BITCTS__SLOT_SOLO 2u
+
 typedef struct worker_slot {
     bitcts_child c;        /* the worker process, its phase and deadline */
     bitcts_worker_job job; /* read by the child after the fork */
@@ -46,9 +49,10 @@ typedef struct worker_slot {
     char refusal[1100];    /* an S line's text */
     int refusal_status;
     json_t *identity; /* the probe's R */
-    /* --batch-cases: per batch item, 1 while the case is in the worker's batched call (its M
-     * line), 2 when it is to run again alone (the call went wrong, or lines that are not the
-     * harness's came during it); garbage_batch is sb.garbage when the M line came */
+    /* --batch-cases: per batch item, BITCTS__SLOT_IN_CALL while the case is in the worker's
+     * batched call (its M line), BITCTS__SLOT_SOLO when it is to run again alone (the call went
+     * wrong, or lines that are not the harness's came during it), else 0; garbage_batch is
+     * sb.garbage when the M line came */
     unsigned char *batched;
     uint64_t garbage_batch;
     char batch_end[600]; /* why the worker gave its batched call's cases back (a U line) */
