@@ -19,7 +19,9 @@ Runs every test once, one at a time (about as long as the default lane on one co
 import argparse
 import glob
 import json
+import linecache
 import os
+import shutil
 import subprocess
 import sys
 
@@ -73,7 +75,7 @@ def tests_of(dirname, exclude, select=""):
 
 def lines_of(dirname, shim, test):
     prefix = os.path.join(dirname, "coverage", test)
-    subprocess.run(["rm", "-rf", prefix], check=True)
+    shutil.rmtree(prefix, ignore_errors=True)
     env = dict(os.environ, GCOV_PREFIX=prefix, LD_PRELOAD=shim)
     p = subprocess.run(["ctest", "-R", "^%s$" % test.replace(".", r"\."), "--timeout", "1800"],
                        cwd=dirname, env=env, capture_output=True, text=True)
@@ -113,7 +115,8 @@ def main():
     drop = [t for t in a.drop.split(",") if t]
     extra = [t for t in a.extra.split(",") if t]
     tests = tests_of(a.build, a.exclude, a.select)
-    unknown = [t for t in drop + extra if t not in tests_of(a.build, "")]
+    every = tests_of(a.build, "")
+    unknown = [t for t in drop + extra if t not in every]
     if unknown:
         sys.exit("lane_coverage: no such test: %s" % ", ".join(unknown))
     per = {}
@@ -127,8 +130,7 @@ def main():
           "reaches" % (len(selection), ", ".join(drop) or "nothing", ", ".join(extra) or "nothing",
                        len(lost)))
     for f, n in lost:
-        with open(f, errors="replace") as src:
-            text = src.readlines()[n - 1].strip()
+        text = linecache.getline(f, n).strip()
         print("  %s:%d: %s" % (os.path.relpath(f, ROOT), n, text[:100]))
 
 
