@@ -10,7 +10,8 @@
 #   valgrind  memcheck over bitcts run --backend cpu:scalar and cpu:avx2, smoke tier, worker
 #             processes included, leaks checked
 #   tsan      ThreadSanitizer build: the threaded CPU backend (its unit test and bitcts run
-#             --threads 4 over tensors large enough to be split)
+#             --threads 4 over tensors large enough to be split) and the cases built ahead (their
+#             unit test and a run of a batching plugin)
 # docs/fuzzing.md describes the lanes and their times.
 # Usage: tools/test.sh [--lane default|asan|valgrind|tsan]...   (no --lane: all of them)
 set -euo pipefail
@@ -134,15 +135,17 @@ lane_valgrind() {
     return $rc
 }
 
-# The harness forks its workers before any thread exists; the pool's threads live in the
-# workers (and in the unit test).
+# The harness forks its workers before any thread exists; the threads live in the workers (the
+# CPU backend's pool, the thread that builds a device or batching backend's cases ahead) and in
+# the unit tests.
 lane_tsan() {
-    # Only the threaded code is instrumented: the CPU backend (its pool and kernels) and its
-    # unit test. The harness around it is single-threaded in every process, so it has no race
-    # to find, and instrumented it took most of the lane's time.
+    # Only the threaded code is instrumented: the CPU backend (its pool and kernels), the run
+    # room (the worker and the cases built ahead) and their unit tests. The rest of the harness
+    # runs on one thread in every process, and instrumented it took most of the lane's time.
     configure build-tsan -DBITCTS_SANITIZE=thread -DBITCTS_ENABLE_VULKAN=OFF \
-        "-DBITCTS_SANITIZE_TARGETS=bitcts_backend_cpu;cpu_backend_test"
-    cmake --build build-tsan -j"$jobs" --target bitcts cpu_backend_test
+        "-DBITCTS_SANITIZE_TARGETS=bitcts_backend_cpu;cpu_backend_test;bitcts_harness_run;worker_prefetch_test"
+    cmake --build build-tsan -j"$jobs" --target bitcts cpu_backend_test worker_prefetch_test \
+        bitcts_batch_none
     local rc=0 unit
     export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
     # The two at once: the unit test is mostly one thread, the run four.
@@ -151,6 +154,12 @@ lane_tsan() {
     build-tsan/bitcts run --backend cpu --threads 4 --jobs 1 --tier large --filter '*.large_*' \
         --timeout 300 --report build-tsan/tsan-report --quiet || { echo "tsan lane: bitcts run failed"; rc=1; }
     wait "$unit" || { echo "tsan lane: cpu_backend_test failed:"; tail -n 40 build-tsan/cpu_backend_test.log; rc=1; }
+    # A batching plugin: its workers build cases ahead on a second thread.
+    build-tsan/tests/worker_prefetch_test >build-tsan/worker_prefetch_test.log 2>&1 ||
+        { echo "tsan lane: worker_prefetch_test failed:"; tail -n 40 build-tsan/worker_prefetch_test.log; rc=1; }
+    build-tsan/bitcts run --backend build-tsan/tests/plugins/libbitcts_batch_none.so --jobs 2 \
+        --tier smoke --timeout 300 --report build-tsan/tsan-batch-report --quiet ||
+        { echo "tsan lane: bitcts run of a batching plugin failed"; rc=1; }
     unset TSAN_OPTIONS
     return $rc
 }

@@ -33,6 +33,8 @@ int32_t BITCTS_PLUGIN_CALL bitcts_vulkan_negotiate(bitcts_plugin_negotiation *n)
  *   strided_unroll, packed_unroll, packed_threads, packed_chunk, tile_threads, max_groups:
  *                shader tuning
  *   loader       the Vulkan loader library to open (default libvulkan.so.1)
+ *   pipeline_cache  auto | off | DIR: the file of compiled pipelines kept across processes
+ *                (auto: $XDG_CACHE_HOME/bitcts, else $HOME/.cache/bitcts; vk_pcache.c)
  * instance_create fails with BITCTS_ABI_E_NOT_SUPPORTED when there is no loader or no
  * usable device, explaining why through the host's log callback. */
 

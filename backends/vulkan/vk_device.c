@@ -414,6 +414,9 @@ int32_t bitcts__vk_device_create(bitcts__vk_instance *inst, char *err, size_t ca
     if (rc == BITCTS_ABI_OK) {
         rc = vk_create_device(inst, err, cap);
     }
+    if (rc == BITCTS_ABI_OK) {
+        bitcts__vk_pcache_open(inst);
+    }
     pthread_mutex_unlock(&vk_loader_lock);
     if (rc == BITCTS_ABI_OK) {
         rc = vk_create_objects(inst, err, cap);
@@ -434,6 +437,7 @@ void bitcts__vk_device_destroy(bitcts__vk_instance *inst)
     if (usable) {
         inst->vk.vkDeviceWaitIdle(inst->device);
         bitcts__vk_pipelines_destroy(inst);
+        bitcts__vk_pcache_close(inst);
         for (uint32_t i = 0; i < BITCTS__VK_SLOT_COUNT; ++i) {
             bitcts__vk_buffer_destroy(inst, &inst->slots[i]);
         }

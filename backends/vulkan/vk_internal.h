@@ -36,21 +36,22 @@ extern "C" {
 #define BITCTS__VK_DEVICE_AUTO (-1)
 
 typedef struct bitcts__vk_options {
-    int32_t device;          /* index, or BITCTS__VK_DEVICE_AUTO */
-    uint32_t timeout_ms;     /* deadline of one submission */
-    uint32_t validation;     /* 1: VK_LAYER_KHRONOS_validation with a debug messenger */
-    uint32_t fault;          /* BITCTS__VK_FAULT_* */
-    uint32_t disable;        /* BITCTS__VK_DISABLE_* */
-    uint32_t path;           /* BITCTS__VK_PATH_* */
-    uint32_t staging_mib;    /* largest staging buffer; larger transfers go in pieces */
-    uint32_t unroll;         /* the strided shader's elements per invocation and pass: 1-8 */
-    uint32_t packed_unroll;  /* the packed shader's chunks per invocation and pass: 1-4 */
-    uint32_t tile_threads;   /* the tile shaders' workgroup: 256, 512, 1024, or 0 for auto */
-    uint32_t packed_threads; /* the packed shader's workgroup: 64-1024 (a power of 2), 0: auto */
-    uint32_t packed_chunk;   /* the packed shader's output bytes per chunk: 4, 8, 16, or 0: auto */
-    uint32_t max_groups;     /* bound of every grid, or 0 for auto (as large as the work) */
-    uint32_t timing_rounds;  /* most timed rounds a device-timing call runs, or 0 for auto */
-    char loader[256];        /* the Vulkan loader library to open */
+    int32_t device;           /* index, or BITCTS__VK_DEVICE_AUTO */
+    uint32_t timeout_ms;      /* deadline of one submission */
+    uint32_t validation;      /* 1: VK_LAYER_KHRONOS_validation with a debug messenger */
+    uint32_t fault;           /* BITCTS__VK_FAULT_* */
+    uint32_t disable;         /* BITCTS__VK_DISABLE_* */
+    uint32_t path;            /* BITCTS__VK_PATH_* */
+    uint32_t staging_mib;     /* largest staging buffer; larger transfers go in pieces */
+    uint32_t unroll;          /* the strided shader's elements per invocation and pass: 1-8 */
+    uint32_t packed_unroll;   /* the packed shader's chunks per invocation and pass: 1-4 */
+    uint32_t tile_threads;    /* the tile shaders' workgroup: 256, 512, 1024, or 0 for auto */
+    uint32_t packed_threads;  /* the packed shader's workgroup: 64-1024 (a power of 2), 0: auto */
+    uint32_t packed_chunk;    /* the packed shader's output bytes per chunk: 4, 8, 16, or 0: auto */
+    uint32_t max_groups;      /* bound of every grid, or 0 for auto (as large as the work) */
+    uint32_t timing_rounds;   /* most timed rounds a device-timing call runs, or 0 for auto */
+    char loader[256];         /* the Vulkan loader library to open */
+    char pipeline_cache[256]; /* auto, off, or the directory of the pipeline cache's file */
 } bitcts__vk_options;
 
 /** Parses create-info options; err names the bad key or value.
@@ -238,7 +239,10 @@ typedef struct bitcts__vk_instance {
     char info_api[24];
     char info_features[256];
     char info_count[16];
-    char info_memory[24]; /* MiB of the largest device-local heap */
+    char info_memory[24];   /* MiB of the largest device-local heap */
+    VkPipelineCache pcache; /* loaded from and saved to pcache_path, or VK_NULL_HANDLE */
+    size_t pcache_loaded;   /* bytes it was created with */
+    char pcache_path[320];  /* "" when there is no file (pipeline_cache=off) */
 } bitcts__vk_instance;
 
 /* ---- vk_device.c ---- */
@@ -252,6 +256,16 @@ int32_t bitcts__vk_device_create(bitcts__vk_instance *inst, char *err, size_t ca
 
 /** Releases everything bitcts__vk_device_create and later calls made; NULL handles are skipped. */
 void bitcts__vk_device_destroy(bitcts__vk_instance *inst);
+
+/* ---- vk_pcache.c ---- */
+
+/** Creates the instance's pipeline cache from its file when that holds data this backend wrote
+ * (under the loader's lock: it reads the device's properties). Best effort: no file, no cache. */
+void bitcts__vk_pcache_open(bitcts__vk_instance *inst);
+
+/** Writes the cache back when it grew (merged with the file's data, write then rename) and
+ * destroys it. */
+void bitcts__vk_pcache_close(bitcts__vk_instance *inst);
 
 /** BITCTS_ABI_E_BACKEND_FAILED with the first validation message when messages arrived
  * since the last check; BITCTS_ABI_OK otherwise. */

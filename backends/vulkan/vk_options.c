@@ -152,6 +152,16 @@ static int32_t vk_parse_one(const char *key, const char *value, bitcts__vk_optio
             return BITCTS_ABI_E_INVALID_ARGUMENT;
         }
         snprintf(o->loader, sizeof o->loader, "%s", value);
+    } else if (strcmp(key, "pipeline_cache") == 0) {
+        if ((value[0] != '/' && strcmp(value, "auto") != 0 && strcmp(value, "off") != 0) ||
+            strlen(value) >= sizeof o->pipeline_cache) {
+            snprintf(err, cap,
+                     "option pipeline_cache=%s: expected auto, off or an absolute directory of "
+                     "at most %zu bytes",
+                     value, sizeof o->pipeline_cache - 1);
+            return BITCTS_ABI_E_INVALID_ARGUMENT;
+        }
+        snprintf(o->pipeline_cache, sizeof o->pipeline_cache, "%s", value);
     } else if (strcmp(key, "fault") == 0) {
         return vk_parse_fault(value, o, err, cap);
     } else if (strcmp(key, "disable") == 0) {
@@ -160,7 +170,7 @@ static int32_t vk_parse_one(const char *key, const char *value, bitcts__vk_optio
         snprintf(err, cap,
                  "unknown option '%s' (known: device, timeout_ms, validation, fault, disable, "
                  "path, strided_unroll, packed_unroll, packed_threads, packed_chunk, "
-                 "tile_threads, max_groups, timing_rounds, staging_mib, loader)",
+                 "tile_threads, max_groups, timing_rounds, staging_mib, loader, pipeline_cache)",
                  key);
         return BITCTS_ABI_E_INVALID_ARGUMENT;
     }
@@ -178,6 +188,7 @@ int32_t bitcts__vk_options_parse(const bitcts_abi_create_info *info, bitcts__vk_
     o->packed_unroll = 1;
     o->tile_threads = 0; /* auto */
     snprintf(o->loader, sizeof o->loader, "%s", "libvulkan.so.1");
+    snprintf(o->pipeline_cache, sizeof o->pipeline_cache, "%s", "auto");
     if (info == NULL) {
         return BITCTS_ABI_OK;
     }

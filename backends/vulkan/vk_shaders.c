@@ -83,7 +83,7 @@ static int32_t vk_pipeline_create(bitcts__vk_instance *inst, const bitcts__vk_pi
         .layout = inst->layout,
     };
     const VkResult r =
-        inst->vk.vkCreateComputePipelines(inst->device, VK_NULL_HANDLE, 1, &info, NULL, out);
+        inst->vk.vkCreateComputePipelines(inst->device, inst->pcache, 1, &info, NULL, out);
     if (r != VK_SUCCESS) {
         *out = VK_NULL_HANDLE;
         return bitcts__vk_fail(inst, r, "vkCreateComputePipelines");

@@ -29,6 +29,7 @@
 #include "sigsafe.h"
 #include "validate.h"
 #include "worker.h"
+#include "worker_prefetch.h"
 
 /* What the fault handler needs: plain globals, one worker per process. */
 static int worker_chan = -1;
@@ -209,6 +210,7 @@ typedef struct worker {
     json_t *kept;               /* ... the result of the case, kept instead of sent */
     char start_error[1100];     /* ... why the backend did not start */
     struct worker_batch *batch; /* --batch-cases with a backend that batches, else NULL */
+    bitcts_prefetch *prefetch;  /* cases built ahead (a device backend, or batching), or NULL */
 } worker;
 
 /* The process's virtual size and resident set in MiB, from /proc/self/statm (0 when unknown). */
@@ -483,7 +485,8 @@ static void run_passes(worker *w, size_t idx, const bitcts_case_data *d, bitcts_
     free(first_out);
 }
 
-static void run_valid(worker *w, size_t idx, const bitcts_case_data *d, bitcts_case_result *r)
+static void run_valid(worker *w, size_t idx, const bitcts_case_data *d,
+                      const bitcts_case_expect *given, bitcts_case_result *r)
 {
     const bitcts_case_key *k = &w->job->plan->cases[idx];
     char why[160];
@@ -494,8 +497,8 @@ static void run_valid(worker *w, size_t idx, const bitcts_case_data *d, bitcts_c
     }
     const int recorded = bitcts_case_is_recorded(k);
     bitcts_case_buffers x;
-    const int prepared =
-        bitcts_case_buffers_prepare(d, recorded, idx, &w->pool, &x, r->detail, sizeof r->detail);
+    const int prepared = bitcts_case_buffers_prepare_given(d, recorded, idx, given, &w->pool, &x,
+                                                           r->detail, sizeof r->detail);
     if (prepared != 0) {
         bitcts_case_buffers_retire(&x);
         if (prepared == -1) {
@@ -591,15 +594,34 @@ static void case_end(worker *w, size_t idx, const bitcts_case_data *data, bitcts
     w->last_case = (long)idx;
 }
 
-static void run_case(worker *w, size_t idx)
+/* The case at job position pos (plan index idx) with its expected outputs when they were built
+ * ahead (`given` then points at them), else its data alone, built here. */
+static int case_data(worker *w, size_t pos, size_t idx, bitcts_prefetched *c,
+                     bitcts_case_expect *given, const bitcts_case_expect **use)
 {
+    *use = NULL;
+    if (w->prefetch != NULL && bitcts_prefetch_take(w->prefetch, pos, c)) {
+        *given = (bitcts_case_expect){c->expected, c->expected_mask};
+        *use = given;
+        return BITCTS_OK;
+    }
+    memset(c, 0, sizeof *c);
+    return bitcts_plan_case_data(w->job->plan, idx, w->job->seed, &c->data);
+}
+
+static void run_case(worker *w, size_t pos)
+{
+    const size_t idx = w->job->indices[pos];
     const bitcts_case_key *k = &w->job->plan->cases[idx];
     bitcts_case_result r;
     memset(&r, 0, sizeof r);
     r.verdict = BITCTS_VERDICT_INTERNAL_ERROR;
     case_begin(w, idx);
-    bitcts_case_data data;
-    const int st = bitcts_plan_case_data(w->job->plan, idx, w->job->seed, &data);
+    bitcts_prefetched pc;
+    bitcts_case_expect given;
+    const bitcts_case_expect *use = NULL;
+    const int st = case_data(w, pos, idx, &pc, &given, &use);
+    const bitcts_case_data *const data = &pc.data;
     if (w->claims[0] != '\0') { /* the backend is not asked: what it claims here is not known */
         r.verdict = BITCTS_VERDICT_FAIL;
         snprintf(r.detail, sizeof r.detail, "%s", w->claims);
@@ -607,12 +629,12 @@ static void run_case(worker *w, size_t idx)
         snprintf(r.detail, sizeof r.detail, "cannot generate the case: %s",
                  bitcts_status_message(st));
     } else if (k->pattern == BITCTS_PAT_INVALID) {
-        run_negative(w, idx, &data, &r);
+        run_negative(w, idx, data, &r);
     } else {
-        run_valid(w, idx, &data, &r);
+        run_valid(w, idx, data, use, &r);
     }
-    case_end(w, idx, st == BITCTS_OK ? &data : NULL, &r);
-    bitcts_case_free(&data);
+    case_end(w, idx, st == BITCTS_OK ? data : NULL, &r);
+    bitcts_prefetched_free(&pc);
 }
 
 /* ---- batched calls (--batch-cases) ---- */
@@ -625,7 +647,7 @@ static void run_case(worker *w, size_t idx)
 /* One case of a batched call: everything run_passes keeps for one case. */
 typedef struct batch_case {
     size_t idx;
-    bitcts_case_data data;
+    bitcts_prefetched pre; /* its data (and expected outputs when built ahead) */
     bitcts_case_result r;
     bitcts_case_buffers x;
     const bitcts_abi_operator_desc *desc; /* lent */
@@ -685,39 +707,44 @@ static void batch_end(worker *w)
 static void batch_case_free(batch_case *c)
 {
     bitcts_case_buffers_retire(&c->x);
-    bitcts_case_free(&c->data);
+    bitcts_prefetched_free(&c->pre);
     free(c->guards);
     free(c->first_out);
     c->guards = c->first_out = NULL;
 }
 
-/* Generates case idx and, when it can join a batched call (valid, claimed, its memory mapped),
- * begins it: buffers from the slot's pool, the description lent, operator_create in its own
- * bracket. @return 1: it joins; 0: it ended on its own (create refused it, or changed its
+/* Generates the case at job position pos and, when it can join a batched call (valid, claimed, its
+ * memory mapped), begins it: buffers from the slot's pool, the description lent, operator_create in
+ * its own bracket. @return 1: it joins; 0: it ended on its own (create refused it, or changed its
  * description or the process: sent as run_case would); -1: it cannot join (nothing begun). */
-static int batch_add(worker *w, size_t idx, uint32_t slot, uint64_t *bytes)
+static int batch_add(worker *w, size_t pos, uint32_t slot, uint64_t *bytes)
 {
     worker_batch *b = w->batch;
     batch_case *c = &b->cases[slot];
+    const size_t idx = w->job->indices[pos];
     const bitcts_case_key *k = &w->job->plan->cases[idx];
     char why[160];
+    bitcts_case_expect given;
+    const bitcts_case_expect *use = NULL;
     memset(c, 0, sizeof *c);
     if (w->claims[0] != '\0' || k->pattern == BITCTS_PAT_INVALID ||
-        bitcts_plan_case_data(w->job->plan, idx, w->job->seed, &c->data) != BITCTS_OK) {
+        case_data(w, pos, idx, &c->pre, &given, &use) != BITCTS_OK) {
+        bitcts_prefetched_free(&c->pre);
         return -1;
     }
-    const size_t out_bytes = (size_t)c->data.desc.output.total_tensor_size_in_bytes;
+    const bitcts_case_data *const data = &c->pre.data;
+    const size_t out_bytes = (size_t)data->desc.output.total_tensor_size_in_bytes;
     c->idx = idx;
     c->recorded = bitcts_case_is_recorded(k);
     c->r.verdict = BITCTS_VERDICT_INTERNAL_ERROR;
-    if (unsupported_reason(&w->backend, k, c->data.alias_input >= 0, why, sizeof why) != NULL) {
-        bitcts_case_free(&c->data);
+    if (unsupported_reason(&w->backend, k, data->alias_input >= 0, why, sizeof why) != NULL) {
+        bitcts_prefetched_free(&c->pre);
         return -1;
     }
     case_begin(w, idx);
-    if (bitcts_case_buffers_prepare(&c->data, c->recorded, idx, &b->pools[slot], &c->x, c->r.detail,
-                                    sizeof c->r.detail) != 0 ||
-        (c->desc = bitcts_lent_desc_lend(&b->lents[slot], &c->data.desc, idx)) == NULL ||
+    if (bitcts_case_buffers_prepare_given(data, c->recorded, idx, use, &b->pools[slot], &c->x,
+                                          c->r.detail, sizeof c->r.detail) != 0 ||
+        (c->desc = bitcts_lent_desc_lend(&b->lents[slot], &data->desc, idx)) == NULL ||
         (c->guards = malloc(c->x.guard_bytes + 1)) == NULL ||
         (c->first_out = malloc(out_bytes + 1)) == NULL) {
         batch_case_free(c); /* it runs alone, where what went wrong is charged as ever */
@@ -739,7 +766,7 @@ static int batch_add(worker *w, size_t idx, uint32_t slot, uint64_t *bytes)
         w->backend.table->operator_destroy(w->instance, c->op);
         leave_backend_lent(w, (long)idx, "operator_destroy", &b->lents[slot]);
     }
-    case_end(w, idx, &c->data, &c->r);
+    case_end(w, idx, data, &c->r);
     batch_case_free(c);
     return 0;
 }
@@ -796,8 +823,8 @@ static int batch_pass(worker *w, uint32_t n, uint32_t pass, char *why, size_t ca
         if (pass == 0) {
             c->r.duration_ms = ms;
         }
-        bad = judge_pass(&c->x, &c->data.desc, c->recorded, c->guards, c->first_out, pass, &c->r) !=
-              BITCTS_OK;
+        bad = judge_pass(&c->x, &c->pre.data.desc, c->recorded, c->guards, c->first_out, pass,
+                         &c->r) != BITCTS_OK;
         if (bad) {
             snprintf(why, cap, "left the harness no memory to compare case %zu", c->idx);
         }
@@ -843,7 +870,7 @@ static void batch_run(worker *w, uint32_t n)
             w->backend.table->operator_destroy(w->instance, c->op);
             leave_backend_lent(w, (long)c->idx, "operator_destroy", &b->lents[i]);
             bitcts_case_buffers_retire(&c->x);
-            case_end(w, c->idx, &c->data, &c->r);
+            case_end(w, c->idx, &c->pre.data, &c->r);
         }
         batch_case_free(c); /* after damage the rest go back to the queue: no result */
     }
@@ -858,7 +885,7 @@ static size_t run_group(worker *w, size_t start)
     size_t used = 0;
     while (start + used < w->job->count && n < w->batch->max && bytes < BITCTS_WORKER_BATCH_BYTES &&
            !w->damaged) {
-        const int joined = batch_add(w, w->job->indices[start + used], n, &bytes);
+        const int joined = batch_add(w, start + used, n, &bytes);
         if (joined < 0) {
             break;
         }
@@ -866,7 +893,7 @@ static size_t run_group(worker *w, size_t start)
         n += (uint32_t)joined;
     }
     if (used == 0) {
-        run_case(w, w->job->indices[start]);
+        run_case(w, start);
         return 1;
     }
     if (w->damaged) { /* damage in a create: the cases begun before it go back to the queue */
@@ -882,6 +909,21 @@ static size_t run_group(worker *w, size_t start)
 }
 
 /* ---- the process ---- */
+
+/* Cases built ahead (harness/run/worker_prefetch.h) where the backend's calls wait on a device or
+ * are batched, and the address space is not limited (what the thread holds comes on top of the
+ * worker's zones). A device backend's worker starts it before instance_create: the first cases
+ * are built while the device is brought up. */
+static void prefetch_start(worker *w)
+{
+    struct rlimit as;
+    if (w->prefetch != NULL || w->job->probe || w->job->count < 2 ||
+        (!w->job->device && w->batch == NULL) || getrlimit(RLIMIT_AS, &as) != 0 ||
+        as.rlim_cur != RLIM_INFINITY) {
+        return;
+    }
+    w->prefetch = bitcts_prefetch_start(w->job->plan, w->job->seed, w->job->indices, w->job->count);
+}
 
 /* Reports a refusal by the host as S (and keeps it) and returns -1. */
 static int refuse_start(worker *w, int st, const char *err)
@@ -974,6 +1016,7 @@ void bitcts_worker_main(void *arg, int chan, const char *nonce, bitcts_sandbox_s
     memset(&w, 0, sizeof w);
     w.job = arg;
     w.last_case = -1;
+    prefetch_start(&w); /* a device backend's */
     if (start(&w) == 0) {
         if (w.job->probe) {
             send_identity(&w);
@@ -981,9 +1024,12 @@ void bitcts_worker_main(void *arg, int chan, const char *nonce, bitcts_sandbox_s
             compare_claims(&w);
         }
         batch_start(&w);
+        prefetch_start(&w); /* a batching backend's */
         for (size_t i = 0; !w.job->probe && i < w.job->count && !w.damaged;) {
-            i += w.batch != NULL ? run_group(&w, i) : (run_case(&w, w.job->indices[i]), 1u);
+            i += w.batch != NULL ? run_group(&w, i) : (run_case(&w, i), 1u);
         }
+        bitcts_prefetch_stop(w.prefetch);
+        w.prefetch = NULL;
         worker_case = -1;
         send_mark('D', -1);
         w.backend.table->instance_destroy(w.instance);
@@ -1012,7 +1058,7 @@ int bitcts_worker_debug(const bitcts_worker_job *job, json_t **out, char *err, s
         return BITCTS_E_PLUGIN_LOAD;
     }
     for (size_t i = 0; i < job->count && !w.damaged; ++i) {
-        run_case(&w, job->indices[i]);
+        run_case(&w, i);
     }
     w.backend.table->instance_destroy(w.instance);
     bitcts_backend_close(&w.backend);

@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include "bitcts/bitcts_plugin.h"
 #include "check.h"
@@ -1552,6 +1555,108 @@ static void test_pipeline_sharing(void)
     table->instance_destroy(inst);
 }
 
+/* The pipeline cache's file (vk_pcache.c) as it stands: 1 when it is whole (our header, its
+ * size and its hash agree with the data). */
+static int pcache_file_whole(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        return 0;
+    }
+    static uint8_t buf[1 << 20];
+    const size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    uint64_t size = 0;
+    uint64_t hash = 0;
+    if (n < 32) {
+        return 0;
+    }
+    memcpy(&size, buf + 16, 8);
+    memcpy(&hash, buf + 24, 8);
+    return memcmp(buf, "BITCTSPC", 8) == 0 && size == n - 32 &&
+           XXH3_64bits(buf + 32, n - 32) == hash;
+}
+
+/* An instance with pipeline_cache=dir that compiles a pipeline; its file's path into `path`.
+ * @return the bytes it loaded from the file. */
+static size_t pcache_instance(const char *dir, char *path, size_t cap)
+{
+    const char *kv[2] = {"pipeline_cache", dir};
+    void *inst = NULL;
+    CHECK_EQ_U64(instance_with(kv, 1, &inst), BITCTS_ABI_OK);
+    bitcts__vk_instance *vk = inst;
+    if (vk == NULL) {
+        return 0;
+    }
+    CHECK(vk->pcache != VK_NULL_HANDLE);
+    CHECK_EQ_U64(strncmp(vk->pcache_path, dir, strlen(dir)), 0);
+    snprintf(path, cap, "%s", vk->pcache_path);
+    const size_t loaded = vk->pcache_loaded;
+    table->operator_destroy(inst, operator_1d(inst, BITCTS_OP_BIT_AND, 100));
+    table->instance_destroy(inst);
+    return loaded;
+}
+
+/* Rewrites the file at path: its first `keep` bytes, the byte at `flip` (if < keep) inverted. */
+static void pcache_damage(const char *path, size_t keep, size_t flip)
+{
+    static uint8_t buf[1 << 20];
+    FILE *f = fopen(path, "rb");
+    CHECK(f != NULL);
+    const size_t n = f != NULL ? fread(buf, 1, sizeof buf, f) : 0;
+    if (f != NULL) {
+        fclose(f);
+    }
+    if (flip < n) {
+        buf[flip] ^= 0xFF;
+    }
+    f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (f != NULL) {
+        fwrite(buf, 1, keep < n ? keep : n, f);
+        fclose(f);
+    }
+}
+
+/* pipeline_cache: the file written when the instance ends, loaded by the next; a file cut
+ * short, altered or not ours is never handed to the driver (nothing loaded) and is written
+ * whole again; off keeps none; a directory that cannot be written costs the file, not the
+ * instance; a relative directory is refused. */
+static void test_pipeline_cache_file(void)
+{
+    char dir[] = "/tmp/bitcts-pcache-XXXXXX";
+    char path[400] = "";
+    CHECK(mkdtemp(dir) != NULL);
+    CHECK_EQ_U64(pcache_instance(dir, path, sizeof path), 0); /* no file yet */
+    CHECK(pcache_file_whole(path));
+    CHECK(pcache_instance(dir, path, sizeof path) > 0); /* loaded */
+    CHECK(pcache_file_whole(path));
+    pcache_damage(path, SIZE_MAX, 40); /* a data byte */
+    CHECK(!pcache_file_whole(path));
+    CHECK_EQ_U64(pcache_instance(dir, path, sizeof path), 0);
+    CHECK(pcache_file_whole(path));
+    pcache_damage(path, 37, SIZE_MAX); /* cut short */
+    CHECK_EQ_U64(pcache_instance(dir, path, sizeof path), 0);
+    CHECK(pcache_file_whole(path));
+    pcache_damage(path, SIZE_MAX, 0); /* not our magic */
+    CHECK_EQ_U64(pcache_instance(dir, path, sizeof path), 0);
+    CHECK(pcache_file_whole(path));
+    CHECK(pcache_instance(dir, path, sizeof path) > 0);
+    remove(path);
+    rmdir(dir);
+    char none[sizeof dir + 16];
+    snprintf(none, sizeof none, "%s/absent", dir); /* cannot be created: its parent is gone */
+    CHECK_EQ_U64(pcache_instance(none, path, sizeof path), 0);
+    CHECK(!pcache_file_whole(path));
+    const char *off[2] = {"pipeline_cache", "off"};
+    void *inst = NULL;
+    CHECK_EQ_U64(instance_with(off, 1, &inst), BITCTS_ABI_OK);
+    CHECK(inst != NULL && ((bitcts__vk_instance *)inst)->pcache == VK_NULL_HANDLE);
+    table->instance_destroy(inst);
+    const char *relative[2] = {"pipeline_cache", "cache"};
+    CHECK_EQ_U64(instance_with(relative, 1, &inst), BITCTS_ABI_E_INVALID_ARGUMENT);
+}
+
 /* The tests of results, every layout and shader kind. */
 static void test_layouts(void *inst)
 {
@@ -1618,6 +1723,7 @@ int main(void)
     test_validation(inst);
     test_info_and_caps(inst);
     test_pipeline_sharing();
+    test_pipeline_cache_file();
     test_timing(inst);
     test_huge(inst);
     table->instance_destroy(inst);

@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: MIT */
+/* The cases of a worker's job built ahead by a thread (harness/run/worker_prefetch.h). */
+#include <pthread.h> /* pthread_create */
+#include <signal.h>  /* sigfillset */
+#include <stdlib.h>  /* calloc */
+#include <string.h>  /* memset */
+
+#include "bitcts/bitcts_status.h"
+#include "case_plan.h" /* bitcts_plan_case_data */
+#include "ref_ops.h"   /* BITCTS_SHIFT_POLICY_* */
+#include "worker_prefetch.h"
+
+#define BITCTS_PREFETCH_AHEAD 64u
+#define BITCTS_PREFETCH_BYTES ((uint64_t)64 << 20)
+
+typedef struct slot {
+    size_t pos; /* the job position it holds, when full */
+    int full;
+    int built; /* full and built: 0 when the thread left it to the worker */
+    uint64_t bytes;
+    bitcts_prefetched c;
+} slot;
+
+struct bitcts_prefetch {
+    const bitcts_plan *plan;
+    uint64_t seed;
+    const size_t *indices;
+    size_t count;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    size_t made; /* positions below it are built or given up (by the thread) */
+    size_t next; /* the taker's next position: those below it are gone */
+    uint64_t held;
+    int stop;
+    slot ring[BITCTS_PREFETCH_AHEAD];
+};
+
+void bitcts_prefetched_free(bitcts_prefetched *c)
+{
+    bitcts_case_free(&c->data);
+    free(c->expected);
+    free(c->expected_mask);
+    c->expected = c->expected_mask = NULL;
+}
+
+/* The case at plan index idx with its expected outputs; 0, or -1 (nothing held). */
+static int build(const bitcts_prefetch *p, size_t idx, bitcts_prefetched *c, uint64_t *bytes)
+{
+    const bitcts_case_key *k = &p->plan->cases[idx];
+    memset(c, 0, sizeof *c);
+    if (k->pattern == BITCTS_PAT_INVALID ||
+        bitcts_plan_case_data(p->plan, idx, p->seed, &c->data) != BITCTS_OK) {
+        return -1; /* an invalid case has no expected output: the worker builds it */
+    }
+    int st = bitcts_case_expected(&c->data, BITCTS_SHIFT_POLICY_SATURATE, &c->expected);
+    if (st == BITCTS_OK && bitcts_case_is_recorded(k)) {
+        st = bitcts_case_expected(&c->data, BITCTS_SHIFT_POLICY_MASK, &c->expected_mask);
+    }
+    if (st != BITCTS_OK) {
+        bitcts_prefetched_free(c);
+        return -1;
+    }
+    const bitcts_op_desc *d = &c->data.desc;
+    *bytes = d->inputs[0].total_tensor_size_in_bytes + d->inputs[1].total_tensor_size_in_bytes +
+             3 * d->output.total_tensor_size_in_bytes;
+    return 0;
+}
+
+/* Room for position pos: within the ring, and within the bytes unless nothing is held. */
+static int has_room(const bitcts_prefetch *p, size_t pos)
+{
+    return pos < p->next + BITCTS_PREFETCH_AHEAD &&
+           (p->held < BITCTS_PREFETCH_BYTES || pos == p->next);
+}
+
+static void *run(void *arg)
+{
+    bitcts_prefetch *p = arg;
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        if (p->made < p->next) { /* the worker went past: those it builds itself */
+            p->made = p->next;
+        }
+        if (p->stop || p->made >= p->count) {
+            break;
+        }
+        if (!has_room(p, p->made)) {
+            pthread_cond_wait(&p->changed, &p->lock);
+            continue;
+        }
+        const size_t pos = p->made;
+        pthread_mutex_unlock(&p->lock);
+        slot s = {.pos = pos, .full = 1};
+        s.built = build(p, p->indices[pos], &s.c, &s.bytes) == 0;
+        pthread_mutex_lock(&p->lock);
+        if (pos < p->next || p->stop) { /* taken (built by the worker) while it was built */
+            bitcts_prefetched_free(&s.c);
+        } else {
+            p->ring[pos % BITCTS_PREFETCH_AHEAD] = s;
+            p->held += s.built ? s.bytes : 0;
+        }
+        p->made = pos + 1;
+        pthread_cond_broadcast(&p->changed);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+/* Frees what the slot of pos holds (the lock held). */
+static void drop(bitcts_prefetch *p, size_t pos)
+{
+    slot *s = &p->ring[pos % BITCTS_PREFETCH_AHEAD];
+    if (s->full && s->pos == pos) {
+        bitcts_prefetched_free(&s->c);
+        p->held -= s->built ? s->bytes : 0;
+        memset(s, 0, sizeof *s);
+    }
+}
+
+bitcts_prefetch *bitcts_prefetch_start(const bitcts_plan *plan, uint64_t seed,
+                                       const size_t *indices, size_t count)
+{
+    bitcts_prefetch *p = calloc(1, sizeof *p);
+    if (p == NULL) {
+        return NULL;
+    }
+    *p = (bitcts_prefetch){.plan = plan, .seed = seed, .indices = indices, .count = count};
+    sigset_t all, old;
+    sigfillset(&all);
+    int ok = pthread_mutex_init(&p->lock, NULL) == 0;
+    if (ok && pthread_cond_init(&p->changed, NULL) != 0) {
+        pthread_mutex_destroy(&p->lock);
+        ok = 0;
+    }
+    if (ok) { /* the thread is born with every signal blocked: they reach the worker's thread */
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        ok = pthread_create(&p->thread, NULL, run, p) == 0;
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (!ok) {
+            pthread_cond_destroy(&p->changed);
+            pthread_mutex_destroy(&p->lock);
+        }
+    }
+    if (!ok) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+int bitcts_prefetch_take(bitcts_prefetch *p, size_t pos, bitcts_prefetched *out)
+{
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&p->lock);
+    if (pos < p->next) { /* taken before */
+        pthread_mutex_unlock(&p->lock);
+        return 0;
+    }
+    for (size_t q = p->next; q < pos; ++q) {
+        drop(p, q);
+    }
+    p->next = pos;
+    pthread_cond_broadcast(&p->changed); /* room, maybe */
+    while (p->made <= pos && p->made < p->count) {
+        pthread_cond_wait(&p->changed, &p->lock);
+    }
+    slot *s = &p->ring[pos % BITCTS_PREFETCH_AHEAD];
+    const int got = s->full && s->pos == pos && s->built;
+    if (got) {
+        *out = s->c;
+        p->held -= s->bytes;
+        memset(s, 0, sizeof *s);
+    } else {
+        drop(p, pos);
+    }
+    p->next = pos + 1;
+    pthread_cond_broadcast(&p->changed);
+    pthread_mutex_unlock(&p->lock);
+    return got;
+}
+
+void bitcts_prefetch_stop(bitcts_prefetch *p)
+{
+    if (p == NULL) {
+        return;
+    }
+    pthread_mutex_lock(&p->lock);
+    p->stop = 1;
+    pthread_cond_broadcast(&p->changed);
+    pthread_mutex_unlock(&p->lock);
+    pthread_join(p->thread, NULL);
+    for (size_t i = 0; i < BITCTS_PREFETCH_AHEAD; ++i) {
+        slot *s = &p->ring[i];
+        if (s->full) {
+            bitcts_prefetched_free(&s->c);
+        }
+    }
+    pthread_cond_destroy(&p->changed);
+    pthread_mutex_destroy(&p->lock);
+    free(p);
+}
