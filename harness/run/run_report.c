@@ -9,6 +9,9 @@
 #include <string.h> /* strcmp */
 #include <time.h>   /* strftime */
 #include <unistd.h> /* access, close */
+#ifdef __linux__
+#include <malloc.h> /* mallopt */
+#endif
 
 #include "bitcts/bitcts_status.h"
 #include "bitcts/bitcts_verdict.h"
@@ -56,6 +59,22 @@ static int json_plain(const char *text)
     return 1;
 }
 
+/* Ends a record: `"round":N}` and the newline (no printf: twice per case). */
+static void put_round(FILE *log, uint32_t round)
+{
+    char digits[16];
+    size_t n = sizeof digits;
+    digits[--n] = '\0';
+    digits[--n] = '\n';
+    digits[--n] = '}';
+    do {
+        digits[--n] = (char)('0' + round % 10);
+        round /= 10;
+    } while (round != 0);
+    fputs("\"round\":", log);
+    fputs(digits + n, log);
+}
+
 void bitcts__run_log_begin(run_state *s, size_t idx, uint32_t round)
 {
     const char *id = s->plan->cases[idx].id;
@@ -68,7 +87,10 @@ void bitcts__run_log_begin(run_state *s, size_t idx, uint32_t round)
         return;
     }
     /* the bytes json_dumps writes for the record, without building it */
-    fprintf(s->log, "{\"record\":\"begin\",\"id\":\"%s\",\"round\":%u}\n", id, round);
+    fputs("{\"record\":\"begin\",\"id\":\"", s->log);
+    fputs(id, s->log);
+    fputs("\",", s->log);
+    put_round(s->log, round);
 }
 
 static json_t *selection_json(const run_state *s)
@@ -235,7 +257,8 @@ static void log_end(run_state *s, const json_t *obj, uint32_t round, const char 
     const char *brace = from != NULL ? strrchr(from, '}') : NULL;
     if (brace != NULL && brace > from) {
         fwrite(from, 1, (size_t)(brace - from), s->log);
-        fprintf(s->log, ",\"record\":\"end\",\"round\":%u}\n", round);
+        fputs(",\"record\":\"end\",", s->log);
+        put_round(s->log, round);
     }
     free(dumped);
 }
@@ -306,9 +329,22 @@ void bitcts__run_synthesize(run_state *s, size_t idx, uint32_t round, int verdic
     bitcts__run_record(s, idx, round, obj);
 }
 
+/* The report, and then the results it shares, are freed as a whole once the run is over:
+ * hundreds of thousands of small blocks. With glibc's fast bins every free of a large block
+ * among them (an array's table) first consolidates every small block freed before it; without
+ * them the frees coalesce as they go (the parent's frees after the last worker: 74 -> 22 ms
+ * for the 12,186 cases of the default tier). Only the allocator's bookkeeping changes. */
+static void malloc_for_tail(void)
+{
+#if defined(__GLIBC__) && defined(M_MXFAST)
+    (void)mallopt(M_MXFAST, 0);
+#endif
+}
+
 int bitcts__run_write_report(run_state *s, char *err, size_t cap)
 {
     bitcts__run_log_flush(s); /* every case is in the log before the report is made */
+    malloc_for_tail();
     char seed[19], finished[32];
     bitcts_format_u64(s->cfg->seed, seed);
     const time_t wall = time(NULL);
