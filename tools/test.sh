@@ -135,11 +135,13 @@ lane_valgrind() {
 }
 
 # The harness forks its workers before any thread exists; the pool's threads live in the
-# workers (and in the unit test).
+# workers (and in the unit test). The parent's one other thread renders report.json after the
+# last worker, joined before the report is written; it and the views only read the report.
 lane_tsan() {
     # Only the threaded code is instrumented: the CPU backend (its pool and kernels) and its
-    # unit test. The harness around it is single-threaded in every process, so it has no race
-    # to find, and instrumented it took most of the lane's time.
+    # unit test. The harness around it is single-threaded in every process but for that
+    # read-only rendering, so it has no race to find, and instrumented it took most of the
+    # lane's time.
     configure build-tsan -DBITCTS_SANITIZE=thread -DBITCTS_ENABLE_VULKAN=OFF \
         "-DBITCTS_SANITIZE_TARGETS=bitcts_backend_cpu;cpu_backend_test"
     cmake --build build-tsan -j"$jobs" --target bitcts cpu_backend_test
