@@ -47,6 +47,15 @@ BITCTS_NODISCARD bitcts_status bitcts_report_render(const json_t *report,
                                                     bitcts_report_format format, char **out,
                                                     size_t *size);
 
+/** Renders `count` formats of one *validated* report, as bitcts_report_render renders each, from
+ * one view built once (the tally, the groups and the analysis are computed once, not per
+ * format). out[i] and size[i] (size optional) for formats[i]; on failure every out[i] is NULL.
+ * Thread-safety: reentrant; the report is only read (jansson's json_dumps and getters do not
+ * write to the tree), so other threads may render the same report meanwhile. */
+BITCTS_NODISCARD bitcts_status bitcts_report_render_set(const json_t *report,
+                                                        const bitcts_report_format *formats,
+                                                        size_t count, char **out, size_t *size);
+
 /* ---- building ---- */
 
 /** Assembles a report.json object: the one way bitcts run, check and report merge produce one.

@@ -136,12 +136,14 @@ lane_valgrind() {
 }
 
 # The harness forks its workers before any thread exists; the threads live in the workers (the
-# CPU backend's pool, the thread that builds a device or batching backend's cases ahead) and in
-# the unit tests.
+# CPU backend's pool, the thread that builds a device or batching backend's cases ahead), in the
+# unit tests, and in the parent: one thread renders report.json after the last worker, joined
+# before the report is written (it and the views only read the report).
 lane_tsan() {
     # Only the threaded code is instrumented: the CPU backend (its pool and kernels), the run
     # room (the worker and the cases built ahead) and their unit tests. The rest of the harness
-    # runs on one thread in every process, and instrumented it took most of the lane's time.
+    # runs on one thread in every process but for that read-only rendering, and instrumented it
+    # took most of the lane's time.
     configure build-tsan -DBITCTS_SANITIZE=thread -DBITCTS_ENABLE_VULKAN=OFF \
         "-DBITCTS_SANITIZE_TARGETS=bitcts_backend_cpu;cpu_backend_test;bitcts_harness_run;worker_prefetch_test"
     cmake --build build-tsan -j"$jobs" --target bitcts cpu_backend_test worker_prefetch_test \

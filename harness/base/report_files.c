@@ -3,6 +3,7 @@
  * module's model, and writing a report folder (report.json and its views), each file
  * atomically (a temporary name, then rename). The reports module itself only takes and returns
  * bytes. Thread-safety: reentrant. */
+#include <pthread.h>     /* pthread_create */
 #include <stdio.h>       /* snprintf */
 #include <stdlib.h>      /* free */
 #include <string.h>      /* strlen */
@@ -103,28 +104,98 @@ int bitcts_report_files_claim(const char *dir, char *err, size_t cap)
     return st;
 }
 
-static int write_format(const json_t *report, const char *dir, const char *file,
-                        bitcts_report_format format, char *err, size_t cap)
+/* ---- writing: the files rendered first (report.json in a thread of its own), then written
+ * one by one in a fixed order, each atomically ---- */
+
+/* Rendering report.json in a second thread while this one renders the views needs a jansson
+ * whose json_dumps only reads the tree (2.11 and later keep the loop check in a table of the
+ * dump's own, not in a flag on each value) and whose reference counts are atomic (2.11 and
+ * later, JSON_HAVE_ATOMIC_BUILTINS or JSON_HAVE_SYNC_BUILTINS); the views only read the report
+ * too. This build's jansson is JANSSON_VERSION; an older one renders in one thread. */
+#if JANSSON_VERSION_HEX >= 0x020b00 && (JSON_HAVE_ATOMIC_BUILTINS || JSON_HAVE_SYNC_BUILTINS)
+#define BITCTS_REPORT_FILES_THREAD 1
+#else
+#define BITCTS_REPORT_FILES_THREAD 0
+#endif
+
+enum { FILE_JSON, FILE_JUNIT, FILE_HTML, FILE_MARKDOWN, FILE_COUNT };
+static const char *const file_names[FILE_COUNT] = {"report.json", "junit.xml", "report.html",
+                                                   "summary.md"};
+static const bitcts_report_format file_formats[FILE_COUNT] = {
+    BITCTS_REPORT_FORMAT_JSON, BITCTS_REPORT_FORMAT_JUNIT, BITCTS_REPORT_FORMAT_HTML,
+    BITCTS_REPORT_FORMAT_MARKDOWN};
+
+typedef struct rendered {
+    const json_t *report;
+    char *text[FILE_COUNT];
+    size_t size[FILE_COUNT];
+    bitcts_status st[FILE_COUNT];
+} rendered;
+
+static void *render_json(void *arg)
 {
-    char path[4096];
-    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, file) >= sizeof path) {
-        snprintf(err, cap, "report folder path is too long: %s", dir);
-        return BITCTS_E_INVALID_ARGUMENT;
-    }
-    char *text = NULL;
-    size_t size = 0;
-    const bitcts_status st = bitcts_report_render(report, format, &text, &size);
-    if (st != BITCTS_OK) {
-        snprintf(err, cap, "cannot render %s: %s", path, bitcts_status_message(st));
-        return st;
-    }
-    const int wr = bitcts_fs_write_atomic(path, text, size, err, cap);
-    free(text);
-    return wr;
+    rendered *r = arg;
+    r->st[FILE_JSON] = bitcts_report_render(r->report, BITCTS_REPORT_FORMAT_JSON,
+                                            &r->text[FILE_JSON], &r->size[FILE_JSON]);
+    return NULL;
 }
 
-/* Validates and creates the folder; shared by both writers. */
-static int prepare(const json_t *report, const char *dir, char *err, size_t cap)
+/* Renders the files from `first` on: report.json (when first is FILE_JSON) beside the views,
+ * which share one view of the report (bitcts_report_render_set). */
+static void render_files(rendered *r, int first)
+{
+#if BITCTS_REPORT_FILES_THREAD
+    pthread_t json_thread;
+    const int threaded =
+        first == FILE_JSON && pthread_create(&json_thread, NULL, render_json, r) == 0;
+#else
+    const int threaded = 0;
+#endif
+    const bitcts_status st =
+        bitcts_report_render_set(r->report, &file_formats[FILE_JUNIT], FILE_COUNT - FILE_JUNIT,
+                                 &r->text[FILE_JUNIT], &r->size[FILE_JUNIT]);
+    for (int f = FILE_JUNIT; f < FILE_COUNT; ++f) {
+        r->st[f] = st;
+    }
+#if BITCTS_REPORT_FILES_THREAD
+    if (threaded) {
+        pthread_join(json_thread, NULL);
+    }
+#endif
+    if (first == FILE_JSON && !threaded) {
+        render_json(r);
+    }
+}
+
+/* Writes DIR's report files from `first` on, in order; stops at the first that fails. */
+static int write_files(const json_t *report, const char *dir, int first, char *err, size_t cap)
+{
+    char path[FILE_COUNT][4096];
+    for (int f = first; f < FILE_COUNT; ++f) {
+        if ((size_t)snprintf(path[f], sizeof path[f], "%s/%s", dir, file_names[f]) >=
+            sizeof path[f]) {
+            snprintf(err, cap, "report folder path is too long: %s", dir);
+            return BITCTS_E_INVALID_ARGUMENT;
+        }
+    }
+    rendered r = {.report = report};
+    render_files(&r, first);
+    int st = BITCTS_OK;
+    for (int f = first; f < FILE_COUNT; ++f) {
+        if (st == BITCTS_OK && r.st[f] != BITCTS_OK) {
+            snprintf(err, cap, "cannot render %s: %s", path[f], bitcts_status_message(r.st[f]));
+            st = r.st[f];
+        } else if (st == BITCTS_OK) {
+            st = bitcts_fs_write_atomic(path[f], r.text[f], r.size[f], err, cap);
+        }
+        free(r.text[f]);
+    }
+    return st;
+}
+
+/* Checks the arguments; then validates the report unless it was (`validated`), and creates the
+ * folder; shared by the writers. */
+static int prepare(const json_t *report, const char *dir, int validated, char *err, size_t cap)
 {
     if (report == NULL || dir == NULL || !*dir || err == NULL || !cap) {
         if (err != NULL && cap) {
@@ -135,38 +206,30 @@ static int prepare(const json_t *report, const char *dir, char *err, size_t cap)
     err[0] = '\0';
     char name[4096];
     snprintf(name, sizeof name, "%s/report.json", dir);
-    const bitcts_status st = bitcts_report_validate(report, name, err, cap);
+    const bitcts_status st = validated ? BITCTS_OK : bitcts_report_validate(report, name, err, cap);
     if (st != BITCTS_OK) {
         return st;
     }
     return bitcts_report_files_claim(dir, err, cap);
 }
 
-static int write_views(const json_t *report, const char *dir, char *err, size_t cap)
-{
-    int st = write_format(report, dir, "junit.xml", BITCTS_REPORT_FORMAT_JUNIT, err, cap);
-    if (st == BITCTS_OK) {
-        st = write_format(report, dir, "report.html", BITCTS_REPORT_FORMAT_HTML, err, cap);
-    }
-    if (st == BITCTS_OK) {
-        st = write_format(report, dir, "summary.md", BITCTS_REPORT_FORMAT_MARKDOWN, err, cap);
-    }
-    return st;
-}
-
 int bitcts_report_files_write_views(const json_t *report, const char *dir, char *err, size_t cap)
 {
-    const int st = prepare(report, dir, err, cap);
-    return st != BITCTS_OK ? st : write_views(report, dir, err, cap);
+    const int st = prepare(report, dir, 0, err, cap);
+    return st != BITCTS_OK ? st : write_files(report, dir, FILE_JUNIT, err, cap);
 }
 
 int bitcts_report_files_write(const json_t *report, const char *dir, char *err, size_t cap)
 {
-    int st = prepare(report, dir, err, cap);
-    if (st == BITCTS_OK) {
-        st = write_format(report, dir, "report.json", BITCTS_REPORT_FORMAT_JSON, err, cap);
-    }
-    return st != BITCTS_OK ? st : write_views(report, dir, err, cap);
+    const int st = prepare(report, dir, 0, err, cap);
+    return st != BITCTS_OK ? st : write_files(report, dir, FILE_JSON, err, cap);
+}
+
+int bitcts_report_files_write_assembled(const json_t *report, const char *dir, char *err,
+                                        size_t cap)
+{
+    const int st = prepare(report, dir, 1, err, cap);
+    return st != BITCTS_OK ? st : write_files(report, dir, FILE_JSON, err, cap);
 }
 
 json_t *bitcts_report_files_host_json(void)

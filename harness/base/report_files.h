@@ -39,6 +39,12 @@ BITCTS_NODISCARD int bitcts_report_files_claim(const char *dir, char *err, size_
 BITCTS_NODISCARD int bitcts_report_files_write(const json_t *report, const char *dir, char *err,
                                                size_t cap);
 
+/** As bitcts_report_files_write for a report bitcts_report_builder_finish has just returned
+ * (validated there, unchanged since): written without validating it a second time. Same
+ * statuses but the validation's. */
+BITCTS_NODISCARD int bitcts_report_files_write_assembled(const json_t *report, const char *dir,
+                                                         char *err, size_t cap);
+
 /** As bitcts_report_files_write, but leaves DIR/report.json alone: re-renders the three views
  * (`bitcts report render`). Same statuses. */
 BITCTS_NODISCARD int bitcts_report_files_write_views(const json_t *report, const char *dir,

@@ -41,7 +41,7 @@ static const char *run_worker(uint32_t r, uint32_t first_retry)
 /* A case that disagreed with itself: the first run's object, verdict flake, every run listed. */
 static json_t *flake(json_t *const *runs, const uint32_t *round, uint32_t n, uint32_t first_retry)
 {
-    json_t *obj = json_deep_copy(runs[0]);
+    json_t *obj = json_copy(runs[0]); /* shallow: only its own members change */
     json_t *list = json_array();
     char detail[640];
     size_t used = (size_t)snprintf(detail, sizeof detail, "disagrees with itself over %u runs:", n);
@@ -88,9 +88,12 @@ json_t *bitcts__run_final_result(run_state *s, size_t idx)
         }
         n = kept;
     }
-    json_t *obj =
-        n > 1 && !runs_agree(runs, n) ? flake(runs, round, n, s->rounds) : json_deep_copy(runs[0]);
     const bitcts_baseline_entry *e = bitcts_baseline_find(&s->baseline, s->plan->cases[idx].id);
+    /* The stored run itself where nothing changes (the caller only reads it, and the report
+     * holds it beside s->results): a shallow copy where the baseline sets members. */
+    json_t *obj = n > 1 && !runs_agree(runs, n) ? flake(runs, round, n, s->rounds)
+                  : e != NULL                   ? json_copy(runs[0])
+                                                : json_incref(runs[0]);
     if (obj != NULL && e != NULL) {
         const int verdict = bitcts_verdict_parse(bitcts_report_str(obj, "verdict"));
         const int applied = bitcts_baseline_apply(e, verdict);

@@ -9,6 +9,9 @@
 #include <string.h> /* strcmp */
 #include <time.h>   /* strftime */
 #include <unistd.h> /* access, close */
+#ifdef __linux__
+#include <malloc.h> /* mallopt */
+#endif
 
 #include "bitcts/bitcts_status.h"
 #include "bitcts/bitcts_verdict.h"
@@ -31,11 +34,63 @@ void bitcts__run_log(run_state *s, json_t *rec)
         if (text != NULL) {
             fputs(text, s->log);
             fputc('\n', s->log);
-            fflush(s->log);
             free(text);
         }
     }
     json_decref(rec);
+}
+
+void bitcts__run_log_flush(run_state *s)
+{
+    if (s->log != NULL) {
+        fflush(s->log);
+    }
+}
+
+/* Whether json_dumps writes `text` as it is between its quotes: printable ASCII, no quote or
+ * backslash (JSON_ENSURE_ASCII escapes the rest). */
+static int json_plain(const char *text)
+{
+    for (const char *p = text; *p != '\0'; ++p) {
+        if (*p < 0x20 || *p > 0x7e || *p == '"' || *p == '\\') {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Ends a record: `"round":N}` and the newline (no printf: twice per case). */
+static void put_round(FILE *log, uint32_t round)
+{
+    char digits[16];
+    size_t n = sizeof digits;
+    digits[--n] = '\0';
+    digits[--n] = '\n';
+    digits[--n] = '}';
+    do {
+        digits[--n] = (char)('0' + round % 10);
+        round /= 10;
+    } while (round != 0);
+    fputs("\"round\":", log);
+    fputs(digits + n, log);
+}
+
+void bitcts__run_log_begin(run_state *s, size_t idx, uint32_t round)
+{
+    const char *id = s->plan->cases[idx].id;
+    if (s->log == NULL) {
+        return;
+    }
+    if (!json_plain(id)) {
+        bitcts__run_log(s, json_pack("{s:s, s:s, s:I}", "record", "begin", "id", id, "round",
+                                     (json_int_t)round));
+        return;
+    }
+    /* the bytes json_dumps writes for the record, without building it */
+    fputs("{\"record\":\"begin\",\"id\":\"", s->log);
+    fputs(id, s->log);
+    fputs("\",", s->log);
+    put_round(s->log, round);
 }
 
 static json_t *selection_json(const run_state *s)
@@ -177,13 +232,51 @@ int bitcts__run_open_log(run_state *s, char *err, size_t cap)
 
 /* ---- results ---- */
 
+/* The "end" record of a case: its object followed by "record" and "round", the two members put
+ * before its closing brace, so that the stored object is neither copied nor changed. `text` is
+ * the object as the worker sent it, when the harness added nothing to it: a worker writes it
+ * with the flags used here, so it is the bytes json_dumps would give (a line that only passes
+ * for a worker's is logged as it came, still one JSON object). NULL: the object is dumped. */
+static void log_end(run_state *s, const json_t *obj, uint32_t round, const char *text)
+{
+    if (s->log == NULL || obj == NULL) {
+        return;
+    }
+    if (json_object_get(obj, "record") != NULL || json_object_get(obj, "round") != NULL ||
+        json_object_size(obj) == 0) { /* not a worker's case object: the general way */
+        json_t *rec = json_deep_copy(obj);
+        if (rec != NULL) {
+            json_object_set_new(rec, "record", json_string("end"));
+            json_object_set_new(rec, "round", json_integer(round));
+        }
+        bitcts__run_log(s, rec);
+        return;
+    }
+    char *dumped = text == NULL ? json_dumps(obj, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+    const char *from = text != NULL ? text + strspn(text, " \t\r") : dumped;
+    const char *brace = from != NULL ? strrchr(from, '}') : NULL;
+    if (brace != NULL && brace > from) {
+        fwrite(from, 1, (size_t)(brace - from), s->log);
+        fputs(",\"record\":\"end\",", s->log);
+        put_round(s->log, round);
+    }
+    free(dumped);
+}
+
 void bitcts__run_record(run_state *s, size_t idx, uint32_t round, json_t *obj)
+{
+    bitcts__run_record_text(s, idx, round, obj, NULL);
+}
+
+void bitcts__run_record_text(run_state *s, size_t idx, uint32_t round, json_t *obj,
+                             const char *text)
 {
     const json_t *origin = s->cfg->origins != NULL && obj != NULL
                                ? json_object_get(s->cfg->origins, s->plan->cases[idx].id)
                                : NULL;
     if (origin != NULL) {
         json_object_set(obj, "origin", (json_t *)origin);
+        text = NULL; /* no longer what the worker sent */
     }
     if (s->results[round][idx] == NULL) {
         ++s->done;
@@ -191,12 +284,7 @@ void bitcts__run_record(run_state *s, size_t idx, uint32_t round, json_t *obj)
     json_decref(s->results[round][idx]);
     s->results[round][idx] = obj;
     bitcts__run_note_outcome(s, idx, obj);
-    json_t *rec = json_deep_copy(obj);
-    if (rec != NULL) {
-        json_object_set_new(rec, "record", json_string("end"));
-        json_object_set_new(rec, "round", json_integer(round));
-    }
-    bitcts__run_log(s, rec);
+    log_end(s, obj, round, text);
 }
 
 /* A failing case the worker could not report (a crash, a timeout) gets its description from
@@ -241,8 +329,22 @@ void bitcts__run_synthesize(run_state *s, size_t idx, uint32_t round, int verdic
     bitcts__run_record(s, idx, round, obj);
 }
 
+/* The report, and then the results it shares, are freed as a whole once the run is over:
+ * hundreds of thousands of small blocks. With glibc's fast bins every free of a large block
+ * among them (an array's table) first consolidates every small block freed before it; without
+ * them the frees coalesce as they go (the parent's frees after the last worker: 74 -> 22 ms
+ * for the 12,186 cases of the default tier). Only the allocator's bookkeeping changes. */
+static void malloc_for_tail(void)
+{
+#if defined(__GLIBC__) && defined(M_MXFAST)
+    (void)mallopt(M_MXFAST, 0);
+#endif
+}
+
 int bitcts__run_write_report(run_state *s, char *err, size_t cap)
 {
+    bitcts__run_log_flush(s); /* every case is in the log before the report is made */
+    malloc_for_tail();
     char seed[19], finished[32];
     bitcts_format_u64(s->cfg->seed, seed);
     const time_t wall = time(NULL);
@@ -281,7 +383,10 @@ int bitcts__run_write_report(run_state *s, char *err, size_t cap)
         st = BITCTS_E_OUT_OF_MEMORY;
     }
     if (st == BITCTS_OK && s->cfg->report_dir != NULL) {
-        st = bitcts_report_files_write(report, s->cfg->report_dir, err, cap);
+        /* the builder validated the report; "claims", added since, is validated with it */
+        st = s->unclaimed != NULL
+                 ? bitcts_report_files_write(report, s->cfg->report_dir, err, cap)
+                 : bitcts_report_files_write_assembled(report, s->cfg->report_dir, err, cap);
     }
     if (st == BITCTS_OK) {
         s->report = report;

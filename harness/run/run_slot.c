@@ -106,10 +106,12 @@ static void take_result(run_state *s, worker_slot *w, size_t idx, const char *js
         ++w->c.sb.garbage; /* not the harness's: the backend wrote on the channel */
         return;
     }
+    const char *text = json; /* logged as it came while nothing is added to it */
     char excerpt[BITCTS_SANDBOX_CAPTURE_MAX * 4 + 8];
     const uint64_t bytes =
         bitcts_sandbox_take_output(&w->c.sb, (int64_t)idx, excerpt, sizeof excerpt);
     if (bytes > 0) {
+        text = NULL;
         json_object_set_new(
             obj, "output", json_pack("{s:I, s:s}", "bytes", (json_int_t)bytes, "excerpt", excerpt));
     }
@@ -119,6 +121,7 @@ static void take_result(run_state *s, worker_slot *w, size_t idx, const char *js
                  "the backend wrote %llu lines to the harness's result channel, a descriptor it "
                  "does not own",
                  (unsigned long long)(w->c.sb.garbage - w->garbage_seen));
+        text = NULL;
         w->garbage_seen = w->c.sb.garbage;
         json_array_append_new(json_object_get(obj, "warnings"), json_string(warning));
         if (bitcts_report_case_verdict(obj) == BITCTS_VERDICT_PASS) {
@@ -128,6 +131,7 @@ static void take_result(run_state *s, worker_slot *w, size_t idx, const char *js
         }
     }
     if (w->batch.solo != NULL) { /* why it runs alone */
+        text = NULL;
         json_array_append_new(json_object_get(obj, "warnings"), json_string(w->batch.solo));
     }
     const long pos = batch_position(w, idx);
@@ -139,9 +143,8 @@ static void take_result(run_state *s, worker_slot *w, size_t idx, const char *js
         w->ended[pos] = 1;
     }
     w->began_cases = 1;
-    bitcts__run_log(s, json_pack("{s:s, s:s, s:I}", "record", "begin", "id", s->plan->cases[idx].id,
-                                 "round", (json_int_t)w->batch.round));
-    bitcts__run_record(s, idx, w->batch.round, obj);
+    bitcts__run_log_begin(s, idx, w->batch.round);
+    bitcts__run_record_text(s, idx, w->batch.round, obj, text);
     w->last_ended = (long)idx;
     if (w->current == (long)idx) {
         w->current = -1;
@@ -356,8 +359,7 @@ void bitcts__slot_finish(run_state *s, worker_slot *w)
     const size_t ended_before = ended_count(w);
     if (w->current >= 0) { /* a case that began and never ended */
         const size_t idx = (size_t)w->current;
-        bitcts__run_log(s, json_pack("{s:s, s:s, s:I}", "record", "begin", "id",
-                                     s->plan->cases[idx].id, "round", (json_int_t)w->batch.round));
+        bitcts__run_log_begin(s, idx, w->batch.round);
         const double ms = w->c.phase == 'P' ? 1e3 * (bitcts_clock_now() - w->c.phase_start) : 0;
         bitcts__run_synthesize(s, idx, w->batch.round, end_verdict(w), how, ms, &w->c.sb);
         const long pos = batch_position(w, idx);

@@ -98,8 +98,15 @@ typedef struct run_state {
     bitcts_backend_caps caps; /* --claimed: the probe's claims, parsed */
 } run_state;
 
-/** Appends a record to results.jsonl and flushes it. Takes ownership of rec. */
+/** Appends a record to results.jsonl (buffered: bitcts__run_log_flush writes it out). Takes
+ * ownership of rec. */
 void bitcts__run_log(run_state *s, json_t *rec);
+/** Appends the "begin" record of plan index idx in the round (buffered). */
+void bitcts__run_log_begin(run_state *s, size_t idx, uint32_t round);
+/** Writes out the records appended since the last flush: once per round of the run loop, so
+ * that a run killed at any moment loses at most the cases that ended in the round in flight
+ * (--resume runs them again). */
+void bitcts__run_log_flush(run_state *s);
 /** Creates and marks the report folder, then opens the log (new, or for --resume: loads the
  * ended cases, drops a cut last line). */
 int bitcts__run_open_log(run_state *s, char *err, size_t cap);
@@ -108,6 +115,10 @@ int bitcts__run_open_log(run_state *s, char *err, size_t cap);
 int bitcts__run_claim_folder(run_state *s, char *err, size_t cap);
 /** Records a case result: baseline applied, logged, stored. Takes ownership of obj. */
 void bitcts__run_record(run_state *s, size_t idx, uint32_t round, json_t *obj);
+/** The same for a worker's result: `text` is the case object as the worker sent it, parsed into
+ * obj and unchanged since (it is logged as it is, not dumped again), or NULL. */
+void bitcts__run_record_text(run_state *s, size_t idx, uint32_t round, json_t *obj,
+                             const char *text);
 /** A result the worker could not send: crash, timeout, missing, internal error. */
 void bitcts__run_synthesize(run_state *s, size_t idx, uint32_t round, int verdict,
                             const char *detail, double duration_ms, bitcts_sandbox *output);
@@ -124,7 +135,8 @@ void bitcts__run_mark_not_run(run_state *s);
 /** --retry-unexpected: runs the unexpected outcomes again, each in a fresh worker. */
 void bitcts__run_retry_unexpected(run_state *s, void (*loop)(run_state *));
 /** The final object of a case: its runs (every round that has one) combined, a case that
- * disagrees with itself being a flake, then the baseline. New reference. */
+ * disagrees with itself being a flake, then the baseline. New reference, to read only: it may
+ * be the stored result itself (shared, not copied). */
 json_t *bitcts__run_final_result(run_state *s, size_t idx);
 /** Reads --skips (bad input: err names FILE:LINE). */
 int bitcts__run_load_skips(run_state *s, char *err, size_t cap);

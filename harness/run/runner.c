@@ -264,6 +264,7 @@ static void run_loop(run_state *s)
         }
         wait_for_workers(s->slots, s->jobs);
         service(s, s->slots, s->jobs);
+        bitcts__run_log_flush(s); /* the round's records, in one write */
         bitcts__run_progress(s, 0);
     }
 }

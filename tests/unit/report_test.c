@@ -800,6 +800,55 @@ static void test_groups_at_scale(const char *tmp)
     json_decref(report);
 }
 
+/* Several formats from one view: each output as the format rendered alone, in any order and
+ * twice over (a renderer that changed the shared view would change the ones after it);
+ * report.json as json_dumps writes it; the files of a folder are the renders, each in its own
+ * file (report.json is rendered in a thread of its own); an unknown format renders nothing. */
+static void test_render_set(const char *tmp, const json_t *report)
+{
+    static const bitcts_report_format order[] = {
+        BITCTS_REPORT_FORMAT_TEXT,  BITCTS_REPORT_FORMAT_HTML,     BITCTS_REPORT_FORMAT_JSON,
+        BITCTS_REPORT_FORMAT_JUNIT, BITCTS_REPORT_FORMAT_MARKDOWN, BITCTS_REPORT_FORMAT_HTML,
+        BITCTS_REPORT_FORMAT_TEXT};
+    enum { N = sizeof order / sizeof order[0] };
+    char *out[N];
+    size_t size[N];
+    CHECK_EQ_U64(bitcts_report_render_set(report, order, N, out, size), BITCTS_OK);
+    for (size_t i = 0; i < N; ++i) {
+        char *alone = NULL;
+        size_t len = 0;
+        CHECK_EQ_U64(bitcts_report_render(report, order[i], &alone, &len), BITCTS_OK);
+        CHECK(alone != NULL && out[i] != NULL && len == size[i] && strlen(out[i]) == size[i] &&
+              memcmp(alone, out[i], len) == 0);
+        free(alone);
+    }
+    char *dumped = json_dumps(report, JSON_INDENT(1));
+    CHECK(dumped != NULL && out[2] != NULL && strlen(out[2]) == strlen(dumped) + 1 &&
+          strncmp(out[2], dumped, strlen(dumped)) == 0 && out[2][strlen(dumped)] == '\n');
+    free(dumped);
+    char dir[4200];
+    char err[BITCTS_REPORT_ERROR_CAP];
+    snprintf(dir, sizeof dir, "%s/render_set", tmp);
+    CHECK_EQ_U64(bitcts_report_files_write_assembled(report, dir, err, sizeof err), BITCTS_OK);
+    static const char *const files[] = {"report.json", "junit.xml", "summary.md"};
+    static const size_t of[] = {2, 3, 4};
+    for (size_t k = 0; k < 3; ++k) {
+        char *text = read_text(dir, files[k]);
+        CHECK(text != NULL && out[of[k]] != NULL && strcmp(text, out[of[k]]) == 0);
+        free(text);
+    }
+    char *html = read_text(dir, "report.html");
+    CHECK(html != NULL && out[1] != NULL && strcmp(html, out[1]) == 0);
+    free(html);
+    for (size_t i = 0; i < N; ++i) {
+        free(out[i]);
+    }
+    const bitcts_report_format bad[] = {BITCTS_REPORT_FORMAT_JSON, (bitcts_report_format)99};
+    char *none[2] = {(char *)"x", (char *)"x"};
+    CHECK_EQ_U64(bitcts_report_render_set(report, bad, 2, none, NULL), BITCTS_E_INVALID_ARGUMENT);
+    CHECK(none[0] == NULL && none[1] == NULL);
+}
+
 int main(int argc, char **argv)
 {
     char tmp[4096];
@@ -826,6 +875,7 @@ int main(int argc, char **argv)
     test_malformed(tmp, report);
     test_group_parts();
     test_groups_at_scale(tmp);
+    test_render_set(tmp, report);
     if (argc > 1) { /* the sample for the browser check */
         CHECK_EQ_U64(bitcts_report_files_write(report, argv[1], err, sizeof err), BITCTS_OK);
         if (err[0]) {
