@@ -3,7 +3,7 @@
  * run creates its own device and the pipelines its cases meet; the driver's own disk cache
  * misses at random when several processes compile at once (an H100 measured 0.01-3 s of
  * pipeline creation per worker, warm). Loading a VkPipelineCache from a file this backend wrote
- * makes those creations hits. The file is ours alone: a header (magic, version, size, XXH3-64
+ * makes those creations hits. The file is ours alone: a header (magic, version, size, FNV-1a
  * of the data) in front of vkGetPipelineCacheData's bytes, so that a truncated or altered file
  * is never handed to the driver (the driver checks its own header: another device or driver
  * version starts empty). It is written when the instance ends and holds more than it was
@@ -11,13 +11,11 @@
  * Everything here is best effort: a file that cannot be read or written costs speed, never a
  * result. */
 #define _DEFAULT_SOURCE /* getpid */
-#define XXH_INLINE_ALL
-#include <stdio.h>  /* fopen */
-#include <stdlib.h> /* getenv */
-#include <string.h> /* memcpy */
+#include <stdio.h>      /* fopen */
+#include <stdlib.h>     /* getenv */
+#include <string.h>     /* memcpy */
 #include <sys/stat.h>
 #include <unistd.h> /* getpid */
-#include <xxhash.h>
 
 #include "vk_internal.h"
 
@@ -30,8 +28,19 @@ typedef struct vk_pcache_header {
     uint32_t version;
     uint32_t reserved;
     uint64_t size;
-    uint64_t hash; /* XXH3-64 of the `size` bytes that follow */
+    uint64_t hash; /* FNV-1a (64 bits) of the `size` bytes that follow */
 } vk_pcache_header;
+
+/* FNV-1a, 64 bits: enough to tell a whole file from one cut short or altered (the backend links
+ * no hashing library: docs/layout.md). */
+static uint64_t vk_pcache_hash(const uint8_t *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; ++i) {
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    }
+    return h;
+}
 
 /* The file for this device and driver: the directory (option, else $XDG_CACHE_HOME/bitcts or
  * $HOME/.cache/bitcts) and a name from the device's vendor, device and pipelineCacheUUID.
@@ -82,7 +91,7 @@ static void *vk_pcache_read(const char *path, size_t *size)
         h.version == VK_PCACHE_VERSION && h.size > 0 && h.size <= VK_PCACHE_MAX &&
         (data = malloc((size_t)h.size)) != NULL) {
         if (fread(data, 1, (size_t)h.size, f) != (size_t)h.size || fgetc(f) != EOF ||
-            XXH3_64bits(data, (size_t)h.size) != h.hash) {
+            vk_pcache_hash(data, (size_t)h.size) != h.hash) {
             free(data);
             data = NULL;
         }
@@ -166,7 +175,7 @@ void bitcts__vk_pcache_close(bitcts__vk_instance *inst)
     if (buf != NULL) {
         vk_pcache_header h = {.version = VK_PCACHE_VERSION, .size = size};
         memcpy(h.magic, VK_PCACHE_MAGIC, 8);
-        h.hash = XXH3_64bits(buf + sizeof h, size);
+        h.hash = vk_pcache_hash(buf + sizeof h, size);
         memcpy(buf, &h, sizeof h);
         snprintf(tmp, sizeof tmp, "%s.%ld.tmp", inst->pcache_path, (long)getpid());
         f = fopen(tmp, "wb");
