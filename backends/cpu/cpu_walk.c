@@ -381,11 +381,18 @@ static void walk_fill(unsigned char *dst, const unsigned char *value, size_t n, 
 /* Software prefetch of the next tile of a transposed pair. Its inputs are read in short runs
  * (the direct operands 64 output columns of every tile row, the transposed one a few lines
  * of every column) that no hardware prefetcher follows, so while one tile is computed the
- * lines of the next are requested, a few per row. */
+ * lines of the next are requested, a few per row. Operands of 1-4 byte elements are requested
+ * into L2 only (locality 1, prefetcht2 on x86): their tiles are 128-512 rows of 64 columns, up to
+ * 1024 lines, more than L1 holds, and at the power-of-two strides of a transposed operand they
+ * fall into a few L1 sets; prefetched into L1 they evicted each other and the tile being
+ * computed. 8-byte operands (64 x 64 tiles, 512-byte row pieces) measured no better so, and
+ * keep L1 (docs/cpu-backend.md, "Measured"). */
 #if defined(__GNUC__) || defined(__clang__)
-#define WALK_PREFETCH(addr) __builtin_prefetch((addr), 0, 3)
+#define WALK_PREFETCH_L1(addr) __builtin_prefetch((addr), 0, 3)
+#define WALK_PREFETCH_L2(addr) __builtin_prefetch((addr), 0, 1)
 #else
-#define WALK_PREFETCH(addr) ((void)(addr))
+#define WALK_PREFETCH_L1(addr) ((void)(addr))
+#define WALK_PREFETCH_L2(addr) ((void)(addr))
 #endif
 
 /* The lines of one operand's part of the next tile: `spans` runs of `bytes` bytes, `stride`
@@ -394,12 +401,17 @@ typedef struct walk_pf {
     const unsigned char *base;
     size_t stride, bytes, spans, per_row;
     size_t span, at; /* cursor: run, byte offset in it */
+    int l1;          /* into L1 as well (8-byte elements), else into L2 only */
 } walk_pf;
 
 static void walk_pf_row(walk_pf *f)
 {
     for (size_t i = 0; i < f->per_row && f->span < f->spans; ++i) {
-        WALK_PREFETCH(f->base + f->span * f->stride + f->at);
+        if (f->l1) {
+            WALK_PREFETCH_L1(f->base + f->span * f->stride + f->at);
+        } else {
+            WALK_PREFETCH_L2(f->base + f->span * f->stride + f->at);
+        }
         f->at += 64;
         if (f->at >= f->bytes) {
             f->at = 0;
@@ -441,6 +453,7 @@ static int walk_pf_setup(const bitcts__cpu_plan *p, const bitcts__cpu_call *c, c
             f->bytes = nr * p->width[k];
             f->spans = nc;
         }
+        f->l1 = p->width[k] == 8;
         const size_t lines = f->spans * ((f->bytes + 63) / 64);
         f->per_row = (lines + nr_now - 1) / nr_now;
     }

@@ -3,8 +3,9 @@
  * type on random shapes of rank 1-8 in packed, padded, broadcast, transposed, mixed and
  * in-place layouts, and must match bitcts_ref_execute bit for bit, write nothing outside the
  * output's logical elements and leave its inputs alone. Also: sizes across the SIMD widths with
- * and without non-temporal stores, exhaustive BIT_COUNT over uint16, threading, options,
- * variant forcing, capabilities and descriptor validation. Exit 0 pass, 1 fail. */
+ * and without non-temporal stores, transposed inputs over several tiles with ragged edges,
+ * exhaustive BIT_COUNT over uint16, threading, options, variant forcing, capabilities and
+ * descriptor validation. Exit 0 pass, 1 fail. */
 #if !defined(_POSIX_C_SOURCE) || _POSIX_C_SOURCE < 200809L
 #undef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* setenv */
@@ -416,6 +417,75 @@ static void test_variant_spans(void *inst, const char *label)
     }
 }
 
+/* ---- transposed tiles: several per dim, ragged last ones, odd strides, batches ---- */
+
+/* The walk cuts a transposed pair into tiles of 64 output columns by 512 bytes of A's columns
+ * (512 / w rows); these shapes have two or three tiles along each, the last one ragged or
+ * whole, so an index swapped or an edge dropped in the gather, its transposes or the tile
+ * order shows. batch x rows x cols: A column-major within each batch, its columns `pad`
+ * elements apart beyond `rows` and its batches `pad` beyond that (odd pads misalign the
+ * columns); the output's rows `opad` elements beyond `cols`; B packed (b_kind 0), transposed
+ * like A (1: both inputs gathered) or one row broadcast over rows and batches (2). */
+typedef struct tile_shape {
+    uint32_t op, out_type; /* out_type 0: the input's */
+    uint32_t batch, rows_extra, row_tiles, cols, pad, opad, b_kind;
+} tile_shape;
+
+static void tile_case(bitcts_op_desc *d, const tile_shape *s, uint32_t in_type)
+{
+    memset(d, 0, sizeof *d);
+    d->op = s->op;
+    d->input_count = bitcts_op_input_count(s->op);
+    const uint32_t rows = s->row_tiles * (512 / width_of(in_type)) + s->rows_extra;
+    const uint32_t sizes[3] = {s->batch, rows, s->cols};
+    bitcts_tensor_desc *all[3] = {&d->output, &d->inputs[0], &d->inputs[1]};
+    for (uint32_t t = 0; t <= d->input_count; ++t) {
+        all[t]->data_type = t == 0 && s->out_type != 0 ? s->out_type : in_type;
+        all[t]->dimension_count = 3;
+        memcpy(all[t]->sizes, sizes, sizeof sizes);
+    }
+    const uint32_t col = rows + s->pad;
+    const uint32_t a_strides[3] = {col * s->cols + s->pad, 1, col};
+    const uint32_t b_strides[3] = {0, 0, 1};
+    const uint32_t o_strides[3] = {rows * (s->cols + s->opad), s->cols + s->opad, 1};
+    d->inputs[0].has_strides = 1;
+    memcpy(d->inputs[0].strides, a_strides, sizeof a_strides);
+    if (d->input_count == 2 && s->b_kind != 0) {
+        d->inputs[1].has_strides = 1;
+        memcpy(d->inputs[1].strides, s->b_kind == 1 ? a_strides : b_strides, sizeof a_strides);
+    }
+    if (s->opad != 0) {
+        d->output.has_strides = 1;
+        memcpy(d->output.strides, o_strides, sizeof o_strides);
+    }
+    for (uint32_t t = 0; t <= d->input_count; ++t) {
+        finish_tensor(all[t]);
+    }
+}
+
+static void test_variant_tiles(void *inst, const char *label)
+{
+    static const tile_shape shapes[] = {
+        {BITCTS_OP_BIT_XOR, 0, 2, 3, 1, 69, 3, 0, 0},
+        {BITCTS_OP_BIT_AND, 0, 1, 3, 2, 133, 1, 3, 1},
+        {BITCTS_OP_BIT_OR, 0, 2, 0, 1, 128, 0, 0, 2},
+        {BITCTS_OP_BIT_NOT, 0, 3, 1, 1, 65, 5, 1, 0},
+        {BITCTS_OP_BIT_SHIFT_LEFT, 0, 1, 17, 1, 70, 0, 0, 0},
+        {BITCTS_OP_BIT_SHIFT_RIGHT, 0, 2, 0, 1, 64, 2, 0, 1},
+        {BITCTS_OP_BIT_COUNT, BITCTS_DT_UINT8, 2, 3, 1, 69, 3, 0, 0},
+        {BITCTS_OP_BIT_COUNT, BITCTS_DT_UINT32, 1, 3, 2, 133, 2, 3, 0},
+    };
+    for (uint32_t i = 0; i < 4; ++i) {
+        for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; ++k) {
+            bitcts_op_desc d;
+            tile_case(&d, &shapes[k], shift_types[i]);
+            char text[96];
+            snprintf(text, sizeof text, "%s tiles #%zu", label, k);
+            run_case(inst, &d, 0, i, text);
+        }
+    }
+}
+
 /* ---- BIT_COUNT exhaustive over uint16, a slice of uint32, random uint64 ---- */
 
 static uint32_t popcount_slow(uint64_t v)
@@ -805,10 +875,12 @@ int main(void)
             if (!RACES_ONLY) {
                 test_variant_random(inst, name);
                 test_variant_spans(inst, name);
+                test_variant_tiles(inst, name);
             }
             char label[64];
             snprintf(label, sizeof label, "%s nt", name);
             test_variant_spans(inst_nt, label);
+            test_variant_tiles(inst_nt, label);
             test_variant_random(inst_nt, label);
             if (!RACES_ONLY) {
                 test_count_exhaustive(inst, name);
