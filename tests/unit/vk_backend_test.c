@@ -459,10 +459,34 @@ static void test_transposed(void *inst)
     CHECK(ok);
 }
 
+/* UINT8 shifts of a transposed A (columns r apart) by a packed B, r x c, a word at a time (four
+ * byte lanes shifted at once): counts 0-9 and 250-255 in xb (8 or more give 0). */
+static void check_byte_shifts(void *inst, const tensor *a, const tensor *b, const tensor *o,
+                              const uint8_t *xa, uint8_t *xb, uint8_t *xo, uint32_t r, uint32_t c)
+{
+    for (uint32_t i = 0; i < r * c; ++i) {
+        xb[i] = (uint8_t)(i % 16 < 10 ? i % 16 : 240 + i % 16);
+    }
+    for (int left = 0; left <= 1; ++left) {
+        const uint32_t op = left ? BITCTS_OP_BIT_SHIFT_LEFT : BITCTS_OP_BIT_SHIFT_RIGHT;
+        CHECK_EQ_U64(run(inst, op, a, b, o, xa, xb, xo), BITCTS_ABI_OK);
+        uint32_t bad = 0;
+        for (uint32_t y = 0; y < r; ++y) {
+            for (uint32_t x = 0; x < c; ++x) {
+                const uint32_t v = xa[x * r + y];
+                const uint32_t k = xb[y * c + x];
+                bad += xo[y * c + x] != (k >= 8 ? 0u : (uint8_t)(left ? v << k : v >> k));
+            }
+        }
+        CHECK_EQ_U64(bad, 0);
+    }
+}
+
 /* Transposes of 8- and 16-bit elements a word at a time (the tilew kind): UINT8 XOR of a
- * transposed A and a packed B over 132 x 136 (partial 128 x 128 tiles), UINT16 shifts of a
- * packed A by a transposed B in a batch of 2 with padded strides, and UINT8 BIT_COUNT of a
- * transposed A whose columns start 4 bytes apart beyond their length. */
+ * transposed A and a packed B over 132 x 136 (partial 128 x 128 tiles), UINT8 shifts of the
+ * same layout, UINT16 shifts of a packed A by a transposed B in a batch of 2 with padded
+ * strides, and UINT8 BIT_COUNT of a transposed A whose columns start 4 bytes apart beyond
+ * their length. */
 static void test_transposed_words(void *inst)
 {
     enum { R = 132, C = 136 };
@@ -489,6 +513,7 @@ static void test_transposed_words(void *inst)
         }
     }
     CHECK(ok);
+    check_byte_shifts(inst, &a, &b, &o, xa, xb, xo, R, C);
     /* Counts: column starts 136 bytes apart (132 used). */
     const uint32_t tr136[2] = {1, 136};
     const uint32_t s2[2] = {R, 128};
@@ -1421,36 +1446,8 @@ static void test_plan_kinds(void)
          BITCTS__VK_KIND_TILE},
         {"32-bit transpose", xor_op, 4, 4, 64, 64, st_dense, st_t64, st_dense,
          BITCTS__VK_KIND_TILE},
-        /* Counts to another width a word at a time: R a multiple of the input word's
-         * elements, C of the output word's, each operand aligned to its own words. */
         {"BIT_COUNT 16 to 8 bits transposed", count_op, 2, 1, 64, 64, st_dense, st_t64, NULL,
          BITCTS__VK_KIND_TILEW},
-        {"BIT_COUNT 8 to 32 bits transposed", count_op, 1, 4, 64, 64, st_dense, st_t64, NULL,
-         BITCTS__VK_KIND_TILEW},
-        {"BIT_COUNT 16 to 32 bits transposed", count_op, 2, 4, 64, 64, st_dense, st_t64, NULL,
-         BITCTS__VK_KIND_TILEW},
-        {"BIT_COUNT 32 to 8 bits transposed", count_op, 4, 1, 64, 64, st_dense, st_t64, NULL,
-         BITCTS__VK_KIND_TILEW},
-        {"BIT_COUNT 32 to 8 bits, input columns 65 apart", count_op, 4, 1, 64, 64, st_dense, st_t65,
-         NULL, BITCTS__VK_KIND_TILEW},
-        {"BIT_COUNT 32 to 8 bits, output rows 66 apart", count_op, 4, 1, 64, 64, st_pad66, st_t64,
-         NULL, BITCTS__VK_KIND_TILE},
-        {"BIT_COUNT 32 to 8 bits, 62 columns", count_op, 4, 1, 64, 62, st_dense, st_t64, NULL,
-         BITCTS__VK_KIND_TILE},
-        {"BIT_COUNT 8 to 32 bits, output rows 65 apart", count_op, 1, 4, 64, 64, st_pad65, st_t64,
-         NULL, BITCTS__VK_KIND_TILEW},
-        {"BIT_COUNT 8 to 32 bits, input columns 66 apart", count_op, 1, 4, 64, 64, st_dense, st_t66,
-         NULL, BITCTS__VK_KIND_TILE},
-        {"BIT_COUNT 8 to 32 bits, 62 rows", count_op, 1, 4, 62, 64, st_dense, st_t64, NULL,
-         BITCTS__VK_KIND_TILE},
-        {"BIT_COUNT 16 to 8 bits, 62 rows", count_op, 2, 1, 62, 64, st_dense, st_t64, NULL,
-         BITCTS__VK_KIND_TILEW},
-        {"BIT_COUNT 16 to 8 bits, 63 rows", count_op, 2, 1, 63, 64, st_dense, st_t64, NULL,
-         BITCTS__VK_KIND_TILE},
-        {"BIT_COUNT 32 to 32 bits transposed", count_op, 4, 4, 64, 64, st_dense, st_t64, NULL,
-         BITCTS__VK_KIND_TILE},
-        {"BIT_COUNT 64 to 8 bits transposed", count_op, 8, 1, 64, 64, st_dense, st_t64, NULL,
-         BITCTS__VK_KIND_TILE},
         /* BIT_COUNT UINT32 to UINT8: 8-byte output chunks, so an input chunk is 32 bytes and
          * the input's row stride must be a multiple of 8 elements. */
         {"BIT_COUNT 32 to 8 bits, input rows 72 apart", count_op, 4, 1, 9, 64, st_pad80, st_pad72,
@@ -1474,6 +1471,37 @@ static void test_plan_kinds(void)
             printf("plan kind of %s: %u, expected %u\n", c->why, kind, c->kind);
         }
         CHECK_EQ_U64(kind, c->kind);
+    }
+    /* BIT_COUNT of a transposed input to another width a word at a time: R a multiple of the
+     * input word's elements, C of the output word's, each operand aligned to its own words
+     * (input width, output width, rows, columns, output strides, input strides, kind). */
+    const struct {
+        uint32_t in_w, out_w, rows, cols;
+        const uint32_t *so, *sa;
+        uint32_t kind;
+    } counts[] = {
+        {1, 4, 64, 64, st_dense, st_t64, BITCTS__VK_KIND_TILEW},
+        {2, 4, 64, 64, st_dense, st_t64, BITCTS__VK_KIND_TILEW},
+        {4, 1, 64, 64, st_dense, st_t64, BITCTS__VK_KIND_TILEW},
+        {4, 1, 64, 64, st_dense, st_t65, BITCTS__VK_KIND_TILEW},
+        {4, 1, 64, 64, st_pad66, st_t64, BITCTS__VK_KIND_TILE},
+        {4, 1, 64, 62, st_dense, st_t64, BITCTS__VK_KIND_TILE},
+        {1, 4, 64, 64, st_pad65, st_t64, BITCTS__VK_KIND_TILEW},
+        {1, 4, 64, 64, st_dense, st_t66, BITCTS__VK_KIND_TILE},
+        {1, 4, 62, 64, st_dense, st_t64, BITCTS__VK_KIND_TILE},
+        {2, 1, 62, 64, st_dense, st_t64, BITCTS__VK_KIND_TILEW},
+        {2, 1, 63, 64, st_dense, st_t64, BITCTS__VK_KIND_TILE},
+        {4, 4, 64, 64, st_dense, st_t64, BITCTS__VK_KIND_TILE},
+        {8, 1, 64, 64, st_dense, st_t64, BITCTS__VK_KIND_TILE},
+    };
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; ++i) {
+        const uint32_t kind =
+            plan_kind(&dflt, count_op, counts[i].in_w, counts[i].out_w, counts[i].rows,
+                      counts[i].cols, counts[i].so, counts[i].sa, NULL);
+        if (kind != counts[i].kind) {
+            printf("plan kind of count case %zu: %u, expected %u\n", i, kind, counts[i].kind);
+        }
+        CHECK_EQ_U64(kind, counts[i].kind);
     }
     /* The rows follow the chunk the options give: 16 bytes, and rows 72 bytes apart no longer
      * fit; 4 bytes, and 68 do. */

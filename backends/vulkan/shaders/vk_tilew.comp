@@ -81,19 +81,33 @@ void vk_words(bool use_b, uint c, uint rw, out uint w[VO])
     }
 }
 
-// Lane l of each of VO words (columns), as one word: row l of the V x VO block, transposed;
-// for a count to another width, each lane's count in a lane of the output's width.
-uint vk_lanes(const uint w[VO], uint l)
+// The V x VO block of the VO words w (columns) transposed into V words (rows): row l is lane l
+// of each word; for a count to another width, each lane's count in a lane of the output's
+// width. Same-width blocks by masks and shifts (a 4 x 4 byte block in two rounds: bytes within
+// 16-bit halves, then halves), not lane by lane.
+void vk_block(const uint w[VO], out uint o[V])
 {
-    uint r = 0u;
-    [[unroll]] for (uint k = 0u; k < VO; ++k) {
-#if IN_W == OUT_W
-        r |= vk_lane_of(w[k], l) << (k * IN_BITS);
+#if IN_W == 1 && OUT_W == 1
+    const uint t0 = (w[0] & 0x00FF00FFu) | ((w[1] << 8u) & 0xFF00FF00u);
+    const uint t1 = ((w[0] >> 8u) & 0x00FF00FFu) | (w[1] & 0xFF00FF00u);
+    const uint t2 = (w[2] & 0x00FF00FFu) | ((w[3] << 8u) & 0xFF00FF00u);
+    const uint t3 = ((w[2] >> 8u) & 0x00FF00FFu) | (w[3] & 0xFF00FF00u);
+    o[0] = (t0 & 0xFFFFu) | (t2 << 16u);
+    o[1] = (t1 & 0xFFFFu) | (t3 << 16u);
+    o[2] = (t0 >> 16u) | (t2 & 0xFFFF0000u);
+    o[3] = (t1 >> 16u) | (t3 & 0xFFFF0000u);
+#elif IN_W == 2 && OUT_W == 2
+    o[0] = (w[0] & 0xFFFFu) | (w[1] << 16u);
+    o[1] = (w[0] >> 16u) | (w[1] & 0xFFFF0000u);
 #else
-        r |= uint(bitCount(vk_lane_of(w[k], l))) << (k * OUT_BITS);
-#endif
+    [[unroll]] for (uint l = 0u; l < V; ++l) {
+        uint r = 0u;
+        [[unroll]] for (uint k = 0u; k < VO; ++k) {
+            r |= uint(bitCount(vk_lane_of(w[k], l))) << (k * OUT_BITS);
+        }
+        o[l] = r;
     }
-    return r;
+#endif
 }
 
 #if IN_W == OUT_W
@@ -115,11 +129,18 @@ uint vk_apply_word(uint a, uint b)
     if (OP == BITCTS_VK_OP_COPY) {
         return a;
     }
+#if IN_W == 1
+    if (OP == BITCTS_VK_OP_COUNT) {
+        return vk_popcount_bytes(a);
+    }
+    return vk_shift_bytes(a, b);
+#else
     uint r = 0u;
     [[unroll]] for (uint k = 0u; k < V; ++k) {
         r |= (vk_apply(vk_lane_of(a, k), vk_lane_of(b, k)) & IN_MASK) << (k * IN_BITS);
     }
     return r;
+#endif
 }
 
 // Direct inputs (packed along C): the words this invocation writes in vk_store_tile (row
@@ -185,32 +206,39 @@ void main()
 #endif
         vk_load_tile(batch, r0, c0, tx, ty, a_t, b_t);
         barrier();
-        // Output: word row ty + ROWS_PER_PASS q of the tile, V rows; each invocation reads the
-        // VO shared words of its VO columns once and transposes the block in registers.
+        // Output: word row ty + ROWS_PER_PASS q of the tile, V rows (all inside R, a multiple
+        // of V); each invocation reads the VO shared words of its VO columns once and
+        // transposes the block in registers.
         [[unroll]] for (uint q = 0u; q < OUT_PASSES; ++q) {
             const uint rw = ty + ROWS_PER_PASS * q;
+            const uint r = r0 + V * rw;
             const uint c = c0 + VO * tx;
-            uint wa[VO];
-            if (a_t) {
-                vk_words(false, VO * tx, rw, wa);
-            }
+            if (r < pc.rows && c < pc.cols) {
+                uint wa[VO];
+                uint ta[V];
+                if (a_t) {
+                    vk_words(false, VO * tx, rw, wa);
+                    vk_block(wa, ta);
+                }
 #if IN_W == OUT_W
-            uint wb[VO];
-            if (b_t) {
-                vk_words(true, VO * tx, rw, wb);
-            }
+                uint wb[VO];
+                uint tb[V];
+                if (b_t) {
+                    vk_words(true, VO * tx, rw, wb);
+                    vk_block(wb, tb);
+                }
 #endif
-            [[unroll]] for (uint k = 0u; k < V; ++k) {
-                const uint r = r0 + V * rw + k;
-                if (r < pc.rows && c < pc.cols) {
+                // Output words: the first row's, then a row (out_row / VO words) apart.
+                const uint o = batch * (pc.out_batch / VO) + r * (pc.out_row / VO) + c / VO;
+                [[unroll]] for (uint k = 0u; k < V; ++k) {
 #if IN_W == OUT_W
-                    const uint a = a_t ? vk_lanes(wa, k) : da[V * q + k];
-                    const uint b = b_t ? vk_lanes(wb, k) : db[V * q + k];
+                    const uint a = a_t ? ta[k] : da[V * q + k];
+                    const uint b = b_t ? tb[k] : db[V * q + k];
                     const uint word = vk_apply_word(a, b);
 #else
-                    const uint word = vk_lanes(wa, k); // a count: A is the transposed input
+                    const uint word = ta[k]; // a count: A is the transposed input
 #endif
-                    pc.out_ref.v[(batch * pc.out_batch + r * pc.out_row + c) / VO] = word;
+                    pc.out_ref.v[o + k * (pc.out_row / VO)] = word;
                 }
             }
         }
