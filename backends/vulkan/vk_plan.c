@@ -291,17 +291,19 @@ static void vk_apply_device(bitcts__vk_plan *p, const bitcts__vk_options *opt,
 }
 
 /* The tile shaders' workgroup: tile_threads, or by default (auto) 256 for 32 x 32 element
- * tiles and four passes of loads a tile for the word-wide ones (1024 for 8-bit, 512 for 16-bit
- * output elements, 256 for a count to UINT32), what an H100 run measured fastest
- * (docs/gpu/h100.md); 256 where the device allows no more. */
+ * tiles and for the word-wide ones eight invocations per element of the tile's shorter side
+ * (1024 for 8-bit elements, 512 for 16-bit ones and counts of 16 to 8 bits, 256 for counts to
+ * UINT32), what H100 runs measured fastest (docs/gpu/h100.md); 256 where the device allows no
+ * more. */
 static uint32_t vk_tile_threads(const bitcts__vk_plan *p, const bitcts__vk_options *opt,
                                 const bitcts__vk_limits *lim)
 {
     uint32_t threads = opt->tile_threads;
     if (threads == 0) {
-        threads = p->kind == BITCTS__VK_KIND_TILEW
-                      ? 8u * bitcts__vk_tilew_side(p->width[BITCTS__VK_OUT])
-                      : 256u;
+        const uint32_t wide = p->width[BITCTS__VK_A] > p->width[BITCTS__VK_OUT]
+                                  ? p->width[BITCTS__VK_A]
+                                  : p->width[BITCTS__VK_OUT];
+        threads = p->kind == BITCTS__VK_KIND_TILEW ? 8u * bitcts__vk_tilew_side(wide) : 256u;
     }
     return threads > lim->max_threads ? 256u : threads;
 }

@@ -614,10 +614,10 @@ static uint32_t transposed_count_errors(const uint8_t *xa, uint32_t in_w, const 
 }
 
 /* BIT_COUNT of a transposed input to another width a word at a time (the tilew kind for 8 ->
- * 32, 16 -> 8, 16 -> 32 and 32 -> 8 bits; 8 -> 8 too): a batch of 2 x 136 x 140, partial tiles
- * along both dimensions for every width, the input's columns 140 elements apart and its batches
- * 19608, the output's rows 144 apart (its padding kept); then 32 -> 32 bits (the element tile)
- * on the same layout. */
+ * 32, 16 -> 8 and 16 -> 32 bits; 8 -> 8 too): a batch of 2 x 136 x 140, partial tiles along
+ * both dimensions for every width, the input's columns 140 elements apart and its batches
+ * 19608, the output's rows 144 apart (its padding kept); then 32 -> 8 and 32 -> 32 bits (the
+ * element tile) on the same layout. */
 static void test_transposed_counts(void *inst)
 {
     enum { N = 2, R = 136, C = 140, A_COL = 140, A_BATCH = 19608, O_ROW = 144 };
@@ -1482,10 +1482,11 @@ static void test_plan_kinds(void)
     } counts[] = {
         {1, 4, 64, 64, st_dense, st_t64, BITCTS__VK_KIND_TILEW},
         {2, 4, 64, 64, st_dense, st_t64, BITCTS__VK_KIND_TILEW},
-        {4, 1, 64, 64, st_dense, st_t64, BITCTS__VK_KIND_TILEW},
-        {4, 1, 64, 64, st_dense, st_t65, BITCTS__VK_KIND_TILEW},
-        {4, 1, 64, 64, st_pad66, st_t64, BITCTS__VK_KIND_TILE},
-        {4, 1, 64, 62, st_dense, st_t64, BITCTS__VK_KIND_TILE},
+        {4, 1, 64, 64, st_dense, st_t64, BITCTS__VK_KIND_TILE},
+        {2, 1, 64, 64, st_dense, st_t66, BITCTS__VK_KIND_TILEW},
+        {2, 1, 64, 64, st_dense, st_t65, BITCTS__VK_KIND_TILE},
+        {2, 1, 64, 64, st_pad66, st_t64, BITCTS__VK_KIND_TILE},
+        {2, 1, 64, 62, st_dense, st_t64, BITCTS__VK_KIND_TILE},
         {1, 4, 64, 64, st_pad65, st_t64, BITCTS__VK_KIND_TILEW},
         {1, 4, 64, 64, st_dense, st_t66, BITCTS__VK_KIND_TILE},
         {1, 4, 62, 64, st_dense, st_t64, BITCTS__VK_KIND_TILE},
@@ -1599,14 +1600,18 @@ static void test_plan_keys(void)
     p = plan_of(&dflt, &small, xor_op, 1, 1, 64, 64, st_dense, st_t64, st_dense);
     CHECK_EQ_U64(p.kind, BITCTS__VK_KIND_TILEW);
     CHECK_EQ_U64(p.key.spec[BITCTS_VK_SPEC_TILE_THREADS], 256);
-    /* The word tile's workgroup by default: four passes of loads a tile, by the output's
-     * width (a tile is 32 words of output columns). */
+    /* The word tile's workgroup by default: eight invocations per element of the tile's
+     * shorter side (32 words of the wider of the input and output elements). */
     p = plan_of(&dflt, &roomy, count_op, 1, 4, 64, 64, st_dense, st_t64, NULL);
     CHECK_EQ_U64(p.kind, BITCTS__VK_KIND_TILEW);
     CHECK_EQ_U64(p.key.spec[BITCTS_VK_SPEC_TILE_THREADS], 256);
-    p = plan_of(&dflt, &roomy, count_op, 4, 1, 64, 64, st_dense, st_t64, NULL);
+    p = plan_of(&dflt, &roomy, count_op, 2, 1, 64, 64, st_dense, st_t64, NULL);
     CHECK_EQ_U64(p.kind, BITCTS__VK_KIND_TILEW);
+    CHECK_EQ_U64(p.key.spec[BITCTS_VK_SPEC_TILE_THREADS], 512);
+    p = plan_of(&dflt, &roomy, not_op, 1, 1, 64, 64, st_dense, st_t64, NULL);
     CHECK_EQ_U64(p.key.spec[BITCTS_VK_SPEC_TILE_THREADS], 1024);
+    p = plan_of(&dflt, &roomy, not_op, 2, 2, 64, 64, st_dense, st_t64, NULL);
+    CHECK_EQ_U64(p.key.spec[BITCTS_VK_SPEC_TILE_THREADS], 512);
     /* Shared memory for the word tile of A (16.1 KiB) but not for A's and B's (32 KiB): the
      * second plan runs on the strided shader, without B's tile. */
     const bitcts__vk_limits little = {.max_threads = 1024, .max_shared = 20000};
