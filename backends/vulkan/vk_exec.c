@@ -148,13 +148,13 @@ static uint32_t vk_dispatch_strided(bitcts__vk_instance *inst, const bitcts__vk_
 }
 
 /* Rank 2 (rows, columns) or 3 (batch, rows, columns); tiles of 32 x 32 elements, or for the
- * word-wide shader 32 x 32 words (vk_tilew.comp's TE). */
+ * word-wide shader 32 input words by 32 output words (vk_tilew.comp's TR x TC). */
 static uint32_t vk_dispatch_tile(bitcts__vk_instance *inst, const bitcts__vk_plan *p,
                                  const VkDeviceAddress addr[3])
 {
-    const uint32_t side = p->kind == BITCTS__VK_KIND_TILEW
-                              ? bitcts__vk_tilew_side(p->width[BITCTS__VK_OUT])
-                              : BITCTS_VK_TILE;
+    const int words = p->kind == BITCTS__VK_KIND_TILEW;
+    const uint32_t side = words ? bitcts__vk_tilew_side(p->width[BITCTS__VK_OUT]) : BITCTS_VK_TILE;
+    const uint32_t side_r = words ? bitcts__vk_tilew_side(p->width[BITCTS__VK_A]) : BITCTS_VK_TILE;
     const uint32_t c = p->rank - 1;
     const uint32_t r = p->rank - 2;
     const int batched = p->rank == 3;
@@ -177,7 +177,7 @@ static uint32_t vk_dispatch_tile(bitcts__vk_instance *inst, const bitcts__vk_pla
         .flags = p->flags,
     };
     const uint64_t tiles =
-        (uint64_t)(batched ? p->sizes[0] : 1u) * ((p->sizes[r] + side - 1) / side) * pc.tiles_c;
+        (uint64_t)(batched ? p->sizes[0] : 1u) * ((p->sizes[r] + side_r - 1) / side_r) * pc.tiles_c;
     pc.tiles = (uint32_t)tiles;
     inst->vk.vkCmdPushConstants(inst->cmd, inst->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc,
                                 &pc);

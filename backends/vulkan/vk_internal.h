@@ -91,8 +91,8 @@ typedef struct bitcts__vk_packed_shape {
     uint32_t threads;
 } bitcts__vk_packed_shape;
 
-/* The side, in elements, of the word-wide tile shader's tiles (vk_tilew.comp's TE): 32 words
- * of w-byte elements. */
+/* A side, in elements, of the word-wide tile shader's tiles: 32 words of w-byte elements
+ * (vk_tilew.comp's TR for the input's width, TC for the output's). */
 static inline uint32_t bitcts__vk_tilew_side(uint32_t w)
 {
     return BITCTS_VK_TILE * (4u / w);

@@ -188,21 +188,24 @@ static int vk_rows_fit(bitcts__vk_plan *p, const bitcts__vk_options *opt,
 }
 
 /* Whether a tile-kind plan (flags: its transposed inputs) fits the word-wide tile shader:
- * 8- or 16-bit elements in and out, R and C multiples of the V elements of a word, every
- * operand's row, column and batch starts word-aligned, direct inputs packed along C. */
+ * widths it was built for (8/16-bit of one width, BIT_COUNT of 8/16/32-bit elements to
+ * another width), R a multiple of the input word's elements and C of the output word's, every
+ * operand's row, column and batch starts aligned to its own words, direct inputs packed along
+ * C. */
 static int vk_tilew_fit(const bitcts__vk_plan *p)
 {
-    const uint32_t w = p->width[BITCTS__VK_OUT];
-    if ((w != 1 && w != 2) || p->width[BITCTS__VK_A] != w) {
+    const uint32_t in_w = p->width[BITCTS__VK_A];
+    const uint32_t out_w = p->width[BITCTS__VK_OUT];
+    if (bitcts__vk_binary_find(BITCTS__VK_KIND_TILEW, in_w, out_w, 0) < 0) {
         return 0;
     }
-    const uint32_t v = 4 / w;
     const uint32_t c = p->rank - 1;
     const uint32_t r = p->rank - 2;
-    if (p->sizes[r] % v != 0 || p->sizes[c] % v != 0) {
+    if (p->sizes[r] % (4 / in_w) != 0 || p->sizes[c] % (4 / out_w) != 0) {
         return 0;
     }
     for (uint32_t k = 0; k <= p->input_count; ++k) {
+        const uint32_t v = 4 / p->width[k];
         const int transposed = k > 0 && (p->flags & (1u << (k - 1))) != 0;
         /* A transposed input steps 1 along R, the others 1 along C. */
         const uint32_t across = transposed ? p->strides[k][c] : p->strides[k][r];
@@ -256,9 +259,9 @@ static void vk_choose_kind(bitcts__vk_plan *p, const bitcts__vk_options *opt,
  * one row), as vk_tile.comp and vk_tilew.comp declare them. */
 static uint64_t vk_tile_shared(const bitcts__vk_plan *p, int b_tiled)
 {
-    if (p->kind == BITCTS__VK_KIND_TILEW) {
+    if (p->kind == BITCTS__VK_KIND_TILEW) { /* a row of 32 words a column of the tile */
         const uint64_t side = bitcts__vk_tilew_side(p->width[BITCTS__VK_OUT]);
-        return (side + (b_tiled ? side : 1u)) * BITCTS_VK_TILE * 4u; /* rows of 32 words */
+        return (side + (b_tiled ? side : 1u)) * BITCTS_VK_TILE * 4u;
     }
     const uint64_t elem = p->width[BITCTS__VK_A] == 8 ? 8u : 4u;
     return (BITCTS_VK_TILE + (b_tiled ? BITCTS_VK_TILE : 1u)) * (BITCTS_VK_TILE + 1u) * elem;
@@ -288,17 +291,19 @@ static void vk_apply_device(bitcts__vk_plan *p, const bitcts__vk_options *opt,
 }
 
 /* The tile shaders' workgroup: tile_threads, or by default (auto) 256 for 32 x 32 element
- * tiles and four passes a tile for the word-wide ones (1024 for 8-bit, 512 for 16-bit
- * elements), what an H100 run measured fastest (docs/gpu/h100.md); 256 where the device
- * allows no more. */
+ * tiles and for the word-wide ones eight invocations per element of the tile's shorter side
+ * (1024 for 8-bit elements, 512 for 16-bit ones and counts of 16 to 8 bits, 256 for counts to
+ * UINT32), what H100 runs measured fastest (docs/gpu/h100.md); 256 where the device allows no
+ * more. */
 static uint32_t vk_tile_threads(const bitcts__vk_plan *p, const bitcts__vk_options *opt,
                                 const bitcts__vk_limits *lim)
 {
     uint32_t threads = opt->tile_threads;
     if (threads == 0) {
-        threads = p->kind == BITCTS__VK_KIND_TILEW
-                      ? 8u * bitcts__vk_tilew_side(p->width[BITCTS__VK_OUT])
-                      : 256u;
+        const uint32_t wide = p->width[BITCTS__VK_A] > p->width[BITCTS__VK_OUT]
+                                  ? p->width[BITCTS__VK_A]
+                                  : p->width[BITCTS__VK_OUT];
+        threads = p->kind == BITCTS__VK_KIND_TILEW ? 8u * bitcts__vk_tilew_side(wide) : 256u;
     }
     return threads > lim->max_threads ? 256u : threads;
 }

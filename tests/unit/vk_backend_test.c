@@ -460,10 +460,34 @@ static void test_transposed(void *inst)
     CHECK(ok);
 }
 
+/* UINT8 shifts of a transposed A (columns r apart) by a packed B, r x c, a word at a time (four
+ * byte lanes shifted at once): counts 0-9 and 250-255 in xb (8 or more give 0). */
+static void check_byte_shifts(void *inst, const tensor *a, const tensor *b, const tensor *o,
+                              const uint8_t *xa, uint8_t *xb, uint8_t *xo, uint32_t r, uint32_t c)
+{
+    for (uint32_t i = 0; i < r * c; ++i) {
+        xb[i] = (uint8_t)(i % 16 < 10 ? i % 16 : 240 + i % 16);
+    }
+    for (int left = 0; left <= 1; ++left) {
+        const uint32_t op = left ? BITCTS_OP_BIT_SHIFT_LEFT : BITCTS_OP_BIT_SHIFT_RIGHT;
+        CHECK_EQ_U64(run(inst, op, a, b, o, xa, xb, xo), BITCTS_ABI_OK);
+        uint32_t bad = 0;
+        for (uint32_t y = 0; y < r; ++y) {
+            for (uint32_t x = 0; x < c; ++x) {
+                const uint32_t v = xa[x * r + y];
+                const uint32_t k = xb[y * c + x];
+                bad += xo[y * c + x] != (k >= 8 ? 0u : (uint8_t)(left ? v << k : v >> k));
+            }
+        }
+        CHECK_EQ_U64(bad, 0);
+    }
+}
+
 /* Transposes of 8- and 16-bit elements a word at a time (the tilew kind): UINT8 XOR of a
- * transposed A and a packed B over 132 x 136 (partial 128 x 128 tiles), UINT16 shifts of a
- * packed A by a transposed B in a batch of 2 with padded strides, and UINT8 BIT_COUNT of a
- * transposed A whose columns start 4 bytes apart beyond their length. */
+ * transposed A and a packed B over 132 x 136 (partial 128 x 128 tiles), UINT8 shifts of the
+ * same layout, UINT16 shifts of a packed A by a transposed B in a batch of 2 with padded
+ * strides, and UINT8 BIT_COUNT of a transposed A whose columns start 4 bytes apart beyond
+ * their length. */
 static void test_transposed_words(void *inst)
 {
     enum { R = 132, C = 136 };
@@ -490,6 +514,7 @@ static void test_transposed_words(void *inst)
         }
     }
     CHECK(ok);
+    check_byte_shifts(inst, &a, &b, &o, xa, xb, xo, R, C);
     /* Counts: column starts 136 bytes apart (132 used). */
     const uint32_t tr136[2] = {1, 136};
     const uint32_t s2[2] = {R, 128};
@@ -539,6 +564,84 @@ static void test_transposed_words(void *inst)
         }
     }
     CHECK(ok);
+}
+
+/* The unsigned type of w bytes. */
+static uint32_t uint_type_of(uint32_t w)
+{
+    return w == 1 ? BITCTS_DT_UINT8 : w == 2 ? BITCTS_DT_UINT16 : BITCTS_DT_UINT32;
+}
+
+/* Element i of a buffer of w-byte (1, 2 or 4) little-endian elements. */
+static uint32_t element_at(const uint8_t *buf, uint32_t w, uint64_t i)
+{
+    uint32_t v = 0;
+    for (uint32_t b = 0; b < w; ++b) {
+        v |= (uint32_t)buf[i * w + b] << (8 * b);
+    }
+    return v;
+}
+
+/* Mismatches of a BIT_COUNT of a transposed input (transposed_counts' layout); padding
+ * elements of the output (columns C and beyond) must keep their 0xA5 bytes. */
+static uint32_t transposed_count_errors(const uint8_t *xa, uint32_t in_w, const uint8_t *xo,
+                                        uint32_t out_w, const uint32_t sizes[3],
+                                        const uint32_t sa[3], const uint32_t so[3])
+{
+    uint32_t bad = 0;
+    for (uint32_t n = 0; n < sizes[0]; ++n) {
+        for (uint32_t r = 0; r < sizes[1]; ++r) {
+            for (uint32_t c = 0; c < so[1]; ++c) {
+                const uint64_t o = (uint64_t)n * so[0] + (uint64_t)r * so[1] + c;
+                const uint32_t got = element_at(xo, out_w, o);
+                if (c >= sizes[2]) {
+                    const int last = n + 1 == sizes[0] && r + 1 == sizes[1];
+                    bad += !last && got != (out_w == 1 ? 0xA5u : 0xA5A5A5A5u);
+                    continue;
+                }
+                const uint64_t i = (uint64_t)n * sa[0] + r * sa[1] + (uint64_t)c * sa[2];
+                uint32_t want = 0;
+                for (uint32_t v = element_at(xa, in_w, i); v != 0; v &= v - 1) {
+                    ++want;
+                }
+                if (got != want && bad++ < 3) {
+                    printf("count %u -> %u bytes at [%u][%u][%u]: %u, expected %u\n", in_w, out_w,
+                           n, r, c, got, want);
+                }
+            }
+        }
+    }
+    return bad;
+}
+
+/* BIT_COUNT of a transposed input to another width a word at a time (the tilew kind for 8 ->
+ * 32, 16 -> 8 and 16 -> 32 bits; 8 -> 8 too): a batch of 2 x 136 x 140, partial tiles along
+ * both dimensions for every width, the input's columns 140 elements apart and its batches
+ * 19608, the output's rows 144 apart (its padding kept); then 32 -> 8 and 32 -> 32 bits (the
+ * element tile) on the same layout. */
+static void test_transposed_counts(void *inst)
+{
+    enum { N = 2, R = 136, C = 140, A_COL = 140, A_BATCH = 19608, O_ROW = 144 };
+    static const uint32_t pairs[][2] = {{1, 4}, {2, 1}, {2, 4}, {4, 1}, {1, 1}, {4, 4}};
+    static uint8_t xa[N * A_BATCH * 4];
+    static uint8_t xo[N * R * O_ROW * 4];
+    const uint32_t s3[3] = {N, R, C};
+    const uint32_t sa[3] = {A_BATCH, 1, A_COL};
+    const uint32_t so[3] = {R * O_ROW, O_ROW, 1};
+    for (uint32_t i = 0; i < sizeof xa; ++i) {
+        xa[i] = (uint8_t)(i * 2654435761u >> 13);
+    }
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; ++k) {
+        const uint32_t in_w = pairs[k][0];
+        const uint32_t out_w = pairs[k][1];
+        tensor a;
+        tensor o;
+        tensor_set(&a, uint_type_of(in_w), 3, s3, sa, 0);
+        tensor_set(&o, uint_type_of(out_w), 3, s3, so, 0);
+        memset(xo, 0xA5, sizeof xo);
+        CHECK_EQ_U64(run(inst, BITCTS_OP_BIT_COUNT, &a, NULL, &o, xa, NULL, xo), BITCTS_ABI_OK);
+        CHECK_EQ_U64(transposed_count_errors(xa, in_w, xo, out_w, s3, sa, so), 0);
+    }
 }
 
 /* Padded rows (the rows kind where rows are whole 16-byte chunks, the strided shader where
@@ -1273,6 +1376,8 @@ static const uint32_t st_dense[2] = {64, 1};
 static const uint32_t st_pad80[2] = {80, 1};
 static const uint32_t st_pad72[2] = {72, 1};
 static const uint32_t st_pad68[2] = {68, 1};
+static const uint32_t st_pad66[2] = {66, 1};
+static const uint32_t st_pad65[2] = {65, 1};
 static const uint32_t st_bcast[2] = {0, 1}; /* one row, repeated */
 static const uint32_t st_scalar[2] = {0, 0};
 static const uint32_t st_column[2] = {1, 0}; /* one column, repeated */
@@ -1343,7 +1448,7 @@ static void test_plan_kinds(void)
         {"32-bit transpose", xor_op, 4, 4, 64, 64, st_dense, st_t64, st_dense,
          BITCTS__VK_KIND_TILE},
         {"BIT_COUNT 16 to 8 bits transposed", count_op, 2, 1, 64, 64, st_dense, st_t64, NULL,
-         BITCTS__VK_KIND_TILE},
+         BITCTS__VK_KIND_TILEW},
         /* BIT_COUNT UINT32 to UINT8: 8-byte output chunks, so an input chunk is 32 bytes and
          * the input's row stride must be a multiple of 8 elements. */
         {"BIT_COUNT 32 to 8 bits, input rows 72 apart", count_op, 4, 1, 9, 64, st_pad80, st_pad72,
@@ -1367,6 +1472,38 @@ static void test_plan_kinds(void)
             printf("plan kind of %s: %u, expected %u\n", c->why, kind, c->kind);
         }
         CHECK_EQ_U64(kind, c->kind);
+    }
+    /* BIT_COUNT of a transposed input to another width a word at a time: R a multiple of the
+     * input word's elements, C of the output word's, each operand aligned to its own words
+     * (input width, output width, rows, columns, output strides, input strides, kind). */
+    const struct {
+        uint32_t in_w, out_w, rows, cols;
+        const uint32_t *so, *sa;
+        uint32_t kind;
+    } counts[] = {
+        {1, 4, 64, 64, st_dense, st_t64, BITCTS__VK_KIND_TILEW},
+        {2, 4, 64, 64, st_dense, st_t64, BITCTS__VK_KIND_TILEW},
+        {4, 1, 64, 64, st_dense, st_t64, BITCTS__VK_KIND_TILE},
+        {2, 1, 64, 64, st_dense, st_t66, BITCTS__VK_KIND_TILEW},
+        {2, 1, 64, 64, st_dense, st_t65, BITCTS__VK_KIND_TILE},
+        {2, 1, 64, 64, st_pad66, st_t64, BITCTS__VK_KIND_TILE},
+        {2, 1, 64, 62, st_dense, st_t64, BITCTS__VK_KIND_TILE},
+        {1, 4, 64, 64, st_pad65, st_t64, BITCTS__VK_KIND_TILEW},
+        {1, 4, 64, 64, st_dense, st_t66, BITCTS__VK_KIND_TILE},
+        {1, 4, 62, 64, st_dense, st_t64, BITCTS__VK_KIND_TILE},
+        {2, 1, 62, 64, st_dense, st_t64, BITCTS__VK_KIND_TILEW},
+        {2, 1, 63, 64, st_dense, st_t64, BITCTS__VK_KIND_TILE},
+        {4, 4, 64, 64, st_dense, st_t64, BITCTS__VK_KIND_TILE},
+        {8, 1, 64, 64, st_dense, st_t64, BITCTS__VK_KIND_TILE},
+    };
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; ++i) {
+        const uint32_t kind =
+            plan_kind(&dflt, count_op, counts[i].in_w, counts[i].out_w, counts[i].rows,
+                      counts[i].cols, counts[i].so, counts[i].sa, NULL);
+        if (kind != counts[i].kind) {
+            printf("plan kind of count case %zu: %u, expected %u\n", i, kind, counts[i].kind);
+        }
+        CHECK_EQ_U64(kind, counts[i].kind);
     }
     /* The rows follow the chunk the options give: 16 bytes, and rows 72 bytes apart no longer
      * fit; 4 bytes, and 68 do. */
@@ -1441,6 +1578,10 @@ static void test_plan_keys(void)
         {"32-bit A transposed", xor_op, 4, 4, 64, 64, st_dense, st_t64, st_dense, 0},
         {"32-bit B transposed", xor_op, 4, 4, 64, 64, st_dense, st_dense, st_t64, 1},
         {"8-bit B transposed, word-wide", xor_op, 1, 1, 64, 64, st_dense, st_dense, st_t64, 1},
+        {"BIT_COUNT 8 to 32 bits transposed, word-wide", count_op, 1, 4, 64, 64, st_dense, st_t64,
+         NULL, 0},
+        {"BIT_COUNT 16 to 8 bits transposed, word-wide", count_op, 2, 1, 64, 64, st_dense, st_t64,
+         NULL, 0},
         {"output rows 68 bytes apart, strided", and_op, 1, 1, 9, 64, st_pad68, st_dense, st_dense,
          0},
     };
@@ -1460,6 +1601,18 @@ static void test_plan_keys(void)
     p = plan_of(&dflt, &small, xor_op, 1, 1, 64, 64, st_dense, st_t64, st_dense);
     CHECK_EQ_U64(p.kind, BITCTS__VK_KIND_TILEW);
     CHECK_EQ_U64(p.key.spec[BITCTS_VK_SPEC_TILE_THREADS], 256);
+    /* The word tile's workgroup by default: eight invocations per element of the tile's
+     * shorter side (32 words of the wider of the input and output elements). */
+    p = plan_of(&dflt, &roomy, count_op, 1, 4, 64, 64, st_dense, st_t64, NULL);
+    CHECK_EQ_U64(p.kind, BITCTS__VK_KIND_TILEW);
+    CHECK_EQ_U64(p.key.spec[BITCTS_VK_SPEC_TILE_THREADS], 256);
+    p = plan_of(&dflt, &roomy, count_op, 2, 1, 64, 64, st_dense, st_t64, NULL);
+    CHECK_EQ_U64(p.kind, BITCTS__VK_KIND_TILEW);
+    CHECK_EQ_U64(p.key.spec[BITCTS_VK_SPEC_TILE_THREADS], 512);
+    p = plan_of(&dflt, &roomy, not_op, 1, 1, 64, 64, st_dense, st_t64, NULL);
+    CHECK_EQ_U64(p.key.spec[BITCTS_VK_SPEC_TILE_THREADS], 1024);
+    p = plan_of(&dflt, &roomy, not_op, 2, 2, 64, 64, st_dense, st_t64, NULL);
+    CHECK_EQ_U64(p.key.spec[BITCTS_VK_SPEC_TILE_THREADS], 512);
     /* Shared memory for the word tile of A (16.1 KiB) but not for A's and B's (32 KiB): the
      * second plan runs on the strided shader, without B's tile. */
     const bitcts__vk_limits little = {.max_threads = 1024, .max_shared = 20000};
@@ -1673,6 +1826,7 @@ static void test_layouts(void *inst)
     test_broadcast(inst);
     test_transposed(inst);
     test_transposed_words(inst);
+    test_transposed_counts(inst);
     test_padded_rows(inst);
     test_in_place_and_padding(inst);
     test_grid_loops(inst);

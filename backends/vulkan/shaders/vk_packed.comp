@@ -143,14 +143,6 @@ VIN vk_lane(uint w[IN_WORDS], uint k)
 #endif
 }
 
-// Per-byte population counts of four bytes at once.
-uint vk_popcount_bytes(uint x)
-{
-    x = x - ((x >> 1) & 0x55555555u);
-    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-    return (x + (x >> 4)) & 0x0F0F0F0Fu;
-}
-
 // One chunk, lane by lane: input chunks ca of A and cb of B.
 uvec4 vk_chunk_lanes(uint ca, uint cb, bool a_scalar, bool b_scalar, VIN sa, VIN sb)
 {
@@ -212,24 +204,6 @@ uvec4 vk_chunk_words(uint ca, uint cb, bool a_scalar, bool b_scalar, uvec4 pa, u
     }
     return a ^ b;
 }
-
-#if IN_W == 1 && OUT_W == 1
-// Four byte lanes shifted at once, each by its own count: bits 0-2 of the count pick shifts by
-// 1, 2 and 4 (masked to stay in the lane); a count of 8 or more (any of bits 3-7) gives 0.
-uint vk_shift_bytes(uint a, uint s)
-{
-    const bool left = OP == BITCTS_VK_OP_SHL;
-    uint m = (s & 0x01010101u) * 0xFFu;
-    a = (a & ~m) | ((left ? (a << 1) & 0xFEFEFEFEu : (a >> 1) & 0x7F7F7F7Fu) & m);
-    m = ((s >> 1) & 0x01010101u) * 0xFFu;
-    a = (a & ~m) | ((left ? (a << 2) & 0xFCFCFCFCu : (a >> 2) & 0x3F3F3F3Fu) & m);
-    m = ((s >> 2) & 0x01010101u) * 0xFFu;
-    a = (a & ~m) | ((left ? (a << 4) & 0xF0F0F0F0u : (a >> 4) & 0x0F0F0F0Fu) & m);
-    // Bit 7 of each lane of ((s & 0x78) + 0x78) | s: set when the count is 8 or more.
-    const uint big = (((s & 0x78787878u) + 0x78787878u) | s) & 0x80808080u;
-    return a & ~((big >> 7) * 0xFFu);
-}
-#endif
 
 bool vk_whole_words()
 {

@@ -1,34 +1,42 @@
 // SPDX-License-Identifier: MIT
-// The transpose path for 8- and 16-bit elements of one width in and out, a 32-bit word (V
-// elements) at a time: the tile shader's scheme (vk_tile.comp) with every load and store a
-// word. A workgroup takes tiles of TE x TE elements (TE = 32 V). A transposed input is read
-// along R, a word of V rows of one column per invocation, into shared memory; the output is
-// written along C, a word of V columns of one row per invocation: an invocation reads the V
-// shared words of its V columns at one word row once and transposes that V x V block in
-// registers into V output words, one for each of V rows. The shared tile is swizzled (word w of column c lives at [c][w ^ (c / V % 32)]) so
-// that both the stores and the gathers of a warp hit 32 different banks. Direct inputs are
-// read a word per invocation (those of the rows it writes), into registers before the barrier. The host takes this path
-// only when R and C are multiples of V and every row, column and batch start of every operand
-// is word-aligned (vk_plan.c), so no word crosses a row's end. As in vk_tile.comp, the
-// workgroup's size is the specialization constant TILE_THREADS (tile_threads) and B's shared
-// tile is one row unless the specialization constant B_TILED says B is transposed.
+// The transpose path for 8- and 16-bit elements of one width in and out, and for BIT_COUNT of
+// 8-, 16- and 32-bit elements to another width (UINT8 or UINT32), a 32-bit word at a time: the
+// tile shader's scheme (vk_tile.comp) with every load and store a word. An input word holds V
+// elements, an output word VO. A workgroup takes tiles of TR x TC elements (TR = 32 V rows,
+// TC = 32 VO columns). A transposed input is read along R, a word of V rows of one column per
+// invocation, into shared memory; the output is written along C, a word of VO columns of one
+// row per invocation: an invocation reads the VO shared words of its VO columns at one word
+// row once and transposes that block in registers into V output words, one for each of V
+// rows (for a count, each lane counted on the way). The shared tile is swizzled (word w of
+// column c lives at [c][w ^ (c / VO % 32)]) so that both the stores and the gathers of a warp
+// hit 32 different banks. Direct inputs (same width only: a count has one input, transposed)
+// are read a word per invocation (those of the rows it writes), into registers before the
+// barrier. The host takes this path only when R is a multiple of V, C of VO, and every row,
+// column and batch start of every operand is word-aligned (vk_plan.c), so no word crosses a
+// row's end. As in vk_tile.comp, the workgroup's size is the specialization constant
+// TILE_THREADS (tile_threads) and B's shared tile is one row unless the specialization
+// constant B_TILED says B is transposed.
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 
 #include "vk_common.glsl"
 
-#if IN_W != OUT_W || IN_W > 2
-#error "vk_tilew.comp is built for 8- and 16-bit elements of one width in and out"
+#if IN_W > 4 || (IN_W == OUT_W && IN_W > 2) || (IN_W != OUT_W && OUT_W != 1 && OUT_W != 4)
+#error "vk_tilew.comp is built for 8/16-bit elements of one width, and counts of 8/16/32-bit ones"
 #endif
 
 layout(local_size_x = 256, local_size_x_id = BITCTS_VK_SPEC_TILE_THREADS) in;
 layout(constant_id = BITCTS_VK_SPEC_B_TILED) const uint B_TILED = 1u;
 
-#define V (4u / IN_W) // elements per word
-#define TE (BITCTS_VK_TILE * V) // tile side in elements
+#define V (4u / IN_W) // input elements per word
+#define VO (4u / OUT_W) // output elements per word
+#define TR (BITCTS_VK_TILE * V) // tile rows in elements
+#define TC (BITCTS_VK_TILE * VO) // tile columns in elements
+#define OUT_BITS (OUT_W * 8u)
 const uint ROWS_PER_PASS = gl_WorkGroupSize.x / 32u;
-const uint PASSES = TE / ROWS_PER_PASS; // rows (or columns) of the tile each invocation takes
+const uint PASSES = TC / ROWS_PER_PASS; // columns of the tile each invocation reads
+const uint OUT_PASSES = BITCTS_VK_TILE / ROWS_PER_PASS; // word rows each invocation writes
 
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer VkWords { uint v[]; };
 
@@ -53,8 +61,8 @@ layout(push_constant) uniform VkTilePush
 }
 pc;
 
-shared uint tile_a[TE][32];
-shared uint tile_b[1u + (TE - 1u) * B_TILED][32];
+shared uint tile_a[TC][32];
+shared uint tile_b[1u + (TC - 1u) * B_TILED][32];
 
 // Lane k of a word, and a word of lanes.
 uint vk_lane_of(uint w, uint k)
@@ -62,26 +70,47 @@ uint vk_lane_of(uint w, uint k)
     return bitfieldExtract(w, int(k * IN_BITS), int(IN_BITS));
 }
 
-// The V words of columns c .. c + V - 1 (tile-relative) at word row rw: V rows of V columns.
-void vk_words(bool use_b, uint c, uint rw, out uint w[V])
+// The VO words of columns c .. c + VO - 1 (tile-relative) at word row rw: V rows of VO
+// columns.
+void vk_words(bool use_b, uint c, uint rw, out uint w[VO])
 {
-    [[unroll]] for (uint k = 0u; k < V; ++k) {
+    [[unroll]] for (uint k = 0u; k < VO; ++k) {
         const uint cc = c + k;
-        const uint s = rw ^ ((cc / V) & 31u);
+        const uint s = rw ^ ((cc / VO) & 31u);
         w[k] = use_b ? tile_b[cc][s] : tile_a[cc][s];
     }
 }
 
-// Lane l of each of V words (columns), as one word: row l of the V x V block, transposed.
-uint vk_lanes(const uint w[V], uint l)
+// The V x VO block of the VO words w (columns) transposed into V words (rows): row l is lane l
+// of each word; for a count to another width, each lane's count in a lane of the output's
+// width. Same-width blocks by masks and shifts (a 4 x 4 byte block in two rounds: bytes within
+// 16-bit halves, then halves), not lane by lane.
+void vk_block(const uint w[VO], out uint o[V])
 {
-    uint r = 0u;
-    [[unroll]] for (uint k = 0u; k < V; ++k) {
-        r |= vk_lane_of(w[k], l) << (k * IN_BITS);
+#if IN_W == 1 && OUT_W == 1
+    const uint t0 = (w[0] & 0x00FF00FFu) | ((w[1] << 8u) & 0xFF00FF00u);
+    const uint t1 = ((w[0] >> 8u) & 0x00FF00FFu) | (w[1] & 0xFF00FF00u);
+    const uint t2 = (w[2] & 0x00FF00FFu) | ((w[3] << 8u) & 0xFF00FF00u);
+    const uint t3 = ((w[2] >> 8u) & 0x00FF00FFu) | (w[3] & 0xFF00FF00u);
+    o[0] = (t0 & 0xFFFFu) | (t2 << 16u);
+    o[1] = (t1 & 0xFFFFu) | (t3 << 16u);
+    o[2] = (t0 >> 16u) | (t2 & 0xFFFF0000u);
+    o[3] = (t1 >> 16u) | (t3 & 0xFFFF0000u);
+#elif IN_W == 2 && OUT_W == 2
+    o[0] = (w[0] & 0xFFFFu) | (w[1] << 16u);
+    o[1] = (w[0] >> 16u) | (w[1] & 0xFFFF0000u);
+#else
+    [[unroll]] for (uint l = 0u; l < V; ++l) {
+        uint r = 0u;
+        [[unroll]] for (uint k = 0u; k < VO; ++k) {
+            r |= uint(bitCount(vk_lane_of(w[k], l))) << (k * OUT_BITS);
+        }
+        o[l] = r;
     }
-    return r;
+#endif
 }
 
+#if IN_W == OUT_W
 // The operator on a word of V lanes.
 uint vk_apply_word(uint a, uint b)
 {
@@ -100,11 +129,60 @@ uint vk_apply_word(uint a, uint b)
     if (OP == BITCTS_VK_OP_COPY) {
         return a;
     }
+#if IN_W == 1
+    if (OP == BITCTS_VK_OP_COUNT) {
+        return vk_popcount_bytes(a);
+    }
+    return vk_shift_bytes(a, b);
+#else
     uint r = 0u;
     [[unroll]] for (uint k = 0u; k < V; ++k) {
         r |= (vk_apply(vk_lane_of(a, k), vk_lane_of(b, k)) & IN_MASK) << (k * IN_BITS);
     }
     return r;
+#endif
+}
+
+// Direct inputs (packed along C): the words this invocation writes in vk_store_tile (row
+// V (ty + ROWS_PER_PASS q) + k of the tile for j = V q + k), columns c0 + V tx .. + V - 1.
+void vk_load_direct(uint batch, uint r0, uint c0, uint tx, uint ty, bool a_t, bool b_t,
+                    out uint da[PASSES], out uint db[PASSES])
+{
+    [[unroll]] for (uint j = 0u; j < PASSES; ++j) {
+        const uint orow = r0 + V * (ty + ROWS_PER_PASS * (j / V)) + j % V;
+        const uint ocol = c0 + V * tx;
+        da[j] = 0u;
+        db[j] = 0u;
+        if (orow < pc.rows && ocol < pc.cols) {
+            if (!a_t) {
+                da[j] = pc.a_ref.v[(batch * pc.a_batch + orow * pc.a_row + ocol) / V];
+            }
+            if (vk_is_binary() && !b_t) {
+                db[j] = pc.b_ref.v[(batch * pc.b_batch + orow * pc.b_row + ocol) / V];
+            }
+        }
+    }
+}
+#endif
+
+// Transposed inputs into the shared tiles: column c0 + ty + ROWS_PER_PASS j, rows r0 + V tx ..
+// + V - 1, one word each.
+void vk_load_tile(uint batch, uint r0, uint c0, uint tx, uint ty, bool a_t, bool b_t)
+{
+    [[unroll]] for (uint j = 0u; j < PASSES; ++j) {
+        const uint tc = ty + ROWS_PER_PASS * j;
+        const uint c = c0 + tc;
+        const uint r = r0 + V * tx;
+        if (r < pc.rows && c < pc.cols) {
+            const uint s = tx ^ ((tc / VO) & 31u);
+            if (a_t) {
+                tile_a[tc][s] = pc.a_ref.v[(batch * pc.a_batch + r + c * pc.a_col) / V];
+            }
+            if (b_t) {
+                tile_b[tc][s] = pc.b_ref.v[(batch * pc.b_batch + r + c * pc.b_col) / V];
+            }
+        }
+    }
 }
 
 void main()
@@ -114,64 +192,58 @@ void main()
     const bool a_t = (pc.flags & BITCTS_VK_FLAG_A_TRANSPOSED) != 0u;
     const bool b_t =
         vk_is_binary() && B_TILED != 0u && (pc.flags & BITCTS_VK_FLAG_B_TRANSPOSED) != 0u;
-    const uint tiles_per_batch = ((pc.rows + TE - 1u) / TE) * pc.tiles_c;
+    const uint tiles_per_batch = ((pc.rows + TR - 1u) / TR) * pc.tiles_c;
     for (uint t = gl_WorkGroupID.x; t < pc.tiles; t += gl_NumWorkGroups.x) {
         const uint batch = t / tiles_per_batch;
         const uint in_batch = t - batch * tiles_per_batch;
-        const uint r0 = (in_batch / pc.tiles_c) * TE;
-        const uint c0 = (in_batch % pc.tiles_c) * TE;
+        const uint r0 = (in_batch / pc.tiles_c) * TR;
+        const uint c0 = (in_batch % pc.tiles_c) * TC;
+        // Direct inputs first: their loads wait on nothing.
+#if IN_W == OUT_W
         uint da[PASSES];
         uint db[PASSES];
-        [[unroll]] for (uint j = 0u; j < PASSES; ++j) {
-            // Transposed inputs: column c0 + ty + ROWS_PER_PASS j, rows r0 + V tx .. + V - 1.
-            const uint tc = ty + ROWS_PER_PASS * j;
-            const uint c = c0 + tc;
-            const uint r = r0 + V * tx;
-            if (r < pc.rows && c < pc.cols) {
-                const uint s = tx ^ ((tc / V) & 31u);
-                if (a_t) {
-                    tile_a[tc][s] = pc.a_ref.v[(batch * pc.a_batch + r + c * pc.a_col) / V];
-                }
-                if (b_t) {
-                    tile_b[tc][s] = pc.b_ref.v[(batch * pc.b_batch + r + c * pc.b_col) / V];
-                }
-            }
-            // Direct inputs: the rows this invocation writes below (row V (ty + ROWS_PER_PASS
-            // q) + k of the tile for j = V q + k), columns c0 + V tx .. + V - 1.
-            const uint orow = r0 + V * (ty + ROWS_PER_PASS * (j / V)) + j % V;
-            const uint ocol = c0 + V * tx;
-            da[j] = 0u;
-            db[j] = 0u;
-            if (orow < pc.rows && ocol < pc.cols) {
-                if (!a_t) {
-                    da[j] = pc.a_ref.v[(batch * pc.a_batch + orow * pc.a_row + ocol) / V];
-                }
-                if (vk_is_binary() && !b_t) {
-                    db[j] = pc.b_ref.v[(batch * pc.b_batch + orow * pc.b_row + ocol) / V];
-                }
-            }
-        }
+        vk_load_direct(batch, r0, c0, tx, ty, a_t, b_t, da, db);
+#endif
+        vk_load_tile(batch, r0, c0, tx, ty, a_t, b_t);
         barrier();
-        // Output: word row ty + ROWS_PER_PASS q of the tile, V rows; each invocation reads the V
-        // shared words of its V columns once and transposes the V x V block in registers.
-        [[unroll]] for (uint q = 0u; q < PASSES / V; ++q) {
+        // Output: word row ty + ROWS_PER_PASS q of the tile, V rows (all inside R, a multiple
+        // of V); each invocation reads the VO shared words of its VO columns once and
+        // transposes the block in registers.
+        [[unroll]] for (uint q = 0u; q < OUT_PASSES; ++q) {
             const uint rw = ty + ROWS_PER_PASS * q;
-            const uint c = c0 + V * tx;
-            uint wa[V];
-            uint wb[V];
-            if (a_t) {
-                vk_words(false, V * tx, rw, wa);
+            const uint r = r0 + V * rw;
+            const uint c = c0 + VO * tx;
+            const bool inside = r < pc.rows && c < pc.cols;
+            // 16-bit elements of one width read the shared words of every pass whether the
+            // block is inside or not, as before the counts' word tile: with those reads inside
+            // the check, NOT UINT16 ran at 0.80 of the copy kernel on an H100 (0.92 before).
+            const bool read = inside || (IN_W == 2 && OUT_W == 2);
+            uint wa[VO];
+            uint ta[V];
+            if (read && a_t) {
+                vk_words(false, VO * tx, rw, wa);
+                vk_block(wa, ta);
             }
-            if (b_t) {
-                vk_words(true, V * tx, rw, wb);
+#if IN_W == OUT_W
+            uint wb[VO];
+            uint tb[V];
+            if (read && b_t) {
+                vk_words(true, VO * tx, rw, wb);
+                vk_block(wb, tb);
             }
-            [[unroll]] for (uint k = 0u; k < V; ++k) {
-                const uint r = r0 + V * rw + k;
-                if (r < pc.rows && c < pc.cols) {
-                    const uint a = a_t ? vk_lanes(wa, k) : da[V * q + k];
-                    const uint b = b_t ? vk_lanes(wb, k) : db[V * q + k];
-                    pc.out_ref.v[(batch * pc.out_batch + r * pc.out_row + c) / V] =
-                        vk_apply_word(a, b);
+#endif
+            if (inside) {
+                // Output words: the first row's, then a row (out_row / VO words) apart.
+                const uint o = batch * (pc.out_batch / VO) + r * (pc.out_row / VO) + c / VO;
+                [[unroll]] for (uint k = 0u; k < V; ++k) {
+#if IN_W == OUT_W
+                    const uint a = a_t ? ta[k] : da[V * q + k];
+                    const uint b = b_t ? tb[k] : db[V * q + k];
+                    const uint word = vk_apply_word(a, b);
+#else
+                    const uint word = ta[k]; // a count: A is the transposed input
+#endif
+                    pc.out_ref.v[o + k * (pc.out_row / VO)] = word;
                 }
             }
         }
