@@ -84,7 +84,8 @@ void vk_words(bool use_b, uint c, uint rw, out uint w[VO])
 // The V x VO block of the VO words w (columns) transposed into V words (rows): row l is lane l
 // of each word; for a count to another width, each lane's count in a lane of the output's
 // width. Same-width blocks by masks and shifts (a 4 x 4 byte block in two rounds: bytes within
-// 16-bit halves, then halves), not lane by lane.
+// 16-bit halves, then halves), not lane by lane. (16-bit elements of one width: vk_tile_same16.)
+#if !(IN_W == 2 && OUT_W == 2)
 void vk_block(const uint w[VO], out uint o[V])
 {
 #if IN_W == 1 && OUT_W == 1
@@ -96,9 +97,6 @@ void vk_block(const uint w[VO], out uint o[V])
     o[1] = (t1 & 0xFFFFu) | (t3 << 16u);
     o[2] = (t0 >> 16u) | (t2 & 0xFFFF0000u);
     o[3] = (t1 >> 16u) | (t3 & 0xFFFF0000u);
-#elif IN_W == 2 && OUT_W == 2
-    o[0] = (w[0] & 0xFFFFu) | (w[1] << 16u);
-    o[1] = (w[0] >> 16u) | (w[1] & 0xFFFF0000u);
 #else
     [[unroll]] for (uint l = 0u; l < V; ++l) {
         uint r = 0u;
@@ -109,6 +107,7 @@ void vk_block(const uint w[VO], out uint o[V])
     }
 #endif
 }
+#endif
 
 #if IN_W == OUT_W
 // The operator on a word of V lanes.
@@ -185,6 +184,77 @@ void vk_load_tile(uint batch, uint r0, uint c0, uint tx, uint ty, bool a_t, bool
     }
 }
 
+#if IN_W == 2 && OUT_W == 2
+// Lane l of each of V words (columns), as one word: row l of the V x V block, transposed.
+uint vk_lanes(const uint w[V], uint l)
+{
+    uint r = 0u;
+    [[unroll]] for (uint k = 0u; k < V; ++k) {
+        r |= vk_lane_of(w[k], l) << (k * IN_BITS);
+    }
+    return r;
+}
+
+// One tile of 16-bit elements of one width, as the word tile did before the counts' word tile
+// and the blocks by masks and shifts: loads of the transposed and direct inputs interleaved,
+// each output word's row checked on its own, the block's rows taken lane by lane. The H100
+// measured NOT UINT16 transposed at 0.91 of the copy kernel this way and 0.79-0.80 with the
+// shared code below (the other 16-bit rows within the noise either way).
+void vk_tile_same16(uint batch, uint r0, uint c0, uint tx, uint ty, bool a_t, bool b_t)
+{
+    uint da[PASSES];
+    uint db[PASSES];
+    [[unroll]] for (uint j = 0u; j < PASSES; ++j) {
+        const uint tc = ty + ROWS_PER_PASS * j;
+        const uint c = c0 + tc;
+        const uint r = r0 + V * tx;
+        if (r < pc.rows && c < pc.cols) {
+            const uint s = tx ^ ((tc / V) & 31u);
+            if (a_t) {
+                tile_a[tc][s] = pc.a_ref.v[(batch * pc.a_batch + r + c * pc.a_col) / V];
+            }
+            if (b_t) {
+                tile_b[tc][s] = pc.b_ref.v[(batch * pc.b_batch + r + c * pc.b_col) / V];
+            }
+        }
+        const uint orow = r0 + V * (ty + ROWS_PER_PASS * (j / V)) + j % V;
+        const uint ocol = c0 + V * tx;
+        da[j] = 0u;
+        db[j] = 0u;
+        if (orow < pc.rows && ocol < pc.cols) {
+            if (!a_t) {
+                da[j] = pc.a_ref.v[(batch * pc.a_batch + orow * pc.a_row + ocol) / V];
+            }
+            if (vk_is_binary() && !b_t) {
+                db[j] = pc.b_ref.v[(batch * pc.b_batch + orow * pc.b_row + ocol) / V];
+            }
+        }
+    }
+    barrier();
+    [[unroll]] for (uint q = 0u; q < PASSES / V; ++q) {
+        const uint rw = ty + ROWS_PER_PASS * q;
+        const uint c = c0 + V * tx;
+        uint wa[V];
+        uint wb[V];
+        if (a_t) {
+            vk_words(false, V * tx, rw, wa);
+        }
+        if (b_t) {
+            vk_words(true, V * tx, rw, wb);
+        }
+        [[unroll]] for (uint k = 0u; k < V; ++k) {
+            const uint r = r0 + V * rw + k;
+            if (r < pc.rows && c < pc.cols) {
+                const uint a = a_t ? vk_lanes(wa, k) : da[V * q + k];
+                const uint b = b_t ? vk_lanes(wb, k) : db[V * q + k];
+                pc.out_ref.v[(batch * pc.out_batch + r * pc.out_row + c) / V] =
+                    vk_apply_word(a, b);
+            }
+        }
+    }
+}
+#endif
+
 void main()
 {
     const uint tx = gl_LocalInvocationID.x % 32u;
@@ -198,6 +268,9 @@ void main()
         const uint in_batch = t - batch * tiles_per_batch;
         const uint r0 = (in_batch / pc.tiles_c) * TR;
         const uint c0 = (in_batch % pc.tiles_c) * TC;
+#if IN_W == 2 && OUT_W == 2
+        vk_tile_same16(batch, r0, c0, tx, ty, a_t, b_t);
+#else
         // Direct inputs first: their loads wait on nothing.
 #if IN_W == OUT_W
         uint da[PASSES];
@@ -214,10 +287,7 @@ void main()
             const uint r = r0 + V * rw;
             const uint c = c0 + VO * tx;
             const bool inside = r < pc.rows && c < pc.cols;
-            // 16-bit elements of one width read the shared words of every pass whether the
-            // block is inside or not, as before the counts' word tile: with those reads inside
-            // the check, NOT UINT16 ran at 0.80 of the copy kernel on an H100 (0.92 before).
-            const bool read = inside || (IN_W == 2 && OUT_W == 2);
+            const bool read = inside;
             uint wa[VO];
             uint ta[V];
             if (read && a_t) {
@@ -247,6 +317,7 @@ void main()
                 }
             }
         }
+#endif
         barrier();
     }
 }
