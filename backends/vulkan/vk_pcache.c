@@ -11,7 +11,8 @@
  * Everything here is best effort: a file that cannot be read or written costs speed, never a
  * result. */
 #define _DEFAULT_SOURCE /* getpid */
-#include <stdio.h>      /* fopen */
+#include <fcntl.h>      /* open */
+#include <stdio.h>      /* fdopen */
 #include <stdlib.h>     /* getenv */
 #include <string.h>     /* memcpy */
 #include <sys/stat.h>
@@ -78,11 +79,27 @@ static int vk_pcache_path(const bitcts__vk_instance *inst, const VkPhysicalDevic
 }
 
 /* The data of a file this backend wrote, or NULL (none, unreadable, altered, too big). */
+/* The file at path opened for reading when it is a regular file (never a FIFO, a device or a
+ * link's target: opening waits on nothing), else NULL. */
+static FILE *vk_pcache_open_regular(const char *path)
+{
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) {
+        return NULL;
+    }
+    FILE *f = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "rb") : NULL;
+    if (f == NULL) {
+        close(fd);
+    }
+    return f;
+}
+
 static void *vk_pcache_read(const char *path, size_t *size)
 {
     vk_pcache_header h;
     void *data = NULL;
-    FILE *f = fopen(path, "rb");
+    FILE *f = vk_pcache_open_regular(path);
     *size = 0;
     if (f == NULL) {
         return NULL;
@@ -178,7 +195,13 @@ void bitcts__vk_pcache_close(bitcts__vk_instance *inst)
         h.hash = vk_pcache_hash(buf + sizeof h, size);
         memcpy(buf, &h, sizeof h);
         snprintf(tmp, sizeof tmp, "%s.%ld.tmp", inst->pcache_path, (long)getpid());
-        f = fopen(tmp, "wb");
+        /* A new file of its own: never through a link or onto something already there. */
+        const int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+        if (fd >= 0 && f == NULL) {
+            close(fd);
+            remove(tmp);
+        }
     }
     if (f != NULL) {
         const int ok =

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1780,8 +1781,8 @@ static void pcache_damage(const char *path, size_t keep, size_t flip)
 
 /* pipeline_cache: the file written when the instance ends, loaded by the next; a file cut
  * short, altered or not ours is never handed to the driver (nothing loaded) and is written
- * whole again; off keeps none; a directory that cannot be written costs the file, not the
- * instance; a relative directory is refused. */
+ * whole again; a FIFO is never waited on, a link never followed; off keeps none; a directory that
+ * cannot be written costs the file, not the instance; a relative directory is refused. */
 static void test_pipeline_cache_file(void)
 {
     char dir[] = "/tmp/bitcts-pcache-XXXXXX";
@@ -1802,6 +1803,16 @@ static void test_pipeline_cache_file(void)
     CHECK_EQ_U64(pcache_instance(dir, path, sizeof path), 0);
     CHECK(pcache_file_whole(path));
     CHECK(pcache_instance(dir, path, sizeof path) > 0);
+    remove(path); /* a FIFO in its place: never opened to wait, replaced by a file */
+    CHECK_EQ_U64(mkfifo(path, 0600), 0);
+    CHECK_EQ_U64(pcache_instance(dir, path, sizeof path), 0);
+    CHECK(pcache_file_whole(path));
+    char link[sizeof path + 8]; /* a link in its place, to a whole file: not followed */
+    snprintf(link, sizeof link, "%s.real", path);
+    CHECK_EQ_U64(rename(path, link), 0);
+    CHECK_EQ_U64(symlink(link, path), 0);
+    CHECK_EQ_U64(pcache_instance(dir, path, sizeof path), 0);
+    remove(link);
     remove(path);
     rmdir(dir);
     char none[sizeof dir + 16];
