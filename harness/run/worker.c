@@ -485,9 +485,10 @@ static void run_passes(worker *w, size_t idx, const bitcts_case_data *d, bitcts_
     free(first_out);
 }
 
-static void run_valid(worker *w, size_t idx, const bitcts_case_data *d,
-                      const bitcts_case_expect *given, bitcts_case_result *r)
+/* A valid case; `c` its data, and its expected outputs when they were built ahead. */
+static void run_valid(worker *w, size_t idx, const bitcts_prefetched *c, bitcts_case_result *r)
 {
+    const bitcts_case_data *d = &c->data;
     const bitcts_case_key *k = &w->job->plan->cases[idx];
     char why[160];
     const char *reason = unsupported_reason(&w->backend, k, d->alias_input >= 0, why, sizeof why);
@@ -497,8 +498,8 @@ static void run_valid(worker *w, size_t idx, const bitcts_case_data *d,
     }
     const int recorded = bitcts_case_is_recorded(k);
     bitcts_case_buffers x;
-    const int prepared = bitcts_case_buffers_prepare_given(d, recorded, idx, given, &w->pool, &x,
-                                                           r->detail, sizeof r->detail);
+    const int prepared = bitcts_case_buffers_prepare_given(
+        d, recorded, idx, c->expected, c->expected_mask, &w->pool, &x, r->detail, sizeof r->detail);
     if (prepared != 0) {
         bitcts_case_buffers_retire(&x);
         if (prepared == -1) {
@@ -595,14 +596,10 @@ static void case_end(worker *w, size_t idx, const bitcts_case_data *data, bitcts
 }
 
 /* The case at job position pos (plan index idx) with its expected outputs when they were built
- * ahead (`given` then points at them), else its data alone, built here. */
-static int case_data(worker *w, size_t pos, size_t idx, bitcts_prefetched *c,
-                     bitcts_case_expect *given, const bitcts_case_expect **use)
+ * ahead, else its data alone (expected NULL), built here. */
+static int case_data(worker *w, size_t pos, size_t idx, bitcts_prefetched *c)
 {
-    *use = NULL;
     if (w->prefetch != NULL && bitcts_prefetch_take(w->prefetch, pos, c)) {
-        *given = (bitcts_case_expect){c->expected, c->expected_mask};
-        *use = given;
         return BITCTS_OK;
     }
     memset(c, 0, sizeof *c);
@@ -618,9 +615,7 @@ static void run_case(worker *w, size_t pos)
     r.verdict = BITCTS_VERDICT_INTERNAL_ERROR;
     case_begin(w, idx);
     bitcts_prefetched pc;
-    bitcts_case_expect given;
-    const bitcts_case_expect *use = NULL;
-    const int st = case_data(w, pos, idx, &pc, &given, &use);
+    const int st = case_data(w, pos, idx, &pc);
     const bitcts_case_data *const data = &pc.data;
     if (w->claims[0] != '\0') { /* the backend is not asked: what it claims here is not known */
         r.verdict = BITCTS_VERDICT_FAIL;
@@ -631,7 +626,7 @@ static void run_case(worker *w, size_t pos)
     } else if (k->pattern == BITCTS_PAT_INVALID) {
         run_negative(w, idx, data, &r);
     } else {
-        run_valid(w, idx, data, use, &r);
+        run_valid(w, idx, &pc, &r);
     }
     case_end(w, idx, st == BITCTS_OK ? data : NULL, &r);
     bitcts_prefetched_free(&pc);
@@ -724,11 +719,9 @@ static int batch_add(worker *w, size_t pos, uint32_t slot, uint64_t *bytes)
     const size_t idx = w->job->indices[pos];
     const bitcts_case_key *k = &w->job->plan->cases[idx];
     char why[160];
-    bitcts_case_expect given;
-    const bitcts_case_expect *use = NULL;
     memset(c, 0, sizeof *c);
     if (w->claims[0] != '\0' || k->pattern == BITCTS_PAT_INVALID ||
-        case_data(w, pos, idx, &c->pre, &given, &use) != BITCTS_OK) {
+        case_data(w, pos, idx, &c->pre) != BITCTS_OK) {
         bitcts_prefetched_free(&c->pre);
         return -1;
     }
@@ -742,8 +735,9 @@ static int batch_add(worker *w, size_t pos, uint32_t slot, uint64_t *bytes)
         return -1;
     }
     case_begin(w, idx);
-    if (bitcts_case_buffers_prepare_given(data, c->recorded, idx, use, &b->pools[slot], &c->x,
-                                          c->r.detail, sizeof c->r.detail) != 0 ||
+    if (bitcts_case_buffers_prepare_given(data, c->recorded, idx, c->pre.expected,
+                                          c->pre.expected_mask, &b->pools[slot], &c->x, c->r.detail,
+                                          sizeof c->r.detail) != 0 ||
         (c->desc = bitcts_lent_desc_lend(&b->lents[slot], &data->desc, idx)) == NULL ||
         (c->guards = malloc(c->x.guard_bytes + 1)) == NULL ||
         (c->first_out = malloc(out_bytes + 1)) == NULL) {

@@ -13,10 +13,10 @@
 #define BITCTS_PREFETCH_AHEAD 64u
 #define BITCTS_PREFETCH_BYTES ((uint64_t)64 << 20)
 
+/* A case built ahead; the cases the thread could not build hold no slot. */
 typedef struct slot {
     size_t pos; /* the job position it holds, when full */
     int full;
-    int built; /* full and built: 0 when the thread left it to the worker */
     uint64_t bytes;
     bitcts_prefetched c;
 } slot;
@@ -91,14 +91,14 @@ static void *run(void *arg)
         }
         const size_t pos = p->made;
         pthread_mutex_unlock(&p->lock);
-        slot s = {.pos = pos, .full = 1};
-        s.built = build(p, p->indices[pos], &s.c, &s.bytes) == 0;
+        slot s = {.pos = pos};
+        s.full = build(p, p->indices[pos], &s.c, &s.bytes) == 0;
         pthread_mutex_lock(&p->lock);
-        if (pos < p->next || p->stop) { /* taken (built by the worker) while it was built */
-            bitcts_prefetched_free(&s.c);
-        } else {
+        if (s.full && pos >= p->next && !p->stop) { /* not taken while it was built */
             p->ring[pos % BITCTS_PREFETCH_AHEAD] = s;
-            p->held += s.built ? s.bytes : 0;
+            p->held += s.bytes;
+        } else {
+            bitcts_prefetched_free(&s.c);
         }
         p->made = pos + 1;
         pthread_cond_broadcast(&p->changed);
@@ -113,7 +113,7 @@ static void drop(bitcts_prefetch *p, size_t pos)
     slot *s = &p->ring[pos % BITCTS_PREFETCH_AHEAD];
     if (s->full && s->pos == pos) {
         bitcts_prefetched_free(&s->c);
-        p->held -= s->built ? s->bytes : 0;
+        p->held -= s->bytes;
         memset(s, 0, sizeof *s);
     }
 }
@@ -166,13 +166,11 @@ int bitcts_prefetch_take(bitcts_prefetch *p, size_t pos, bitcts_prefetched *out)
         pthread_cond_wait(&p->changed, &p->lock);
     }
     slot *s = &p->ring[pos % BITCTS_PREFETCH_AHEAD];
-    const int got = s->full && s->pos == pos && s->built;
+    const int got = s->full && s->pos == pos;
     if (got) {
         *out = s->c;
         p->held -= s->bytes;
         memset(s, 0, sizeof *s);
-    } else {
-        drop(p, pos);
     }
     p->next = pos + 1;
     pthread_cond_broadcast(&p->changed);

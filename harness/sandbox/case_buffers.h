@@ -53,18 +53,13 @@ int bitcts_case_buffers_prepare(const bitcts_case_data *d, int recorded, uint64_
                                 bitcts_case_pool *pool, bitcts_case_buffers *x, char *err,
                                 size_t cap);
 
-/** The expected outputs a case was given with (computed ahead, as bitcts_case_expected does,
- * from the same data): `expected`, and `expected_mask` when recorded. */
-typedef struct bitcts_case_expect {
-    const uint8_t *expected;
-    const uint8_t *expected_mask;
-} bitcts_case_expect;
-
-/** As bitcts_case_buffers_prepare, with the expected outputs copied from `given` instead of
- * computed (NULL: computed). */
+/** As bitcts_case_buffers_prepare, with the expected outputs copied from those the case was
+ * given with (computed ahead from the same data, as bitcts_case_expected does): `expected`,
+ * and `expected_mask` when recorded. expected NULL: computed. */
 int bitcts_case_buffers_prepare_given(const bitcts_case_data *d, int recorded, uint64_t case_index,
-                                      const bitcts_case_expect *given, bitcts_case_pool *pool,
-                                      bitcts_case_buffers *x, char *err, size_t cap);
+                                      const uint8_t *expected, const uint8_t *expected_mask,
+                                      bitcts_case_pool *pool, bitcts_case_buffers *x, char *err,
+                                      size_t cap);
 
 /** Readies pass `pass` (0 or 1): the inputs as generated, the output poisoned with the pass's
  * draw (no element holds its expected value) or, in place, the aliased input; the guards
