@@ -231,6 +231,7 @@ static void vk_read_properties(bitcts__vk_instance *inst)
              p12.driverName, p12.driverInfo, p.properties.driverVersion);
     inst->max_allocation = p11.maxMemoryAllocationSize;
     inst->timestamp_period = p.properties.limits.timestampPeriod;
+    bitcts__vk_pcache_name(inst, &p.properties);
     const VkPhysicalDeviceLimits *lim = &p.properties.limits;
     const uint32_t groups = lim->maxComputeWorkGroupCount[0];
     /* Grids as large as the work (one chunk, element or tile an invocation or workgroup) unless
@@ -414,10 +415,10 @@ int32_t bitcts__vk_device_create(bitcts__vk_instance *inst, char *err, size_t ca
     if (rc == BITCTS_ABI_OK) {
         rc = vk_create_device(inst, err, cap);
     }
+    pthread_mutex_unlock(&vk_loader_lock);
     if (rc == BITCTS_ABI_OK) {
         bitcts__vk_pcache_open(inst);
     }
-    pthread_mutex_unlock(&vk_loader_lock);
     if (rc == BITCTS_ABI_OK) {
         rc = vk_create_objects(inst, err, cap);
     }

@@ -259,8 +259,13 @@ void bitcts__vk_device_destroy(bitcts__vk_instance *inst);
 
 /* ---- vk_pcache.c ---- */
 
-/** Creates the instance's pipeline cache from its file when that holds data this backend wrote
- * (under the loader's lock: it reads the device's properties). Best effort: no file, no cache. */
+/** Names the instance's pipeline cache file from the device's properties (pcache_path, "" for
+ * none: pipeline_cache=off, no home) and creates its folder (and $XDG_CACHE_HOME or ~/.cache
+ * under auto) where missing. */
+void bitcts__vk_pcache_name(bitcts__vk_instance *inst, const VkPhysicalDeviceProperties *p);
+
+/** Creates the instance's pipeline cache from its file when that holds data this backend wrote.
+ * Best effort: no file, no cache; no name, no cache at all. */
 void bitcts__vk_pcache_open(bitcts__vk_instance *inst);
 
 /** Writes the cache back when it grew (merged with the file's data, write then rename) and

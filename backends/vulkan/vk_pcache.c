@@ -130,12 +130,16 @@ static VkPipelineCache vk_pcache_create(bitcts__vk_instance *inst, const void *d
     return cache;
 }
 
+void bitcts__vk_pcache_name(bitcts__vk_instance *inst, const VkPhysicalDeviceProperties *p)
+{
+    if (vk_pcache_path(inst, p, inst->pcache_path, sizeof inst->pcache_path) != 0) {
+        inst->pcache_path[0] = '\0';
+    }
+}
+
 void bitcts__vk_pcache_open(bitcts__vk_instance *inst)
 {
-    VkPhysicalDeviceProperties p;
-    vkGetPhysicalDeviceProperties(inst->physical, &p); /* under the loader's lock */
-    if (vk_pcache_path(inst, &p, inst->pcache_path, sizeof inst->pcache_path) != 0) {
-        inst->pcache_path[0] = '\0';
+    if (inst->pcache_path[0] == '\0') {
         return;
     }
     size_t size = 0;
