@@ -511,6 +511,24 @@ static void run_valid(worker *w, size_t idx, const bitcts_prefetched *c, bitcts_
     bitcts_case_buffers_retire(&x);
 }
 
+/* "E <index> <case object>" as one allocated string, or NULL when memory is short (any of
+ * the allocations failed: the caller frees the reserve and tries once more). */
+static char *encode_result(const json_t *obj, size_t idx)
+{
+    char *text = obj != NULL ? json_dumps(obj, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+    if (text == NULL) {
+        return NULL;
+    }
+    const size_t len = strlen(text);
+    char *line = malloc(len + 32);
+    if (line != NULL) {
+        const int head = snprintf(line, 32, "E %zu ", idx);
+        memcpy(line + head, text, len + 1);
+    }
+    free(text);
+    return line;
+}
+
 /* Sends "E <index> <case object>". */
 static void send_result(worker *w, size_t idx, const bitcts_case_data *d,
                         const bitcts_case_result *r)
@@ -534,11 +552,11 @@ static void send_result(worker *w, size_t idx, const bitcts_case_data *d,
         w->kept = obj;
         return;
     }
-    char *text = obj != NULL ? json_dumps(obj, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
-    if (text == NULL) { /* memory is short: out of memory, charged as anywhere else (the
+    char *line = encode_result(obj, idx);
+    json_decref(obj);
+    if (line == NULL) { /* memory is short: out of memory, charged as anywhere else (the
                          * reserve freed, the worker ends), the result without its description */
         bitcts_case_result oom = *r;
-        json_decref(obj);
         out_of_memory(w, "writing the case's result", &oom);
         if (w->no_result) { /* an earlier case's calls took it: this one goes back */
             return;
@@ -548,21 +566,14 @@ static void send_result(worker *w, size_t idx, const bitcts_case_data *d,
             snprintf(oom.detail, sizeof oom.detail, "%s", w->damage_text);
         }
         obj = bitcts_case_result_json(k, idx, &oom, repro);
-        text = obj != NULL ? json_dumps(obj, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+        line = encode_result(obj, idx);
+        json_decref(obj);
     }
-    json_decref(obj);
-    if (text == NULL) {
+    if (line == NULL) {
         return; /* the parent reports the case as missing its result */
     }
-    const size_t len = strlen(text);
-    char *line = malloc(len + 32);
-    if (line != NULL) {
-        const int head = snprintf(line, 32, "E %zu ", idx);
-        memcpy(line + head, text, len);
-        bitcts_sandbox_send(worker_chan, worker_nonce, line, (size_t)head + len);
-        free(line);
-    }
-    free(text);
+    bitcts_sandbox_send(worker_chan, worker_nonce, line, strlen(line));
+    free(line);
 }
 
 /* A case begins: the fault handler's case, its phase mark and output segment. */
