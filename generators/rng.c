@@ -19,14 +19,6 @@ void bitcts_rng_init(bitcts_rng *rng, uint64_t case_seed, const char *tag)
     rng->state = XXH3_64bits_withSeed(tag, strlen(tag), case_seed);
 }
 
-uint64_t bitcts_rng_next(bitcts_rng *rng)
-{
-    uint64_t z = (rng->state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 uint64_t bitcts_rng_below(bitcts_rng *rng, uint64_t n)
 {
     return bitcts_rng_next(rng) % n;

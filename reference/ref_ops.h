@@ -30,10 +30,33 @@ int bitcts_ref_execute(const bitcts_op_desc *desc, const void *const *inputs, vo
  * operators), width the input width in bits. Exposed for eval and for tests. */
 uint64_t bitcts_ref_element(uint32_t op, uint32_t width, uint64_t a, uint64_t b, int shift_policy);
 
-/** Reads the little-endian element of `width_bytes` bytes at p. */
-uint64_t bitcts_ref_load(const uint8_t *p, uint32_t width_bytes);
+/** Reads the little-endian element of `width_bytes` bytes at p. Inline: the harness calls it
+ * per element (the poison, the comparison); each width is spelled out so that a compiler makes
+ * one load of it, and the loop takes any other width. */
+static inline uint64_t bitcts_ref_load(const uint8_t *p, uint32_t width_bytes)
+{
+    switch (width_bytes) {
+    case 1: return p[0];
+    case 2: return (uint64_t)p[0] | (uint64_t)p[1] << 8;
+    case 4:
+        return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
+    default: {
+        uint64_t v = 0;
+        for (uint32_t k = 0; k < width_bytes; ++k) {
+            v |= (uint64_t)p[k] << (8 * k);
+        }
+        return v;
+    }
+    }
+}
+
 /** Writes the low `width_bytes` bytes of v at p, little-endian. */
-void bitcts_ref_store(uint8_t *p, uint32_t width_bytes, uint64_t v);
+static inline void bitcts_ref_store(uint8_t *p, uint32_t width_bytes, uint64_t v)
+{
+    for (uint32_t k = 0; k < width_bytes; ++k) {
+        p[k] = (uint8_t)(v >> (8 * k));
+    }
+}
 
 #ifdef __cplusplus
 }

@@ -35,12 +35,7 @@ void bitcts_tensor_iter_init_op(bitcts_tensor_iter *it, const bitcts_op_desc *d)
     }
 }
 
-int bitcts_tensor_iter_more(const bitcts_tensor_iter *it)
-{
-    return it->index < it->count;
-}
-
-void bitcts_tensor_iter_next(bitcts_tensor_iter *it)
+void bitcts_tensor_iter_step(bitcts_tensor_iter *it)
 {
     ++it->index;
     for (uint32_t k = it->rank; k-- > 0;) {

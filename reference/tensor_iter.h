@@ -39,10 +39,29 @@ void bitcts_tensor_iter_init(bitcts_tensor_iter *it, const bitcts_tensor_desc *t
 void bitcts_tensor_iter_init_op(bitcts_tensor_iter *it, const bitcts_op_desc *d);
 
 /** 1 while the iterator stands on an element (index < count). */
-int bitcts_tensor_iter_more(const bitcts_tensor_iter *it);
+static inline int bitcts_tensor_iter_more(const bitcts_tensor_iter *it)
+{
+    return it->index < it->count;
+}
 
-/** Steps to the next element in row-major order (the last dimension fastest). */
-void bitcts_tensor_iter_next(bitcts_tensor_iter *it);
+/** The step of bitcts_tensor_iter_next, whole (any dimension may wrap). */
+void bitcts_tensor_iter_step(bitcts_tensor_iter *it);
+
+/** Steps to the next element in row-major order (the last dimension fastest). Inline where the
+ * step stays in its row (most steps); bitcts_tensor_iter_step otherwise. */
+static inline void bitcts_tensor_iter_next(bitcts_tensor_iter *it)
+{
+    const uint32_t k = it->rank - 1;
+    if (it->coord[k] + 1 < it->sizes[k]) {
+        ++it->index;
+        ++it->coord[k];
+        for (uint32_t t = 0; t < it->tensors; ++t) {
+            it->offset[t] += it->stride[t][k];
+        }
+        return;
+    }
+    bitcts_tensor_iter_step(it);
+}
 
 /** The elements from the current one to the end of its row (the last dimension), this one
  * included: 1 .. sizes[rank - 1]. @pre bitcts_tensor_iter_more(it). */
