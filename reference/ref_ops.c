@@ -74,28 +74,39 @@ uint64_t bitcts_ref_element(uint32_t op, uint32_t width, uint64_t a, uint64_t b,
     return moved(op, width, element(op, width, a, b, shift_policy));
 }
 
-/* A chunk's results, element by element. The switch gives each operator a loop of its own in
- * which element() sees a constant operator; what each element gets is element()'s answer. */
+/* A chunk's results, element by element. The switches give each operator and width a loop of
+ * its own in which element() sees constants; what each element gets is element()'s answer. */
+#define REF_LOOP(OP, WIDTH)                                                                        \
+    for (uint32_t i = 0; i < n; ++i) {                                                             \
+        r[i] = moved(OP, WIDTH, element(OP, WIDTH, a[i], b[i], shift_policy));                     \
+    }                                                                                              \
+    break
+#define REF_WIDTHS(OP)                                                                             \
+    switch (width) {                                                                               \
+    case 8: REF_LOOP(OP, 8);                                                                       \
+    case 16: REF_LOOP(OP, 16);                                                                     \
+    case 32: REF_LOOP(OP, 32);                                                                     \
+    case 64: REF_LOOP(OP, 64);                                                                     \
+    default: REF_LOOP(OP, width);                                                                  \
+    }                                                                                              \
+    break
+
 static void compute(uint32_t op, uint32_t width, const uint64_t *a, const uint64_t *b, uint64_t *r,
                     uint32_t n, int shift_policy)
 {
-#define REF_LOOP(OP)                                                                               \
-    for (uint32_t i = 0; i < n; ++i) {                                                             \
-        r[i] = moved(OP, width, element(OP, width, a[i], b[i], shift_policy));                     \
-    }                                                                                              \
-    break
     switch (op) {
-    case BITCTS_OP_BIT_AND: REF_LOOP(BITCTS_OP_BIT_AND);
-    case BITCTS_OP_BIT_OR: REF_LOOP(BITCTS_OP_BIT_OR);
-    case BITCTS_OP_BIT_XOR: REF_LOOP(BITCTS_OP_BIT_XOR);
-    case BITCTS_OP_BIT_NOT: REF_LOOP(BITCTS_OP_BIT_NOT);
-    case BITCTS_OP_BIT_COUNT: REF_LOOP(BITCTS_OP_BIT_COUNT);
-    case BITCTS_OP_BIT_SHIFT_LEFT: REF_LOOP(BITCTS_OP_BIT_SHIFT_LEFT);
-    case BITCTS_OP_BIT_SHIFT_RIGHT: REF_LOOP(BITCTS_OP_BIT_SHIFT_RIGHT);
-    default: REF_LOOP(op);
+    case BITCTS_OP_BIT_AND: REF_WIDTHS(BITCTS_OP_BIT_AND);
+    case BITCTS_OP_BIT_OR: REF_WIDTHS(BITCTS_OP_BIT_OR);
+    case BITCTS_OP_BIT_XOR: REF_WIDTHS(BITCTS_OP_BIT_XOR);
+    case BITCTS_OP_BIT_NOT: REF_WIDTHS(BITCTS_OP_BIT_NOT);
+    case BITCTS_OP_BIT_COUNT: REF_WIDTHS(BITCTS_OP_BIT_COUNT);
+    case BITCTS_OP_BIT_SHIFT_LEFT: REF_WIDTHS(BITCTS_OP_BIT_SHIFT_LEFT);
+    case BITCTS_OP_BIT_SHIFT_RIGHT: REF_WIDTHS(BITCTS_OP_BIT_SHIFT_RIGHT);
+    default: REF_LOOP(op, width);
     }
-#undef REF_LOOP
 }
+#undef REF_WIDTHS
+#undef REF_LOOP
 
 #define REF_CHUNK 1024
 

@@ -84,7 +84,7 @@ typedef struct bitcts_bench_config {
     const char *backend_spec;       /* as for bitcts run --backend */
     bitcts_backend_options options; /* given to every instance */
     uint64_t size_bytes;            /* per input; 0: automatic */
-    int quick;                      /* automatic sizes for a smoke test (1 MiB) */
+    int quick; /* automatic sizes for a smoke test (1 MiB; 256 KiB on a device) */
     uint32_t reps;
     /* One instance per entry, created with threads=N; none: 1 and the online processors for a
      * backend with the stream extension, one instance as configured for any other. */

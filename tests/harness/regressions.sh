@@ -21,48 +21,40 @@ harness_start "$@"
 count=$(ls "$set_dir"/*.json | wc -l)
 [ "$count" -gt 0 ] || fail "no case in $set_dir"
 
-# 1. Every plugin that found a case fails on it again.
+# 1. Every plugin the set was made from fails on it, one run each (its finds may be another's
+#    file: the same case, found first by another plugin, is one file with the first origin);
+#    its verdicts printed. A plugin that found a case gets that case's saved verdict again.
 backends=$(python3 -c '
 import json, glob, sys
 print(" ".join(sorted({json.load(open(f))["origin"]["backend"] for f in glob.glob(sys.argv[1] + "/*.json")})))
 ' "$set_dir")
+made_from=$(grep -o '^    broken_[a-z0-9_]*' "$here/../../tools/regressions_generate.sh")
 for lib in $backends; do
     name=${lib#libbitcts_}
     name=${name%.so}
     [ -n "${plugin[$name]:-}" ] || fail "the set names $lib, no such plugin given"
+    grep -qx "    $name" <<<"$made_from" || fail "the set names $lib, which the set is not made from"
+done
+for name in $made_from; do
+    [ -n "${plugin[$name]:-}" ] || fail "no plugin $name given"
     rc=0
     "$bitcts" run --backend "${plugin[$name]}" --regressions "$set_dir" --report "r-$name" \
         --quiet --jobs 2 >"r-$name.log" 2>&1 || rc=$?
     [ "$rc" = 1 ] || { cat "r-$name.log"; fail "$name exited $rc on the set, not 1"; }
-    python3 - "r-$name/report.json" "$lib" "$count" <<'PY' || fail "$name's replay is wrong"
-import json, sys
-rep = json.load(open(sys.argv[1]))
-cases = rep["cases"]
+    python3 - "r-$name/report.json" "libbitcts_$name.so" "$count" "$name" <<'PY' || fail "$name's replay is wrong"
+import collections, json, sys
+cases = json.load(open(sys.argv[1]))["cases"]
 assert len(cases) == int(sys.argv[3]), "want every case of the set, got %d" % len(cases)
-own = [c for c in cases if c["origin"]["backend"] == sys.argv[2]]
-assert own, "no case of its own"
-for c in own:
+print("  %s: %s" % (sys.argv[4], dict(collections.Counter(c["verdict"] for c in cases))))
+for c in cases:
+    if c["origin"]["backend"] != sys.argv[2]:
+        continue
     assert c["id"].startswith("regression."), c["id"]
     want = c["origin"]["signature"].split(":")[0]
     assert c["verdict"] == want, "%s: %s, saved as %s" % (c["id"], c["verdict"], c["origin"]["signature"])
-    print("  %s %s: %s (%s)" % (sys.argv[2], c["id"], c["verdict"], c["detail"][:70]))
+    print("    its own %s: %s (%s)" % (c["id"], c["verdict"], c["detail"][:70]))
 PY
-done
-
-# Every plugin the set was made from fails on it (its finds may be another's file: the same
-# case, found first by another plugin, is one file with the first origin); its verdicts printed.
-for name in $(grep -o '^    broken_[a-z0-9_]*' "$here/../../tools/regressions_generate.sh"); do
-    [ -n "${plugin[$name]:-}" ] || fail "no plugin $name given"
-    rc=0
-    "$bitcts" run --backend "${plugin[$name]}" --regressions "$set_dir" --report r-all \
-        --quiet --jobs 2 >r-all.log 2>&1 || rc=$?
-    [ "$rc" = 1 ] || { cat r-all.log; fail "$name exited $rc on the set, not 1"; }
-    python3 - "$name" <<'PY'
-import collections, json, sys
-cases = json.load(open("r-all/report.json"))["cases"]
-print("  %s: %s" % (sys.argv[1], dict(collections.Counter(c["verdict"] for c in cases))))
-PY
-    rm -rf r-all
+    rm -rf "r-$name"
 done
 
 # 2. Correct backends pass every case.
