@@ -354,6 +354,19 @@ def definitions(code):
     return names, set(IDENTIFIER_RE.findall(code))
 
 
+def blank_directives(code):
+    """code with its preprocessor lines blanked, a directive's continuation lines (a macro's
+    body after a backslash) included; lines kept."""
+    out = []
+    directive = False
+    for line in code.split("\n"):
+        if not directive:
+            directive = line.lstrip().startswith("#")
+        out.append("" if directive else line)
+        directive = directive and line.rstrip().endswith("\\")
+    return "\n".join(out)
+
+
 def file_circles(sources):
     """File circles: files of one folder that reach each other through the functions and
     objects they define (a.c calls b.c's function and b.c, through files of the folder, calls
@@ -362,9 +375,7 @@ def file_circles(sources):
     defined = {}
     named = {}
     for rel, code in sources.items():
-        code = "\n".join("" if line.lstrip().startswith("#") else line
-                         for line in code.split("\n"))
-        defined[rel], named[rel] = definitions(code)
+        defined[rel], named[rel] = definitions(blank_directives(code))
     graph = {}
     why = {}
     for a in sources:

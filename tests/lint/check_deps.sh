@@ -49,4 +49,11 @@ plant generators/rng.c 'void bitcts_rng_say(void) { puts("hi"); }' 'generators/r
 plant generators/rng.c 'int bitcts_rng_back(void) { return bitcts_case_build(0, 0, 0); }' 'file circle in generators/ ([0-9]* files): .*rng.c -> (bitcts_case_build) case_build.c'
 plant adapters/run_numpy.py 'import tools.nightly' 'adapters/run_numpy.py:.*imports tools.nightly: adapters use only'
 plant adapters/native.c 'int x;' 'adapters/native.c: adapters/ holds Python only'
+# A macro's body is not a call: a name on a directive's continuation line makes no circle.
+ov="$work/macro"
+mkdir -p "$ov/generators"
+{ cat "$src/generators/rng.c"; printf '#define BITCTS_PLANTED_MACRO \\\n    bitcts_case_build(0, 0, 0)\n'; } >"$ov/generators/rng.c"
+out=$("${check[@]}" --cycles --overlay "$ov" "$src" 2>&1) || { echo "FAIL: a macro body taken for a call: $out"; exit 1; }
+grep -q "check-deps: 0 file circles within a folder" <<<"$out" || { echo "FAIL: a macro body made a circle: $out"; exit 1; }
+echo "ok: a macro body naming another file's function makes no circle"
 echo "ok: the checker catches every planted edge and circle"
