@@ -498,6 +498,8 @@ static int use_regressions(bitcts_run_config *cfg, const char *dir, bitcts_plan 
         return bitcts_cli_error("run", "out of memory");
     }
     cfg->plan = *plan;
+    cfg->plan_tiers = 1; /* the tier chooses among the suite's cases; a regression case is in
+                          * every tier (vectors/regress_case.c) */
     cfg->origins = *origins;
     cfg->repro_extra = extra;
     if (cfg->tier_text == NULL) {

@@ -401,7 +401,7 @@ static int prepare(run_state *s, char *err, size_t cap)
     int made = BITCTS_OK;
     if (s->cfg->plan != NULL) {
         s->plan = (bitcts_plan *)s->cfg->plan; /* not destroyed: plan_owned stays 0 */
-        s->any_tier = 1;
+        s->any_tier = !s->cfg->plan_tiers;
     } else if (explored >= 0) { /* one explored case, by its id */
         made = bitcts_explore_plan(s->cfg->seed, (uint64_t)explored, 1, &s->plan);
         s->plan_owned = s->any_tier = 1;

@@ -48,6 +48,9 @@ typedef struct bitcts_run_config {
     const char *report_dir;  /* NULL: nothing written, the report is only returned */
     const bitcts_plan *plan; /* the cases to choose from; NULL: the suite's plan, or the one
                               * explored case a filter names exactly ("explore.17") */
+    int plan_tiers;          /* the plan's cases carry their tiers and the selection's tier
+                              * chooses among them (the suite's and regression cases); 0: every
+                              * case of a given plan is in any tier (an export, candidates) */
     double stop_at;          /* bitcts_clock_now() after which no case starts; the cases that never
                               * started are left out of the report (a time-boxed run); 0: none */
     int resume;

@@ -79,11 +79,17 @@ first=$(basename "$(ls "$set_dir"/*.json | head -n 1)" .json)
     --jobs 2 >/dev/null 2>&1 || fail "smoke + the set on cpu failed"
 "$bitcts" run --backend cpu --regressions "$set_dir" --filter "regression.$first" \
     --report r-one --quiet >/dev/null 2>&1 || fail "one case of the set on cpu failed"
+"$bitcts" list --tier smoke >smoke-ids.txt || fail "bitcts list --tier smoke failed"
 python3 - "$count" "$first" <<'PY' || fail "--tier or --filter with --regressions is wrong"
 import json, sys
 tier = json.load(open("r-tier/report.json"))["cases"]
 reg = [c for c in tier if c["id"].startswith("regression.")]
 assert len(reg) == int(sys.argv[1]) and len(tier) > len(reg), (len(tier), len(reg))
+# The tier's cases are the smoke tier's, no other tier's.
+smoke = open("smoke-ids.txt").read().split()
+assert sorted(c["id"] for c in tier if c not in reg) == sorted(smoke), \
+    "--tier smoke with --regressions ran %d suite cases, the smoke tier has %d" % (
+        len(tier) - len(reg), len(smoke))
 assert all("origin" in c for c in reg) and not any("origin" in c for c in tier if c not in reg)
 one = json.load(open("r-one/report.json"))["cases"]
 assert [c["id"] for c in one] == ["regression." + sys.argv[2]], one
