@@ -28,6 +28,7 @@
 #include <sys/mman.h>     /* mprotect, mmap */
 #include <sys/resource.h> /* setrlimit */
 #include <sys/stat.h>     /* mkdir */
+#include <time.h>         /* nanosleep */
 #include <unistd.h>       /* fork, _exit, write, close */
 
 #include "bitcts/bitcts_plugin.h"
@@ -73,9 +74,15 @@ static void make_bad_text(void)
 
 /* ---- things a hostile plugin does ---- */
 
+/* An endless loop in the plugin's own code, never returning. It polls (a millisecond's sleep a
+ * round) rather than burning a core: to the harness the same hang, while the other tests of a
+ * busy machine keep the cores (misbehave_plugin.c's loop_execute is the busy loop, whose
+ * "running" state cli.isolation checks). */
 static void spin_forever(void)
 {
     for (volatile unsigned long i = 0;; ++i) {
+        const struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
     }
 }
 
