@@ -180,7 +180,8 @@ int bitcts_ref_execute(const bitcts_op_desc *desc, const void *const *inputs, vo
     bitcts_tensor_iter it;
     bitcts_tensor_iter_init_op(&it, desc);
     uint64_t offsets[3][REF_CHUNK];
-    uint64_t a[REF_CHUNK], b[REF_CHUNK], r[REF_CHUNK];
+    uint64_t a[REF_CHUNK], b[REF_CHUNK] = {0}, r[REF_CHUNK];
+    /* b stays zeros for unary operators (which ignore it), as bitcts_ref_element gets. */
     while (bitcts_tensor_iter_more(&it)) {
         uint32_t n = 0;
         for (; n < REF_CHUNK && bitcts_tensor_iter_more(&it); ++n) {
@@ -192,11 +193,6 @@ int bitcts_ref_execute(const bitcts_op_desc *desc, const void *const *inputs, vo
         gather(a, inputs[0], in_bytes, offsets[0], n);
         if (n_in > 1) {
             gather(b, inputs[1], in_bytes, offsets[1], n);
-        }
-        if (n_in == 1) { /* b is ignored by unary operators: zeros, as bitcts_ref_element gets */
-            for (uint32_t i = 0; i < n; ++i) {
-                b[i] = 0;
-            }
         }
         compute(desc->op, in_bytes * 8, a, b, r, n, shift_policy);
         scatter(output, out_bytes, offsets[n_in], r, n);

@@ -78,7 +78,6 @@ static int vk_pcache_path(const bitcts__vk_instance *inst, const VkPhysicalDevic
     return n > 0 && (size_t)n < cap ? 0 : -1;
 }
 
-/* The data of a file this backend wrote, or NULL (none, unreadable, altered, too big). */
 /* The file at path opened for reading when it is a regular file (never a FIFO, a device or a
  * link's target: opening waits on nothing), else NULL. */
 static FILE *vk_pcache_open_regular(const char *path)
@@ -95,6 +94,7 @@ static FILE *vk_pcache_open_regular(const char *path)
     return f;
 }
 
+/* The data of a file this backend wrote, or NULL (none, unreadable, altered, too big). */
 static void *vk_pcache_read(const char *path, size_t *size)
 {
     vk_pcache_header h;
