@@ -41,14 +41,14 @@ static void slot_release(run_state *s, worker_slot *w)
     free(w->batched);
     json_decref(w->identity);
     memset(w, 0, sizeof *w);
-    w->c.sb.chan = w->c.sb.capture = -1;
+    w->c.sb.chan = w->c.sb.capture = w->c.sb.pidfd = -1;
     (void)s;
 }
 
 static int slot_start(run_state *s, worker_slot *w, run_batch b, int probe, char *err, size_t cap)
 {
     memset(w, 0, sizeof *w);
-    w->c.sb.chan = w->c.sb.capture = -1;
+    w->c.sb.chan = w->c.sb.capture = w->c.sb.pidfd = -1;
     w->batch = b;
     w->ended = calloc(b.count + 1, 1);
     w->batched = calloc(b.count + 1, 1);
@@ -94,21 +94,16 @@ static void pump_slot(run_state *s, worker_slot *w)
 /* Waits for the slots' descriptors, at most until the nearest deadline. */
 static void wait_for_workers(worker_slot *slots, int n)
 {
-    struct pollfd fds[2 * 256];
-    int k = 0;
+    struct pollfd fds[3 * 256];
+    size_t k = 0;
     double wait = 0.1;
     const double now = bitcts_clock_now();
-    for (int i = 0; i < n && k + 2 <= (int)(sizeof fds / sizeof fds[0]); ++i) {
+    for (int i = 0; i < n && k + 3 <= sizeof fds / sizeof fds[0]; ++i) {
         worker_slot *w = &slots[i];
         if (w->c.sb.pid <= 0) {
             continue;
         }
-        if (w->c.sb.chan >= 0) {
-            fds[k++] = (struct pollfd){.fd = w->c.sb.chan, .events = POLLIN};
-        }
-        if (w->c.sb.capture >= 0) {
-            fds[k++] = (struct pollfd){.fd = w->c.sb.capture, .events = POLLIN};
-        }
+        k += bitcts_sandbox_poll_set(&w->c.sb, fds + k, &wait);
         const double left = bitcts_child_left(&w->c, now);
         wait = left < wait ? (left > 0 ? left : 0) : wait;
     }
@@ -336,7 +331,7 @@ static int select_cases(run_state *s, char *err, size_t cap)
         return BITCTS_E_OUT_OF_MEMORY;
     }
     for (int i = 0; i < s->jobs; ++i) {
-        s->slots[i].c.sb.chan = s->slots[i].c.sb.capture = -1;
+        s->slots[i].c.sb.chan = s->slots[i].c.sb.capture = s->slots[i].c.sb.pidfd = -1;
     }
     if (s->selected_count == 0) {
         snprintf(err, cap, "the selection matches no case%s (see bitcts list)",

@@ -12,7 +12,7 @@ int bitcts_child_spawn(bitcts_child *c, bitcts_sandbox_main_fn fn, void *arg, do
                        int foreign, char *err, size_t cap)
 {
     memset(c, 0, sizeof *c);
-    c->sb.chan = c->sb.capture = -1;
+    c->sb.chan = c->sb.capture = c->sb.pidfd = -1;
     c->timeout_s = timeout_s;
     c->foreign = foreign;
     c->index = -1;

@@ -19,7 +19,7 @@
 #include <unistd.h>   /* fork, pipe, read */
 #ifdef __linux__
 #include <sys/prctl.h>   /* PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER */
-#include <sys/syscall.h> /* SYS_close_range */
+#include <sys/syscall.h> /* SYS_close_range, SYS_pidfd_open */
 #endif
 
 #include "clock.h"
@@ -112,13 +112,45 @@ static void child_setup(int chan, int capture, pid_t parent)
     close_others(chan);
 }
 
+/* A descriptor for the child that becomes readable when it ends (close-on-exec), or -1. */
+static int open_pidfd(pid_t pid)
+{
+#if defined(__linux__) && defined(SYS_pidfd_open)
+    const long fd = syscall(SYS_pidfd_open, pid, 0);
+    return fd >= 0 ? (int)fd : -1;
+#else
+    (void)pid;
+    return -1;
+#endif
+}
+
+size_t bitcts_sandbox_poll_set(const bitcts_sandbox *sb, struct pollfd *fds, double *wait)
+{
+    size_t n = 0;
+    if (sb->pid <= 0 || sb->exited) {
+        return 0;
+    }
+    if (sb->chan >= 0) {
+        fds[n++] = (struct pollfd){.fd = sb->chan, .events = POLLIN};
+    }
+    if (sb->capture >= 0) {
+        fds[n++] = (struct pollfd){.fd = sb->capture, .events = POLLIN};
+    }
+    if (sb->pidfd >= 0) {
+        fds[n++] = (struct pollfd){.fd = sb->pidfd, .events = POLLIN};
+    } else if (n == 0 && *wait > 0.002) {
+        *wait = 0.002; /* only reaping can see its end */
+    }
+    return n;
+}
+
 int bitcts_sandbox_spawn(bitcts_sandbox *sb, bitcts_sandbox_main_fn fn, void *arg, char *err,
                          size_t cap)
 {
     int chan[2] = {-1, -1};
     int capture[2] = {-1, -1};
     memset(sb, 0, sizeof *sb);
-    sb->chan = sb->capture = -1;
+    sb->chan = sb->capture = sb->pidfd = -1;
     make_nonce(sb->nonce);
     void *page =
         mmap(NULL, sizeof *sb->shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -154,6 +186,7 @@ int bitcts_sandbox_spawn(bitcts_sandbox *sb, bitcts_sandbox_main_fn fn, void *ar
     sb->pid = pid;
     sb->chan = chan[0];
     sb->capture = capture[0];
+    sb->pidfd = open_pidfd(pid);
     return 0;
 fail:
     munmap(sb->shared, sizeof *sb->shared);
@@ -513,12 +546,15 @@ void bitcts_sandbox_close(bitcts_sandbox *sb)
     if (sb->capture >= 0) {
         close(sb->capture);
     }
+    if (sb->pid > 0 && sb->pidfd >= 0) {
+        close(sb->pidfd);
+    }
     free(sb->line);
     if (sb->shared != NULL) {
         munmap(sb->shared, sizeof *sb->shared);
     }
     memset(sb, 0, sizeof *sb);
-    sb->chan = sb->capture = -1;
+    sb->chan = sb->capture = sb->pidfd = -1;
 }
 
 void bitcts_sandbox_mark(bitcts_sandbox_status *status, char phase, int64_t index)

@@ -10,6 +10,7 @@
 #ifndef BITCTS_HARNESS_SANDBOX_H
 #define BITCTS_HARNESS_SANDBOX_H
 
+#include <poll.h>      /* struct pollfd */
 #include <signal.h>    /* siginfo_t */
 #include <stddef.h>    /* size_t */
 #include <stdint.h>    /* uint64_t */
@@ -45,6 +46,8 @@ typedef struct bitcts_sandbox {
     pid_t pid;   /* 0: no child */
     int chan;    /* the parent's end of the channel, -1 when closed */
     int capture; /* the parent's end of the child's stdout and stderr, -1 when closed */
+    int pidfd;   /* the child itself (pidfd_open), readable once it ended; -1 without one. Set
+                  * by spawn: meaningful only while pid > 0 */
     int exited;  /* the child was reaped; status holds its wait status */
     int status;
     bitcts_sandbox_status *shared; /* the child's phase, shared */
@@ -83,6 +86,13 @@ int bitcts_sandbox_spawn(bitcts_sandbox *sb, bitcts_sandbox_main_fn fn, void *ar
  * counts the others in sb->garbage, and appends captured output to the excerpt.
  * @return 1 when the channel reached end of file, else 0. */
 int bitcts_sandbox_pump(bitcts_sandbox *sb, void (*on_line)(void *user, char *line), void *user);
+
+/** The descriptors a parent waits on for this child (at most 3 into fds): the channel, the
+ * captured output and the process itself, so that its end wakes the parent at once although both
+ * pipes reached end of file earlier. Where the kernel gives no pidfd (before Linux 5.3) and both
+ * pipes are closed, nothing would wake the parent: *wait is lowered to a few milliseconds.
+ * @return how many descriptors were added (0 for no live child). */
+size_t bitcts_sandbox_poll_set(const bitcts_sandbox *sb, struct pollfd *fds, double *wait);
 
 /** Reaps every child that has ended (never blocks); a reaped sandbox in `all` (count pointers,
  * NULL entries allowed) gets exited and status set; other children (orphans reparented to this

@@ -191,16 +191,10 @@ static size_t group_members(pid_t group)
 
 static void wait_for_child(supervisor *s, double max_s)
 {
-    struct pollfd fds[2];
-    nfds_t n = 0;
-    if (s->c.sb.chan >= 0) {
-        fds[n++] = (struct pollfd){.fd = s->c.sb.chan, .events = POLLIN};
-    }
-    if (s->c.sb.capture >= 0) {
-        fds[n++] = (struct pollfd){.fd = s->c.sb.capture, .events = POLLIN};
-    }
-    const double wait = max_s < 0.1 ? (max_s > 0 ? max_s : 0) : 0.1;
-    if (poll(fds, n, (int)(wait * 1000) + 1) < 0 && errno != EINTR) {
+    struct pollfd fds[3];
+    double wait = max_s < 0.1 ? (max_s > 0 ? max_s : 0) : 0.1;
+    const size_t n = bitcts_sandbox_poll_set(&s->c.sb, fds, &wait);
+    if (poll(fds, (nfds_t)n, (int)(wait * 1000) + 1) < 0 && errno != EINTR) {
         const struct timespec pause = {0, 10000000};
         nanosleep(&pause, NULL);
     }
