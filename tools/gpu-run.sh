@@ -11,12 +11,18 @@
 # (BITCTS_GPU_RUN_BUDGET=0) lifts every limit: the steps run to their end, however slow the
 # machine (the tests use that: their verdict must not depend on the machine's speed).
 #
-# usage: tools/gpu-run.sh [--quick] [--skip STEP,...] [--bitcts PATH] [--python PATH] OUTDIR
+# usage: tools/gpu-run.sh [--quick] [--skip STEP,...] [--resume] [--bitcts PATH] [--python PATH]
+#                         OUTDIR
 #   --quick        a reduced run for CI on lavapipe: the smoke tier for the default one and
 #                  no large tier (CTest's conformance.vulkan runs it), sweeps of every 64th
 #                  chunk, bench --quick
 #   --skip STEPS   steps not to run, by name (identity, run-<tier>, run-default-cpu, sweep-*,
 #                  bench-vulkan, bench-cpu), comma-separated; recorded as skipped
+#   --resume       go on with OUTDIR's run: the steps its steps.tsv records as passed are kept
+#                  (their files and lines, not run again), the others run, and the summary covers
+#                  them all. For a machine whose sessions are shorter than the whole run: the
+#                  CPU bench takes what is left of the budget, and at 4x a large last-level cache
+#                  it needs a session of its own (run once with --skip bench-cpu, then --resume).
 #   --bitcts PATH  the bitcts executable (default $BITCTS, else build/bitcts, else bitcts on PATH)
 #   --python PATH  the peers' interpreter (default $BITCTS_PYTHON, else the first python3 that
 #                  imports the peers' libraries)
@@ -32,7 +38,9 @@ bitcts=${BITCTS:-}
 python=${BITCTS_PYTHON:-}
 out=""
 . "$here/script-options.sh"
-script_options gpu-run 2,24 --quick:quick=1 --skip:skip --bitcts:bitcts --python:python -- "$@"
+resume=0
+script_options gpu-run 2,30 --quick:quick=1 --skip:skip --resume:resume=1 --bitcts:bitcts \
+    --python:python -- "$@"
 [ -z "$skip" ] || skip=",$skip,"
 [ -n "$out" ] || { echo "usage: tools/gpu-run.sh [--quick] [--bitcts PATH] OUTDIR" >&2; exit 2; }
 if [ -z "$bitcts" ]; then
@@ -52,7 +60,15 @@ case $budget in
 esac
 started=$(date +%s)
 steps="$out/steps.tsv"
-printf 'step\tstatus\tseconds\tcommand\n' >"$steps"
+# --resume: the steps an earlier run of this OUTDIR passed, with their steps.tsv lines.
+declare -A kept=()
+if [ "$resume" = 1 ]; then
+    [ -s "$steps" ] || { echo "gpu-run: --resume: $steps is missing or empty (no run to go on with)" >&2; exit 2; }
+    while IFS=$'\t' read -r name status rest; do
+        [ "$status" = passed ] && kept[$name]="$name"$'\t'"$status"$'\t'"$rest"
+    done < <(tail -n +2 "$steps")
+fi
+printf 'step\tstatus\tseconds\tcommand\n' >"$steps.new" && mv "$steps.new" "$steps" || exit 2
 failed=0
 
 # step NAME BUDGET_S COMMAND...: runs the command with its output in logs/NAME.log, within the
@@ -63,6 +79,11 @@ step() {
     shift 2
     local left=$((budget - ($(date +%s) - started)))
     local cmd="$*"
+    if [ -n "${kept[$name]:-}" ]; then
+        printf '%s\n' "${kept[$name]}" >>"$steps"
+        printf '%-22s kept (passed in the run resumed)\n' "$name"
+        return 0
+    fi
     if [[ "$skip" == *",$name,"* ]]; then
         printf '%s\tskipped (--skip)\t0\t%s\n' "$name" "$cmd" >>"$steps"
         printf '%-22s skipped (--skip)\n' "$name"
@@ -146,12 +167,12 @@ fi
 #    user sees; docs/harness.md says how many workers a device backend gets), and the default
 #    tier on the CPU backend of the same host for comparison.
 for tier in "${tiers[@]}"; do
-    rm -rf "$out/run-$tier"
+    [ -n "${kept[run-$tier]:-}" ] || rm -rf "$out/run-$tier"
     step "run-$tier" 120 "$bitcts" run --backend vulkan --tier "$tier" \
         --report "$out/run-$tier" --quiet
 done
 if [ "$quick" = 0 ]; then
-    rm -rf "$out/run-default-cpu"
+    [ -n "${kept[run-default-cpu]:-}" ] || rm -rf "$out/run-default-cpu"
     step run-default-cpu 60 "$bitcts" run --backend cpu --tier default \
         --report "$out/run-default-cpu" --quiet
 fi
@@ -171,12 +192,11 @@ cpu_python=$(pick_python "numpy" || true)
 echo "gpu-run: peers' Python: GPU ${gpu_python:-none found}, CPU ${cpu_python:-none found}"
 step bench-vulkan 300 "$bitcts" bench --backend vulkan "${bench[@]}" ${gpu_python:+--python "$gpu_python"} \
     --json "$out/bench-vulkan.json"
-# The CPU bench gets a time budget of its own inside its step's (a fifth of it, at least 15 s,
-# kept for what runs past the budget: the row at hand, the small tensors, the peers' last job),
-# so that it ends with the rows it measured and names the others, rather than being killed.
-cpu_step=150
-cpu_left=$((budget - ($(date +%s) - started)))
-[ "$budget" -gt 0 ] && [ "$cpu_left" -lt "$cpu_step" ] && cpu_step=$cpu_left
+# The CPU bench, the last step, gets what is left of the run's budget, and a time budget of its
+# own inside it (a fifth less, at least 15 s less, kept for what runs past the budget: the row at
+# hand, the small tensors, the peers' last job), so that it ends with the rows it measured and
+# names the others, rather than being killed.
+cpu_step=$((budget - ($(date +%s) - started)))
 cpu_margin=$((cpu_step / 5 > 15 ? cpu_step / 5 : 15))
 if [ "$budget" -gt 0 ] && [ "$cpu_step" -gt "$cpu_margin" ]; then
     bench_cpu+=(--budget-s "$((cpu_step - cpu_margin))")
@@ -184,7 +204,7 @@ fi
 # No interpreter with NumPy: no CPU peers, and the whole budget to the backend's rows (with
 # peers asked it keeps half of it for them).
 [ -n "$cpu_python" ] || bench_cpu+=(--no-peers)
-step bench-cpu 150 "$bitcts" bench --backend cpu ${bench_cpu[@]+"${bench_cpu[@]}"} ${cpu_python:+--python "$cpu_python"} \
+step bench-cpu "$((cpu_step > 10 ? cpu_step : 10))" "$bitcts" bench --backend cpu ${bench_cpu[@]+"${bench_cpu[@]}"} ${cpu_python:+--python "$cpu_python"} \
     --json "$out/bench-cpu.json"
 
 # 5. The summary beside the raw JSON.

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# tools/gpu-run.sh --quick on whatever Vulkan device is here (lavapipe in CI): every step
-# passes, and gpu-summary.md holds the device, the tiers' verdict counts, the three sweeps with
-# zero mismatches and both benches' tables. A step made to fail (a missing executable for the
+# tools/gpu-run.sh --quick on whatever Vulkan device is here (lavapipe in CI), in two parts (the
+# CPU bench skipped, then --resume): every step passes, the resumed run keeps what passed, and
+# gpu-summary.md holds the device, the tiers' verdict counts, the three sweeps with zero
+# mismatches and both benches' tables. A step made to fail (a missing executable for the
 # peers' Python is not one: a bad --skip name is) is recorded and the exit code says so.
 # Then tools/gpu-tune.sh with two variants at 1 MiB, one repetition a row: a table row per shape
 # and variant, the limits per run. Exit 77 when no Vulkan device is present. No step has a time
@@ -27,10 +28,28 @@ fail() {
     echo "FAIL: $*"
     exit 1
 }
-BITCTS_GPU_RUN_BUDGET=0 bash "$src/tools/gpu-run.sh" --quick --bitcts "$bitcts" "$work/out" \
-    >"$work/run.log" 2>&1 && rc=0 || rc=$?
-[ "$rc" = 0 ] || { cat "$work/run.log"; fail "gpu-run.sh --quick exited $rc"; }
+# The run in two parts: every step but the CPU bench, then --resume, which keeps the steps that
+# passed (their logs and files untouched) and runs the CPU bench alone.
+BITCTS_GPU_RUN_BUDGET=0 bash "$src/tools/gpu-run.sh" --quick --skip bench-cpu --bitcts "$bitcts" \
+    "$work/out" >"$work/run.log" 2>&1 && rc=0 || rc=$?
+[ "$rc" = 0 ] || { cat "$work/run.log"; fail "gpu-run.sh --quick --skip bench-cpu exited $rc"; }
 cat "$work/run.log"
+grep -q "^bench-cpu	skipped (--skip)" "$work/out/steps.tsv" || fail "bench-cpu was not skipped"
+before=$(cd "$work/out" && cat logs/run-smoke.log logs/bench-vulkan.log run-smoke/report.json | md5sum)
+BITCTS_GPU_RUN_BUDGET=0 bash "$src/tools/gpu-run.sh" --quick --resume --bitcts "$bitcts" \
+    "$work/out" >"$work/resume.log" 2>&1 && rc=0 || rc=$?
+cat "$work/resume.log"
+[ "$rc" = 0 ] || fail "gpu-run.sh --quick --resume exited $rc"
+after=$(cd "$work/out" && cat logs/run-smoke.log logs/bench-vulkan.log run-smoke/report.json | md5sum)
+[ "$before" = "$after" ] || fail "--resume ran a step again that had passed"
+[ "$(grep -c "kept (passed in the run resumed)" "$work/resume.log")" = 7 ] ||
+    fail "--resume did not keep the 7 steps that had passed"
+[ "$(tail -n +2 "$work/out/steps.tsv" | cut -f2 | sort -u)" = passed ] ||
+    fail "after --resume, not every step passed: $(cat "$work/out/steps.tsv")"
+rc=0
+bash "$src/tools/gpu-run.sh" --quick --resume --bitcts "$bitcts" "$work/none" >"$work/none.log" 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -q "no run to go on with" "$work/none.log" ||
+    fail "--resume of a folder without a run: exit $rc, $(cat "$work/none.log")"
 summary=$work/out/gpu-summary.md
 [ -s "$summary" ] || fail "no gpu-summary.md"
 for want in "| Device |" "## Conformance" "| smoke | 448 |" "| exhaustive | 23 |" \
