@@ -193,11 +193,11 @@ echo "gpu-run: peers' Python: GPU ${gpu_python:-none found}, CPU ${cpu_python:-n
 step bench-vulkan 300 "$bitcts" bench --backend vulkan "${bench[@]}" ${gpu_python:+--python "$gpu_python"} \
     --json "$out/bench-vulkan.json"
 # The CPU bench, the last step, gets what is left of the run's budget, and a time budget of its
-# own inside it (a fifth less, at least 15 s less, kept for what runs past the budget: the row at
+# own inside it (a tenth less, at least 15 s less, kept for what runs past the budget: the row at
 # hand, the small tensors, the peers' last job), so that it ends with the rows it measured and
 # names the others, rather than being killed.
 cpu_step=$((budget - ($(date +%s) - started)))
-cpu_margin=$((cpu_step / 5 > 15 ? cpu_step / 5 : 15))
+cpu_margin=$((cpu_step / 10 > 15 ? cpu_step / 10 : 15))
 if [ "$budget" -gt 0 ] && [ "$cpu_step" -gt "$cpu_margin" ]; then
     bench_cpu+=(--budget-s "$((cpu_step - cpu_margin))")
 fi

@@ -113,15 +113,17 @@ bitcts__vk_packed_shape bitcts__vk_packed_shape_of(const bitcts__vk_options *opt
      * GB/s, against 3047-3076 in workgroups of 128, 2510-2514 in workgroups of 64 and 3015-3046
      * with 16-byte chunks in workgroups of 1024); one input of the output's width, 16-byte
      * chunks in workgroups of 1024 (8-byte chunks ran at 0.8 of that); a count to another
-     * width, workgroups of 128 and 8-byte chunks where those hold 16 input bytes or more, else
-     * 16-byte ones (the fewest input bytes that keep enough loads in flight). */
+     * width, workgroups of 128 and 16-byte chunks where those hold 32 input bytes or fewer,
+     * else 8-byte ones: enough loads in flight for an H200 too (UINT16 -> UINT8 and UINT64 ->
+     * UINT32 at 1.03 of its copy kernel instead of 0.88, 1.00 instead of 1.01 on an H100),
+     * fewer registers than 64 or 128 input bytes an invocation (UINT64 -> UINT8: 0.61-0.88). */
     bitcts__vk_packed_shape s = {16u, 128u};
     if (two_streams) {
         s.chunk = 8u;
         s.threads = 512u;
     } else if (in_w == out_w) {
         s.threads = 1024u;
-    } else if (bitcts__vk_packed_chunk_made(in_w, out_w, 8u) && 8u / out_w * in_w >= 16u) {
+    } else if (bitcts__vk_packed_chunk_made(in_w, out_w, 8u) && 16u / out_w * in_w > 32u) {
         s.chunk = 8u;
     }
     if (bitcts__vk_packed_chunk_made(in_w, out_w, opt->packed_chunk)) { /* 0 (auto): none */

@@ -1333,7 +1333,8 @@ static bitcts__vk_options options_of(const char *const *kv, uint32_t pairs)
 
 /* The packed shader's shape: by default 8-byte chunks in workgroups of 512 where two inputs are
  * read, 16-byte chunks in workgroups of 1024 for one input of the output's width, workgroups of
- * 128 for counts to another width with 8-byte chunks where those hold 16 input bytes; the
+ * 128 for counts to another width with 8-byte chunks where 16-byte ones would hold more than
+ * 32 input bytes; the
  * options override either, a chunk only where the build made it; the device bounds the
  * workgroup. */
 static void test_packed_shape(void)
@@ -1344,8 +1345,8 @@ static void test_packed_shape(void)
     } want[] = {
         {1, 1, 1, 8, 512},   {2, 2, 1, 8, 512},   {4, 4, 1, 8, 512},   {8, 8, 1, 8, 512},
         {1, 1, 0, 16, 1024}, {2, 2, 0, 16, 1024}, {4, 4, 0, 16, 1024}, {8, 8, 0, 16, 1024},
-        {1, 4, 0, 16, 128},  {2, 4, 0, 16, 128},  {2, 1, 0, 8, 128},   {4, 1, 0, 8, 128},
-        {8, 1, 0, 8, 128},   {8, 4, 0, 8, 128},
+        {1, 4, 0, 16, 128},  {2, 4, 0, 16, 128},  {2, 1, 0, 16, 128},  {4, 1, 0, 8, 128},
+        {8, 1, 0, 8, 128},   {8, 4, 0, 16, 128},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i) {
         const bitcts__vk_packed_shape s =
