@@ -42,6 +42,10 @@ DTYPES = {
 UINT_OF_WIDTH = {1: "uint8", 2: "uint16", 4: "uint32", 8: "uint64"}
 INT_OF_WIDTH = {1: "int8", 2: "int16", 4: "int32", 8: "int64"}
 BINARY = ("bit_and", "bit_or", "bit_xor", "bit_shift_left", "bit_shift_right")
+# The array libraries that follow NumPy's names (NumPy, CuPy): each operator's ufunc.
+NUMPY_UFUNCS = {"bit_and": "bitwise_and", "bit_or": "bitwise_or", "bit_xor": "bitwise_xor",
+                "bit_not": "invert", "bit_shift_left": "left_shift",
+                "bit_shift_right": "right_shift", "bit_count": "bitwise_count"}
 
 
 # DML_OPERATOR_TYPE -> inputs; DML_TENSOR_DATA_TYPE -> element bytes (include/bitcts/bitcts_dml.h).

@@ -6,9 +6,7 @@ bit-cast to the unsigned integer of the same width; BIT_COUNT needs cupy.bitwise
 
 import bitcts_export as bx
 
-UFUNCS = {"bit_and": "bitwise_and", "bit_or": "bitwise_or", "bit_xor": "bitwise_xor",
-          "bit_not": "invert", "bit_shift_left": "left_shift",
-          "bit_shift_right": "right_shift", "bit_count": "bitwise_count"}
+UFUNCS = bx.NUMPY_UFUNCS
 
 
 class Runner:

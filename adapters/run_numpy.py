@@ -8,9 +8,7 @@ import numpy as np
 
 import bitcts_export as bx
 
-UFUNCS = {"bit_and": "bitwise_and", "bit_or": "bitwise_or", "bit_xor": "bitwise_xor",
-          "bit_not": "invert", "bit_shift_left": "left_shift",
-          "bit_shift_right": "right_shift", "bit_count": "bitwise_count"}
+UFUNCS = bx.NUMPY_UFUNCS
 
 
 class Runner:

@@ -427,23 +427,19 @@ int bitcts_cmd_report(int argc, char **argv)
         fputs(report_usage, argc < 2 ? stderr : stdout);
         return argc < 2 ? BITCTS_EXIT_USAGE : BITCTS_EXIT_OK;
     }
-    if (strcmp(argv[1], "diff") == 0) {
-        return cmd_diff(argc - 1, argv + 1);
-    }
-    if (strcmp(argv[1], "merge") == 0) {
-        return cmd_merge(argc - 1, argv + 1);
-    }
-    if (strcmp(argv[1], "render") == 0) {
-        return cmd_render(argc - 1, argv + 1);
-    }
-    if (strcmp(argv[1], "matrix") == 0) {
-        return bitcts_cmd_report_matrix(argc - 1, argv + 1);
-    }
-    if (strcmp(argv[1], "verify") == 0) {
-        return bitcts_cmd_report_verify(argc - 1, argv + 1);
-    }
-    if (strcmp(argv[1], "verdicts") == 0) {
-        return cmd_verdicts(argc - 1, argv + 1);
+    static const struct {
+        const char *name;
+        int (*run)(int argc, char **argv);
+    } actions[] = {{"diff", cmd_diff},
+                   {"merge", cmd_merge},
+                   {"render", cmd_render},
+                   {"matrix", bitcts_cmd_report_matrix},
+                   {"verify", bitcts_cmd_report_verify},
+                   {"verdicts", cmd_verdicts}};
+    for (size_t i = 0; i < sizeof actions / sizeof actions[0]; ++i) {
+        if (strcmp(argv[1], actions[i].name) == 0) {
+            return actions[i].run(argc - 1, argv + 1);
+        }
     }
     return bitcts_cli_error(
         "report", "unknown action '%s' (diff, merge, render, matrix, verify, verdicts)", argv[1]);
