@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* UTF-8 validation (RFC 3629: no overlongs, no surrogates, nothing above U+10FFFF) and escaping
  * of what is not printable text. */
+#include <stdarg.h> /* va_list */
 #include <stdint.h> /* uint32_t */
 #include <stdio.h>  /* snprintf */
 #include <string.h> /* memcpy, strnlen */
@@ -183,4 +184,17 @@ char *bitcts_shell_quote(const char *text, char *out, size_t cap)
     }
     put(out, cap, &used, "'");
     return out;
+}
+
+void bitcts_problem_say(const bitcts_problem_sink *sink, const char *fmt, ...)
+{
+    char raw[1200], clean[1600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    va_end(ap);
+    ++*sink->count;
+    if (sink->fn != NULL) {
+        sink->fn(sink->user, bitcts_sanitize_string(raw, sizeof raw, clean, sizeof clean));
+    }
 }

@@ -9,6 +9,8 @@
 
 #include <stddef.h> /* size_t */
 
+#include "bitcts/bitcts_status.h" /* BITCTS_PRINTF */
+
 /** Copies the `len` bytes of `text` (NULs included) into out (cap bytes, cap >= 8) as valid
  * UTF-8: well-formed UTF-8 is kept, C0 and C1 control characters and DEL are written as
  * escapes (\n, \t, \r, \u0007 style), backslashes are doubled, and any byte that is not part of
@@ -38,5 +40,17 @@ int bitcts_sanitize_is_utf8(const char *text, size_t len);
  * cut and then no longer the same word: give cap >= 4 * strlen(text) + 4.
  * @return out. */
 char *bitcts_shell_quote(const char *text, char *out, size_t cap);
+
+/** Where a command's problem lines go, one line each: `fn` (NULL: counted only) with `user`;
+ * `*count` counts them. */
+typedef struct bitcts_problem_sink {
+    void (*fn)(void *user, const char *line);
+    void *user;
+    size_t *count;
+} bitcts_problem_sink;
+
+/** Formats one problem line (at most 1200 bytes before sanitising), sanitises it
+ * (bitcts_sanitize_string), counts it and gives it to the sink. */
+void bitcts_problem_say(const bitcts_problem_sink *sink, const char *fmt, ...) BITCTS_PRINTF(2, 3);
 
 #endif

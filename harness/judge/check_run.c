@@ -6,7 +6,6 @@
  * time (a producer usually writes one file for every case). */
 #include <errno.h>    /* errno */
 #include <fcntl.h>    /* open */
-#include <stdarg.h>   /* va_list */
 #include <stdio.h>    /* snprintf */
 #include <stdlib.h>   /* malloc */
 #include <string.h>   /* strcmp */
@@ -55,26 +54,11 @@ typedef struct check_state {
     bitcts_export_manifest manifest;
     bitcts_result_set results;
     mapped_file file;
-    bitcts_case_key extra; /* a case outside the plan (explored, or shrunk): its key */
-    size_t plan_cursor;    /* where the last case was found in the plan */
-    bitcts_skips skips;    /* --skips */
+    bitcts_case_key extra;    /* a case outside the plan (explored, or shrunk): its key */
+    size_t plan_cursor;       /* where the last case was found in the plan */
+    bitcts_skips skips;       /* --skips */
+    bitcts_problem_sink sink; /* cfg->problem, counted in out->problems */
 } check_state;
-
-static void problem(check_state *s, const char *fmt, ...) BITCTS_PRINTF(2, 3);
-
-static void problem(check_state *s, const char *fmt, ...)
-{
-    char raw[1200], clean[1600];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(raw, sizeof raw, fmt, ap);
-    va_end(ap);
-    ++s->out->problems;
-    if (s->cfg->problem != NULL) {
-        s->cfg->problem(s->cfg->problem_user,
-                        bitcts_sanitize_string(raw, sizeof raw, clean, sizeof clean));
-    }
-}
 
 static void unmap(mapped_file *f)
 {
@@ -365,8 +349,8 @@ static int judge_output(check_state *s, const bitcts_case_key *key, const bitcts
                     "%s/manifest.json: case %s: its files "
                     "cannot be read whole",
                     s->cfg->export_dir, key->id);
-        problem(s, "%s/manifest.json: case %s: its files cannot be read whole", s->cfg->export_dir,
-                key->id);
+        bitcts_problem_say(&s->sink, "%s/manifest.json: case %s: its files cannot be read whole",
+                           s->cfg->export_dir, key->id);
         return BITCTS_OK;
     }
     if (st != BITCTS_OK) {
@@ -402,7 +386,7 @@ static int judge_output(check_state *s, const bitcts_case_key *key, const bitcts
     const uint8_t *bytes = result_bytes(
         s, e, e->layout == BITCTS_RESULT_BUFFER ? out_bytes : logical, why, sizeof why);
     if (bytes == NULL) {
-        problem(s, "%s", why);
+        bitcts_problem_say(&s->sink, "%s", why);
         set_verdict(r, BITCTS_VERDICT_FAIL, "bad result: %s%s", why, "");
         goto cleanup;
     }
@@ -449,7 +433,7 @@ static int judge_case(check_state *s, const bitcts_case_key *key, bitcts_case_re
     if (e->status == BITCTS_RESULT_BAD) {
         char why[600];
         snprintf(why, sizeof why, "%s: %s: %s", s->results_json, e->id, e->problem);
-        problem(s, "%s", why);
+        bitcts_problem_say(&s->sink, "%s", why);
         set_verdict(r, BITCTS_VERDICT_FAIL, "bad result: %s%s", why, "");
         return BITCTS_OK;
     }
@@ -529,8 +513,8 @@ static int load_inputs(check_state *s)
         return BITCTS_E_PARSE;
     }
     if (s->results.unattributed > 0) {
-        problem(s, "%s: %s (%zu entries without an id ignored)", s->results_json,
-                s->results.first_unattributed, s->results.unattributed);
+        bitcts_problem_say(&s->sink, "%s: %s (%zu entries without an id ignored)", s->results_json,
+                           s->results.first_unattributed, s->results.unattributed);
     }
     return bitcts_plan_create(&s->plan);
 }
@@ -629,10 +613,11 @@ static int described_as_built(check_state *s, const bitcts_case_key *key, size_t
     if (member != NULL) {
         char seed[19];
         bitcts_format_u64(s->manifest.seed, seed);
-        problem(s,
-                "%s/manifest.json: case %s: \"%s\" is not what seed %s builds for this id; the "
-                "case is not checked",
-                s->cfg->export_dir, key->id, member, seed);
+        bitcts_problem_say(
+            &s->sink,
+            "%s/manifest.json: case %s: \"%s\" is not what seed %s builds for this id; the "
+            "case is not checked",
+            s->cfg->export_dir, key->id, member, seed);
     }
     json_decref(built);
     return member == NULL;
@@ -652,10 +637,11 @@ static int judge_all(check_state *s, bitcts_report_builder *b)
             key = &s->extra; /* explored or shrunk: plan_index is the manifest's */
         }
         if (key == NULL) {
-            problem(s,
-                    "%s/manifest.json: case %s is not a case of bitcts's plan (nor an explored "
-                    "or shrunk case); it is not checked",
-                    s->cfg->export_dir, id);
+            bitcts_problem_say(
+                &s->sink,
+                "%s/manifest.json: case %s is not a case of bitcts's plan (nor an explored "
+                "or shrunk case); it is not checked",
+                s->cfg->export_dir, id);
             continue;
         }
         const bitcts_skip_entry *skip = bitcts_skips_find(&s->skips, id);
@@ -719,6 +705,7 @@ int bitcts_check(const bitcts_check_config *cfg, bitcts_check_result *out)
     memset(&s, 0, sizeof s);
     s.cfg = cfg;
     s.out = out;
+    s.sink = (bitcts_problem_sink){cfg->problem, cfg->problem_user, &out->problems};
     char default_results[4200];
     snprintf(default_results, sizeof default_results, "%s/results", cfg->export_dir);
     s.results_dir = cfg->results_dir != NULL ? cfg->results_dir : default_results;
@@ -788,10 +775,11 @@ static int export_case(check_state *s, const bitcts_plan *suite, size_t i, bitct
         key = &s->extra;
     }
     if (key == NULL) {
-        problem(s,
-                "%s/manifest.json: case %s is not a case of bitcts's plan (nor an explored or "
-                "shrunk case)",
-                s->cfg->export_dir, id);
+        bitcts_problem_say(
+            &s->sink,
+            "%s/manifest.json: case %s is not a case of bitcts's plan (nor an explored or "
+            "shrunk case)",
+            s->cfg->export_dir, id);
         return BITCTS_E_PARSE;
     }
     if (!is_fixed(key) && !described_as_built(s, key, i)) {
@@ -809,8 +797,8 @@ static int export_case(check_state *s, const bitcts_plan *suite, size_t i, bitct
     if (st != BITCTS_OK) {
         free(plan->fixed[i]);
         plan->fixed[i] = NULL;
-        problem(s, "%s/manifest.json: case %s: its files cannot be read whole", s->cfg->export_dir,
-                id);
+        bitcts_problem_say(&s->sink, "%s/manifest.json: case %s: its files cannot be read whole",
+                           s->cfg->export_dir, id);
     }
     return st;
 }
@@ -827,6 +815,7 @@ int bitcts_check_export_plan(const char *export_dir, bitcts_plan **out, uint64_t
     memset(&s, 0, sizeof s);
     s.cfg = &cfg;
     s.out = &res;
+    s.sink = (bitcts_problem_sink){cfg.problem, cfg.problem_user, &res.problems};
     bitcts_plan *suite = NULL;
     bitcts_plan *plan = calloc(1, sizeof *plan);
     int st = plan != NULL ? load_manifest(&s) : BITCTS_E_OUT_OF_MEMORY;

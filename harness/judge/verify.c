@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* `bitcts report verify`: a report against what this bitcts makes of its seed and selection. */
-#include <stdarg.h> /* va_list */
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* calloc, strtoull */
 #include <string.h> /* strcmp, memcpy */
@@ -20,8 +19,7 @@
 typedef struct vstate {
     const json_t *report;
     const bitcts_plan *plan;
-    bitcts_verify_problem_fn fn;
-    void *user;
+    bitcts_problem_sink sink; /* the caller's problem lines, counted in out->problems */
     bitcts_verify_result *out;
     uint64_t seed;
     bitcts_selection sel;
@@ -31,21 +29,6 @@ typedef struct vstate {
     size_t cursor;     /* where the last id was found in the plan */
     unsigned char *in; /* per plan case: 1 selected (this shard), 2 also seen in the report */
 } vstate;
-
-static void problem(vstate *v, const char *fmt, ...) BITCTS_PRINTF(2, 3);
-
-static void problem(vstate *v, const char *fmt, ...)
-{
-    char raw[1200], clean[1600];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(raw, sizeof raw, fmt, ap);
-    va_end(ap);
-    ++v->out->problems;
-    if (v->fn != NULL) {
-        v->fn(v->user, bitcts_sanitize_string(raw, sizeof raw, clean, sizeof clean));
-    }
-}
 
 static const char *sel_str(const vstate *v, const char *key)
 {
@@ -61,16 +44,20 @@ static int check_identity(vstate *v)
     v->seed = strtoull(seed, &end, 16);
     int ok = strncmp(seed, "0x", 2) == 0 && strlen(seed) == 18 && end != NULL && *end == '\0';
     if (!ok) {
-        problem(v, "seed '%.40s' is not a 64-bit seed (0x and 16 hex digits)", seed);
+        bitcts_problem_say(&v->sink, "seed '%.40s' is not a 64-bit seed (0x and 16 hex digits)",
+                           seed);
     }
     if (!json_is_integer(gen) || json_integer_value(gen) != (json_int_t)BITCTS_GENERATOR_VERSION) {
-        problem(v, "generator_version %lld is not this bitcts's (%u): its cases cannot be rebuilt",
-                (long long)json_integer_value(gen), BITCTS_GENERATOR_VERSION);
+        bitcts_problem_say(
+            &v->sink,
+            "generator_version %lld is not this bitcts's (%u): its cases cannot be rebuilt",
+            (long long)json_integer_value(gen), BITCTS_GENERATOR_VERSION);
         ok = 0;
     }
     const char *suite = bitcts_report_str(v->report, "suite_version");
     if (strcmp(suite, BITCTS_VERSION_STRING) != 0) {
-        problem(v, "suite_version '%.40s' is not this bitcts's (%s)", suite, BITCTS_VERSION_STRING);
+        bitcts_problem_say(&v->sink, "suite_version '%.40s' is not this bitcts's (%s)", suite,
+                           BITCTS_VERSION_STRING);
     }
     return ok ? 0 : -1;
 }
@@ -86,7 +73,8 @@ static int split_globs(vstate *v, const char *what, const char *text, char *buf,
             *comma = '\0';
         }
         if (f->count == BITCTS_MAX_FILTERS || !bitcts_glob_is_valid(p)) {
-            problem(v, "selection.%s: '%.200s' is not a glob bitcts takes", what, p);
+            bitcts_problem_say(&v->sink, "selection.%s: '%.200s' is not a glob bitcts takes", what,
+                               p);
             return -1;
         }
         f->globs[f->count++] = p;
@@ -104,17 +92,17 @@ static int parse_selection(vstate *v)
     int rc = split_globs(v, "filter", sel_str(v, "filter"), v->filter_text, &v->sel.filter) |
              split_globs(v, "exclude", sel_str(v, "exclude"), v->exclude_text, &v->sel.exclude);
     if ((v->sel.tiers = bitcts_tier_parse(tier)) == 0) {
-        problem(v, "selection.tier '%.100s' is not a tier", tier);
+        bitcts_problem_say(&v->sink, "selection.tier '%.100s' is not a tier", tier);
         rc = -1;
     }
     if (*fl != '\0' && (v->sel.max_feature_level = bitcts_fl_parse(fl)) == 0) {
-        problem(v, "selection.feature_level '%.40s' is not a feature level", fl);
+        bitcts_problem_say(&v->sink, "selection.feature_level '%.40s' is not a feature level", fl);
         rc = -1;
     }
     char tail = 0;
     if (*shard != '\0' && (sscanf(shard, "%u/%u%c", &v->shard_index, &v->shard_count, &tail) != 2 ||
                            v->shard_index == 0 || v->shard_index > v->shard_count)) {
-        problem(v, "selection.shard '%.40s' is not I/N", shard);
+        bitcts_problem_say(&v->sink, "selection.shard '%.40s' is not I/N", shard);
         rc = -1;
     }
     v->balanced = strncmp(balance, "timings:", 8) == 0;
@@ -137,8 +125,8 @@ static size_t mark_selection(vstate *v)
     }
     const json_t *total = json_object_get(json_object_get(v->report, "selection"), "cases");
     if (total != NULL && json_integer_value(total) != (json_int_t)position) {
-        problem(v, "selection.cases is %lld but the selection holds %zu cases",
-                (long long)json_integer_value(total), position);
+        bitcts_problem_say(&v->sink, "selection.cases is %lld but the selection holds %zu cases",
+                           (long long)json_integer_value(total), position);
     }
     return marked;
 }
@@ -187,12 +175,15 @@ static void check_outcome(vstate *v, const json_t *c, const bitcts_case_key *key
     const char *policy_name = bitcts_report_str(c, "policy");
     const int negative = key->pattern == BITCTS_PAT_INVALID;
     if (verdict == BITCTS_VERDICT_RECORDED && (negative || !bitcts_op_is_shift(key->op))) {
-        problem(v, "case %s: 'recorded' is only for shifts by counts >= the width", id);
+        bitcts_problem_say(&v->sink,
+                           "case %s: 'recorded' is only for shifts by counts >= the width", id);
         return;
     }
     if (negative) {
         if (*digest != '\0') {
-            problem(v, "case %s: a negative case has no output, but the report gives a digest", id);
+            bitcts_problem_say(
+                &v->sink, "case %s: a negative case has no output, but the report gives a digest",
+                id);
         }
         return;
     }
@@ -206,10 +197,11 @@ static void check_outcome(vstate *v, const json_t *c, const bitcts_case_key *key
     const int policy =
         policy_of(policy_name) != 0 ? policy_of(policy_name) : BITCTS_SHIFT_POLICY_SATURATE;
     if (reference_digest(v->seed, key, policy, want) != 0) {
-        problem(v, "case %s: the reference cannot rebuild it", id);
+        bitcts_problem_say(&v->sink, "case %s: the reference cannot rebuild it", id);
     } else if (strcmp(want, digest) != 0) {
-        problem(v, "case %s (%s): output digest %.40s is not the one seed %s gives (%s)", id,
-                bitcts_verdict_name(verdict), digest, bitcts_report_str(v->report, "seed"), want);
+        bitcts_problem_say(
+            &v->sink, "case %s (%s): output digest %.40s is not the one seed %s gives (%s)", id,
+            bitcts_verdict_name(verdict), digest, bitcts_report_str(v->report, "seed"), want);
     } else {
         ++v->out->recomputed;
     }
@@ -232,15 +224,15 @@ static void check_cases(vstate *v)
         const bitcts_case_key *found = bitcts_plan_find_from(v->plan, id, &v->cursor);
         const long at = found != NULL ? (long)(found - v->plan->cases) : -1;
         if (at < 0) {
-            problem(v, "case %s is not a case of this bitcts's plan", id);
+            bitcts_problem_say(&v->sink, "case %s is not a case of this bitcts's plan", id);
             continue;
         }
         if (v->in[at] == 0) {
-            problem(v, "case %s is not in the report's selection%s", id,
-                    v->shard_count != 0 ? " (this shard)" : "");
+            bitcts_problem_say(&v->sink, "case %s is not in the report's selection%s", id,
+                               v->shard_count != 0 ? " (this shard)" : "");
         } else if (at < last) {
-            problem(v, "case %s is out of plan order (it comes after %s)", id,
-                    v->plan->cases[last].id);
+            bitcts_problem_say(&v->sink, "case %s is out of plan order (it comes after %s)", id,
+                               v->plan->cases[last].id);
         }
         v->in[at] = 2;
         last = at > last ? at : last;
@@ -268,8 +260,9 @@ static void check_missing(vstate *v)
     if (claims != NULL && json_integer_value(not_claimed) == (json_int_t)missing) {
         return;
     }
-    problem(v, "%zu cases of the selection are missing (the first: %s)%s", missing, first,
-            claims != NULL ? ", not the number its claims say were not claimed" : "");
+    bitcts_problem_say(&v->sink, "%zu cases of the selection are missing (the first: %s)%s",
+                       missing, first,
+                       claims != NULL ? ", not the number its claims say were not claimed" : "");
 }
 
 /* 1 when every case is an explored one (explore.N): a report of `bitcts explore`. */
@@ -288,7 +281,7 @@ int bitcts_report_verify(const json_t *report, const bitcts_plan *plan, bitcts_v
                          void *user, bitcts_verify_result *out)
 {
     memset(out, 0, sizeof *out);
-    vstate v = {.report = report, .plan = plan, .fn = fn, .user = user, .out = out};
+    vstate v = {.report = report, .plan = plan, .sink = {fn, user, &out->problems}, .out = out};
     out->cases = json_array_size(json_object_get(report, "cases"));
     if (check_identity(&v) != 0 || parse_selection(&v) != 0) {
         return BITCTS_E_PARSE;
