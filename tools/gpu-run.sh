@@ -192,10 +192,11 @@ cpu_python=$(pick_python "numpy" || true)
 echo "gpu-run: peers' Python: GPU ${gpu_python:-none found}, CPU ${cpu_python:-none found}"
 step bench-vulkan 300 "$bitcts" bench --backend vulkan "${bench[@]}" ${gpu_python:+--python "$gpu_python"} \
     --json "$out/bench-vulkan.json"
-# The CPU bench, the last step, gets what is left of the run's budget, and a time budget of its
-# own inside it (a tenth less, at least 15 s less, kept for what runs past the budget: the row at
-# hand, the small tensors, the peers' last job), so that it ends with the rows it measured and
-# names the others, rather than being killed.
+# The CPU bench, the last step, gets what is left of the run's budget (step bounds the whole
+# budget it is given by that), and a time budget of its own inside it (a tenth less, at least
+# 15 s less, kept for what runs past the budget: the row at hand, the small tensors, the peers'
+# last job), so that it ends with the rows it measured and names the others, rather than being
+# killed.
 cpu_step=$((budget - ($(date +%s) - started)))
 cpu_margin=$((cpu_step / 10 > 15 ? cpu_step / 10 : 15))
 if [ "$budget" -gt 0 ] && [ "$cpu_step" -gt "$cpu_margin" ]; then
@@ -204,7 +205,7 @@ fi
 # No interpreter with NumPy: no CPU peers, and the whole budget to the backend's rows (with
 # peers asked it keeps half of it for them).
 [ -n "$cpu_python" ] || bench_cpu+=(--no-peers)
-step bench-cpu "$((cpu_step > 10 ? cpu_step : 10))" "$bitcts" bench --backend cpu ${bench_cpu[@]+"${bench_cpu[@]}"} ${cpu_python:+--python "$cpu_python"} \
+step bench-cpu "$budget" "$bitcts" bench --backend cpu ${bench_cpu[@]+"${bench_cpu[@]}"} ${cpu_python:+--python "$cpu_python"} \
     --json "$out/bench-cpu.json"
 
 # 5. The summary beside the raw JSON.

@@ -5,8 +5,6 @@
  * kills a worker's whole process group, and sweeps up what a dead worker left behind. A case a
  * worker could not finish gets its verdict (harness/run/run_slot.c) and the rest of its batch goes
  * back to the queue, split so that the other workers share it. */
-#include <errno.h>  /* errno */
-#include <poll.h>   /* poll */
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* malloc */
 #include <string.h> /* memset */
@@ -94,22 +92,17 @@ static void pump_slot(run_state *s, worker_slot *w)
 /* Waits for the slots' descriptors, at most until the nearest deadline. */
 static void wait_for_workers(worker_slot *slots, int n)
 {
-    struct pollfd fds[3 * 256];
-    size_t k = 0;
+    bitcts_sandbox *sbs[256];
     double wait = 0.1;
     const double now = bitcts_clock_now();
-    for (int i = 0; i < n && k + 3 <= sizeof fds / sizeof fds[0]; ++i) {
-        worker_slot *w = &slots[i];
-        if (w->c.sb.pid <= 0) {
-            continue;
+    for (int i = 0; i < n; ++i) {
+        sbs[i] = slots[i].c.sb.pid > 0 ? &slots[i].c.sb : NULL;
+        if (sbs[i] != NULL) {
+            const double left = bitcts_child_left(&slots[i].c, now);
+            wait = left < wait ? left : wait;
         }
-        k += bitcts_sandbox_poll_set(&w->c.sb, fds + k, &wait);
-        const double left = bitcts_child_left(&w->c, now);
-        wait = left < wait ? (left > 0 ? left : 0) : wait;
     }
-    if (poll(fds, (nfds_t)k, (int)(wait * 1000) + 1) < 0 && errno != EINTR) {
-        return;
-    }
+    (void)bitcts_sandbox_wait(sbs, (size_t)n, wait);
 }
 
 /* One round of the loop over `slots`: read, reap, finish the ended, enforce deadlines. */

@@ -8,6 +8,7 @@
 #include <dirent.h>   /* opendir */
 #include <errno.h>    /* errno */
 #include <fcntl.h>    /* fcntl, open */
+#include <poll.h>     /* poll */
 #include <signal.h>   /* kill, sigaction */
 #include <stdint.h>   /* SIZE_MAX */
 #include <stdio.h>    /* snprintf */
@@ -124,24 +125,30 @@ static int open_pidfd(pid_t pid)
 #endif
 }
 
-size_t bitcts_sandbox_poll_set(const bitcts_sandbox *sb, struct pollfd *fds, double *wait)
+int bitcts_sandbox_wait(bitcts_sandbox *const *all, size_t count, double max_s)
 {
-    size_t n = 0;
-    if (sb->pid <= 0 || sb->exited) {
-        return 0;
+    struct pollfd fds[3 * 256];
+    nfds_t n = 0;
+    double wait = max_s > 0 ? max_s : 0;
+    for (size_t i = 0; i < count && n + 3 <= sizeof fds / sizeof fds[0]; ++i) {
+        const bitcts_sandbox *sb = all[i];
+        if (sb == NULL || sb->pid <= 0 || sb->exited) {
+            continue;
+        }
+        const nfds_t before = n;
+        if (sb->chan >= 0) {
+            fds[n++] = (struct pollfd){.fd = sb->chan, .events = POLLIN};
+        }
+        if (sb->capture >= 0) {
+            fds[n++] = (struct pollfd){.fd = sb->capture, .events = POLLIN};
+        }
+        if (sb->pidfd >= 0) {
+            fds[n++] = (struct pollfd){.fd = sb->pidfd, .events = POLLIN};
+        } else if (n == before && wait > 0.002) {
+            wait = 0.002; /* only reaping can see its end */
+        }
     }
-    if (sb->chan >= 0) {
-        fds[n++] = (struct pollfd){.fd = sb->chan, .events = POLLIN};
-    }
-    if (sb->capture >= 0) {
-        fds[n++] = (struct pollfd){.fd = sb->capture, .events = POLLIN};
-    }
-    if (sb->pidfd >= 0) {
-        fds[n++] = (struct pollfd){.fd = sb->pidfd, .events = POLLIN};
-    } else if (n == 0 && *wait > 0.002) {
-        *wait = 0.002; /* only reaping can see its end */
-    }
-    return n;
+    return poll(fds, n, (int)(wait * 1000) + 1);
 }
 
 int bitcts_sandbox_spawn(bitcts_sandbox *sb, bitcts_sandbox_main_fn fn, void *arg, char *err,

@@ -10,7 +10,6 @@
 #ifndef BITCTS_HARNESS_SANDBOX_H
 #define BITCTS_HARNESS_SANDBOX_H
 
-#include <poll.h>      /* struct pollfd */
 #include <signal.h>    /* siginfo_t */
 #include <stddef.h>    /* size_t */
 #include <stdint.h>    /* uint64_t */
@@ -87,12 +86,14 @@ int bitcts_sandbox_spawn(bitcts_sandbox *sb, bitcts_sandbox_main_fn fn, void *ar
  * @return 1 when the channel reached end of file, else 0. */
 int bitcts_sandbox_pump(bitcts_sandbox *sb, void (*on_line)(void *user, char *line), void *user);
 
-/** The descriptors a parent waits on for this child (at most 3 into fds): the channel, the
- * captured output and the process itself, so that its end wakes the parent at once although both
- * pipes reached end of file earlier. Where the kernel gives no pidfd (before Linux 5.3) and both
- * pipes are closed, nothing would wake the parent: *wait is lowered to a few milliseconds.
- * @return how many descriptors were added (0 for no live child). */
-size_t bitcts_sandbox_poll_set(const bitcts_sandbox *sb, struct pollfd *fds, double *wait);
+/** Waits at most `max_s` seconds (never blocking when it is 0 or less) for any child in `all`
+ * (count pointers, NULL entries and children already reaped skipped) to write or end: on their
+ * channels, their captured output and the processes themselves (pidfds), so that a child's end
+ * wakes the parent at once although both its pipes reached end of file earlier. Where the
+ * kernel gives no pidfd (before Linux 5.3) and a child's pipes are both closed, nothing would
+ * wake the parent: the wait is a few milliseconds at most. At most 256 children are watched.
+ * @return poll's result (-1 with errno on failure). */
+int bitcts_sandbox_wait(bitcts_sandbox *const *all, size_t count, double max_s);
 
 /** Reaps every child that has ended (never blocks); a reaped sandbox in `all` (count pointers,
  * NULL entries allowed) gets exited and status set; other children (orphans reparented to this

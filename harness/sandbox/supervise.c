@@ -7,7 +7,6 @@
 
 #include <dirent.h>   /* opendir */
 #include <errno.h>    /* errno */
-#include <poll.h>     /* poll */
 #include <stdarg.h>   /* va_list */
 #include <stdio.h>    /* snprintf */
 #include <stdlib.h>   /* strtol */
@@ -191,10 +190,8 @@ static size_t group_members(pid_t group)
 
 static void wait_for_child(supervisor *s, double max_s)
 {
-    struct pollfd fds[3];
-    double wait = max_s < 0.1 ? (max_s > 0 ? max_s : 0) : 0.1;
-    const size_t n = bitcts_sandbox_poll_set(&s->c.sb, fds, &wait);
-    if (poll(fds, (nfds_t)n, (int)(wait * 1000) + 1) < 0 && errno != EINTR) {
+    bitcts_sandbox *one[1] = {&s->c.sb};
+    if (bitcts_sandbox_wait(one, 1, max_s < 0.1 ? max_s : 0.1) < 0 && errno != EINTR) {
         const struct timespec pause = {0, 10000000};
         nanosleep(&pause, NULL);
     }

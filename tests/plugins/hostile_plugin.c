@@ -80,8 +80,8 @@ static void make_bad_text(void)
  * "running" state cli.isolation checks). */
 static void spin_forever(void)
 {
-    for (volatile unsigned long i = 0;; ++i) {
-        const struct timespec ms = {0, 1000000};
+    const struct timespec ms = {0, 1000000};
+    for (;;) {
         nanosleep(&ms, NULL);
     }
 }
