@@ -98,16 +98,16 @@ static const char *const claim_columns[] = {
 
 /* The markup of one view around the claim's pieces. */
 typedef struct claim_markup {
-    const char *heading, *heading_end; /* around the heading line */
-    const char *item, *item_end;       /* around an operator's line */
-    const char *table;                 /* after the lines: the table and its text columns */
-    const char *th, *th_end;           /* around a number column's name */
-    const char *head_end;              /* after the header row */
-    const char *row, *sep, *text_end;  /* a row's text cells: before, between, after */
-    const char *num, *num_end;         /* around a number cell */
-    const char *row_end, *end;
     void (*esc)(sbuf *, const char *);      /* for the lines */
     void (*esc_cell)(sbuf *, const char *); /* for the text cells */
+    const char *heading, *heading_end;      /* around the heading line */
+    const char *item, *item_end;            /* around an operator's line */
+    const char *table;                      /* after the lines: the table and its text columns */
+    const char *th, *th_end;                /* around a number column's name */
+    const char *head_end;                   /* after the header row */
+    const char *row, *sep, *text_end;       /* a row's text cells: before, between, after */
+    const char *num, *num_end;              /* around a number cell */
+    const char *row_end, *end;
 } claim_markup;
 
 static void claims_section(sbuf *b, const json_t *report, const claim_markup *m)
@@ -144,6 +144,8 @@ static void claims_section(sbuf *b, const json_t *report, const claim_markup *m)
 void bitcts__report_claims_markdown(sbuf *b, const json_t *report)
 {
     static const claim_markup md = {
+        .esc = sb_md,
+        .esc_cell = sb_md_cell,
         .heading = "## Conformance claim\n\n",
         .heading_end = "\n\n",
         .item = "- ",
@@ -159,8 +161,6 @@ void bitcts__report_claims_markdown(sbuf *b, const json_t *report)
         .num_end = " |",
         .row_end = "\n",
         .end = "\n",
-        .esc = sb_md,
-        .esc_cell = sb_md_cell,
     };
     claims_section(b, report, &md);
 }
@@ -168,6 +168,8 @@ void bitcts__report_claims_markdown(sbuf *b, const json_t *report)
 void bitcts__report_claims_html(sbuf *b, const json_t *report)
 {
     static const claim_markup html = {
+        .esc = sb_esc_text,
+        .esc_cell = sb_esc_text,
         .heading = "<h2 id=\"claims\">Conformance claim</h2>\n<p>",
         .heading_end = "</p>\n<ul>\n",
         .item = "<li>",
@@ -183,8 +185,6 @@ void bitcts__report_claims_html(sbuf *b, const json_t *report)
         .num_end = "</td>",
         .row_end = "</tr>\n",
         .end = "</table>\n",
-        .esc = sb_esc_text,
-        .esc_cell = sb_esc_text,
     };
     claims_section(b, report, &html);
 }

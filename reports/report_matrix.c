@@ -491,18 +491,22 @@ static void render_failures_html(sbuf *b, const json_t *columns, const json_t *r
     sb_puts(b, "</ul>\n");
 }
 
-static void render_html(sbuf *b, const json_t *m)
+/* The page's head, its style (a class a cell state) and the table's first header cells. */
+static const char matrix_page_head[] =
+    "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+    "<title>bitcts conformance matrix</title><style>"
+    "body{font-family:sans-serif}table{border-collapse:collapse}"
+    "td,th{border:1px solid #999;padding:2px 6px;font-size:13px}"
+    ".pass{background:#dfd}.fail{background:#fbb}.not_supported{background:#eee}"
+    ".recorded{background:#ffd}</style></head><body>\n"
+    "<h1>bitcts conformance matrix</h1>\n<table><tr><th>operator</th><th>type</th>";
+
+/* The page up to the table's header row, one column a report. */
+static void render_head_html(sbuf *b, const json_t *columns)
 {
-    const json_t *columns = json_object_get(m, "columns");
-    size_t k, i;
-    json_t *col, *row, *cell;
-    sb_puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-               "<title>bitcts conformance matrix</title><style>"
-               "body{font-family:sans-serif}table{border-collapse:collapse}"
-               "td,th{border:1px solid #999;padding:2px 6px;font-size:13px}"
-               ".pass{background:#dfd}.fail{background:#fbb}.not_supported{background:#eee}"
-               ".recorded{background:#ffd}</style></head><body>\n"
-               "<h1>bitcts conformance matrix</h1>\n<table><tr><th>operator</th><th>type</th>");
+    size_t k;
+    json_t *col;
+    sb_puts(b, matrix_page_head);
     json_array_foreach(columns, k, col)
     {
         sb_seq(b, sb_esc_text, "<th>", bitcts_report_str(col, "label"), "<br>",
@@ -510,6 +514,14 @@ static void render_html(sbuf *b, const json_t *m)
                "</th>", NULL);
     }
     sb_puts(b, "</tr>\n");
+}
+
+static void render_html(sbuf *b, const json_t *m)
+{
+    const json_t *columns = json_object_get(m, "columns");
+    size_t k, i;
+    json_t *row, *cell;
+    render_head_html(b, columns);
     json_array_foreach(json_object_get(m, "rows"), i, row)
     {
         sb_seq(b, sb_esc_text, "<tr><td>", bitcts_report_str(row, "operator"), "</td><td>",

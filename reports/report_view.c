@@ -43,9 +43,7 @@ void bitcts__report_view_release(bitcts__report_view *v)
     bitcts_report_tally_destroy(v->t);
     bitcts__report_groups_destroy(v->groups);
     json_decref(v->analysis);
-    v->t = NULL;
-    v->groups = NULL;
-    v->analysis = NULL;
+    *v = (bitcts__report_view){0}; /* nothing left to release, and nothing to read */
 }
 
 void bitcts__report_duration(char *out, size_t cap, double ms)

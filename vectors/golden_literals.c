@@ -15,49 +15,51 @@
 
 #define LITERAL_MAX 8 /* elements */
 
-typedef struct literal_def {
-    const char *name;
-    const char *source;
-    const char *note;
-    uint32_t op; /* the description's operator */
+/* An example's tensors: the inputs' and the output's type, the sizes, each input's elements in
+ * logical order and the documented output's (documented_count 0: none documented). */
+typedef struct literal_data {
     uint32_t input_count;
     uint32_t in_type;
     uint32_t out_type;
     uint32_t rank;
     uint32_t sizes[2];
-    uint64_t values[2][LITERAL_MAX]; /* per input, logical order */
-    uint32_t documented_count;       /* elements of documented[], 0 when none */
+    uint64_t values[2][LITERAL_MAX];
+    uint32_t documented_count;
     uint64_t documented[LITERAL_MAX];
+} literal_data;
+
+typedef struct literal_def {
+    const char *name;
+    const char *source;
+    const char *note;
+    uint32_t op;           /* the description's operator */
+    const literal_data *t; /* its tensors */
 } literal_def;
 
 #define DOC_PAGE "https://learn.microsoft.com/en-us/windows/win32/api/directml/"
+
+/* DirectML's BIT_NOT example, which its BIT_XOR page prints as well; its BIT_COUNT example;
+ * bitcts's BIT_XOR example: BIT_NOT's A with a B that makes every element differ. */
+static const literal_data not_tensors = {
+    1, BITCTS_DT_UINT8, BITCTS_DT_UINT8, 2, {2, 2}, {{0, 128, 42, 255}}, 4, {255, 127, 213, 0}};
+static const literal_data count_tensors = {
+    1, BITCTS_DT_UINT32, BITCTS_DT_UINT32, 1, {4}, {{0, 123, 456, 789}}, 4, {0, 6, 4, 5}};
+static const literal_data xor_tensors = {
+    2, BITCTS_DT_UINT8,  BITCTS_DT_UINT8, 2, {2, 2}, {{0, 128, 42, 255}, {255, 128, 15, 1}},
+    4, {255, 0, 37, 254}};
 
 static const literal_def literals[] = {
     {.name = "directml_bit_not_example",
      .source = DOC_PAGE "ns-directml-dml_element_wise_bit_not_operator_desc",
      .note = "DirectML's BIT_NOT example: UINT8 {{0, 128}, {42, 255}} -> {{255, 127}, {213, 0}}.",
      .op = BITCTS_OP_BIT_NOT,
-     .input_count = 1,
-     .in_type = BITCTS_DT_UINT8,
-     .out_type = BITCTS_DT_UINT8,
-     .rank = 2,
-     .sizes = {2, 2},
-     .values = {{0, 128, 42, 255}},
-     .documented_count = 4,
-     .documented = {255, 127, 213, 0}},
+     .t = &not_tensors},
     {.name = "directml_bit_count_example",
      .source = DOC_PAGE "ns-directml-dml_element_wise_bit_count_operator_desc",
      .note = "DirectML's BIT_COUNT example: UINT32 {0, 123, 456, 789} -> {0, 6, 4, 5}, written as "
              "UINT32.",
      .op = BITCTS_OP_BIT_COUNT,
-     .input_count = 1,
-     .in_type = BITCTS_DT_UINT32,
-     .out_type = BITCTS_DT_UINT32,
-     .rank = 1,
-     .sizes = {4},
-     .values = {{0, 123, 456, 789}},
-     .documented_count = 4,
-     .documented = {0, 6, 4, 5}},
+     .t = &count_tensors},
     {.name = "directml_bit_xor_example_as_documented",
      .source = DOC_PAGE "ns-directml-dml_element_wise_bit_xor_operator_desc",
      .note = "Wrong in DirectML's documentation, kept as printed: the BIT_XOR page shows one "
@@ -66,34 +68,20 @@ static const literal_def literals[] = {
              "input_count); documented_output_is names the operator that does give the printed "
              "output. bitcts_bit_xor_example is the correction.",
      .op = BITCTS_OP_BIT_XOR,
-     .input_count = 1,
-     .in_type = BITCTS_DT_UINT8,
-     .out_type = BITCTS_DT_UINT8,
-     .rank = 2,
-     .sizes = {2, 2},
-     .values = {{0, 128, 42, 255}},
-     .documented_count = 4,
-     .documented = {255, 127, 213, 0}},
+     .t = &not_tensors},
     {.name = "bitcts_bit_xor_example",
      .source = "docs/spec/operators.md",
      .note = "bitcts's correction of the BIT_XOR example: the same A, with a B that makes every "
              "element differ: 0^255, 128^128, 42^15 (0x2A^0x0F = 0x25), 255^1.",
      .op = BITCTS_OP_BIT_XOR,
-     .input_count = 2,
-     .in_type = BITCTS_DT_UINT8,
-     .out_type = BITCTS_DT_UINT8,
-     .rank = 2,
-     .sizes = {2, 2},
-     .values = {{0, 128, 42, 255}, {255, 128, 15, 1}},
-     .documented_count = 4,
-     .documented = {255, 0, 37, 254}},
+     .t = &xor_tensors},
 };
 
 static uint32_t element_count(const literal_def *l)
 {
     uint32_t n = 1;
-    for (uint32_t k = 0; k < l->rank; ++k) {
-        n *= l->sizes[k];
+    for (uint32_t k = 0; k < l->t->rank; ++k) {
+        n *= l->t->sizes[k];
     }
     return n;
 }
@@ -102,11 +90,11 @@ static void make_desc(const literal_def *l, uint32_t op, bitcts_op_desc *d)
 {
     memset(d, 0, sizeof *d);
     d->op = op;
-    d->input_count = l->input_count;
-    for (uint32_t i = 0; i < l->input_count; ++i) {
-        bitcts_tensor_make_packed(l->in_type, l->rank, l->sizes, &d->inputs[i]);
+    d->input_count = l->t->input_count;
+    for (uint32_t i = 0; i < l->t->input_count; ++i) {
+        bitcts_tensor_make_packed(l->t->in_type, l->t->rank, l->t->sizes, &d->inputs[i]);
     }
-    bitcts_tensor_make_packed(l->out_type, l->rank, l->sizes, &d->output);
+    bitcts_tensor_make_packed(l->t->out_type, l->t->rank, l->t->sizes, &d->output);
 }
 
 /* The reference's output elements for the literal's inputs under operator `op`; 0 when the
@@ -121,13 +109,13 @@ static int run(const literal_def *l, uint32_t op, uint64_t *out)
     uint8_t in[2][LITERAL_MAX * 8];
     uint8_t result[LITERAL_MAX * 8];
     const uint32_t n = element_count(l);
-    const uint32_t in_size = bitcts_dtype_size(l->in_type);
-    const uint32_t out_size = bitcts_dtype_size(l->out_type);
+    const uint32_t in_size = bitcts_dtype_size(l->t->in_type);
+    const uint32_t out_size = bitcts_dtype_size(l->t->out_type);
     memset(in, 0, sizeof in);
     memset(result, 0, sizeof result);
-    for (uint32_t i = 0; i < l->input_count; ++i) {
+    for (uint32_t i = 0; i < l->t->input_count; ++i) {
         for (uint32_t e = 0; e < n; ++e) {
-            bitcts_ref_store(in[i] + e * in_size, in_size, l->values[i][e]);
+            bitcts_ref_store(in[i] + e * in_size, in_size, l->t->values[i][e]);
         }
     }
     const void *inputs[2] = {in[0], in[1]};
@@ -156,8 +144,8 @@ static const char *documented_operator(const literal_def *l)
     const uint32_t n = element_count(l);
     for (uint32_t o = 0; o < BITCTS_OP_COUNT; ++o) {
         uint64_t got[LITERAL_MAX];
-        if (bitcts_op_input_count(bitcts_op_all[o]) == l->input_count &&
-            run(l, bitcts_op_all[o], got) == 0 && memcmp(got, l->documented, n * 8) == 0) {
+        if (bitcts_op_input_count(bitcts_op_all[o]) == l->t->input_count &&
+            run(l, bitcts_op_all[o], got) == 0 && memcmp(got, l->t->documented, n * 8) == 0) {
             return bitcts_op_name(bitcts_op_all[o]);
         }
     }
@@ -170,9 +158,9 @@ static json_t *literal_json(const literal_def *l)
     bitcts_op_desc d;
     make_desc(l, l->op, &d);
     json_t *inputs = json_object();
-    for (uint32_t i = 0; i < l->input_count; ++i) {
-        json_object_set_new(inputs, bitcts_role_name(l->input_count, i),
-                            values_json(l->values[i], n));
+    for (uint32_t i = 0; i < l->t->input_count; ++i) {
+        json_object_set_new(inputs, bitcts_role_name(l->t->input_count, i),
+                            values_json(l->t->values[i], n));
     }
     json_t *e =
         json_pack("{s:s, s:s, s:s, s:s, s:I, s:o, s:o}", "name", l->name, "source", l->source,
@@ -188,9 +176,9 @@ static json_t *literal_json(const literal_def *l)
     } else if (run(l, l->op, out) == 0) {
         json_object_set_new(e, "expected", values_json(out, n));
     }
-    if (l->documented_count != 0) {
+    if (l->t->documented_count != 0) {
         const char *who = documented_operator(l);
-        json_object_set_new(e, "documented_output", values_json(l->documented, n));
+        json_object_set_new(e, "documented_output", values_json(l->t->documented, n));
         json_object_set_new(e, "documented_output_is",
                             who != NULL ? json_string(who) : json_null());
     }

@@ -293,6 +293,9 @@ int bitcts_cli_parse(const bitcts_cli_spec *spec, int argc, char **argv, const c
             rc = bitcts_cli_error(spec->cmd, "%s", err);
         }
     }
+    if (rc == 0 && spec->needs != NULL && *n_operands == 0) {
+        rc = bitcts_cli_error(spec->cmd, "needs %s (see bitcts %s --help)", spec->needs, spec->cmd);
+    }
     free(found);
     free(seen);
     return rc;

@@ -95,10 +95,19 @@ typedef struct bitcts_cli_table {
         (OPTIONS), sizeof(OPTIONS) / sizeof((OPTIONS)[0]), (BASE)                                  \
     }
 
+/* Defines `bitcts_cli_table FN(TYPE *base)`: the table of the static option array OPTIONS over
+ * BASE, how a fragment shared by several commands is handed to them. */
+#define BITCTS_CLI_TABLE_FN(FN, TYPE, OPTIONS)                                                     \
+    bitcts_cli_table FN(TYPE *base)                                                                \
+    {                                                                                              \
+        return (bitcts_cli_table)BITCTS_CLI_TABLE(OPTIONS, base);                                  \
+    }
+
 typedef struct bitcts_cli_spec {
     const char *cmd;         /* "run", "vectors export": messages and the usage line */
     const char *operands;    /* the usage line's positional part ("DIR"), or NULL */
     size_t max_operands;     /* more are refused */
+    const char *needs;       /* set: a call without an operand is refused, "needs <needs>" */
     int needs_arguments;     /* with no argument at all: the help on stderr, exit code 2 */
     const char *description; /* the paragraph after the usage line */
     const char *epilogue;    /* after the option list (exit codes), or NULL */

@@ -42,10 +42,7 @@ static const bitcts_cli_option shard_options[] = {
                     "report.json); without it every N-th case"),
 };
 
-bitcts_cli_table bitcts_cli_shard_table(bitcts_cli_shard *s)
-{
-    return (bitcts_cli_table)BITCTS_CLI_TABLE(shard_options, s);
-}
+BITCTS_CLI_TABLE_FN(bitcts_cli_shard_table, bitcts_cli_shard, shard_options)
 
 static const char *env_get(void *user, const char *name)
 {

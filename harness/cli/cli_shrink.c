@@ -22,10 +22,7 @@ static const bitcts_cli_option shrink_options[] = {
                     "digest, that `run --regressions DIR` replays (docs/regressions.md)"),
 };
 
-bitcts_cli_table bitcts_cli_shrink_table(bitcts_cli_shrink_args *args)
-{
-    return (bitcts_cli_table)BITCTS_CLI_TABLE(shrink_options, args);
-}
+BITCTS_CLI_TABLE_FN(bitcts_cli_shrink_table, bitcts_cli_shrink_args, shrink_options)
 
 int bitcts_cli_shrink_wanted(const json_t *report)
 {

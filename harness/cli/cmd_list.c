@@ -51,10 +51,7 @@ static const bitcts_cli_option selection_options[] = {
                       "only cases whose required feature level is <= FL (e.g. 3_0, 4_1)"),
 };
 
-bitcts_cli_table bitcts_cli_selection_table(bitcts_cli_selection *s)
-{
-    return (bitcts_cli_table)BITCTS_CLI_TABLE(selection_options, s);
-}
+BITCTS_CLI_TABLE_FN(bitcts_cli_selection_table, bitcts_cli_selection, selection_options)
 
 void bitcts_cli_selection_text(const bitcts_selection *sel, const char *tier_text, char *out,
                                size_t cap)

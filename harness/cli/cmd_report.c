@@ -364,18 +364,14 @@ cleanup:
 static int cmd_render(int argc, char **argv)
 {
     const char *dir[1] = {NULL};
-    int n = 0;
     const bitcts_cli_spec spec = {.cmd = "report render",
                                   .operands = "DIR",
                                   .max_operands = 1,
+                                  .needs = "exactly one report folder",
                                   .description = render_description};
-    const int parsed = parse_action(&spec, argc, argv, dir, &n);
+    const int parsed = bitcts_cli_parse(&spec, argc, argv, dir, NULL);
     if (parsed != 0) {
         return parsed == BITCTS_CLI_HELP ? BITCTS_EXIT_OK : parsed;
-    }
-    if (n != 1) {
-        return bitcts_cli_error(
-            "report render", "needs exactly one report folder (see bitcts report render --help)");
     }
     const char *folder = dir[0];
     if (bitcts_fs_dir_state(folder) != 1) {

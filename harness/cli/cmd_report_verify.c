@@ -33,18 +33,14 @@ static void on_problem(void *user, const char *line)
 int bitcts_cmd_report_verify(int argc, char **argv)
 {
     const char *path[1] = {NULL};
-    size_t n = 0;
     const bitcts_cli_spec spec = {.cmd = "report verify",
                                   .operands = "R",
                                   .max_operands = 1,
+                                  .needs = "exactly one report",
                                   .description = verify_description};
-    const int parsed = bitcts_cli_parse(&spec, argc, argv, path, &n);
+    const int parsed = bitcts_cli_parse(&spec, argc, argv, path, NULL);
     if (parsed != 0) {
         return parsed == BITCTS_CLI_HELP ? BITCTS_EXIT_OK : parsed;
-    }
-    if (n != 1) {
-        return bitcts_cli_error("report verify",
-                                "needs exactly one report (see bitcts report verify --help)");
     }
     char err[BITCTS_REPORT_ERROR_CAP + 4200] = "";
     json_t *report = NULL;

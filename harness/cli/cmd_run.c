@@ -188,10 +188,7 @@ static const bitcts_cli_option run_options[] = {
     BITCTS_OPT_FLAG("--force", RUN_AT(force), "let --report use a folder bitcts did not create"),
 };
 
-bitcts_cli_table bitcts_cli_run_table(bitcts_cli_run *r)
-{
-    return (bitcts_cli_table)BITCTS_CLI_TABLE(run_options, r);
-}
+BITCTS_CLI_TABLE_FN(bitcts_cli_run_table, bitcts_cli_run, run_options)
 
 void bitcts_cli_run_init(bitcts_cli_run *r, uint32_t tiers, const char *report_dir)
 {

@@ -32,6 +32,15 @@ typedef struct bitcts__perf_launch {
     void *user;
 } bitcts__perf_launch;
 
+/* The launch of a bench or sweep config CFG (whose backend_spec, options, timeout_s and
+ * interrupted it takes) with its child and its lines' reader. */
+#define BITCTS__PERF_LAUNCH(CFG, CHILD_MAIN, ON_LINE, USER)                                        \
+    {                                                                                              \
+        .backend_spec = (CFG)->backend_spec, .options = &(CFG)->options,                           \
+        .timeout_s = (CFG)->timeout_s, .interrupted = (CFG)->interrupted, .cfg = (CFG),            \
+        .child_main = (CHILD_MAIN), .on_line = (ON_LINE), .user = (USER)                           \
+    }
+
 /** Resolves the backend, then runs child_main supervised until it ends.
  * @return BITCTS_OK with sv filled; the resolver's status with *refused set; or
  *         BITCTS_E_INTERNAL when the child could not be started. err says which. */

@@ -213,14 +213,8 @@ int bitcts_sweep_run(const bitcts_sweep_config *cfg, bitcts_sweep_result *out, c
     sweep_parent p;
     memset(&p, 0, sizeof p);
     p.r = out;
-    const bitcts__perf_launch launch = {.backend_spec = cfg->backend_spec,
-                                        .options = &cfg->options,
-                                        .timeout_s = cfg->timeout_s,
-                                        .interrupted = cfg->interrupted,
-                                        .cfg = cfg,
-                                        .child_main = bitcts__sweep_child_main,
-                                        .on_line = on_line,
-                                        .user = &p};
+    const bitcts__perf_launch launch =
+        BITCTS__PERF_LAUNCH(cfg, bitcts__sweep_child_main, on_line, &p);
     bitcts_supervise_result sv;
     if ((st = bitcts__perf_run(&launch, &out->refused, &sv, err, cap)) != BITCTS_OK) {
         return st;
