@@ -37,18 +37,19 @@ def host_bench_lines(b):
              "- cores: %s of %s online CPUs (%s topology); threads %s" % (
                  h.get("cores"), h.get("online_cpus"), h.get("topology_source"),
                  "placed one per core" if h.get("placed") else "not placed"), ""]
-    lines += ["| threads | CPUs | copy limit min / median / max | triad limit min / median / max |",
-              "|---:|---|---|---|"]
+    lines += ["| threads | CPUs | copy limit min / median / max | triad limit min / median / max "
+              "| shaped limit min / median / max |",
+              "|---:|---|---|---|---|"]
     for inst in (b.get("limits") or {}).get("instances") or []:
         spread = inst.get("limit_spread") or {}
         cells = []
-        for kind in ("copy", "triad"):
+        for kind in ("copy", "triad", "shaped"):
             v = spread.get(kind)
             cells.append("%s / %s / %s (%d rows)" % (fmt(v["min_gbps"]), fmt(v["median_gbps"]),
                                                      fmt(v["max_gbps"]), v["rows"])
                          if v else "-")
         cpus = inst.get("cpus")
-        lines.append("| %s | %s | %s | %s |" % (inst.get("threads"),
+        lines.append("| %s | %s | %s | %s | %s |" % (inst.get("threads"),
                                                ",".join(map(str, cpus)) if cpus else "-", *cells))
     lines.append("")
     rows = b.get("results") or []

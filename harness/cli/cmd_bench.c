@@ -421,10 +421,10 @@ static void print_host(const bitcts_bench_result *r)
         printf("; threads not placed\n");
     }
     printf("limit spread over the rows, GB/s min / median / max:\n");
-    static const char *const kinds[2] = {"copy", "triad"};
+    const char *const *kinds = bitcts_bench_limit_kinds;
     for (int i = 0; i < r->instances; ++i) {
         printf("  %3u thread%s:", r->threads[i], r->threads[i] != 1 ? "s" : " ");
-        for (int k = 0; k < 2; ++k) {
+        for (int k = 0; k < BITCTS_BENCH_LIMIT_KINDS; ++k) {
             double v[3];
             const size_t n = bitcts_bench_limit_spread(r, i, kinds[k], v);
             if (n > 0) {

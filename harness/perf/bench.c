@@ -99,6 +99,8 @@ static void make_shape(uint64_t elements, uint32_t *rows, uint32_t *cols)
     *rows = (uint32_t)(elements / c);
 }
 
+const char *const bitcts_bench_limit_kinds[BITCTS_BENCH_LIMIT_KINDS] = {"copy", "triad", "shaped"};
+
 static void make_desc(bitcts_bench_row *row, uint64_t size_bytes, bitcts_op_desc *d)
 {
     const uint32_t w = bitcts_dtype_size(row->in_type);
@@ -121,7 +123,10 @@ static void make_desc(bitcts_bench_row *row, uint64_t size_bytes, bitcts_op_desc
     if (d->input_count == 2) {
         row->useful_bytes += row->layout == BITCTS_BENCH_BCAST ? w : n * w;
     }
-    row->limit = d->input_count == 2 && row->layout != BITCTS_BENCH_BCAST ? "triad" : "copy";
+    const char *const *kinds = bitcts_bench_limit_kinds;
+    row->limit = d->input_count == 2 && row->layout != BITCTS_BENCH_BCAST ? kinds[1]
+                 : ow != w                                                ? kinds[2]
+                                                                          : kinds[0];
 }
 
 static void init_row(bitcts_bench_row *row)
@@ -254,7 +259,10 @@ int bitcts_bench_over_limit(const bitcts_bench_result *r, const bitcts_bench_row
         return 0;
     }
     const int triad = strcmp(row->limit, "triad") == 0;
-    const double limit_bytes = (triad ? 3.0 : 2.0) * (double)r->size_bytes;
+    /* A shaped limit streams the row's own bytes (whole 64-byte units of them). */
+    const double limit_bytes = strcmp(row->limit, "shaped") == 0
+                                   ? row->useful_bytes
+                                   : (triad ? 3.0 : 2.0) * (double)r->size_bytes;
     const double mib = 1024.0 * 1024.0;
     if (row->useful_bytes < 0.9 * limit_bytes) {
         snprintf(why, cap,
@@ -351,8 +359,8 @@ static json_t *placement_json(const bitcts_bench_result *r, uint32_t threads)
 static json_t *spread_json(const bitcts_bench_result *r, int instance)
 {
     json_t *o = json_object();
-    static const char *const kinds[2] = {"copy", "triad"};
-    for (int k = 0; k < 2; ++k) {
+    const char *const *kinds = bitcts_bench_limit_kinds;
+    for (int k = 0; k < BITCTS_BENCH_LIMIT_KINDS; ++k) {
         double v[3] = {-1, -1, -1};
         const size_t n = bitcts_bench_limit_spread(r, instance, kinds[k], v);
         json_object_set_new(o, kinds[k],

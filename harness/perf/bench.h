@@ -126,7 +126,8 @@ typedef struct bitcts_bench_row {
     double gbps;         /* < 0: no speed (check says why) */
     double limit_gbps;   /* host: the stream kernel next to the row; device: the API copy */
     double limit2_gbps;  /* device: the copy kernel; < 0 otherwise */
-    const char *limit;   /* "triad" (two array inputs), "copy" (host), "copy" (device) */
+    const char *limit;   /* host: "triad" (two array inputs), "shaped" (a count to another
+                          * width, where the backend streams so), else "copy"; device: "copy" */
     double peer_gbps[BITCTS_BENCH_PEERS]; /* < 0: n/a */
     const char *check; /* "ok", "WRONG" (an output differs), "GUARD" (a write outside the
                         * buffers), "INPUT" (an input changed), "DESC" (the lent description
@@ -207,6 +208,10 @@ int bitcts_bench_run(const bitcts_bench_config *cfg, bitcts_bench_result *out, c
  * small, error). New reference, NULL when out of memory. */
 json_t *bitcts_bench_json(const bitcts_bench_config *cfg, const bitcts_bench_result *r);
 void bitcts_bench_result_free(bitcts_bench_result *r);
+
+/** The kinds of host limit, each a string a row's `limit` points to. */
+#define BITCTS_BENCH_LIMIT_KINDS 3
+extern const char *const bitcts_bench_limit_kinds[BITCTS_BENCH_LIMIT_KINDS];
 
 /** The spread of the host limits next to the rows of instance i and limit kind ("copy" or
  * "triad"): min, median, max; returns the number of rows (0: none, the figures untouched). */

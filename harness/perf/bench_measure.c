@@ -10,8 +10,9 @@
  *   U <0|1> <api> <kernel>   device copy limits at the start (0) and the end (1)
  *   N <row>                  a row begins
  *   R <row> <reps>           the timed calls a row made (fewer than asked within a budget)
- *   W <row> <gbps> <limit> <check> [<text>]     a row's figures (limit: the host limit, or
- *                            with device timing the copy kernel timed right after the row)
+ *   W <row> <gbps> <limit> <kind> <check> [<text>]   a row's figures (limit: the host limit
+ *                            of that kind, or with device timing the copy kernel timed right
+ *                            after the row, kind copy)
  *   T <row>                  the time budget ran out: this row and the next were not measured
  *   M <small> <default_ns> <scalar_ns> <check> [<text>]  a small tensor's per-call cost
  *   E <text>                 the harness failed (out of memory)
@@ -20,6 +21,7 @@
  * is handed guarded buffers and a lent description and checked when it returns, between the
  * timed calls (harness/perf/bench_buffers.h): a row's check says what the first broken call did. */
 #include <math.h>   /* isfinite */
+#include <stddef.h> /* offsetof */
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* aligned_alloc, qsort */
 #include <string.h> /* memcmp, memset */
@@ -50,6 +52,7 @@ typedef struct bench {
     bitcts_bench_result r; /* the geometry and the rows; figures go to the parent */
     bitcts_backend backend;
     const bitcts_abi_stream_ext *stream;        /* host limits, or NULL */
+    int shaped;                                 /* the stream extension has `shaped` */
     const bitcts_abi_device_timing_ext *timing; /* device timing, or NULL */
     void *inst[BITCTS_BENCH_MAX_INSTANCES];
     int place;            /* the built-in cpu backend on a known host: one thread per core */
@@ -119,10 +122,15 @@ static void read_extensions(bench *x)
 {
     const bitcts_plugin_table *t = x->backend.table;
     x->stream = t->get_extension != NULL ? t->get_extension(BITCTS_ABI_EXT_STREAM) : NULL;
-    if (x->stream != NULL && (x->stream->struct_size < sizeof *x->stream ||
+    if (x->stream != NULL && (x->stream->struct_size < offsetof(bitcts_abi_stream_ext, shaped) ||
                               x->stream->copy == NULL || x->stream->triad == NULL)) {
         x->stream = NULL; /* malformed: measured without limits rather than trusted */
     }
+    /* `shaped` came later: read only where the extension's struct_size covers it. */
+    x->shaped = x->stream != NULL &&
+                x->stream->struct_size >=
+                    offsetof(bitcts_abi_stream_ext, shaped) + sizeof x->stream->shaped &&
+                x->stream->shaped != NULL;
     x->timing = t->get_extension != NULL ? t->get_extension(BITCTS_ABI_EXT_DEVICE_TIMING) : NULL;
     if (x->timing != NULL && (x->timing->struct_size < sizeof *x->timing ||
                               x->timing->time_execute == NULL || x->timing->time_copy == NULL)) {
@@ -380,37 +388,69 @@ static int after_call(bench *x, const char *call, int output)
 
 /* ---- limits ---- */
 
-/* GB/s of the stream copy (2 streams) or triad (3 streams) on the buffers with instance i, the
- * median of reps, after one warm-up when `warm` (next to a row, the row's calls warmed the same
- * buffers and threads); -1 when the backend has no stream extension. */
-static double host_limit(bench *x, int i, int triad, uint32_t reps, int warm)
+/* What a host limit streams: the copy (2 streams of the size per input), the triad (3), or the
+ * shaped stream (src_bytes read, dst_bytes written: a row whose output has another width). */
+typedef struct host_stream {
+    const char *kind; /* "copy", "triad" or "shaped", as the rows' limit names them */
+    uint64_t dst_bytes, src_bytes;
+} host_stream;
+
+static host_stream stream_of(const bench *x, const char *kind, const bitcts_bench_row *row)
+{
+    const uint64_t size = x->r.size_bytes;
+    const char *const *kinds = bitcts_bench_limit_kinds;
+    if (strcmp(kind, kinds[2]) == 0 && row != NULL && x->shaped) {
+        /* The row's own bytes, whole 64-byte units of each side (a count's rows x cols). */
+        const uint64_t n = (uint64_t)row->rows * row->cols;
+        const uint64_t w = bitcts_dtype_size(row->in_type), ow = bitcts_dtype_size(row->out_type);
+        const uint64_t small = n * (w < ow ? w : ow) / 64u * 64u;
+        return (host_stream){kinds[2], w < ow ? small * (ow / w) : small,
+                             w < ow ? small : small * (w / ow)};
+    }
+    if (strcmp(kind, kinds[1]) == 0) {
+        return (host_stream){kinds[1], size, 2 * size};
+    }
+    return (host_stream){kinds[0], size, size};
+}
+
+/* GB/s of a stream on the buffers with instance i, the median of reps, after one warm-up when
+ * `warm` (next to a row, the row's calls warmed the same buffers and threads); -1 when the
+ * backend has no stream extension. */
+static double host_limit(bench *x, int i, const host_stream *hs, uint32_t reps, int warm)
 {
     if (x->stream == NULL) {
         return -1;
     }
     const uint64_t size = x->r.size_bytes;
+    const int triad = strcmp(hs->kind, "triad") == 0, shaped = strcmp(hs->kind, "shaped") == 0;
     double t[BITCTS_BENCH_MAX_REPS];
     int32_t rc = BITCTS_ABI_OK;
     bitcts_bench_buffers_arm(&x->buf, 0);
     bitcts_supervise_mark('P', BITCTS_SUPERVISE_CALL_STREAM);
     for (uint32_t k = warm ? 0 : 1; k <= reps && rc == BITCTS_ABI_OK; ++k) {
         const double t0 = bitcts_clock_now();
-        rc = triad ? x->stream->triad(x->inst[i], x->out, x->a, x->b, size / 8)
-                   : x->stream->copy(x->inst[i], x->out, x->a, size);
+        rc = triad    ? x->stream->triad(x->inst[i], x->out, x->a, x->b, size / 8)
+             : shaped ? x->stream->shaped(x->inst[i], x->out, hs->dst_bytes, x->a, hs->src_bytes)
+                      : x->stream->copy(x->inst[i], x->out, x->a, size);
         if (k > 0) {
             t[k - 1] = bitcts_clock_now() - t0;
         }
     }
     bitcts_supervise_mark('C', -1);
-    (void)after_call(x, triad ? "the stream extension's triad" : "the stream extension's copy", 0);
-    return rc == BITCTS_ABI_OK ? (triad ? 3.0 : 2.0) * (double)size / median(t, reps) / 1e9 : -1;
+    char what[64];
+    snprintf(what, sizeof what, "the stream extension's %s", hs->kind);
+    (void)after_call(x, what, 0);
+    const double bytes = (double)(hs->dst_bytes + hs->src_bytes);
+    return rc == BITCTS_ABI_OK ? bytes / median(t, reps) / 1e9 : -1;
 }
 
 static void measure_host_limits(bench *x)
 {
+    const host_stream copy_stream = stream_of(x, "copy", NULL);
+    const host_stream triad_stream = stream_of(x, "triad", NULL);
     for (int i = 0; i < x->r.instances; ++i) {
-        const double copy = host_limit(x, i, 0, x->cfg->reps, 1);
-        const double triad = host_limit(x, i, 1, x->cfg->reps, 1);
+        const double copy = host_limit(x, i, &copy_stream, x->cfg->reps, 1);
+        const double triad = host_limit(x, i, &triad_stream, x->cfg->reps, 1);
         bitcts_supervise_sendf("H %d %.6g %.6g", i, copy, triad);
     }
     double t[BITCTS_BENCH_MAX_REPS];
@@ -612,9 +652,10 @@ static int32_t time_device(bench *x, void *inst, void *op, double *seconds)
     return rc;
 }
 
-static void send_row(size_t n, double gbps, double limit, const char *check, const char *text)
+static void send_row(size_t n, double gbps, double limit, const char *kind, const char *check,
+                     const char *text)
 {
-    bitcts_supervise_sendf("W %zu %.6g %.6g %s%s%s", n, gbps, limit, check,
+    bitcts_supervise_sendf("W %zu %.6g %.6g %s %s%s%s", n, gbps, limit, kind, check,
                            text[0] != '\0' ? " " : "", text);
 }
 
@@ -670,10 +711,11 @@ static void run_row(bench *x, size_t n)
     /* With device timing, the copy kernel right after the row: the device's state (its clocks)
      * when the row ran, so a drift during the run does not pass for the backend's speed. */
     const uint32_t reps = x->row_reps > 0 ? x->row_reps : x->cfg->reps;
-    const double limit = x->timing != NULL
-                             ? device_copy(x, x->r.size_bytes, BITCTS_ABI_COPY_KERNEL, x->cfg->reps)
-                             : host_limit(x, (int)(n % (size_t)x->r.instances),
-                                          strcmp(row->limit, "triad") == 0, reps, x->row_reps == 0);
+    const host_stream hs = stream_of(x, row->limit, row);
+    const double limit =
+        x->timing != NULL
+            ? device_copy(x, x->r.size_bytes, BITCTS_ABI_COPY_KERNEL, x->cfg->reps)
+            : host_limit(x, (int)(n % (size_t)x->r.instances), &hs, reps, x->row_reps == 0);
     if (x->broke != NULL) {
         check = x->broke;
         snprintf(why, sizeof why, "%s", x->broke_text);
@@ -682,7 +724,7 @@ static void run_row(bench *x, size_t n)
     const double gbps =
         seconds > 0 && strcmp(check, "ok") == 0 ? row->useful_bytes / seconds / 1e9 : -1;
     bitcts_supervise_sendf("R %zu %u", n, x->row_reps);
-    send_row(n, gbps, limit, check, why);
+    send_row(n, gbps, limit, x->timing != NULL ? "copy" : hs.kind, check, why);
 }
 
 /* Within a budget: whether row n may start (else "T n" is sent), and when it stops repeating:

@@ -110,7 +110,18 @@ static int take_geometry(bench_parent *b, char *p)
     return 0;
 }
 
-/* A W line: "<row> <gbps> <limit> <check> [<text>]". */
+/* The limit kinds a W line may name. */
+static const char *known_limit(const char *word)
+{
+    for (size_t i = 0; i < BITCTS_BENCH_LIMIT_KINDS; ++i) {
+        if (strcmp(word, bitcts_bench_limit_kinds[i]) == 0) {
+            return bitcts_bench_limit_kinds[i];
+        }
+    }
+    return NULL;
+}
+
+/* A W line: "<row> <gbps> <limit> <kind> <check> [<text>]". */
 static int take_row_line(bench_parent *b, char *p)
 {
     uint64_t n = 0;
@@ -119,12 +130,15 @@ static int take_row_line(bench_parent *b, char *p)
         take_figure(&p, &gbps) != 0 || take_figure(&p, &limit) != 0) {
         return -1;
     }
+    const char *k = word(&p);
+    const char *kind = k != NULL ? known_limit(k) : NULL;
     const char *w = word(&p);
     const char *check = w != NULL ? known_check(w) : NULL;
-    if (check == NULL) {
+    if (kind == NULL || check == NULL) {
         return -1;
     }
     bitcts_bench_row *row = &b->r->rows[n];
+    row->limit = kind; /* what the child measured: copy where a backend has no shaped stream */
     row->check = check;
     row->gbps = strcmp(check, "ok") == 0 ? gbps : -1;
     row->limit_gbps = limit;
@@ -360,14 +374,8 @@ int bitcts_bench_run(const bitcts_bench_config *cfg, bitcts_bench_result *out, c
     cfg = &local;
     bench_parent b = {.cfg = cfg, .r = out, .current = -1, .out_of_time = -1};
     out->in_progress = 1;
-    const bitcts__perf_launch launch = {.backend_spec = cfg->backend_spec,
-                                        .options = &cfg->options,
-                                        .timeout_s = cfg->timeout_s,
-                                        .interrupted = cfg->interrupted,
-                                        .cfg = cfg,
-                                        .child_main = bitcts__bench_child_main,
-                                        .on_line = on_line,
-                                        .user = &b};
+    const bitcts__perf_launch launch =
+        BITCTS__PERF_LAUNCH(cfg, bitcts__bench_child_main, on_line, &b);
     bitcts_supervise_result sv;
     int st = bitcts__perf_run(&launch, &out->refused, &sv, err, cap);
     if (st != BITCTS_OK) {

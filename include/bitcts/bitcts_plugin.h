@@ -199,6 +199,13 @@ typedef struct bitcts_abi_stream_ext {
     /** dst[i] = a[i] + 3 * b[i] over `words` uint64 words (3 streams, integer: no FP). */
     int32_t(BITCTS_PLUGIN_CALL *triad)(void *instance, void *dst, const void *a, const void *b,
                                        uint64_t words);
+    /** Optional (read when struct_size covers it; NULL: none): the traffic of an operator whose
+     * output is wider or narrower than its input, src read once over src_bytes and dst written
+     * once over dst_bytes (2 streams), interleaved at their ratio, a power of two from 1/8 to 8;
+     * another ratio is BITCTS_ABI_E_INVALID_ARGUMENT. dst's bytes are the backend's (no value
+     * is checked). The bench's limit for a BIT_COUNT to another width. */
+    int32_t(BITCTS_PLUGIN_CALL *shaped)(void *instance, void *dst, uint64_t dst_bytes,
+                                        const void *src, uint64_t src_bytes);
 } bitcts_abi_stream_ext;
 
 /** "bitcts_device_timing_v1": for backends whose operators run on a device with its own memory

@@ -62,6 +62,22 @@ def main():
                "over_limit_why does not match over_limit")
         if r.get("ratio_limit") is not None:
             expect(r.get("over_limit") == (r["ratio_limit"] > 1.05), "over_limit vs ratio_limit")
+    # A count to another width is measured against the shaped stream (its own read and write
+    # bytes), which the built-in backend has; every other row against the copy or the triad.
+    def width(t):
+        return int("".join(c for c in (t or "") if c.isdigit()) or 0)
+
+    shaped = [r for r in rows if width(r.get("in_type")) != width(r.get("out_type"))]
+    expect(len(shaped) > 0, "no count to another width among the rows")
+    for r in rows:
+        want = "shaped" if r in shaped else ("triad" if r.get("op") not in (
+            "bit_not", "bit_count") and r.get("layout") != "bcast" else "copy")
+        expect(r.get("limit") == want, "row %s %s->%s %s: limit %r, not %r" % (
+            r.get("op"), r.get("in_type"), r.get("out_type"), r.get("layout"), r.get("limit"),
+            want))
+    for inst in instances:
+        expect((inst.get("limit_spread") or {}).get("shaped") is not None,
+               "no shaped limit spread for %s threads" % inst.get("threads"))
     for f in FAILURES:
         print("FAIL: %s" % f)
     print("%d rows, %d instances, %d failures" % (len(rows), len(instances), len(FAILURES)))

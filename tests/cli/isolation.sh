@@ -98,6 +98,17 @@ for cmd in sweep bench; do
     check "$cmd" hang_destroy 1 "hung in instance_destroy or plugin_shutdown: no progress within 1 s"
 done
 
+# A stream extension of the first SDKs' size (no `shaped`: the `none` plugin's) is taken, not
+# refused as malformed: its rows have a copy limit.
+if python3 -c "import json, sys; rows = json.load(open(sys.argv[1]))['results']; \
+sys.exit(0 if rows and all(r['limit'] == 'copy' and (r['limit_gbps'] or 0) > 0 for r in rows) else 1)" \
+    "$work/bench-none.json"; then
+    echo "ok   bench none: its first-size stream extension gives every row a copy limit"
+else
+    echo "FAIL bench none: rows without a copy limit from its stream extension"
+    fail=1
+fi
+
 # Wrong bits from a process that behaves: the sweep names the element (output byte 200 of each
 # chunk; --every 64 runs 4 chunks of the 2^32 sweeps), the bench calls the row WRONG; exit code 1
 # either way.

@@ -7,6 +7,7 @@
 #define _DEFAULT_SOURCE /* nanosleep, fork, mprotect */
 
 #include <signal.h>   /* raise */
+#include <stddef.h>   /* offsetof */
 #include <stdint.h>   /* fixed-width integers */
 #include <stdlib.h>   /* calloc, exit, abort */
 #include <string.h>   /* memset, strlen */
@@ -70,8 +71,12 @@ static int32_t BITCTS_PLUGIN_CALL mb_instance_create(const bitcts_abi_create_inf
     if (info == NULL || out_instance == NULL) {
         return BITCTS_ABI_E_INVALID_ARGUMENT;
     }
-    if (info->option_count > 0) {
-        return BITCTS_ABI_E_INVALID_ARGUMENT; /* no options (PLG-9) */
+    for (uint32_t i = 0; i < info->option_count; ++i) {
+        /* No options (PLG-9) but, for `none`, the threads a bench gives a backend that streams
+         * (taken, and run on one). */
+        if (MB != MB_none || strcmp(info->option_keys[i], "threads") != 0) {
+            return BITCTS_ABI_E_INVALID_ARGUMENT;
+        }
     }
 #if MB == MB_exit_create
     exit(0);
@@ -262,6 +267,43 @@ static void BITCTS_PLUGIN_CALL mb_operator_destroy(void *instance, void *op)
 
 static void BITCTS_PLUGIN_CALL mb_plugin_shutdown(void) {}
 
+#if MB == MB_none
+/* A stream extension of the size the first SDKs gave it (copy and triad, no `shaped`): the bench
+ * measures this plugin's rows against its copy (tests/cli/isolation.sh). */
+static int32_t BITCTS_PLUGIN_CALL mb_copy(void *instance, void *dst, const void *src,
+                                          uint64_t bytes)
+{
+    (void)instance;
+    memcpy(dst, src, (size_t)bytes);
+    return BITCTS_ABI_OK;
+}
+
+static int32_t BITCTS_PLUGIN_CALL mb_triad(void *instance, void *dst, const void *a, const void *b,
+                                           uint64_t words)
+{
+    (void)instance;
+    for (uint64_t i = 0; i < words; ++i) {
+        uint64_t x, y;
+        memcpy(&x, (const unsigned char *)a + 8 * i, 8);
+        memcpy(&y, (const unsigned char *)b + 8 * i, 8);
+        x += 3 * y;
+        memcpy((unsigned char *)dst + 8 * i, &x, 8);
+    }
+    return BITCTS_ABI_OK;
+}
+
+static const bitcts_abi_stream_ext mb_stream = {
+    .struct_size = (uint32_t)offsetof(bitcts_abi_stream_ext, shaped),
+    .copy = mb_copy,
+    .triad = mb_triad,
+};
+
+static const void *BITCTS_PLUGIN_CALL mb_get_extension(const char *name)
+{
+    return name != NULL && strcmp(name, BITCTS_ABI_EXT_STREAM) == 0 ? &mb_stream : NULL;
+}
+#endif
+
 #define MB_STR_(name) #name
 #define MB_STR(name) MB_STR_(name)
 
@@ -279,6 +321,9 @@ static const bitcts_plugin_table mb_table = {
     .operator_execute = mb_operator_execute,
     .operator_destroy = mb_operator_destroy,
     .plugin_shutdown = mb_plugin_shutdown,
+#if MB == MB_none
+    .get_extension = mb_get_extension,
+#endif
 };
 
 BITCTS_PLUGIN_EXPORT int32_t BITCTS_PLUGIN_CALL

@@ -11,6 +11,7 @@
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #endif
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -664,6 +665,89 @@ static void test_threads(const char *variant)
     table->instance_destroy(many_nt);
 }
 
+/* ---- the stream extension's shaped stream (the bench's limit for counts to another width) ---- */
+
+/* dst after shaped(dst, dst_bytes, src, src_bytes) over a dst filled with `poison`. */
+static int32_t shaped_into(const bitcts_abi_stream_ext *x, void *inst, uint8_t *dst, uint64_t db,
+                           const uint8_t *src, uint64_t sb, uint8_t poison)
+{
+    memset(dst, poison, (size_t)db);
+    return x->shaped(inst, dst, db, src, sb);
+}
+
+/* Every byte of dst is written (two poisons: a byte left alone keeps each) and depends on the
+ * src bytes: a byte changed anywhere in src, the tail included, changes dst. */
+static void shaped_case(const bitcts_abi_stream_ext *x, void *inst, const char *label,
+                        uint64_t small, uint32_t ratio, int widen)
+{
+    const uint64_t sb = widen ? small : small * ratio, db = widen ? small * ratio : small;
+    uint8_t *src = malloc((size_t)sb), *d1 = malloc((size_t)db), *d2 = malloc((size_t)db);
+    CHECK(src != NULL && d1 != NULL && d2 != NULL);
+    if (src == NULL || d1 == NULL || d2 == NULL) {
+        free(src);
+        free(d1);
+        free(d2);
+        return;
+    }
+    fill_input(src, (size_t)sb, 0, 1);
+    CHECK(shaped_into(x, inst, d1, db, src, sb, 0xA5) == BITCTS_ABI_OK);
+    CHECK(shaped_into(x, inst, d2, db, src, sb, 0x5A) == BITCTS_ABI_OK);
+    size_t unwritten = 0;
+    for (uint64_t i = 0; i < db; ++i) {
+        unwritten += d1[i] != d2[i];
+    }
+    if (unwritten != 0) {
+        fprintf(stderr, "shaped %s (%llu <- %llu bytes): %zu dst bytes not written\n", label,
+                (unsigned long long)db, (unsigned long long)sb, unwritten);
+        CHECK(unwritten == 0);
+    }
+    const uint64_t at[4] = {0, sb / 2 + 1, sb - 65 < sb ? sb - 65 : 0, sb - 1};
+    for (int k = 0; k < 4; ++k) {
+        src[at[k]] ^= 0x10;
+        CHECK(shaped_into(x, inst, d2, db, src, sb, 0xA5) == BITCTS_ABI_OK);
+        if (memcmp(d1, d2, (size_t)db) == 0) {
+            fprintf(stderr, "shaped %s: src byte %llu of %llu is not read\n", label,
+                    (unsigned long long)at[k], (unsigned long long)sb);
+            CHECK(0);
+        }
+        src[at[k]] ^= 0x10;
+    }
+    free(src);
+    free(d1);
+    free(d2);
+}
+
+static void test_stream_shaped(const char *variant)
+{
+    void *one = instance_new(variant, "1", NULL);
+    void *many_nt = instance_new(variant, "3", "always");
+    const bitcts_abi_stream_ext *x = table->get_extension(BITCTS_ABI_EXT_STREAM);
+    CHECK(one != NULL && many_nt != NULL && x != NULL &&
+          x->struct_size >= offsetof(bitcts_abi_stream_ext, shaped) + sizeof x->shaped &&
+          x->shaped != NULL);
+    if (one != NULL && many_nt != NULL && x != NULL && x->shaped != NULL) {
+        static const uint64_t smalls[4] = {64, 4096 * 3 + 64 * 5, 1u << 20, 100003};
+        for (int inst = 0; inst < 2; ++inst) {
+            for (uint32_t ratio = 1; ratio <= 8; ratio *= 2) {
+                for (int k = 0; k < 4; ++k) {
+                    char label[64];
+                    snprintf(label, sizeof label, "%s %s", variant, inst ? "3 threads nt" : "1");
+                    shaped_case(x, inst ? many_nt : one, label, smalls[k], ratio, 1);
+                    shaped_case(x, inst ? many_nt : one, label, smalls[k], ratio, 0);
+                }
+            }
+        }
+        uint8_t buf[256];
+        CHECK(x->shaped(one, buf, 192, buf, 64) == BITCTS_ABI_E_INVALID_ARGUMENT); /* 3 */
+        CHECK(x->shaped(one, buf, 16, buf, 256) == BITCTS_ABI_E_INVALID_ARGUMENT); /* 1/16 */
+        CHECK(x->shaped(one, buf, 100, buf, 64) == BITCTS_ABI_E_INVALID_ARGUMENT); /* no ratio */
+        CHECK(x->shaped(one, buf, 0, buf, 64) == BITCTS_ABI_E_INVALID_ARGUMENT);   /* empty */
+        CHECK(x->shaped(NULL, buf, 64, buf, 64) == BITCTS_ABI_E_INVALID_ARGUMENT); /* no inst */
+    }
+    table->instance_destroy(one);
+    table->instance_destroy(many_nt);
+}
+
 /* ---- options, variants, capabilities, validation ---- */
 
 static int32_t try_create(const char *key, const char *value, char *err, size_t cap)
@@ -889,6 +973,7 @@ int main(void)
         table->instance_destroy(inst);
         table->instance_destroy(inst_nt);
         test_threads(name);
+        test_stream_shaped(name);
         printf("variant %-10s %s\n", name, check_failures == before ? "ok" : "FAILED");
     }
     return check_exit();
