@@ -480,15 +480,14 @@ static int32_t BITCTS_PLUGIN_CALL cpu_stream_triad(void *instance, void *dst, co
 /* The shaped stream: the smaller side in 64-byte units, each matched by `ratio` units of the
  * larger, taken a block at a time (sizes measured best on a 2-core AVX-512 machine). Widening: each
  * block of src copied ratio times into dst, one copy after another (the first reads memory, the
- * others the cache). Narrowing: ratio blocks of src folded into one block of dst by triads, a
- * tree whose inner levels are in the thread's scratch (ordinary stores, in cache) and whose root
- * is written to dst. Either way memory sees src read once and dst written once. */
+ * others the cache). Narrowing: ratio blocks of src folded into one block of dst by a chain of
+ * triads through an accumulator in the thread's scratch (ordinary stores, in cache), the last
+ * written to dst. Either way memory sees src read once and dst written once. */
 #define CPU_SHAPED_WIDEN_BLOCK 4096u   /* of src: re-read from L1 */
-#define CPU_SHAPED_NARROW_BLOCK 16384u /* of dst: the tree's levels in the scratch */
+#define CPU_SHAPED_NARROW_BLOCK 16384u /* of dst: the chain's accumulator in the scratch */
 #define CPU_SHAPED_MAX_RATIO 8u
-#define CPU_SHAPED_TREE_BYTES (CPU_SHAPED_NARROW_BLOCK * (CPU_SHAPED_MAX_RATIO - 2))
-_Static_assert(CPU_SHAPED_TREE_BYTES <= BITCTS__CPU_WALK_SCRATCH_BYTES,
-               "a narrowing block's tree fits the scratch");
+_Static_assert(CPU_SHAPED_NARROW_BLOCK <= BITCTS__CPU_WALK_SCRATCH_BYTES,
+               "a narrowing block's accumulator fits the scratch");
 
 typedef struct cpu_shaped_task {
     const bitcts__cpu_kernels *k;
@@ -515,17 +514,18 @@ static void cpu_shaped_block(const cpu_shaped_task *t, uint64_t at, size_t bytes
         t->k->stream_copy(t->dst + at, in, NULL, bytes, t->flags);
         return;
     }
-    /* Level by level: `count` blocks at `in` folded pairwise into count / 2 at `next`. */
-    unsigned char *next = scratch;
-    for (uint32_t count = k; count > 2; count /= 2) {
-        for (uint32_t i = 0; i < count / 2; ++i) {
-            t->k->stream_triad(next + i * bytes, in + 2 * i * bytes, in + (2 * i + 1) * bytes,
-                               bytes / 8, 0);
-        }
-        in = next;
-        next += (count / 2) * bytes;
+    /* A chain through one block of the scratch: acc = src_1 + 3 src_0, then acc = src_j + 3
+     * acc, the last into dst; src is read in order, one stream, as an operator reads it. */
+    const size_t words = bytes / 8;
+    if (k == 2) {
+        t->k->stream_triad(t->dst + at, in + bytes, in, words, t->flags);
+        return;
     }
-    t->k->stream_triad(t->dst + at, in, in + bytes, bytes / 8, t->flags);
+    t->k->stream_triad(scratch, in + bytes, in, words, 0);
+    for (uint32_t j = 2; j + 1 < k; ++j) {
+        t->k->stream_triad(scratch, in + j * bytes, scratch, words, 0);
+    }
+    t->k->stream_triad(t->dst + at, in + (k - 1) * bytes, scratch, words, t->flags);
 }
 
 static void cpu_run_shaped(void *arg, uint32_t index, uint32_t count, unsigned char *scratch)
