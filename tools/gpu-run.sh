@@ -27,7 +27,8 @@
 #   --python PATH  the peers' interpreter (default $BITCTS_PYTHON, else the first python3 that
 #                  imports the peers' libraries)
 # Environment: BITCTS, BITCTS_PYTHON, BITCTS_GPU_RUN_BUDGET (seconds for the whole run, default
-# 540; 0: no time limit on the run or its steps), and whatever the Vulkan loader needs
+# 540; 0: no time limit on the run or its steps), BITCTS_GPU_CPU_BENCH_REPS (the CPU bench's
+# repetitions, default 5), and whatever the Vulkan loader needs
 # (LD_LIBRARY_PATH, VK_DRIVER_FILES).
 set -uo pipefail
 
@@ -148,7 +149,11 @@ else
     # 256 MiB per input: far beyond any GPU's last-level cache, and the whole bench with its
     # peers fits in its budget on an H100 (1 GiB, the bench's default there, does not).
     bench=(--size-mib "${BITCTS_GPU_BENCH_MIB:-256}" --reps 7)
-    bench_cpu=()
+    # 5 repetitions for the CPU bench (median of 5): at 4x a 300 MiB L3 (1200 MiB per input)
+    # the default 11 over 232 rows and their peers took about 12 minutes; with 5 the backend's
+    # half of a 540 s budget reached 181 rows on a 16-core host (docs/gpu/h100.md, the
+    # thirteenth run). BITCTS_GPU_CPU_BENCH_REPS overrides.
+    bench_cpu=(--reps "${BITCTS_GPU_CPU_BENCH_REPS:-5}")
 fi
 
 # 1. The device, as bitcts's own report identity (no vulkaninfo needed).
