@@ -478,7 +478,9 @@ static int32_t BITCTS_PLUGIN_CALL cpu_stream_triad(void *instance, void *dst, co
 }
 
 /* The shaped stream: the smaller side in 64-byte units, each matched by `ratio` units of the
- * larger, taken a block at a time (sizes measured best on a 2-core AVX-512 machine). Widening: each
+ * larger. A variant with kernels of its own for it (stream_widen, stream_narrow: AVX2 and
+ * AVX-512) runs each thread's range in one call. Otherwise it is composed of the variant's copy
+ * and triad, a block at a time (sizes measured best on a 2-core AMD EPYC, AVX2). Widening: each
  * block of src copied ratio times into dst, one copy after another (the first reads memory, the
  * others the cache). Narrowing: ratio blocks of src folded into one block of dst by a chain of
  * triads through an accumulator in the thread's scratch (ordinary stores, in cache), the last
@@ -533,8 +535,16 @@ static void cpu_run_shaped(void *arg, uint32_t index, uint32_t count, unsigned c
     const cpu_shaped_task *t = arg;
     const uint64_t begin = t->units * index / count;
     const uint64_t end = t->units * (index + 1) / count;
+    const int slot = t->ratio == 2 ? 0 : t->ratio == 4 ? 1 : 2; /* ratio 2, 4, 8 */
+    bitcts__cpu_kernel_fn *kernel =
+        t->ratio == 1 ? NULL : (t->widen ? t->k->stream_widen : t->k->stream_narrow)[slot];
+    if (kernel != NULL) { /* the variant's own: one pass, a load and its stores at a time */
+        kernel(t->dst + begin * 64u * (t->widen ? t->ratio : 1u),
+               t->src + begin * 64u * (t->widen ? 1u : t->ratio), NULL, (size_t)(end - begin),
+               t->flags);
+    }
     const uint64_t block = (t->widen ? CPU_SHAPED_WIDEN_BLOCK : CPU_SHAPED_NARROW_BLOCK) / 64u;
-    for (uint64_t u = begin; u < end; u += block) {
+    for (uint64_t u = begin; kernel == NULL && u < end; u += block) {
         const uint64_t n = end - u < block ? end - u : block;
         cpu_shaped_block(t, u * 64u, (size_t)(n * 64u), scratch);
     }

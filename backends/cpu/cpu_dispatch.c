@@ -91,6 +91,10 @@ static void dispatch_merge(bitcts__cpu_kernels *k, const bitcts__cpu_kernels *v)
     }
     dispatch_fill(&k->stream_copy, v->stream_copy);
     dispatch_fill(&k->stream_triad, v->stream_triad);
+    for (int i = 0; i < 3; ++i) {
+        dispatch_fill(&k->stream_widen[i], v->stream_widen[i]);
+        dispatch_fill(&k->stream_narrow[i], v->stream_narrow[i]);
+    }
     dispatch_fill_fence(&k->nt_fence, v->nt_fence);
     for (int i = 0; i < 4; ++i) {
         if (k->transpose[i] == NULL) {

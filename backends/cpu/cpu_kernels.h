@@ -64,7 +64,13 @@ typedef struct bitcts__cpu_kernels {
     bitcts__cpu_kernel_fn *count[4][2];    /* [log2 input width][0: UINT8 out, 1: UINT32 out] */
     bitcts__cpu_kernel_fn *stream_copy;    /* n bytes, b unused: the bench's copy limit */
     bitcts__cpu_kernel_fn *stream_triad;   /* n uint64 words: out = a + 3 * b (3 streams) */
-    bitcts__cpu_fence_fn *nt_fence;        /* a variant whose kernels use NT stores sets its own */
+    /* Optional (NULL in every variant: the backend composes them of copies and triads): the
+     * shaped stream at a ratio of 2, 4 or 8 (by index), over n 64-byte units of the smaller
+     * side, b unused. Widening writes ratio bytes of out per byte read of a; narrowing reads
+     * ratio bytes of a per byte written. Each out byte depends on the a bytes it stands for. */
+    bitcts__cpu_kernel_fn *stream_widen[3];
+    bitcts__cpu_kernel_fn *stream_narrow[3];
+    bitcts__cpu_fence_fn *nt_fence; /* a variant whose kernels use NT stores sets its own */
     /* By log2 of the element width; optional everywhere (NULL in every variant means the
      * walk's portable gather). */
     bitcts__cpu_transpose_fn *transpose[4];

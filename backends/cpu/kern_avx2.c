@@ -211,4 +211,4 @@ static void a2_fence(void)
 }
 
 BITCTS__CPU_STAMP_VARIANT(avx2, a2, BITCTS_CPU_FEAT_SSE2 | BITCTS_CPU_FEAT_AVX2, 20, a2_fence,
-                          BITWISE, SHIFTS, COUNT, STREAM, TRANSPOSE);
+                          BITWISE, SHIFTS, COUNT, STREAM, TRANSPOSE, SHAPED);

@@ -126,4 +126,4 @@ static void a5_fence(void)
 BITCTS__CPU_STAMP_VARIANT(avx512, a5,
                           BITCTS_CPU_FEAT_SSE2 | BITCTS_CPU_FEAT_AVX2 | BITCTS_CPU_FEAT_AVX512F |
                               BITCTS_CPU_FEAT_AVX512BW | BITCTS_CPU_FEAT_AVX512VL,
-                          30, a5_fence, BITWISE, SHIFTS, COUNT, STREAM, TRANSPOSE);
+                          30, a5_fence, BITWISE, SHIFTS, COUNT, STREAM, TRANSPOSE, SHAPED);

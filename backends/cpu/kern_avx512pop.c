@@ -42,4 +42,5 @@ BITCTS__CPU_STAMP_VARIANT(avx512pop, a5,
                           BITCTS_CPU_FEAT_SSE2 | BITCTS_CPU_FEAT_AVX2 | BITCTS_CPU_FEAT_AVX512F |
                               BITCTS_CPU_FEAT_AVX512BW | BITCTS_CPU_FEAT_AVX512VL |
                               BITCTS_CPU_FEAT_AVX512VPOPCNTDQ | BITCTS_CPU_FEAT_AVX512BITALG,
-                          40, ap_fence, NO_BITWISE, NO_SHIFTS, COUNT, NO_STREAM, NO_TRANSPOSE);
+                          40, ap_fence, NO_BITWISE, NO_SHIFTS, COUNT, NO_STREAM, NO_TRANSPOSE,
+                          NO_SHAPED);

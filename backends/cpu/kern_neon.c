@@ -159,4 +159,4 @@ static void ne_triad(void *out, const void *a, const void *b, size_t n, uint32_t
 
 /* No transpose (the walk gathers in portable C) and no fence (no streaming stores). */
 BITCTS__CPU_STAMP_VARIANT(neon, ne, BITCTS_CPU_FEAT_NEON, 10, NULL, BITWISE, SHIFTS, COUNT, STREAM,
-                          NO_TRANSPOSE);
+                          NO_TRANSPOSE, NO_SHAPED);

@@ -153,4 +153,5 @@ static void sc_triad(void *out, const void *a, const void *b, size_t n, uint32_t
 static void sc_fence(void) {}
 
 /* No transpose: the walk gathers in portable C. */
-BITCTS__CPU_STAMP_VARIANT(scalar, sc, 0, 0, sc_fence, BITWISE, SHIFTS, COUNT, STREAM, NO_TRANSPOSE);
+BITCTS__CPU_STAMP_VARIANT(scalar, sc, 0, 0, sc_fence, BITWISE, SHIFTS, COUNT, STREAM, NO_TRANSPOSE,
+                          NO_SHAPED);

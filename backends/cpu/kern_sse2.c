@@ -160,4 +160,4 @@ static void s2_fence(void)
 /* No shifts (SSE2 has no per-element variable shift): they come from "scalar". No transpose:
  * the walk gathers in portable C. */
 BITCTS__CPU_STAMP_VARIANT(sse2, s2, BITCTS_CPU_FEAT_SSE2, 10, s2_fence, BITWISE, NO_SHIFTS, COUNT,
-                          STREAM, NO_TRANSPOSE);
+                          STREAM, NO_TRANSPOSE, NO_SHAPED);

@@ -36,12 +36,12 @@ static inline uint32_t bitcts__cpu_kern_width(uint32_t flags)
 }
 
 /* BITCTS__CPU_STAMP_VARIANT(isa, p, required, priority, fence, bitwise, shifts, count, stream,
- *                           transpose)
+ *                           transpose, shaped)
  * defines the const variant record bitcts__cpu_variant_<isa> (name "<isa>") and, for each
  * family it provides, the static entry points <isa>_and, <isa>_shl8, <isa>_cnt1o4, ... that
  * fill its slots. Each family argument is its name (BITWISE, SHIFTS, COUNT, STREAM, TRANSPOSE)
- * or NO_<name>, which leaves those slots NULL for a lower variant to fill. An entry point is one
- * call to the unit's skeleton with constant selectors; the skeletons, prefixed p, are
+ * or NO_<name>, which leaves those slots NULL for a lower variant to fill (SHAPED too). An entry
+ * point is one call to the unit's skeleton with constant selectors; the skeletons, prefixed p, are
  * BITCTS__CPU_INLINE functions of the unit:
  *   BITWISE, SHIFTS, STREAM: p_binary(int kop, uint32_t w, void *out, const void *a,
  *                            const void *b, size_t n, uint32_t flags) for the BITCTS__CPU_KOP_*
@@ -51,16 +51,19 @@ static inline uint32_t bitcts__cpu_kern_width(uint32_t flags)
  *   STREAM:                  p_triad, a bitcts__cpu_kernel_fn itself
  *   TRANSPOSE:               p_transpose(uint32_t w, then the bitcts__cpu_transpose_fn
  *                            arguments)
+ *   SHAPED:                  p_widen(uint32_t ratio, void *out, const void *a, size_t n,
+ *                            uint32_t flags) and p_narrow(the same), n 64-byte units
  * fence is the variant's nt_fence (a function or NULL). Invoke it once, at the end of the unit,
  * followed by a semicolon. */
 /* clang-format off */
 #define BITCTS__CPU_STAMP_VARIANT(isa, p, required_, priority_, fence, bitwise, shifts, count, \
-                                  stream, transpose)                                           \
+                                  stream, transpose, shaped)                                   \
     BITCTS__CPU_STAMP_FNS_##bitwise(isa, p)                                                    \
     BITCTS__CPU_STAMP_FNS_##shifts(isa, p)                                                     \
     BITCTS__CPU_STAMP_FNS_##count(isa, p)                                                      \
     BITCTS__CPU_STAMP_FNS_##stream(isa, p)                                                     \
     BITCTS__CPU_STAMP_FNS_##transpose(isa, p)                                                  \
+    BITCTS__CPU_STAMP_FNS_##shaped(isa, p)                                                     \
     const bitcts__cpu_variant bitcts__cpu_variant_##isa = {                                    \
         .name = #isa,                                                                          \
         .required = (required_),                                                               \
@@ -71,6 +74,7 @@ static inline uint32_t bitcts__cpu_kern_width(uint32_t flags)
             BITCTS__CPU_STAMP_SLOTS_##count(isa)                                               \
             BITCTS__CPU_STAMP_SLOTS_##stream(isa, p)                                           \
             BITCTS__CPU_STAMP_SLOTS_##transpose(isa)                                           \
+            BITCTS__CPU_STAMP_SLOTS_##shaped(isa)                                              \
             .nt_fence = (fence),                                                               \
         },                                                                                     \
     }
@@ -145,6 +149,17 @@ static inline uint32_t bitcts__cpu_kern_width(uint32_t flags)
 #define BITCTS__CPU_STAMP_SLOTS_TRANSPOSE(isa) \
     .transpose = {isa##_tr1, isa##_tr2, isa##_tr4, isa##_tr8},
 
+#define BITCTS__CPU_STAMP_FNS_SHAPED(isa, p)                              \
+    BITCTS__CPU_STAMP_KERNEL(isa##_widen2, p##_widen(2, o, a, n, f))   \
+    BITCTS__CPU_STAMP_KERNEL(isa##_widen4, p##_widen(4, o, a, n, f))   \
+    BITCTS__CPU_STAMP_KERNEL(isa##_widen8, p##_widen(8, o, a, n, f))   \
+    BITCTS__CPU_STAMP_KERNEL(isa##_narrow2, p##_narrow(2, o, a, n, f)) \
+    BITCTS__CPU_STAMP_KERNEL(isa##_narrow4, p##_narrow(4, o, a, n, f)) \
+    BITCTS__CPU_STAMP_KERNEL(isa##_narrow8, p##_narrow(8, o, a, n, f))
+#define BITCTS__CPU_STAMP_SLOTS_SHAPED(isa)                                 \
+    .stream_widen = {isa##_widen2, isa##_widen4, isa##_widen8},             \
+    .stream_narrow = {isa##_narrow2, isa##_narrow4, isa##_narrow8},
+
 /* A family left to lower variants: no entry points, NULL slots. */
 #define BITCTS__CPU_STAMP_FNS_NO_BITWISE(isa, p)
 #define BITCTS__CPU_STAMP_SLOTS_NO_BITWISE(isa)
@@ -156,6 +171,8 @@ static inline uint32_t bitcts__cpu_kern_width(uint32_t flags)
 #define BITCTS__CPU_STAMP_SLOTS_NO_STREAM(isa, p)
 #define BITCTS__CPU_STAMP_FNS_NO_TRANSPOSE(isa, p)
 #define BITCTS__CPU_STAMP_SLOTS_NO_TRANSPOSE(isa)
+#define BITCTS__CPU_STAMP_FNS_NO_SHAPED(isa, p)
+#define BITCTS__CPU_STAMP_SLOTS_NO_SHAPED(isa)
 /* clang-format on */
 
 #endif

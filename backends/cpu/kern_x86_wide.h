@@ -143,6 +143,51 @@ BITCTS__CPU_INLINE size_t kw_triad_vectors(unsigned char *po, const unsigned cha
     return i;
 }
 
+/* ---- the shaped stream (the bench's limit for a count to another width) ---- */
+
+BITCTS__CPU_INLINE void kw_store(unsigned char *p, KW_VEC v, int nt)
+{
+    if (nt) {
+        KW_SI(stream)((KW_VEC *)p, v);
+    } else {
+        KW_SI(storeu)((KW_VEC *)p, v);
+    }
+}
+
+/* n 64-byte units of a, each vector of them stored `ratio` times in a row: one load and ratio
+ * stores, streaming when asked and out is aligned. */
+BITCTS__CPU_INLINE void KW_FN(widen)(uint32_t ratio, void *out, const void *a, size_t n,
+                                     uint32_t flags)
+{
+    unsigned char *po = out;
+    const unsigned char *pa = a;
+    const int nt = (flags & BITCTS__CPU_F_NT) && ((uintptr_t)po & (KW_VBYTES - 1)) == 0;
+    for (size_t i = 0; i < n * (64 / KW_VBYTES); ++i) {
+        const KW_VEC x = KW_SI(loadu)((const KW_VEC *)(pa + i * KW_VBYTES));
+        for (uint32_t j = 0; j < ratio; ++j) {
+            kw_store(po + (i * ratio + j) * KW_VBYTES, x, nt);
+        }
+    }
+}
+
+/* n 64-byte units of out, each vector the XOR of the `ratio` vectors of a in a row that stand
+ * for it: ratio loads and one store. */
+BITCTS__CPU_INLINE void KW_FN(narrow)(uint32_t ratio, void *out, const void *a, size_t n,
+                                      uint32_t flags)
+{
+    unsigned char *po = out;
+    const unsigned char *pa = a;
+    const int nt = (flags & BITCTS__CPU_F_NT) && ((uintptr_t)po & (KW_VBYTES - 1)) == 0;
+    for (size_t i = 0; i < n * (64 / KW_VBYTES); ++i) {
+        const unsigned char *in = pa + i * ratio * KW_VBYTES;
+        KW_VEC x = KW_SI(loadu)((const KW_VEC *)in);
+        for (uint32_t j = 1; j < ratio; ++j) {
+            x = KW_SI(xor)(x, KW_SI(loadu)((const KW_VEC *)(in + j * KW_VBYTES)));
+        }
+        kw_store(po + i * KW_VBYTES, x, nt);
+    }
+}
+
 /* ---- transposes (the walk's gather of a transposed operand) ---- */
 
 /* Interleaves the low (hi = 0) or high halves of a and b in units of ew bytes, per lane. */
