@@ -51,8 +51,8 @@ static inline uint32_t bitcts__cpu_kern_width(uint32_t flags)
  *   STREAM:                  p_triad, a bitcts__cpu_kernel_fn itself
  *   TRANSPOSE:               p_transpose(uint32_t w, then the bitcts__cpu_transpose_fn
  *                            arguments)
- *   SHAPED:                  p_widen(uint32_t ratio, void *out, const void *a, size_t n,
- *                            uint32_t flags) and p_narrow(the same), n 64-byte units
+ *   SHAPED:                  p_shaped(int widen, uint32_t ratio, void *out, const void *a,
+ *                            size_t n, uint32_t flags), n 64-byte units
  * fence is the variant's nt_fence (a function or NULL). Invoke it once, at the end of the unit,
  * followed by a semicolon. */
 /* clang-format off */
@@ -149,13 +149,13 @@ static inline uint32_t bitcts__cpu_kern_width(uint32_t flags)
 #define BITCTS__CPU_STAMP_SLOTS_TRANSPOSE(isa) \
     .transpose = {isa##_tr1, isa##_tr2, isa##_tr4, isa##_tr8},
 
-#define BITCTS__CPU_STAMP_FNS_SHAPED(isa, p)                              \
-    BITCTS__CPU_STAMP_KERNEL(isa##_widen2, p##_widen(2, o, a, n, f))   \
-    BITCTS__CPU_STAMP_KERNEL(isa##_widen4, p##_widen(4, o, a, n, f))   \
-    BITCTS__CPU_STAMP_KERNEL(isa##_widen8, p##_widen(8, o, a, n, f))   \
-    BITCTS__CPU_STAMP_KERNEL(isa##_narrow2, p##_narrow(2, o, a, n, f)) \
-    BITCTS__CPU_STAMP_KERNEL(isa##_narrow4, p##_narrow(4, o, a, n, f)) \
-    BITCTS__CPU_STAMP_KERNEL(isa##_narrow8, p##_narrow(8, o, a, n, f))
+/* The shaped stream's entry points of one direction, ratios 2, 4 and 8. */
+#define BITCTS__CPU_STAMP_SHAPED_(isa, p, dir, widen)                          \
+    BITCTS__CPU_STAMP_KERNEL(isa##_##dir##2, p##_shaped(widen, 2, o, a, n, f)) \
+    BITCTS__CPU_STAMP_KERNEL(isa##_##dir##4, p##_shaped(widen, 4, o, a, n, f)) \
+    BITCTS__CPU_STAMP_KERNEL(isa##_##dir##8, p##_shaped(widen, 8, o, a, n, f))
+#define BITCTS__CPU_STAMP_FNS_SHAPED(isa, p) \
+    BITCTS__CPU_STAMP_SHAPED_(isa, p, widen, 1) BITCTS__CPU_STAMP_SHAPED_(isa, p, narrow, 0)
 #define BITCTS__CPU_STAMP_SLOTS_SHAPED(isa)                                 \
     .stream_widen = {isa##_widen2, isa##_widen4, isa##_widen8},             \
     .stream_narrow = {isa##_narrow2, isa##_narrow4, isa##_narrow8},

@@ -154,31 +154,24 @@ BITCTS__CPU_INLINE void kw_store(unsigned char *p, KW_VEC v, int nt)
     }
 }
 
-/* n 64-byte units of a, each vector of them stored `ratio` times in a row: one load and ratio
- * stores, streaming when asked and out is aligned. */
-BITCTS__CPU_INLINE void KW_FN(widen)(uint32_t ratio, void *out, const void *a, size_t n,
-                                     uint32_t flags)
-{
-    unsigned char *po = out;
-    const unsigned char *pa = a;
-    const int nt = (flags & BITCTS__CPU_F_NT) && ((uintptr_t)po & (KW_VBYTES - 1)) == 0;
-    for (size_t i = 0; i < n * (64 / KW_VBYTES); ++i) {
-        const KW_VEC x = KW_SI(loadu)((const KW_VEC *)(pa + i * KW_VBYTES));
-        for (uint32_t j = 0; j < ratio; ++j) {
-            kw_store(po + (i * ratio + j) * KW_VBYTES, x, nt);
-        }
-    }
-}
-
-/* n 64-byte units of out, each vector the XOR of the `ratio` vectors of a in a row that stand
- * for it: ratio loads and one store. */
-BITCTS__CPU_INLINE void KW_FN(narrow)(uint32_t ratio, void *out, const void *a, size_t n,
+/* The shaped stream over n 64-byte units of the smaller side. Widening: each vector of a stored
+ * `ratio` times in a row (one load, ratio stores). Narrowing: each vector of out the XOR of the
+ * `ratio` vectors of a in a row that stand for it (ratio loads, one store). Streaming stores when
+ * asked and out is aligned. widen is a constant at every entry point. */
+BITCTS__CPU_INLINE void KW_FN(shaped)(int widen, uint32_t ratio, void *out, const void *a, size_t n,
                                       uint32_t flags)
 {
     unsigned char *po = out;
     const unsigned char *pa = a;
     const int nt = (flags & BITCTS__CPU_F_NT) && ((uintptr_t)po & (KW_VBYTES - 1)) == 0;
     for (size_t i = 0; i < n * (64 / KW_VBYTES); ++i) {
+        if (widen) {
+            const KW_VEC x = KW_SI(loadu)((const KW_VEC *)(pa + i * KW_VBYTES));
+            for (uint32_t j = 0; j < ratio; ++j) {
+                kw_store(po + (i * ratio + j) * KW_VBYTES, x, nt);
+            }
+            continue;
+        }
         const unsigned char *in = pa + i * ratio * KW_VBYTES;
         KW_VEC x = KW_SI(loadu)((const KW_VEC *)in);
         for (uint32_t j = 1; j < ratio; ++j) {
