@@ -542,11 +542,12 @@ static void cpu_run_shaped(void *arg, uint32_t index, uint32_t count, unsigned c
         kernel(t->dst + begin * 64u * (t->widen ? t->ratio : 1u),
                t->src + begin * 64u * (t->widen ? 1u : t->ratio), NULL, (size_t)(end - begin),
                t->flags);
-    }
-    const uint64_t block = (t->widen ? CPU_SHAPED_WIDEN_BLOCK : CPU_SHAPED_NARROW_BLOCK) / 64u;
-    for (uint64_t u = begin; kernel == NULL && u < end; u += block) {
-        const uint64_t n = end - u < block ? end - u : block;
-        cpu_shaped_block(t, u * 64u, (size_t)(n * 64u), scratch);
+    } else {
+        const uint64_t block = (t->widen ? CPU_SHAPED_WIDEN_BLOCK : CPU_SHAPED_NARROW_BLOCK) / 64u;
+        for (uint64_t u = begin; u < end; u += block) {
+            const uint64_t n = end - u < block ? end - u : block;
+            cpu_shaped_block(t, u * 64u, (size_t)(n * 64u), scratch);
+        }
     }
     if (t->flags & BITCTS__CPU_F_NT) {
         t->k->nt_fence();

@@ -123,10 +123,9 @@ static void make_desc(bitcts_bench_row *row, uint64_t size_bytes, bitcts_op_desc
     if (d->input_count == 2) {
         row->useful_bytes += row->layout == BITCTS_BENCH_BCAST ? w : n * w;
     }
-    const char *const *kinds = bitcts_bench_limit_kinds;
-    row->limit = d->input_count == 2 && row->layout != BITCTS_BENCH_BCAST ? kinds[1]
-                 : ow != w                                                ? kinds[2]
-                                                                          : kinds[0];
+    row->limit = d->input_count == 2 && row->layout != BITCTS_BENCH_BCAST ? "triad"
+                 : ow != w                                                ? "shaped"
+                                                                          : "copy";
 }
 
 static void init_row(bitcts_bench_row *row)

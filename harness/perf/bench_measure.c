@@ -398,19 +398,18 @@ typedef struct host_stream {
 static host_stream stream_of(const bench *x, const char *kind, const bitcts_bench_row *row)
 {
     const uint64_t size = x->r.size_bytes;
-    const char *const *kinds = bitcts_bench_limit_kinds;
-    if (strcmp(kind, kinds[2]) == 0 && row != NULL && x->shaped) {
+    if (strcmp(kind, "shaped") == 0 && row != NULL && x->shaped) {
         /* The row's own bytes, whole 64-byte units of each side (a count's rows x cols). */
         const uint64_t n = (uint64_t)row->rows * row->cols;
         const uint64_t w = bitcts_dtype_size(row->in_type), ow = bitcts_dtype_size(row->out_type);
         const uint64_t small = n * (w < ow ? w : ow) / 64u * 64u;
-        return (host_stream){kinds[2], w < ow ? small * (ow / w) : small,
+        return (host_stream){"shaped", w < ow ? small * (ow / w) : small,
                              w < ow ? small : small * (w / ow)};
     }
-    if (strcmp(kind, kinds[1]) == 0) {
-        return (host_stream){kinds[1], size, 2 * size};
+    if (strcmp(kind, "triad") == 0) {
+        return (host_stream){"triad", size, 2 * size};
     }
-    return (host_stream){kinds[0], size, size};
+    return (host_stream){"copy", size, size};
 }
 
 /* GB/s of a stream on the buffers with instance i, the median of reps, after one warm-up when
