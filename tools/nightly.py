@@ -798,11 +798,15 @@ def cmd_run(args, cfg):
 
 def cmd_publish(args, cfg):
     args.vectors_problem = "" if args.no_verify else verify_vectors(args.bitcts, args.source)
-    args.work = args.work or tempfile.mkdtemp(prefix="bitcts-nightly-")
     for d in args.results:
         if not os.path.isdir(d):
             raise UsageError(f"--results {d}: no such folder")
-    return publish(args, cfg, args.results, ([], [], []), now_utc())
+    args.work = args.work or tempfile.mkdtemp(prefix="bitcts-nightly-")
+    try:
+        return publish(args, cfg, args.results, ([], [], []), now_utc())
+    finally:
+        if not args.work_given:
+            shutil.rmtree(args.work, ignore_errors=True)
 
 
 def check_selection(bitcts, cfg):

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The tests: everything CI runs (.ci/run), as lanes, each in its own build folder:
 #   default   -Werror build, every CTest test (fuzz replays over the committed corpus included)
-#             but harness.batch_plugins_no_signals (a part of harness.batch_plugins)
+#             but harness.batch_plugins_no_signals (a part of harness.batch_plugins); run with
+#             the asan lane, only the tests that lane leaves out (each test runs once)
 #   asan      AddressSanitizer + UndefinedBehaviorSanitizer build (halting on the first finding),
 #             the CTest tests that together reach the C the whole suite reaches (measured:
 #             tools/lane_coverage.py); every process, worker processes included, reports into a
@@ -49,14 +50,22 @@ configure() { # configure BUILD_DIR [cmake options...]
     cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBITCTS_WERROR=ON "$@" >/dev/null
 }
 
+# The tests the asan lane leaves out (why: lane_asan). When both lanes run, each test runs once:
+# these in the default lane, every other one in the asan lane, under AddressSanitizer and
+# UndefinedBehaviorSanitizer (the same assertions, in the stricter build). The default lane
+# alone runs every test.
+asan_left_out='^(conformance\.(cpu_sweeps|cpu_variants|vulkan|cpu\..*)|cli\.(export_determinism|html_chromium|options)|harness\.(hostile_plugins|batch_plugins|shrink_kinds|broken_plugins|explore|explore_plan|explanations|kill_resume|shard_engines|regressions_regenerate)|vulkan\.gpu_run_quick|vectors\.(rebuild_from_docs|doc_claims|golden_verify|mixed_broken_plugins|export_default)|check\.(results|adapters_smoke)|nightly\..*|lint\..*)$'
+
 lane_default() {
     # Line tables only (-g1), as the asan lane: backtraces and valgrind's reports still name
     # every frame's function, file and line; the build takes a sixth less time.
     configure build-test "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
     cmake --build build-test -j"$jobs"
+    local select=()
+    case " ${lanes[*]} " in *" asan "*) select=(-R "$asan_left_out") ;; esac
     # harness.batch_plugins_no_signals is a part of harness.batch_plugins: the asan lane's.
     (cd build-test && ctest --output-on-failure -j"$ctest_jobs" --timeout 900 \
-        -E '^harness\.batch_plugins_no_signals$')
+        ${select[@]+"${select[@]}"} -E '^harness\.batch_plugins_no_signals$')
 }
 
 # Reports of every process go to files (a worker's stderr is the harness's to capture); any
@@ -78,7 +87,9 @@ lane_asan() {
     # gcov, per test: docs/fuzzing.md, "The asan lane's selection"). Left out:
     # - tests of scripts and of other builds, whose C the tests of each command run here:
     #   conformance.cpu_sweeps and cpu_variants (the CPU backend over every variant and 2^32
-    #   values; unit.cpu_backend's differential test runs every variant), cli.export_determinism
+    #   values; unit.cpu_backend's differential test runs every variant), the conformance
+    #   groups of the host's best variant, conformance.cpu.* (the scalar variant's groups,
+    #   conformance.cpu_scalar.*, run the same harness code here), cli.export_determinism
     #   (bitcts again at -O0), vulkan.gpu_run_quick (tools/gpu-run.sh), nightly.* (tools/
     #   nightly.py), cli.html_chromium, vectors.rebuild_from_docs, vectors.doc_claims and
     #   check.adapters_smoke (a browser, Python, the adapters), lint.*;
@@ -98,7 +109,7 @@ lane_asan() {
         ASAN_OPTIONS="log_path=$logs/asan:detect_leaks=1:abort_on_error=0:strict_string_checks=1" \
         UBSAN_OPTIONS="log_path=$logs/ubsan:print_stacktrace=1:halt_on_error=1" \
         ctest --output-on-failure -j"$ctest_jobs" --timeout 1800 \
-            -E '^(conformance\.(cpu_sweeps|cpu_variants|vulkan)|cli\.(export_determinism|html_chromium|options)|harness\.(hostile_plugins|batch_plugins|shrink_kinds|broken_plugins|explore|explore_plan|explanations|kill_resume|shard_engines|regressions_regenerate)|vulkan\.gpu_run_quick|vectors\.(rebuild_from_docs|doc_claims|golden_verify|mixed_broken_plugins|export_default)|check\.(results|adapters_smoke)|nightly\..*|lint\..*)$') ||
+            -E "$asan_left_out") ||
         rc=1
     if compgen -G "$logs/*" >/dev/null; then
         echo "asan lane: sanitizer reports:"

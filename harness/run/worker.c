@@ -195,7 +195,9 @@ typedef struct worker {
     const bitcts_worker_job *job;
     bitcts_backend backend;
     void *instance;
-    process_state state;
+    process_state state; /* taken before the first call; each call's end is compared with it
+                          * (a call that changed it damages the worker, which then stops) */
+    int state_taken;
     bitcts_case_pool pool; /* the case mappings, reused case after case */
     bitcts_lent_desc lent; /* the description the backend is lent, case after case */
     int damaged;           /* the process is no longer trusted: stop after this case */
@@ -300,10 +302,18 @@ static void leave_backend_lent(worker *w, long idx, const char *call, const bitc
 
 /* Calls into the backend are bracketed: mark P, then C, and what the call changed in the
  * process is looked at. */
+static void state_before_call(worker *w)
+{
+    if (!w->state_taken) { /* unchanged since: every call's end was compared with it */
+        snapshot(&w->state);
+        w->state_taken = 1;
+    }
+}
+
 static void enter_backend(worker *w, long idx)
 {
     ++w->calls;
-    snapshot(&w->state);
+    state_before_call(w);
     send_mark('P', idx);
 }
 
@@ -798,7 +808,7 @@ static int batch_pass(worker *w, uint32_t n, uint32_t pass, char *why, size_t ca
     worker_case = first;
     worker_status->batch = m; /* the call's deadline: the sum of its cases' */
     ++w->calls;
-    snapshot(&w->state);
+    state_before_call(w);
     send_mark('P', first);
     const double t0 = bitcts_clock_now();
     const int32_t st = b->ext->execute_batch(w->instance, m, b->items);

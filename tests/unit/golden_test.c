@@ -130,15 +130,52 @@ static void test_one_change(const bitcts_golden *built, const mem_file *f)
     free(copy);
 }
 
-static void test_damaged(const mem_file *f)
+/* The manifest cut to its first `keep` cases (a case a line; case_count set to match): every
+ * field the parser reads, in a file small enough for thousands of damaged copies. */
+static mem_file first_cases(const mem_file *f, size_t keep)
+{
+    mem_file out = {malloc(f->size + 32), 0};
+    const char *cases = strstr(f->data, "\n\"cases\": [\n");
+    const char *count = strstr(f->data, "\"case_count\": ");
+    CHECK(cases != NULL && count != NULL && count < cases && out.data != NULL);
+    if (cases == NULL || count == NULL || count > cases || out.data == NULL) {
+        return out;
+    }
+    const char *end = cases + strlen("\n\"cases\": [\n");
+    size_t kept = 0;
+    while (kept < keep && *end == '{') {
+        end = strchr(end, '\n') + 1;
+        ++kept;
+    }
+    const size_t head = (size_t)(count - f->data);
+    memcpy(out.data, f->data, head);
+    out.size = head + (size_t)sprintf(out.data + head, "\"case_count\": %zu", kept);
+    const char *after_count = strchr(count, ',');
+    memcpy(out.data + out.size, after_count, (size_t)(end - after_count));
+    out.size += (size_t)(end - after_count);
+    if (out.data[out.size - 2] == ',') { /* the last case kept ends the array */
+        out.data[out.size - 2] = '\n';
+        --out.size;
+    }
+    memcpy(out.data + out.size, "]\n}\n", 4);
+    out.size += 4;
+    return out;
+}
+
+static void test_damaged(const mem_file *whole)
 {
     /* Every prefix (in steps) fails as malformed; the whole parses. */
     size_t ok = 0;
-    for (size_t n = 0; n < f->size; n += 1 + n / 64) {
-        ok += parse_copy(f->data, n) == BITCTS_OK;
+    for (size_t n = 0; n < whole->size; n += 1 + n / 64) {
+        ok += parse_copy(whole->data, n) == BITCTS_OK;
     }
     CHECK_EQ_U64(ok, 0);
-    CHECK_EQ_U64(parse_copy(f->data, f->size), BITCTS_OK);
+    CHECK_EQ_U64(parse_copy(whole->data, whole->size), BITCTS_OK);
+    /* The damage goes into the manifest cut to its first 24 cases (its header and literals
+     * whole): the parser reads every case line alike, and a copy parses in a 19th of the time. */
+    mem_file small = first_cases(whole, 24);
+    CHECK_EQ_U64(parse_copy(small.data, small.size), BITCTS_OK);
+    const mem_file *f = &small;
     /* Deterministic damage: bytes replaced by bytes JSON cares about. */
     static const char damage[] = "{}[]\",:0-9ex \\\x01\xff";
     uint64_t s = 0x9E3779B97F4A7C15ull;
@@ -153,6 +190,7 @@ static void test_damaged(const mem_file *f)
         CHECK(st == BITCTS_OK || st == BITCTS_E_PARSE || st == BITCTS_E_FORMAT_VERSION);
     }
     free(copy);
+    free(small.data);
     /* Versions: another major is refused as such; a higher minor is read. */
     const char *major = "{\"format\":\"bitcts-golden\",\"format_version\":\"2.0\"}";
     CHECK_EQ_U64(parse_copy(major, strlen(major)), BITCTS_E_FORMAT_VERSION);
