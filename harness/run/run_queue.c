@@ -7,8 +7,10 @@
  * process's submissions at a time. */
 #include <stdlib.h> /* malloc */
 #include <string.h> /* memcpy */
+#include <unistd.h> /* sysconf */
 
 #include "run_state.h"
+#include "worker_prefetch.h" /* BITCTS_PREFETCH_THREADS_MAX */
 
 int bitcts__run_queue_push(run_state *s, run_batch b)
 {
@@ -34,6 +36,13 @@ void bitcts__run_schedule(run_state *s)
     if (s->device && s->cfg->jobs_auto && s->jobs > BITCTS_RUN_DEVICE_JOBS) {
         s->jobs = BITCTS_RUN_DEVICE_JOBS;
     }
+    /* A worker whose backend waits on a device builds its cases ahead on the cores the jobs
+     * leave: one thread each on a machine with a core a job, three for 4 jobs on 16 cores. */
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const long spare = s->jobs > 0 && cores > 0 ? cores / s->jobs - 1 : 1;
+    s->prefetch_threads = spare < 1                                   ? 1u
+                          : spare > (long)BITCTS_PREFETCH_THREADS_MAX ? BITCTS_PREFETCH_THREADS_MAX
+                                                                      : (unsigned)spare;
 }
 
 static size_t batch_size(const run_state *s, size_t todo, uint32_t round)

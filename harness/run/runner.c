@@ -64,7 +64,8 @@ static int slot_start(run_state *s, worker_slot *w, run_batch b, int probe, char
                             .indices = b.items,
                             .count = b.count,
                             .batch_cases = b.solo != NULL ? 1u : bitcts__run_batch_cases(s->cfg),
-                            .device = s->device};
+                            .device = s->device,
+                            .prefetch_threads = s->prefetch_threads};
     if (w->ended == NULL || w->batched == NULL ||
         bitcts_child_spawn(&w->c, bitcts_worker_main, &w->job, s->cfg->timeout_s, 0, err, cap) !=
             0) {

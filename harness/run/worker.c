@@ -937,7 +937,8 @@ static void prefetch_start(worker *w)
         as.rlim_cur != RLIM_INFINITY) {
         return;
     }
-    w->prefetch = bitcts_prefetch_start(w->job->plan, w->job->seed, w->job->indices, w->job->count);
+    w->prefetch = bitcts_prefetch_start(w->job->plan, w->job->seed, w->job->indices, w->job->count,
+                                        w->job->prefetch_threads);
 }
 
 /* Reports a refusal by the host as S (and keeps it) and returns -1. */

@@ -13,9 +13,11 @@
 #define BITCTS_PREFETCH_AHEAD 64u
 #define BITCTS_PREFETCH_BYTES ((uint64_t)64 << 20)
 
-/* A case built ahead; the cases the thread could not build hold no slot. */
+/* A position of the ring: claimed by a thread (BUILDING), then READY, full when built. */
+enum { SLOT_EMPTY, SLOT_BUILDING, SLOT_READY };
 typedef struct slot {
-    size_t pos; /* the job position it holds, when full */
+    size_t pos; /* the job position it holds, unless EMPTY */
+    int state;
     int full;
     uint64_t bytes;
     bitcts_prefetched c;
@@ -26,11 +28,12 @@ struct bitcts_prefetch {
     uint64_t seed;
     const size_t *indices;
     size_t count;
-    pthread_t thread;
+    pthread_t threads[BITCTS_PREFETCH_THREADS_MAX];
+    unsigned thread_count;
     pthread_mutex_t lock;
     pthread_cond_t changed;
-    size_t made; /* positions below it are built or given up (by the thread) */
-    size_t next; /* the taker's next position: those below it are gone */
+    size_t claim; /* the next position a thread takes to build */
+    size_t next;  /* the taker's next position: those below it are gone */
     uint64_t held;
     int stop;
     slot ring[BITCTS_PREFETCH_AHEAD];
@@ -79,53 +82,71 @@ static void *run(void *arg)
     bitcts_prefetch *p = arg;
     pthread_mutex_lock(&p->lock);
     for (;;) {
-        if (p->made < p->next) { /* the worker went past: those it builds itself */
-            p->made = p->next;
+        if (p->claim < p->next) { /* the worker went past: those it builds itself */
+            p->claim = p->next;
         }
-        if (p->stop || p->made >= p->count) {
+        if (p->stop || p->claim >= p->count) {
             break;
         }
-        if (!has_room(p, p->made)) {
+        if (!has_room(p, p->claim)) {
             pthread_cond_wait(&p->changed, &p->lock);
             continue;
         }
-        const size_t pos = p->made;
+        const size_t pos = p->claim++;
+        p->ring[pos % BITCTS_PREFETCH_AHEAD] = (slot){.pos = pos, .state = SLOT_BUILDING};
         pthread_mutex_unlock(&p->lock);
-        slot s = {.pos = pos};
+        slot s = {.pos = pos, .state = SLOT_READY};
         s.full = build(p, p->indices[pos], &s.c, &s.bytes) == 0;
         pthread_mutex_lock(&p->lock);
-        if (s.full && pos >= p->next && !p->stop) { /* not taken while it was built */
+        if (pos >= p->next && !p->stop) { /* not taken or passed while it was built */
             p->ring[pos % BITCTS_PREFETCH_AHEAD] = s;
-            p->held += s.bytes;
-        } else {
+            p->held += s.full ? s.bytes : 0;
+        } else if (s.full) {
             bitcts_prefetched_free(&s.c);
         }
-        p->made = pos + 1;
         pthread_cond_broadcast(&p->changed);
     }
     pthread_mutex_unlock(&p->lock);
     return NULL;
 }
 
-/* Frees what the slot of pos holds (the lock held). */
+/* Frees what the slot of pos holds (the lock held); a position still being built is freed by
+ * its thread, which finds it passed. */
 static void drop(bitcts_prefetch *p, size_t pos)
 {
     slot *s = &p->ring[pos % BITCTS_PREFETCH_AHEAD];
-    if (s->full && s->pos == pos) {
-        bitcts_prefetched_free(&s->c);
-        p->held -= s->bytes;
+    if (s->state == SLOT_READY && s->pos == pos) {
+        if (s->full) {
+            bitcts_prefetched_free(&s->c);
+            p->held -= s->bytes;
+        }
         memset(s, 0, sizeof *s);
     }
 }
 
+/* Stops and joins the first n threads (the lock not held). */
+static void join_threads(bitcts_prefetch *p, unsigned n)
+{
+    pthread_mutex_lock(&p->lock);
+    p->stop = 1;
+    pthread_cond_broadcast(&p->changed);
+    pthread_mutex_unlock(&p->lock);
+    for (unsigned i = 0; i < n; ++i) {
+        pthread_join(p->threads[i], NULL);
+    }
+}
+
 bitcts_prefetch *bitcts_prefetch_start(const bitcts_plan *plan, uint64_t seed,
-                                       const size_t *indices, size_t count)
+                                       const size_t *indices, size_t count, unsigned threads)
 {
     bitcts_prefetch *p = calloc(1, sizeof *p);
     if (p == NULL) {
         return NULL;
     }
     *p = (bitcts_prefetch){.plan = plan, .seed = seed, .indices = indices, .count = count};
+    threads = threads < 1                             ? 1
+              : threads > BITCTS_PREFETCH_THREADS_MAX ? BITCTS_PREFETCH_THREADS_MAX
+                                                      : threads;
     sigset_t all, old;
     sigfillset(&all);
     int ok = pthread_mutex_init(&p->lock, NULL) == 0;
@@ -133,13 +154,17 @@ bitcts_prefetch *bitcts_prefetch_start(const bitcts_plan *plan, uint64_t seed,
         pthread_mutex_destroy(&p->lock);
         ok = 0;
     }
-    if (ok) { /* the thread is born with every signal blocked: they reach the worker's thread */
+    if (ok) { /* the threads are born with every signal blocked: they reach the worker's thread */
         pthread_sigmask(SIG_SETMASK, &all, &old);
-        ok = pthread_create(&p->thread, NULL, run, p) == 0;
+        while (p->thread_count < threads &&
+               pthread_create(&p->threads[p->thread_count], NULL, run, p) == 0) {
+            ++p->thread_count;
+        }
         pthread_sigmask(SIG_SETMASK, &old, NULL);
-        if (!ok) {
+        if (p->thread_count == 0) { /* fewer than asked for still build every case */
             pthread_cond_destroy(&p->changed);
             pthread_mutex_destroy(&p->lock);
+            ok = 0;
         }
     }
     if (!ok) {
@@ -147,6 +172,11 @@ bitcts_prefetch *bitcts_prefetch_start(const bitcts_plan *plan, uint64_t seed,
         return NULL;
     }
     return p;
+}
+
+unsigned bitcts_prefetch_threads(const bitcts_prefetch *p)
+{
+    return p != NULL ? p->thread_count : 0;
 }
 
 int bitcts_prefetch_take(bitcts_prefetch *p, size_t pos, bitcts_prefetched *out)
@@ -162,14 +192,16 @@ int bitcts_prefetch_take(bitcts_prefetch *p, size_t pos, bitcts_prefetched *out)
     }
     p->next = pos;
     pthread_cond_broadcast(&p->changed); /* room, maybe */
-    while (p->made <= pos && p->made < p->count) {
+    slot *s = &p->ring[pos % BITCTS_PREFETCH_AHEAD];
+    while (pos < p->count && !(s->state == SLOT_READY && s->pos == pos)) {
         pthread_cond_wait(&p->changed, &p->lock);
     }
-    slot *s = &p->ring[pos % BITCTS_PREFETCH_AHEAD];
-    const int got = s->full && s->pos == pos;
+    const int got = pos < p->count && s->full;
     if (got) {
         *out = s->c;
         p->held -= s->bytes;
+    }
+    if (pos < p->count) {
         memset(s, 0, sizeof *s);
     }
     p->next = pos + 1;
@@ -183,14 +215,10 @@ void bitcts_prefetch_stop(bitcts_prefetch *p)
     if (p == NULL) {
         return;
     }
-    pthread_mutex_lock(&p->lock);
-    p->stop = 1;
-    pthread_cond_broadcast(&p->changed);
-    pthread_mutex_unlock(&p->lock);
-    pthread_join(p->thread, NULL);
+    join_threads(p, p->thread_count);
     for (size_t i = 0; i < BITCTS_PREFETCH_AHEAD; ++i) {
         slot *s = &p->ring[i];
-        if (s->full) {
+        if (s->state == SLOT_READY && s->full) {
             bitcts_prefetched_free(&s->c);
         }
     }

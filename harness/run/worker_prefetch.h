@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* A worker's cases generated ahead: one thread of the worker builds the cases of its job, in job
+/* A worker's cases generated ahead: threads of the worker build the cases of its job, in job
  * order, and their expected outputs (both shift policies where the case is recorded), while the
  * worker's own thread hands earlier ones to the backend. Used where the backend's calls wait on a
  * device (a device backend, or one that batches): the harness's own per-case work then overlaps
  * the waits. Generation depends on the suite seed and the case alone, so what the thread builds
  * is byte for byte what the worker would have built; a case it could not build (out of memory) is
- * built by the worker as before. The thread runs harness code only, with every signal blocked
+ * built by the worker as before. The threads run harness code only, with every signal blocked
  * (process signals reach the worker's thread, as without it), and never touches a buffer the
  * backend is lent. */
 #ifndef BITCTS_WORKER_PREFETCH_H
@@ -25,11 +25,19 @@ typedef struct bitcts_prefetched {
     uint8_t *expected_mask; /* recorded cases: the mask policy's, else NULL */
 } bitcts_prefetched;
 
-/** Starts the thread over job positions 0..count-1 (plan indices `indices`). At most
- * BITCTS_PREFETCH_AHEAD cases and about BITCTS_PREFETCH_BYTES are held ahead of the taker.
+/** The most threads one prefetcher starts. */
+#define BITCTS_PREFETCH_THREADS_MAX 8u
+
+/** Starts `threads` threads (1 to BITCTS_PREFETCH_THREADS_MAX; fewer when the system gives
+ * fewer) over job positions 0..count-1 (plan indices `indices`), each building the next position
+ * no thread has taken. At most BITCTS_PREFETCH_AHEAD cases and about BITCTS_PREFETCH_BYTES (and
+ * one case a thread) are held ahead of the taker.
  * @return the prefetcher, or NULL (no memory, or no thread): the worker builds every case. */
 bitcts_prefetch *bitcts_prefetch_start(const bitcts_plan *plan, uint64_t seed,
-                                       const size_t *indices, size_t count);
+                                       const size_t *indices, size_t count, unsigned threads);
+
+/** The threads it runs (0 for NULL). */
+unsigned bitcts_prefetch_threads(const bitcts_prefetch *p);
 
 /** The case at job position `pos`, waiting for the thread to reach it. Positions are taken in
  * increasing order; those skipped are dropped. @return 1 with `out` filled (free it with

@@ -130,27 +130,41 @@ static void test_one_change(const bitcts_golden *built, const mem_file *f)
     free(copy);
 }
 
+/* Where `text` first occurs in the file's bytes (which end with no NUL), or NULL. */
+static const char *find(const mem_file *f, const char *from, const char *text)
+{
+    const size_t n = strlen(text);
+    for (const char *p = from; p + n <= f->data + f->size; ++p) {
+        if (memcmp(p, text, n) == 0) {
+            return p;
+        }
+    }
+    return NULL;
+}
+
 /* The manifest cut to its first `keep` cases (a case a line; case_count set to match): every
  * field the parser reads, in a file small enough for thousands of damaged copies. */
 static mem_file first_cases(const mem_file *f, size_t keep)
 {
+    static const char head_of_cases[] = "\n\"cases\": [\n";
     mem_file out = {malloc(f->size + 32), 0};
-    const char *cases = strstr(f->data, "\n\"cases\": [\n");
-    const char *count = strstr(f->data, "\"case_count\": ");
-    CHECK(cases != NULL && count != NULL && count < cases && out.data != NULL);
-    if (cases == NULL || count == NULL || count > cases || out.data == NULL) {
+    const char *cases = find(f, f->data, head_of_cases);
+    const char *count = find(f, f->data, "\"case_count\": ");
+    const char *after_count = count != NULL ? find(f, count, ",") : NULL;
+    CHECK(cases != NULL && after_count != NULL && after_count < cases && out.data != NULL);
+    if (cases == NULL || after_count == NULL || after_count > cases || out.data == NULL) {
         return out;
     }
-    const char *end = cases + strlen("\n\"cases\": [\n");
+    const char *end = cases + strlen(head_of_cases);
     size_t kept = 0;
-    while (kept < keep && *end == '{') {
-        end = strchr(end, '\n') + 1;
+    const char *line_end;
+    while (kept < keep && *end == '{' && (line_end = find(f, end, "\n")) != NULL) {
+        end = line_end + 1;
         ++kept;
     }
     const size_t head = (size_t)(count - f->data);
     memcpy(out.data, f->data, head);
     out.size = head + (size_t)sprintf(out.data + head, "\"case_count\": %zu", kept);
-    const char *after_count = strchr(count, ',');
     memcpy(out.data + out.size, after_count, (size_t)(end - after_count));
     out.size += (size_t)(end - after_count);
     if (out.data[out.size - 2] == ',') { /* the last case kept ends the array */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Cases built ahead (harness/run/worker_prefetch.c): what the thread hands over is byte for byte
- * what the worker builds itself (the data and both policies' expected outputs), whatever order
- * positions are taken or skipped in; an invalid case, a position taken twice and one past the
- * end are left to the worker (0); a job bigger than the thread's byte budget still completes;
- * stopping with cases held, or before any is taken, frees them (the sanitizer lanes). */
+/* Cases built ahead (harness/run/worker_prefetch.c): what the threads (one, or four) hand over
+ * is byte for byte what the worker builds itself (the data and both policies' expected outputs),
+ * whatever order positions are taken or skipped in; an invalid case, a position taken twice and
+ * one past the end are left to the worker (0); a job bigger than the threads' byte budget still
+ * completes; stopping with cases held, or before any is taken, frees them (the sanitizer lanes). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,10 +54,11 @@ static size_t *job(size_t first, size_t step, size_t count)
 }
 
 /* Takes every `stride`-th position of a job; the others are skipped. @return cases handed over. */
-static size_t take_every(const bitcts_plan *plan, const size_t *idx, size_t count, size_t stride)
+static size_t take_every(const bitcts_plan *plan, const size_t *idx, size_t count, size_t stride,
+                         unsigned threads)
 {
-    bitcts_prefetch *p = bitcts_prefetch_start(plan, SEED, idx, count);
-    CHECK(p != NULL);
+    bitcts_prefetch *p = bitcts_prefetch_start(plan, SEED, idx, count, threads);
+    CHECK(p != NULL && bitcts_prefetch_threads(p) == threads);
     size_t got = 0;
     for (size_t pos = 0; pos < count; pos += stride) {
         bitcts_prefetched c;
@@ -95,21 +96,31 @@ int main(void)
      * included), taken in order, then every third position, then only the last. */
     const size_t n = 400;
     size_t *spread = job(0, plan->count / n, n);
-    CHECK(take_every(plan, spread, n, 1) > n / 2);
-    CHECK(take_every(plan, spread, n, 3) > n / 6);
-    CHECK(take_every(plan, spread, n, n - 1) >= 1);
-    /* Stopped at once, and stopped with the ring full. */
-    bitcts_prefetch_stop(bitcts_prefetch_start(plan, SEED, spread, n));
-    bitcts_prefetch *p = bitcts_prefetch_start(plan, SEED, spread, n);
-    bitcts_prefetched c;
-    CHECK(p != NULL && bitcts_prefetch_take(p, 1, &c) <= 1);
-    bitcts_prefetched_free(&c);
+    /* One thread, and several: each builds the next position none has taken. */
+    for (unsigned threads = 1; threads <= 4; threads += 3) {
+        CHECK(take_every(plan, spread, n, 1, threads) > n / 2);
+        CHECK(take_every(plan, spread, n, 3, threads) > n / 6);
+        CHECK(take_every(plan, spread, n, n - 1, threads) >= 1);
+        /* Stopped at once, and stopped with the ring full. */
+        bitcts_prefetch_stop(bitcts_prefetch_start(plan, SEED, spread, n, threads));
+        bitcts_prefetch *p = bitcts_prefetch_start(plan, SEED, spread, n, threads);
+        bitcts_prefetched c;
+        CHECK(p != NULL && bitcts_prefetch_take(p, 1, &c) <= 1);
+        bitcts_prefetched_free(&c);
+        bitcts_prefetch_stop(p);
+        /* Large cases, many MiB each: past the byte budget the threads wait for the worker. */
+        size_t *big = job(large, 1, 4);
+        take_every(plan, big, 4, 1, threads);
+        free(big);
+    }
+    /* Asked for none or too many: one, or the most. */
+    bitcts_prefetch *p = bitcts_prefetch_start(plan, SEED, spread, n, 0);
+    CHECK_EQ_U64(bitcts_prefetch_threads(p), 1);
+    bitcts_prefetch_stop(p);
+    p = bitcts_prefetch_start(plan, SEED, spread, n, 99);
+    CHECK_EQ_U64(bitcts_prefetch_threads(p), BITCTS_PREFETCH_THREADS_MAX);
     bitcts_prefetch_stop(p);
     free(spread);
-    /* Large cases, many MiB each: past the byte budget the thread waits for the worker. */
-    size_t *big = job(large, 1, 4);
-    take_every(plan, big, 4, 1);
-    free(big);
     bitcts_plan_destroy(plan);
     return check_exit();
 }
