@@ -35,9 +35,9 @@ typedef struct bitcts_worker_job {
     const char *claims;        /* the probe's Y text, or NULL: compared with this instance's */
     const size_t *indices;     /* plan indices to run, in order */
     size_t count;
-    uint32_t batch_cases; /* cases per batched call when the backend offers
-                           * bitcts_batch_execute_v1; 0 or 1: one call per case */
-    int device;           /* the backend has device memory of its own: its calls wait on it */
+    uint32_t batch_cases;      /* cases per batched call when the backend offers
+                                * bitcts_batch_execute_v1; 0 or 1: one call per case */
+    int device;                /* the backend has device memory of its own: its calls wait on it */
     unsigned prefetch_threads; /* threads that build a device or batching backend's cases ahead
                                 * (0 or 1: one) */
 } bitcts_worker_job;
