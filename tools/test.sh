@@ -61,11 +61,11 @@ lane_default() {
     # every frame's function, file and line; the build takes a sixth less time.
     configure build-test "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
     cmake --build build-test -j"$jobs"
-    local select=()
-    case " ${lanes[*]} " in *" asan "*) select=(-R "$asan_left_out") ;; esac
+    local only=()
+    case " ${lanes[*]} " in *" asan "*) only=(-R "$asan_left_out") ;; esac
     # harness.batch_plugins_no_signals is a part of harness.batch_plugins: the asan lane's.
     (cd build-test && ctest --output-on-failure -j"$ctest_jobs" --timeout 900 \
-        ${select[@]+"${select[@]}"} -E '^harness\.batch_plugins_no_signals$')
+        ${only[@]+"${only[@]}"} -E '^harness\.batch_plugins_no_signals$')
 }
 
 # Reports of every process go to files (a worker's stderr is the harness's to capture); any

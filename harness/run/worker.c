@@ -300,16 +300,18 @@ static void not_supported(const bitcts_backend *b, const bitcts_case_key *k, con
 
 static void leave_backend_lent(worker *w, long idx, const char *call, const bitcts_lent_desc *lent);
 
-/* Calls into the backend are bracketed: mark P, then C, and what the call changed in the
- * process is looked at. */
+/* The process's state before a call: taken once, and still what the last call's end was
+ * compared with (a call that changed it damaged the worker). */
 static void state_before_call(worker *w)
 {
-    if (!w->state_taken) { /* unchanged since: every call's end was compared with it */
+    if (!w->state_taken) {
         snapshot(&w->state);
         w->state_taken = 1;
     }
 }
 
+/* Calls into the backend are bracketed: mark P, then C, and what the call changed in the
+ * process is looked at. */
 static void enter_backend(worker *w, long idx)
 {
     ++w->calls;

@@ -124,18 +124,6 @@ static void drop(bitcts_prefetch *p, size_t pos)
     }
 }
 
-/* Stops and joins the first n threads (the lock not held). */
-static void join_threads(bitcts_prefetch *p, unsigned n)
-{
-    pthread_mutex_lock(&p->lock);
-    p->stop = 1;
-    pthread_cond_broadcast(&p->changed);
-    pthread_mutex_unlock(&p->lock);
-    for (unsigned i = 0; i < n; ++i) {
-        pthread_join(p->threads[i], NULL);
-    }
-}
-
 bitcts_prefetch *bitcts_prefetch_start(const bitcts_plan *plan, uint64_t seed,
                                        const size_t *indices, size_t count, unsigned threads)
 {
@@ -192,16 +180,17 @@ int bitcts_prefetch_take(bitcts_prefetch *p, size_t pos, bitcts_prefetched *out)
     }
     p->next = pos;
     pthread_cond_broadcast(&p->changed); /* room, maybe */
-    slot *s = &p->ring[pos % BITCTS_PREFETCH_AHEAD];
-    while (pos < p->count && !(s->state == SLOT_READY && s->pos == pos)) {
-        pthread_cond_wait(&p->changed, &p->lock);
-    }
-    const int got = pos < p->count && s->full;
-    if (got) {
-        *out = s->c;
-        p->held -= s->bytes;
-    }
-    if (pos < p->count) {
+    int got = 0;
+    if (pos < p->count) { /* a thread claims it: wait until it is built or given up */
+        slot *s = &p->ring[pos % BITCTS_PREFETCH_AHEAD];
+        while (!(s->state == SLOT_READY && s->pos == pos)) {
+            pthread_cond_wait(&p->changed, &p->lock);
+        }
+        got = s->full;
+        if (got) {
+            *out = s->c;
+            p->held -= s->bytes;
+        }
         memset(s, 0, sizeof *s);
     }
     p->next = pos + 1;
@@ -215,7 +204,13 @@ void bitcts_prefetch_stop(bitcts_prefetch *p)
     if (p == NULL) {
         return;
     }
-    join_threads(p, p->thread_count);
+    pthread_mutex_lock(&p->lock);
+    p->stop = 1;
+    pthread_cond_broadcast(&p->changed);
+    pthread_mutex_unlock(&p->lock);
+    for (unsigned i = 0; i < p->thread_count; ++i) {
+        pthread_join(p->threads[i], NULL);
+    }
     for (size_t i = 0; i < BITCTS_PREFETCH_AHEAD; ++i) {
         slot *s = &p->ring[i];
         if (s->state == SLOT_READY && s->full) {
