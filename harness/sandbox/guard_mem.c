@@ -158,11 +158,14 @@ int bitcts_guard_reuse(bitcts_guard_buf *g, uint64_t size, size_t zone, int kind
         return bitcts_guard_map(size, zone, kind, name, case_index, g);
     }
     const size_t rw_len = (size_t)((need + page - 1) / page * page);
+    /* Beyond rw_len the capacity is always inaccessible, and a retired buffer is inaccessible
+     * as a whole: only the pages that were accessible and are no longer need closing. */
+    const size_t open_before = g->kind == BITCTS_GUARD_KIND_RETIRED ? 0 : g->rw_len;
     if (mprotect(g->rw, rw_len, PROT_READ | PROT_WRITE) != 0) {
         return -1;
     }
-    if (rw_len < g->capacity) {
-        mprotect(g->rw + rw_len, g->capacity - rw_len, PROT_NONE);
+    if (rw_len < open_before) {
+        mprotect(g->rw + rw_len, open_before - rw_len, PROT_NONE);
     }
     g->rw_len = rw_len;
     g->data = g->rw + BITCTS_GUARD_BEFORE;

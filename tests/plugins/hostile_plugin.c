@@ -1,19 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /* Hostile plugins: the example plugin (backends/example, correct) wrapped by code that misbehaves
- * on purpose, one behaviour per build: -DHOSTILE_NAME="<behaviour>" (the list is
- * in tests/plugins/CMakeLists.txt; tests/harness/hostile_plugins.py holds the verdict each must
- * earn). Behaviours named exec_* strike in operator_execute of BIT_COUNT only, so the other
- * operators' cases show that the blame stays where it belongs; mutant_* in every execute; the
- * rest while loading, creating, querying, destroying or unloading, so every case of the run is
- * affected, except desc_* (operator_create of BIT_COUNT only) and mem_* (operator_execute of
- * BIT_COUNT only). A name batch_<behaviour> (tests/harness/batch_plugins.py) is <behaviour> in a
- * plugin that also offers bitcts_batch_execute_v1, whose execute_batch runs each item through the
- * same operator_execute: a behaviour strikes inside a batched call as it strikes alone. Some
- * exec_* behaviours exist for those: exec_write_past and exec_write_far (a byte just past the
- * output, in its guard bytes, or 64 KiB past it, in its no-access zone), exec_desc_rewrite (the
- * lent description made writable and every size set to 1 during the call), exec_lie (runs nothing
- * and says OK), exec_batched_crash and exec_batched_wrong (a null write, or one flipped output
- * bit, only in a batched call of several items). */
+ * on purpose, one behaviour per module: this file is compiled once, and each module adds the one
+ * definition of bitcts_hostile_name, "<behaviour>" (the list is in tests/plugins/CMakeLists.txt;
+ * tests/harness/hostile_plugins.py holds the verdict each must earn). Behaviours named exec_*
+ * strike in operator_execute of BIT_COUNT only, so the other operators' cases show that the blame
+ * stays where it belongs; mutant_* in every execute; the rest while loading, creating, querying,
+ * destroying or unloading, so every case of the run is affected, except desc_* (operator_create of
+ * BIT_COUNT only) and mem_* (operator_execute of BIT_COUNT only). A name batch_<behaviour>
+ * (tests/harness/batch_plugins.py) is <behaviour> in a plugin that also offers
+ * bitcts_batch_execute_v1, whose execute_batch runs each item through the same operator_execute: a
+ * behaviour strikes inside a batched call as it strikes alone. Some exec_* behaviours exist for
+ * those: exec_write_past and exec_write_far (a byte just past the output, in its guard bytes, or 64
+ * KiB past it, in its no-access zone), exec_desc_rewrite (the lent description made writable and
+ * every size set to 1 during the call), exec_lie (runs nothing and says OK), exec_batched_crash and
+ * exec_batched_wrong (a null write, or one flipped output bit, only in a batched call of several
+ * items). */
 #define _GNU_SOURCE /* setsid, RLIMIT_*, pipe2 */
 
 #include <fcntl.h>        /* open */
@@ -33,17 +34,17 @@
 
 #include "bitcts/bitcts_plugin.h"
 
-#ifndef HOSTILE_NAME
-#error "build with -DHOSTILE_NAME=\"<behaviour>\""
-#endif
+/* The module's behaviour, defined in its own one-line source (tests/plugins/CMakeLists.txt). */
+extern const char bitcts_hostile_name[];
 
 /* The example plugin's negotiation, compiled under another name into the same module. */
 int32_t BITCTS_PLUGIN_CALL bitcts_example_inner_negotiate(bitcts_plugin_negotiation *n);
 
-/* The behaviour: HOSTILE_NAME without a "batch_" prefix. */
+/* The behaviour: the module's name without a "batch_" prefix. */
 static const char *behaviour(void)
 {
-    return strncmp(HOSTILE_NAME, "batch_", 6) == 0 ? HOSTILE_NAME + 6 : HOSTILE_NAME;
+    return strncmp(bitcts_hostile_name, "batch_", 6) == 0 ? bitcts_hostile_name + 6
+                                                          : bitcts_hostile_name;
 }
 
 static int is(const char *name)
@@ -530,7 +531,7 @@ static const bitcts_abi_batch_ext batch_ext = {
 
 static const void *BITCTS_PLUGIN_CALL h_get_extension(const char *name)
 {
-    if (strcmp(behaviour(), HOSTILE_NAME) != 0 && name != NULL &&
+    if (behaviour() != bitcts_hostile_name && name != NULL && /* a batch_ name */
         strcmp(name, BITCTS_ABI_EXT_BATCH_EXECUTE) == 0) {
         return &batch_ext;
     }
