@@ -96,6 +96,37 @@ void bitcts__run_requeue(run_state *s, const size_t *items, size_t count, uint32
     bitcts__run_requeue_as(s, items, count, round, attempts, NULL);
 }
 
+/* A device backend's round: one batch a job (more when a batch would pass the 4096 cases
+ * batch_size allows), each dealt blocks of the round in turn, BITCTS_RUN_DEAL_BLOCKS blocks a
+ * batch: the plan's order groups costly cases (an operator's widest types, the negative cases
+ * at its end), so a quarter in one piece kept one worker busy long after the others; dealt,
+ * every batch holds a like mix, and neighbouring cases (sharing pipelines) stay together. */
+#define BITCTS_RUN_DEAL_BLOCKS 8u
+
+static void deal_items(run_state *s, const size_t *items, size_t count, size_t size, uint32_t round)
+{
+    const size_t batches = (count + size - 1) / size;
+    const size_t blocks = batches * BITCTS_RUN_DEAL_BLOCKS;
+    const size_t block = (count + blocks - 1) / blocks;
+    for (size_t b = batches; b-- > 0;) { /* a stack: the first batch is pushed last */
+        run_batch batch = {.round = round};
+        batch.items = malloc((count / batches + 2 * block + 1) * sizeof *batch.items);
+        if (batch.items == NULL) {
+            continue;
+        }
+        for (size_t start = b * block; start < count; start += batches * block) {
+            const size_t n = count - start < block ? count - start : block;
+            memcpy(batch.items + batch.count, items + start, n * sizeof *items);
+            batch.count += n;
+        }
+        if (batch.count > 0) {
+            bitcts__run_queue_push(s, batch);
+        } else {
+            free(batch.items);
+        }
+    }
+}
+
 void bitcts__run_fill_queue(run_state *s)
 {
     size_t *todo = malloc((s->selected_count + 1) * sizeof *todo);
@@ -109,7 +140,12 @@ void bitcts__run_fill_queue(run_state *s)
                 todo[n++] = s->selected[i];
             }
         }
-        push_items(s, todo, n, batch_size(s, n, r), r, 0, NULL);
+        const size_t size = batch_size(s, n, r);
+        if (s->device && size >= 16 && n > 0) { /* not one case a batch, nor time-boxed */
+            deal_items(s, todo, n, size, r);
+        } else {
+            push_items(s, todo, n, size, r, 0, NULL);
+        }
     }
     free(todo);
 }

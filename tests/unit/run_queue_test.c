@@ -2,7 +2,9 @@
 /* The run's batches (harness/run/run_queue.c): a host backend gets about four batches a job, as
  * before; a device backend (the probe's identity names its device memory) gets one batch a job,
  * and at most BITCTS_RUN_DEVICE_JOBS jobs when --jobs was not given, but exactly the jobs asked
- * for when it was; --isolate case keeps one case a batch for both. */
+ * for when it was; --isolate case keeps one case a batch for both. A device backend's batches
+ * are dealt: each holds blocks from the whole round (the first eighth of the plan to the last),
+ * of sizes within a block of each other, every case once and in plan order within a batch. */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,20 +44,39 @@ static void setup(fixture *f, int jobs, int jobs_auto, const char *identity)
 }
 
 /* Schedules and fills the queue; returns the number of batches, and checks that they hold
- * every case once, in plan order as the stack pops them. */
+ * every case once: in plan order as the stack pops them (a host backend's), or (a device
+ * backend's) each batch in plan order, with cases from the first and the last eighth of the
+ * plan, and sizes within a block (an eighth of a batch) of each other. */
 static size_t fill(fixture *f)
 {
     bitcts__run_schedule(&f->s);
     bitcts__run_fill_queue(&f->s);
-    size_t next = 0;
+    static unsigned char seen[CASES];
+    memset(seen, 0, sizeof seen);
+    size_t next = 0, total = 0, smallest = CASES, largest = 0;
     for (size_t b = f->s.queue_count; b-- > 0;) {
         const run_batch *batch = &f->s.queue[b];
         for (size_t i = 0; i < batch->count; ++i) {
-            CHECK_EQ_U64(batch->items[i], next);
+            if (!f->s.device) {
+                CHECK_EQ_U64(batch->items[i], next);
+            } else if (i > 0) {
+                CHECK(batch->items[i] > batch->items[i - 1]);
+            }
             ++next;
+            CHECK(batch->items[i] < CASES && seen[batch->items[i]] == 0);
+            seen[batch->items[i] % CASES] = 1;
         }
+        if (f->s.device && batch->count > 1) {
+            CHECK(batch->items[0] < CASES / 8 && batch->items[batch->count - 1] >= CASES * 7 / 8);
+        }
+        total += batch->count;
+        smallest = batch->count < smallest ? batch->count : smallest;
+        largest = batch->count > largest ? batch->count : largest;
     }
-    CHECK_EQ_U64(next, CASES);
+    CHECK_EQ_U64(total, CASES);
+    if (f->s.device && f->s.queue_count > 1 && smallest > 1) {
+        CHECK(largest - smallest <= largest / 8 + 1);
+    }
     return f->s.queue_count;
 }
 
