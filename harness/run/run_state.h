@@ -79,7 +79,7 @@ typedef struct run_state {
     size_t done, total;
     worker_slot *slots;
     int jobs;
-    int device; /* the probe's instance has device memory of its own: one batch a worker */
+    int device; /* the probe's instance has device memory of its own: one dealt batch a worker */
     unsigned prefetch_threads; /* per worker, for a device or batching backend (run_queue.c) */
     FILE *log;
     double started;
