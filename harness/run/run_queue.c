@@ -45,13 +45,23 @@ void bitcts__run_schedule(run_state *s)
                                                                       : (unsigned)spare;
 }
 
-static size_t batch_size(const run_state *s, size_t todo, uint32_t round)
+/* The batch size a round's mode fixes, or 0 when the batches are sized by the jobs. */
+static size_t fixed_batch(const run_state *s, uint32_t round)
 {
     if (s->cfg->isolate_case || round % 2 == 1) { /* odd --repeat rounds: a fresh worker each */
         return 1;
     }
     if (s->cfg->stop_at > 0) { /* time-boxed: small batches end soon after the deadline */
         return 8;
+    }
+    return 0;
+}
+
+static size_t batch_size(const run_state *s, size_t todo, uint32_t round)
+{
+    const size_t fixed = fixed_batch(s, round);
+    if (fixed != 0) {
+        return fixed;
     }
     /* About four batches a job: enough for the jobs to even out at the end, few enough that
      * a backend whose start is slow starts few workers; one a job for a device backend. */
@@ -105,25 +115,28 @@ void bitcts__run_requeue(run_state *s, const size_t *items, size_t count, uint32
 
 static void deal_items(run_state *s, const size_t *items, size_t count, size_t size, uint32_t round)
 {
+    if (count == 0) {
+        return;
+    }
     const size_t batches = (count + size - 1) / size;
     const size_t blocks = batches * BITCTS_RUN_DEAL_BLOCKS;
     const size_t block = (count + blocks - 1) / blocks;
     for (size_t b = batches; b-- > 0;) { /* a stack: the first batch is pushed last */
         run_batch batch = {.round = round};
-        batch.items = malloc((count / batches + 2 * block + 1) * sizeof *batch.items);
+        for (size_t start = b * block; start < count; start += batches * block) {
+            batch.count += count - start < block ? count - start : block;
+        }
+        batch.items = batch.count > 0 ? malloc(batch.count * sizeof *batch.items) : NULL;
         if (batch.items == NULL) {
             continue;
         }
+        size_t used = 0;
         for (size_t start = b * block; start < count; start += batches * block) {
             const size_t n = count - start < block ? count - start : block;
-            memcpy(batch.items + batch.count, items + start, n * sizeof *items);
-            batch.count += n;
+            memcpy(batch.items + used, items + start, n * sizeof *items);
+            used += n;
         }
-        if (batch.count > 0) {
-            bitcts__run_queue_push(s, batch);
-        } else {
-            free(batch.items);
-        }
+        bitcts__run_queue_push(s, batch);
     }
 }
 
@@ -140,11 +153,10 @@ void bitcts__run_fill_queue(run_state *s)
                 todo[n++] = s->selected[i];
             }
         }
-        const size_t size = batch_size(s, n, r);
-        if (s->device && size >= 16 && n > 0) { /* not one case a batch, nor time-boxed */
-            deal_items(s, todo, n, size, r);
+        if (s->device && fixed_batch(s, r) == 0) {
+            deal_items(s, todo, n, batch_size(s, n, r), r);
         } else {
-            push_items(s, todo, n, size, r, 0, NULL);
+            push_items(s, todo, n, batch_size(s, n, r), r, 0, NULL);
         }
     }
     free(todo);

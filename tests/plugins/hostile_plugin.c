@@ -40,11 +40,16 @@ extern const char bitcts_hostile_name[];
 /* The example plugin's negotiation, compiled under another name into the same module. */
 int32_t BITCTS_PLUGIN_CALL bitcts_example_inner_negotiate(bitcts_plugin_negotiation *n);
 
+/* Whether the module's name is batch_<behaviour>: a plugin that also batches. */
+static int batching(void)
+{
+    return strncmp(bitcts_hostile_name, "batch_", 6) == 0;
+}
+
 /* The behaviour: the module's name without a "batch_" prefix. */
 static const char *behaviour(void)
 {
-    return strncmp(bitcts_hostile_name, "batch_", 6) == 0 ? bitcts_hostile_name + 6
-                                                          : bitcts_hostile_name;
+    return batching() ? bitcts_hostile_name + 6 : bitcts_hostile_name;
 }
 
 static int is(const char *name)
@@ -531,8 +536,7 @@ static const bitcts_abi_batch_ext batch_ext = {
 
 static const void *BITCTS_PLUGIN_CALL h_get_extension(const char *name)
 {
-    if (behaviour() != bitcts_hostile_name && name != NULL && /* a batch_ name */
-        strcmp(name, BITCTS_ABI_EXT_BATCH_EXECUTE) == 0) {
+    if (batching() && name != NULL && strcmp(name, BITCTS_ABI_EXT_BATCH_EXECUTE) == 0) {
         return &batch_ext;
     }
     return inner->get_extension != NULL ? inner->get_extension(name) : NULL;
