@@ -14,7 +14,7 @@
 # usage: tools/gpu-run.sh [--quick] [--skip STEP,...] [--resume] [--bitcts PATH] [--python PATH]
 #                         OUTDIR
 #   --quick        a reduced run for CI on lavapipe: the smoke tier for the default one and
-#                  no large tier (CTest's conformance.vulkan runs it), sweeps of every 64th
+#                  no large tier (CTest's conformance.vulkan.large runs it), sweeps of every 64th
 #                  chunk, bench --quick
 #   --skip STEPS   steps not to run, by name (identity, run-<tier>, run-default-cpu, sweep-*,
 #                  bench-vulkan, bench-cpu), comma-separated; recorded as skipped

@@ -54,7 +54,7 @@ configure() { # configure BUILD_DIR [cmake options...]
 # these in the default lane, every other one in the asan lane, under AddressSanitizer and
 # UndefinedBehaviorSanitizer (the same assertions, in the stricter build). The default lane
 # alone runs every test.
-asan_left_out='^(conformance\.(cpu_sweeps|cpu_variants|vulkan|cpu\..*)|cli\.(export_determinism|html_chromium|options)|harness\.(hostile_plugins|batch_plugins|shrink_kinds|broken_plugins|explore|explore_plan|explanations|kill_resume|shard_engines|regressions_regenerate)|vulkan\.gpu_run_quick|vectors\.(rebuild_from_docs|doc_claims|golden_verify|mixed_broken_plugins|export_default)|check\.(results|adapters_smoke)|nightly\..*|lint\..*)$'
+asan_left_out='^(conformance\.(cpu_sweeps|cpu_variants|vulkan\..*|cpu\..*)|cli\.(export_determinism|html_chromium|options)|harness\.(hostile_plugins|batch_plugins|shrink_kinds|broken_plugins|explore|explore_plan|explanations|kill_resume|shard_engines|regressions_regenerate)|vulkan\.gpu_run_quick|vectors\.(rebuild_from_docs|doc_claims|golden_verify|mixed_broken_plugins|export_default)|check\.(results|adapters_smoke)|nightly\..*|lint\..*)$'
 
 lane_default() {
     # Line tables only (-g1), as the asan lane: backtraces and valgrind's reports still name
@@ -102,7 +102,7 @@ lane_asan() {
     #   and shrink, vectors verify and regen, the command line's refusals):
     #   harness.broken_plugins, harness.explore, harness.explore_plan, harness.explanations,
     #   harness.kill_resume, harness.shard_engines, harness.regressions_regenerate,
-    #   cli.options, check.results, conformance.vulkan (unit.vk_backend runs the backend's C
+    #   cli.options, check.results, conformance.vulkan.* (unit.vk_backend runs the backend's C
     #   here, batches included), vectors.golden_verify, vectors.mixed_broken_plugins and
     #   vectors.export_default (a fixture: what needs it pulls it in).
     (cd build-asan &&
