@@ -35,7 +35,7 @@ validation)
 esac
 name=${entry//:/-}
 part=$work/$name
-rm -rf "$part" "$part"-*
+rm -rf "$part"
 mkdir -p "$part"
 
 # Probe with one case: a backend that cannot create an instance says why, and status 200
