@@ -55,11 +55,21 @@ layout(push_constant) uniform VkStridedPush
 }
 pc;
 
-// An atomic read each time round: a plain (even volatile) load may be hoisted out of the loop.
+// Atomic reads each time round: a plain (even volatile) load may be hoisted out of the loop.
+// Each round reads 64 times, written out: llvmpipe (lavapipe) ends a shader's loops after
+// 65535 rounds in all, which a fast CPU ran in less than the 300 ms of unit.vk_backend's
+// deadline, so the spin must outlast any deadline by its rounds' length, not their number.
+#define VK_SPIN_READ cancelled |= atomicOr(pc.control.cancel, 0u);
+#define VK_SPIN_READ8                                                                         \
+    VK_SPIN_READ VK_SPIN_READ VK_SPIN_READ VK_SPIN_READ VK_SPIN_READ VK_SPIN_READ VK_SPIN_READ \
+        VK_SPIN_READ
 void vk_spin_until_cancelled()
 {
     uint spins = 0u;
-    while (atomicOr(pc.control.cancel, 0u) == 0u) {
+    uint cancelled = 0u;
+    while (cancelled == 0u) {
+        VK_SPIN_READ8 VK_SPIN_READ8 VK_SPIN_READ8 VK_SPIN_READ8
+        VK_SPIN_READ8 VK_SPIN_READ8 VK_SPIN_READ8 VK_SPIN_READ8
         spins += 1u;
     }
     if (gl_GlobalInvocationID.x == 0u) {
