@@ -12,9 +12,11 @@
 # packed_threads and packed_chunk change that kernel too: compare those variants by GB/s). Writes OUTDIR/<variant>.json and .log and prints OUTDIR/tune.md: per layout group, per
 # row, GB/s and the ratio to that kcopy for each variant, the best marked.
 #
-# usage: tools/gpu-tune.sh [--bitcts PATH] [--size-mib N] [--variants LIST] [--reps N] OUTDIR
+# usage: tools/gpu-tune.sh [--bitcts PATH] [--size-mib N | --quick] [--variants LIST] [--reps N] OUTDIR
 #   --bitcts PATH     the bitcts executable (default $BITCTS, else build/bitcts)
 #   --size-mib N      MiB per input (default 256)
+#   --quick           the bench's --quick size instead (a device's smoke test: the script's own
+#                     test on lavapipe, which runs the shaders on the CPU)
 #   --variants LIST   comma-separated (default: all of the above)
 #   --reps N          timed repetitions per row, the median reported (default 7)
 set -uo pipefail
@@ -26,8 +28,9 @@ reps=7
 variants="u1,u2,u4,u8,strided,t256,t512,t1024,p1,p2,p4,w256,w1024,g4096,gauto,c4,c8,c16,cauto"
 out=""
 . "$here/script-options.sh"
-script_options gpu-tune 2,19 --bitcts:bitcts --size-mib:size --variants:variants --reps:reps \
-    -- "$@"
+quick=0
+script_options gpu-tune 2,21 --bitcts:bitcts --size-mib:size --quick:quick=1 --variants:variants \
+    --reps:reps -- "$@"
 [ -n "$out" ] || { echo "gpu-tune: OUTDIR is required (see --help)" >&2; exit 2; }
 [ -x "$bitcts" ] || { echo "gpu-tune: no bitcts executable at $bitcts (give --bitcts)" >&2; exit 2; }
 mkdir -p "$out" || exit 2
@@ -53,10 +56,12 @@ for v in "${wanted[@]}"; do
     variant_args "$v" || { echo "gpu-tune: unknown variant $v (u1, u2, u4, u8, strided, t256, t512, t1024, p1, p2, p4, w256, w1024, g4096, gauto, c4, c8, c16, cauto)" >&2; exit 2; }
 done
 case $reps in '' | *[!0-9]* | 0) echo "gpu-tune: --reps takes a positive number" >&2; exit 2 ;; esac
+sizing=(--size-mib "$size")
+[ "$quick" = 0 ] || sizing=(--quick)
 for v in "${wanted[@]}"; do
     variant_args "$v"
     echo "gpu-tune: $v" >&2
-    if "$bitcts" bench --backend vulkan "${opts[@]}" --size-mib "$size" --reps "$reps" \
+    if "$bitcts" bench --backend vulkan "${opts[@]}" "${sizing[@]}" --reps "$reps" \
         --layouts "$layouts" --no-peers --json "$out/$v.json" >"$out/$v.log" 2>&1; then
         names+=("$v")
     else

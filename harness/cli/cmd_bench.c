@@ -166,7 +166,7 @@ static const bitcts_cli_option bench_options[] = {
                        "seconds for the whole bench, peers included (default none)"),
     BITCTS_OPT_TEXT("--json", "FILE", BENCH_AT(json), 0, "also write every figure as JSON"),
     BITCTS_OPT_FLAG("--quick", BENCH_AT(cfg.quick),
-                    "1 MiB tensors (256 KiB on a device) and 3 repetitions (a smoke test)"),
+                    "1 MiB tensors (64 KiB on a device) and 3 repetitions (a smoke test)"),
 };
 
 /* Returns -1 to go on, or an exit code. */

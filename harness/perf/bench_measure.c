@@ -260,8 +260,8 @@ static void choose_geometry(bench *x)
     x->r.device_timing = x->timing != NULL;
     if (cfg->size_bytes > 0) {
         x->r.size_bytes = cfg->size_bytes;
-    } else if (cfg->quick) { /* a device's smoke test: a quarter (lavapipe runs it on the CPU) */
-        x->r.size_bytes = x->timing != NULL ? BENCH_MIB / 4 : BENCH_MIB;
+    } else if (cfg->quick) { /* a device's smoke test: 64 KiB (lavapipe runs it on the CPU) */
+        x->r.size_bytes = x->timing != NULL ? BENCH_MIB / 16 : BENCH_MIB;
     } else {
         /* A CPU backend (stream extension): 4 x the host's LLC (harness/perf/bench_host.h). */
         const int llc = x->stream != NULL && cfg->host != NULL;

@@ -92,11 +92,11 @@ grep -q "failed" "$work/bad/steps.tsv" || fail "steps.tsv does not record the fa
 [ -s "$work/bad/gpu-summary.md" ] || fail "no summary for a failed run"
 
 # tools/gpu-tune.sh, reduced: every padded and transposed row with both variants' figures.
-bash "$src/tools/gpu-tune.sh" --bitcts "$bitcts" --size-mib 1 --reps 1 --variants u1,u3 "$work/tune" \
+bash "$src/tools/gpu-tune.sh" --bitcts "$bitcts" --quick --reps 1 --variants u1,u3 "$work/tune" \
     >"$work/tune.log" 2>&1 && fail "gpu-tune.sh accepted the unknown variant u3"
 grep -q "unknown variant u3" "$work/tune.log" || fail "gpu-tune.sh did not name the bad variant"
 [ ! -e "$work/tune/u1.json" ] || fail "gpu-tune.sh ran a bench before it rejected u3"
-bash "$src/tools/gpu-tune.sh" --bitcts "$bitcts" --size-mib 1 --reps 1 --variants u1,u8 "$work/tune" \
+bash "$src/tools/gpu-tune.sh" --bitcts "$bitcts" --quick --reps 1 --variants u1,u8 "$work/tune" \
     >"$work/tune.log" 2>&1 || { cat "$work/tune.log"; fail "gpu-tune.sh exited non-zero"; }
 rows=$(grep -cE '^\| bit_[a-z_]+ \| uint[0-9]+ \| uint[0-9]+ \| (padded|transposed) \| [0-9.]+ \([0-9.]+\) \| [0-9.]+ \([0-9.]+\) \| u[18] \|$' "$work/tune/tune.md")
 [ "$rows" = 64 ] || { cat "$work/tune/tune.md"; fail "gpu-tune.sh: $rows complete rows, not 64"; }
