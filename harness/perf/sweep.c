@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* The sweep's child: loads the backend, then feeds it every input in chunks of 2^24 elements
- * and checks every element. NOT and BIT_COUNT over every value of a 32-bit type, every shift
- * of every 16-bit value by every count (2^32 pairs), every pair of 16-bit AND/OR/XOR operands.
- * The expected values come from the reference, composed through bit-disjointness (the result
- * for hi|lo is built from the reference's results for hi and for lo, computed once), and the
+ * and checks every element. A backend without memory of its own (no device timing, no
+ * device_memory_mib) gets each chunk in calls of 2^16 elements, each filled, run and checked
+ * while its buffers are in the cache (a whole chunk's buffers are not); a device backend, one
+ * call a chunk, its transfers amortised. NOT and BIT_COUNT over every value of a 32-bit type, every
+ * shift of every 16-bit value by every count (2^32 pairs), every pair of 16-bit AND/OR/XOR
+ * operands. The expected values come from the reference, composed through bit-disjointness (the
+ * result for hi|lo is built from the reference's results for hi and for lo, computed once), and the
  * loops that fill and check a chunk are written so the compiler vectorises them: checking keeps
  * pace with a GPU's transfers. The outputs are also hashed (XXH3-128), chunk after chunk. */
 #include <stdio.h>  /* snprintf */
@@ -25,6 +28,7 @@
 #include "sweep.h"
 
 #define SWEEP_CHUNK (1u << BITCTS_SWEEP_CHUNK_LOG2)
+#define SWEEP_HOST_CALL (1u << 16) /* a host backend's call: 256 KiB of UINT32 per buffer */
 #define SWEEP_POISON 0xA5
 #define SWEEP_SEED 0x7377656570ull /* "sweep": the guards' seed, with the operator and types */
 
@@ -41,17 +45,18 @@ typedef struct sweep {
         maps[3]; /* A (or Input), B, Output: guarded mappings (harness/sandbox/guard_mem.h) */
     bitcts_guard_set guards; /* their guards, pattern 0 drawn from the sweep's seed */
     uint8_t *scratch;        /* a pattern's bytes while the guards are checked */
-    uint32_t pass;           /* the guards' pattern in the chunk at hand: 0, or 1 (complement) */
+    uint32_t pass;           /* the guards' pattern in the call at hand: 0, or 1 (complement) */
     uint8_t *in[2], *out;    /* the mappings' data */
-    bitcts_op_desc desc;     /* a chunk: packed 1-D tensors */
+    bitcts_op_desc desc;     /* a call: packed 1-D tensors */
+    uint32_t chunk, call;    /* elements of a chunk, and of a call (the chunk or a part) */
     XXH3_state_t digest;
     bitcts_lent_desc lent; /* the description lent to the backend */
-    uint64_t total, checked, chunks, mismatches, first_bad, oob, oob_mask, oob_saturate;
+    uint64_t total, checked, chunks, calls, mismatches, first_bad, oob, oob_mask, oob_saturate;
     int filled;             /* the inputs hold the chunk at filled_base */
     uint64_t filled_base;   /* ... */
     uint64_t changed;       /* elements of the inputs the last fill found changed */
-    uint64_t changed_base;  /* the chunk whose calls changed them */
-    uint64_t changed_first; /* the first of them, within that chunk */
+    uint64_t changed_base;  /* the call whose elements they are (its first element) */
+    uint64_t changed_first; /* the first of them, within that call */
     uint32_t changed_input; /* and its input */
     char violation[600];    /* what a call of the chunk at hand broke, or "" */
     double backend_s, device_s, fill_s, check_s;
@@ -513,12 +518,12 @@ static void call_ends(sweep *s, double t0)
     bitcts_supervise_mark('C', -1);
 }
 
-/* Runs one chunk (s->desc, guards armed with s->pass); each call is checked when it returns.
+/* Runs one call (s->desc, guards armed with s->pass); each backend call is checked when it returns.
  * Returns the backend's status; a broken call leaves s->violation. */
-static int32_t run_chunk(sweep *s)
+static int32_t run_call(sweep *s)
 {
     const bitcts_plugin_table *t = s->backend.table;
-    const bitcts_abi_operator_desc *desc = bitcts_lent_desc_lend(&s->lent, &s->desc, s->chunks);
+    const bitcts_abi_operator_desc *desc = bitcts_lent_desc_lend(&s->lent, &s->desc, s->calls);
     const void *inputs[2] = {s->in[0], s->in[1]};
     void *op = NULL;
     double t0 = 0;
@@ -549,103 +554,142 @@ static int32_t run_chunk(sweep *s)
     return st;
 }
 
-/* Sends what went wrong in the chunk at `base`, if anything: V <base> <text> when the backend
- * broke what it was lent, B <base> <status> <text> when it refused. Returns 1 when it sent. */
-static int chunk_failed(sweep *s, uint64_t base, int32_t st)
+/* The chunk that element `at` belongs to (its first element). */
+static uint64_t chunk_of(const sweep *s, uint64_t at)
 {
+    return at - at % s->chunk;
+}
+
+/* What a line says of the call at `at`: nothing when a call is the whole chunk, else "the part
+ * over elements A to B: ". */
+static void part_words(const sweep *s, uint64_t at, char *out, size_t cap)
+{
+    out[0] = '\0';
+    if (s->call < s->chunk) {
+        snprintf(out, cap, "the part over elements %llu to %llu: ", (unsigned long long)at,
+                 (unsigned long long)(at + s->call - 1));
+    }
+}
+
+/* Sends what went wrong in the call at `at`, if anything: V <chunk> <text> when the backend
+ * broke what it was lent, B <chunk> <status> <text> when it refused. Returns 1 when it sent. */
+static int call_failed(sweep *s, uint64_t at, int32_t st)
+{
+    char part[96];
+    part_words(s, at, part, sizeof part);
     if (s->violation[0] != '\0') {
-        bitcts_supervise_sendf("V %llu %s", (unsigned long long)base, s->violation);
+        bitcts_supervise_sendf("V %llu %s%s", (unsigned long long)chunk_of(s, at), part,
+                               s->violation);
         return 1;
     }
     if (st != BITCTS_ABI_OK) {
         char why[BITCTS_BACKEND_TEXT];
         bitcts_backend_last_error(&s->backend, s->instance, why, sizeof why);
-        bitcts_supervise_sendf("B %llu %d %s (%s)", (unsigned long long)base, st, why,
-                               bitcts_status_name(st));
+        bitcts_supervise_sendf("B %llu %d %s%s (%s)", (unsigned long long)chunk_of(s, at), st, part,
+                               why, bitcts_status_name(st));
         return 1;
     }
     return 0;
 }
 
-/* Fills the chunk at `base`; 1 (a V line sent for the chunk before) when that chunk's inputs
- * were changed by its calls. */
-static int fill_checked(sweep *s, uint64_t base, uint32_t n)
+/* Fills the call at `at`; 1 (a V line sent for the call before) when that call's inputs were
+ * changed by its calls. */
+static int fill_checked(sweep *s, uint64_t at)
 {
     const double t0 = bitcts_clock_now();
-    fill_chunk(s, base, n);
+    fill_chunk(s, at, s->call);
     s->fill_s += bitcts_clock_now() - t0;
     if (s->changed == 0) {
         return 0;
     }
+    char part[96];
+    part_words(s, s->changed_base, part, sizeof part);
     bitcts_supervise_sendf(
-        "V %llu the backend changed the %s buffer, an input, during the chunk's calls "
+        "V %llu %sthe backend changed the %s buffer, an input, during the %s calls "
         "(operator_create, %s, operator_destroy): %llu element%s differ%s, the first at element "
         "%llu",
-        (unsigned long long)s->changed_base, bitcts_role_name(s->unary ? 1 : 2, s->changed_input),
+        (unsigned long long)chunk_of(s, s->changed_base), part,
+        bitcts_role_name(s->unary ? 1 : 2, s->changed_input),
+        s->call < s->chunk ? "part's" : "chunk's",
         s->timing != NULL ? "time_execute" : "operator_execute", (unsigned long long)s->changed,
         s->changed > 1 ? "s" : "", s->changed > 1 ? "" : "s",
         (unsigned long long)(s->changed_base + s->changed_first));
     return 1;
 }
 
-/* A sweep of one chunk runs it a second time with the complementary guard bytes (every byte a
- * stray write may store differs from one of the two patterns) and must get the same output. */
-static int run_again(sweep *s, uint64_t base, uint32_t n)
+/* Fills, runs and checks the call at `at`; 1 when it failed (a line sent). */
+static int sweep_call(sweep *s, uint64_t at)
 {
-    const size_t bytes = (size_t)n * s->ob;
+    if (fill_checked(s, at) != 0) {
+        return 1;
+    }
+    s->pass = (uint32_t)(s->calls & 1);
+    if (call_failed(s, at, run_call(s)) != 0) {
+        return 1;
+    }
+    const double t0 = bitcts_clock_now();
+    check_chunk(s, at, s->call);
+    s->check_s += bitcts_clock_now() - t0;
+    ++s->calls;
+    return 0;
+}
+
+/* A sweep of one call runs it a second time with the complementary guard bytes (every byte a
+ * stray write may store differs from one of the two patterns) and must get the same output. */
+static int run_again(sweep *s, uint64_t at)
+{
+    const size_t bytes = (size_t)s->call * s->ob;
     const XXH128_hash_t first = XXH3_128bits(s->out, bytes);
-    if (fill_checked(s, base, n) != 0) {
+    if (fill_checked(s, at) != 0) {
         return 1;
     }
     s->pass = 1;
-    if (chunk_failed(s, base, run_chunk(s)) != 0) {
+    if (call_failed(s, at, run_call(s)) != 0) {
         return 1;
     }
     if (!XXH128_isEqual(first, XXH3_128bits(s->out, bytes))) {
         bitcts_supervise_sendf("V %llu a second execution of the chunk on the same inputs wrote "
                                "other output bytes than the first (the backend is "
                                "nondeterministic or wrong in some calls only)",
-                               (unsigned long long)base);
+                               (unsigned long long)chunk_of(s, at));
         return 1;
     }
     return 0;
 }
 
-/* Every chunk: fill (checking the previous chunk's inputs), run, check; the guards' pattern
- * alternates from chunk to chunk. After the last, its inputs are checked by one more fill. */
+/* Every chunk, call by call: fill (checking the previous call's inputs), run, check; the
+ * guards' pattern alternates from call to call. After the last, its inputs are checked by one
+ * more fill. */
 static void sweep_chunks(sweep *s)
 {
-    const uint32_t chunk = s->total < SWEEP_CHUNK ? (uint32_t)s->total : SWEEP_CHUNK;
-    const uint64_t step = (uint64_t)chunk * (s->cfg->every > 1 ? s->cfg->every : 1);
+    const uint64_t step = (uint64_t)s->chunk * (s->cfg->every > 1 ? s->cfg->every : 1);
     uint64_t last = 0;
     XXH3_128bits_reset(&s->digest);
     for (uint64_t base = 0; base < s->total; base += step) {
         bitcts_supervise_sendf("N %llu", (unsigned long long)base);
-        if (fill_checked(s, base, chunk) != 0) {
-            return;
+        for (uint64_t at = base; at < base + s->chunk; at += s->call) {
+            if (sweep_call(s, at) != 0) {
+                return;
+            }
+            last = at;
         }
-        s->pass = (uint32_t)(s->chunks & 1);
-        if (chunk_failed(s, base, run_chunk(s)) != 0) {
-            return;
-        }
-        const double t0 = bitcts_clock_now();
-        check_chunk(s, base, chunk);
-        s->check_s += bitcts_clock_now() - t0;
         ++s->chunks;
-        last = base;
     }
-    if (s->chunks == 1 && run_again(s, last, chunk) != 0) {
+    if (s->calls == 1 && run_again(s, last) != 0) {
         return;
     }
-    (void)fill_checked(s, last, chunk);
+    (void)fill_checked(s, last);
 }
 
 /* ---- the child ---- */
 
-static void send_identity(sweep *s)
+/* Sends the backend's identity; 1 when it has device memory of its own (device_memory_mib). */
+static int send_identity(sweep *s)
 {
     json_t *id = bitcts_backend_identity_json(&s->backend);
-    json_object_set_new(id, "device", bitcts_backend_device_json(&s->backend, s->instance));
+    json_t *device = bitcts_backend_device_json(&s->backend, s->instance);
+    const int memory = json_object_get(device, "device_memory_mib") != NULL;
+    json_object_set_new(id, "device", device);
     char *text = id != NULL ? json_dumps(id, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
     json_decref(id);
     if (text != NULL) {
@@ -657,6 +701,7 @@ static void send_identity(sweep *s)
         }
         free(text);
     }
+    return memory;
 }
 
 /* Loads the backend, creates the instance, reads what it is; a refusal is an S line. */
@@ -684,12 +729,15 @@ static int sweep_open(sweep *s, const bitcts_backend_spec *spec)
         s->timing = NULL; /* malformed: executed the ordinary way rather than trusted */
     }
     bitcts_supervise_mark('C', -1);
-    send_identity(s);
+    const int memory = send_identity(s);
     bitcts_supervise_sendf("T %d", s->timing != NULL);
+    s->chunk = s->total < SWEEP_CHUNK ? (uint32_t)s->total : SWEEP_CHUNK;
+    s->call =
+        s->timing != NULL || memory || s->chunk <= SWEEP_HOST_CALL ? s->chunk : SWEEP_HOST_CALL;
     return 0;
 }
 
-/* The chunk's description and its buffers, each in a guarded mapping of its own. */
+/* A call's description and its buffers, each in a guarded mapping of its own. */
 static int map_buffers(sweep *s, uint32_t n, char *err, size_t cap)
 {
     memset(&s->desc, 0, sizeof s->desc);
@@ -733,8 +781,7 @@ static int map_buffers(sweep *s, uint32_t n, char *err, size_t cap)
 static int sweep_alloc(sweep *s)
 {
     char err[512];
-    const uint32_t chunk = s->total < SWEEP_CHUNK ? (uint32_t)s->total : SWEEP_CHUNK;
-    if (map_buffers(s, chunk, err, sizeof err) != 0) {
+    if (map_buffers(s, s->call, err, sizeof err) != 0) {
         bitcts_supervise_sendf("E %s", err);
         return -1;
     }

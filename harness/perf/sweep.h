@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Exhaustive sweeps of a backend (`bitcts sweep`): every value (unary operators, up to 32-bit
  * types) or every pair of values (binary operators, up to 16-bit types) through the backend in
- * chunks of 2^24 elements, every element checked against the reference. The backend runs in a
+ * chunks of 2^24 elements (a backend without device memory gets a chunk in calls of 2^16, each
+ * checked while in the cache), every element checked against the reference. The backend runs in a
  * sandboxed child under a watchdog (harness/sandbox/supervise.h); the child sends the counts, times
  * and the digest of the outputs. Every call is handed guarded buffers (harness/sandbox/guard_set.h)
  * and a lent description, and is checked when it returns: guards, description, and (when the next

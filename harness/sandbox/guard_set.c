@@ -40,6 +40,26 @@ static void unbalance_guard(uint8_t *g, size_t len, size_t near, int64_t off, ui
     }
 }
 
+/* n bytes of pattern `src` as pass `pass` writes them: as they are (pass 0) or complemented,
+ * eight at a time. */
+static void pattern_copy(uint8_t *dst, const uint8_t *src, size_t n, uint32_t pass)
+{
+    if (pass == 0) {
+        memcpy(dst, src, n);
+        return;
+    }
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t v;
+        memcpy(&v, src + k, 8);
+        v = ~v;
+        memcpy(dst + k, &v, 8);
+    }
+    for (; k < n; ++k) {
+        dst[k] = (uint8_t)~src[k];
+    }
+}
+
 uint64_t bitcts_guard_set_bytes(const bitcts_guard_set *s)
 {
     uint64_t bytes = 0;
@@ -91,7 +111,6 @@ void bitcts_guard_set_draw(const bitcts_guard_set *s, uint64_t seed)
 
 void bitcts_guard_set_arm(const bitcts_guard_set *s, uint32_t pass)
 {
-    const uint8_t flip = pass == 0 ? 0x00 : 0xFF;
     const uint8_t *g = s->expect;
     for (uint32_t t = 0; t < BITCTS_GUARD_SET_BUFS; ++t) {
         if (s->bufs[t] == NULL) {
@@ -100,13 +119,9 @@ void bitcts_guard_set_arm(const bitcts_guard_set *s, uint32_t pass)
         size_t after_len = 0;
         uint8_t *before = bitcts_guard_before(s->bufs[t]);
         uint8_t *after = bitcts_guard_after(s->bufs[t], &after_len);
-        for (size_t k = 0; k < BITCTS_GUARD_BEFORE; ++k) {
-            before[k] = g[k] ^ flip;
-        }
+        pattern_copy(before, g, BITCTS_GUARD_BEFORE, pass);
         g += BITCTS_GUARD_BEFORE;
-        for (size_t k = 0; k < after_len; ++k) {
-            after[k] = g[k] ^ flip;
-        }
+        pattern_copy(after, g, after_len, pass);
         g += after_len;
     }
 }
@@ -114,13 +129,12 @@ void bitcts_guard_set_arm(const bitcts_guard_set *s, uint32_t pass)
 void bitcts_guard_set_expect(const bitcts_guard_set *s, uint32_t pass, uint32_t input_count,
                              uint8_t *scratch, bitcts_compare_guard guards[3])
 {
-    const uint8_t flip = pass == 0 ? 0x00 : 0xFF;
-    const uint64_t bytes = bitcts_guard_set_bytes(s);
-    for (uint64_t k = 0; k < bytes; ++k) {
-        scratch[k] = s->expect[k] ^ flip;
+    const uint8_t *g = s->expect; /* pattern 0 as drawn; its complement in scratch */
+    if (pass != 0) {
+        pattern_copy(scratch, s->expect, (size_t)bitcts_guard_set_bytes(s), pass);
+        g = scratch;
     }
     memset(guards, 0, 3 * sizeof *guards);
-    const uint8_t *g = scratch;
     for (uint32_t t = 0; t < BITCTS_GUARD_SET_BUFS; ++t) {
         if (s->bufs[t] == NULL) {
             continue;
