@@ -162,7 +162,10 @@ lane_tsan() {
     cmake --build build-tsan -j"$jobs" --target bitcts cpu_backend_test worker_prefetch_test \
         bitcts_batch_none
     local rc=0 unit
-    export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
+    # Huge pages for the shadow memory: the run's large tensors and the unit tests' buffers
+    # otherwise fault it in 4 KiB at a time, each fault a TLB shootdown across the threads
+    # (measured: 97 -> 77 processor seconds for the lane's three programs).
+    export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:no_huge_pages_for_shadow=0"
     # The two at once: the unit test is mostly one thread, the run four.
     build-tsan/tests/cpu_backend_test >build-tsan/cpu_backend_test.log 2>&1 &
     unit=$!
