@@ -3,7 +3,8 @@
 # Tuning the Vulkan backend's options on a GPU: `bitcts bench --backend vulkan` (no peers) once
 # per variant. Variants: u1, u2, u4, u8 (strided_unroll) and strided (path=strided, the
 # general shader also for what the rows and tile shaders take) over the padded and transposed
-# layouts; t256, t512, t1024 (tile_threads) over the transposed layout; p1, p2, p4
+# layouts; t256, t512, t1024 (tile_threads) and s1, s2, s4, s8, s16 (tile_span: tiles a
+# workgroup) over the transposed layout; p1, p2, p4
 # (packed_unroll) and w256, w1024 (packed_threads) over the packed layout; g4096 (max_groups:
 # the grid the backend used to bound every dispatch to) and gauto (grids as large as the work)
 # over all four layouts; c4, c8, c16 and cauto (packed_chunk: output bytes per invocation) over
@@ -25,11 +26,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 bitcts=${BITCTS:-$here/../build/bitcts}
 size=256
 reps=7
-variants="u1,u2,u4,u8,strided,t256,t512,t1024,p1,p2,p4,w256,w1024,g4096,gauto,c4,c8,c16,cauto"
+variants="u1,u2,u4,u8,strided,t256,t512,t1024,s1,s2,s4,s8,s16,p1,p2,p4,w256,w1024,g4096,gauto,c4,c8,c16,cauto"
 out=""
 . "$here/script-options.sh"
 quick=0
-script_options gpu-tune 2,21 --bitcts:bitcts --size-mib:size --quick:quick=1 --variants:variants \
+script_options gpu-tune 2,22 --bitcts:bitcts --size-mib:size --quick:quick=1 --variants:variants \
     --reps:reps -- "$@"
 [ -n "$out" ] || { echo "gpu-tune: OUTDIR is required (see --help)" >&2; exit 2; }
 [ -x "$bitcts" ] || { echo "gpu-tune: no bitcts executable at $bitcts (give --bitcts)" >&2; exit 2; }
@@ -44,6 +45,7 @@ variant_args() {
     u[1248]) opts=(--backend-option "strided_unroll=${1#u}") ;;
     strided) opts=(--backend-option path=strided) ;;
     t256 | t512 | t1024) opts=(--backend-option "tile_threads=${1#t}"); layouts=transposed ;;
+    s1 | s2 | s4 | s8 | s16) opts=(--backend-option "tile_span=${1#s}"); layouts=transposed ;;
     p[124]) opts=(--backend-option "packed_unroll=${1#p}"); layouts=packed ;;
     w256 | w1024) opts=(--backend-option "packed_threads=${1#w}"); layouts=packed ;;
     g4096 | gauto) opts=(--backend-option "max_groups=${1#g}"); layouts=packed,padded,transposed,bcast ;;
@@ -53,7 +55,7 @@ variant_args() {
 }
 # Every name is checked before the first bench: a typo costs nothing.
 for v in "${wanted[@]}"; do
-    variant_args "$v" || { echo "gpu-tune: unknown variant $v (u1, u2, u4, u8, strided, t256, t512, t1024, p1, p2, p4, w256, w1024, g4096, gauto, c4, c8, c16, cauto)" >&2; exit 2; }
+    variant_args "$v" || { echo "gpu-tune: unknown variant $v (u1, u2, u4, u8, strided, t256, t512, t1024, s1, s2, s4, s8, s16, p1, p2, p4, w256, w1024, g4096, gauto, c4, c8, c16, cauto)" >&2; exit 2; }
 done
 case $reps in '' | *[!0-9]* | 0) echo "gpu-tune: --reps takes a positive number" >&2; exit 2 ;; esac
 sizing=(--size-mib "$size")

@@ -9,6 +9,9 @@
 
 #include "vk_internal.h"
 
+/* Tiles a workgroup of the tile shaders under tile_span=auto. */
+#define VK_TILE_SPAN_AUTO 1u
+
 /* Push constants, laid out as the shaders' push_constant blocks (std430). */
 typedef struct vk_packed_push {
     VkDeviceAddress out, a, b;
@@ -181,7 +184,10 @@ static uint32_t vk_dispatch_tile(bitcts__vk_instance *inst, const bitcts__vk_pla
     pc.tiles = (uint32_t)tiles;
     inst->vk.vkCmdPushConstants(inst->cmd, inst->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc,
                                 &pc);
-    return vk_groups(inst, tiles);
+    /* tile_span tiles a workgroup: the shaders issue a tile's loads during the previous tile's
+     * stores, so a workgroup that loops keeps loads in flight through its stores. */
+    const uint64_t span = inst->opt.tile_span != 0 ? inst->opt.tile_span : VK_TILE_SPAN_AUTO;
+    return vk_groups(inst, (tiles + span - 1) / span);
 }
 
 void bitcts__vk_record_dispatch_at(bitcts__vk_instance *inst, const bitcts__vk_operator *op,

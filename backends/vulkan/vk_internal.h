@@ -49,6 +49,7 @@ typedef struct bitcts__vk_options {
     uint32_t packed_threads;  /* the packed shader's workgroup: 64-1024 (a power of 2), 0: auto */
     uint32_t packed_chunk;    /* the packed shader's output bytes per chunk: 4, 8, 16, or 0: auto */
     uint32_t max_groups;      /* bound of every grid, or 0 for auto (as large as the work) */
+    uint32_t tile_span;       /* tiles per workgroup of the tile shaders: 1-64, or 0 for auto */
     uint32_t timing_rounds;   /* most timed rounds a device-timing call runs, or 0 for auto */
     char loader[256];         /* the Vulkan loader library to open */
     char pipeline_cache[256]; /* auto, off, or the directory of the pipeline cache's file */

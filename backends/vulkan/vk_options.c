@@ -111,6 +111,7 @@ static const struct {
      "auto, 4, 8 or 16"},
     {"max_groups", vk_parse_auto, 1, 0x7FFFFFFFu, offsetof(bitcts__vk_options, max_groups),
      "auto or 1-2147483647"},
+    {"tile_span", vk_parse_auto, 1, 64, offsetof(bitcts__vk_options, tile_span), "auto or 1-64"},
     {"timing_rounds", vk_parse_auto, 1, 64, offsetof(bitcts__vk_options, timing_rounds),
      "auto or 1-64"},
 };
@@ -170,7 +171,8 @@ static int32_t vk_parse_one(const char *key, const char *value, bitcts__vk_optio
         snprintf(err, cap,
                  "unknown option '%s' (known: device, timeout_ms, validation, fault, disable, "
                  "path, strided_unroll, packed_unroll, packed_threads, packed_chunk, "
-                 "tile_threads, max_groups, timing_rounds, staging_mib, loader, pipeline_cache)",
+                 "tile_threads, tile_span, max_groups, timing_rounds, staging_mib, loader, "
+                 "pipeline_cache)",
                  key);
         return BITCTS_ABI_E_INVALID_ARGUMENT;
     }
@@ -187,6 +189,7 @@ int32_t bitcts__vk_options_parse(const bitcts_abi_create_info *info, bitcts__vk_
     o->unroll = 1;
     o->packed_unroll = 1;
     o->tile_threads = 0; /* auto */
+    o->tile_span = 0;    /* auto */
     snprintf(o->loader, sizeof o->loader, "%s", "libvulkan.so.1");
     snprintf(o->pipeline_cache, sizeof o->pipeline_cache, "%s", "auto");
     if (info == NULL) {

@@ -1036,6 +1036,7 @@ static void test_options(void)
         {"packed_unroll", "5"}, {"tile_threads", "384"}, {"packed_threads", "96"},
         {"max_groups", "0"},    {"timing_rounds", "65"}, {"validation", "2"},
         {"staging_mib", "0"},   {"path", "fast"},        {"packed_chunk", "12"},
+        {"tile_span", "65"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         const char *kv[2] = {bad[i].key, bad[i].value};
@@ -1941,6 +1942,10 @@ int main(void)
         {"the general shader with two workgroups, three elements a pass",
          3,
          {"max_groups", "2", "path", "strided", "strided_unroll", "3"}},
+        {"three tiles a workgroup (the next tile's loads during this one's stores), 1024 "
+         "invocations (one or four passes a tile)",
+         2,
+         {"tile_span", "3", "tile_threads", "1024"}},
     };
     for (size_t i = 0; i < sizeof configs / sizeof configs[0]; ++i) {
         const int32_t made = instance_with(configs[i].kv, configs[i].pairs, &inst);

@@ -164,22 +164,40 @@ void vk_load_direct(uint batch, uint r0, uint c0, uint tx, uint ty, bool a_t, bo
 }
 #endif
 
-// Transposed inputs into the shared tiles: column c0 + ty + ROWS_PER_PASS j, rows r0 + V tx ..
-// + V - 1, one word each.
-void vk_load_tile(uint batch, uint r0, uint c0, uint tx, uint ty, bool a_t, bool b_t)
+// Transposed inputs' words into registers: column c0 + ty + ROWS_PER_PASS j, rows r0 + V tx ..
+// + V - 1, one word each (zero outside R x C: never read back, as R and C are multiples of V
+// and VO).
+void vk_fetch_tile(uint batch, uint r0, uint c0, uint tx, uint ty, bool a_t, bool b_t,
+                   out uint la[PASSES], out uint lb[PASSES])
+{
+    [[unroll]] for (uint j = 0u; j < PASSES; ++j) {
+        const uint c = c0 + ty + ROWS_PER_PASS * j;
+        const uint r = r0 + V * tx;
+        la[j] = 0u;
+        lb[j] = 0u;
+        if (r < pc.rows && c < pc.cols) {
+            if (a_t) {
+                la[j] = pc.a_ref.v[(batch * pc.a_batch + r + c * pc.a_col) / V];
+            }
+            if (b_t) {
+                lb[j] = pc.b_ref.v[(batch * pc.b_batch + r + c * pc.b_col) / V];
+            }
+        }
+    }
+}
+
+// Those words into the shared tiles (swizzled).
+void vk_put_tile(uint tx, uint ty, bool a_t, bool b_t, const uint la[PASSES],
+                 const uint lb[PASSES])
 {
     [[unroll]] for (uint j = 0u; j < PASSES; ++j) {
         const uint tc = ty + ROWS_PER_PASS * j;
-        const uint c = c0 + tc;
-        const uint r = r0 + V * tx;
-        if (r < pc.rows && c < pc.cols) {
-            const uint s = tx ^ ((tc / VO) & 31u);
-            if (a_t) {
-                tile_a[tc][s] = pc.a_ref.v[(batch * pc.a_batch + r + c * pc.a_col) / V];
-            }
-            if (b_t) {
-                tile_b[tc][s] = pc.b_ref.v[(batch * pc.b_batch + r + c * pc.b_col) / V];
-            }
+        const uint s = tx ^ ((tc / VO) & 31u);
+        if (a_t) {
+            tile_a[tc][s] = la[j];
+        }
+        if (b_t) {
+            tile_b[tc][s] = lb[j];
         }
     }
 }
@@ -255,6 +273,82 @@ void vk_tile_same16(uint batch, uint r0, uint c0, uint tx, uint ty, bool a_t, bo
 }
 #endif
 
+// Tile t's first row, column and batch.
+void vk_tile_at(uint t, uint tiles_per_batch, out uint batch, out uint r0, out uint c0)
+{
+    batch = t / tiles_per_batch;
+    const uint in_batch = t - batch * tiles_per_batch;
+    r0 = (in_batch / pc.tiles_c) * TR;
+    c0 = (in_batch % pc.tiles_c) * TC;
+}
+
+#if !(IN_W == 2 && OUT_W == 2)
+// Every load of tile t, into registers: the transposed inputs' words and (same width) the
+// direct inputs' words this invocation writes.
+void vk_fetch(uint t, uint tiles_per_batch, uint tx, uint ty, bool a_t, bool b_t,
+              out uint la[PASSES], out uint lb[PASSES], out uint da[PASSES], out uint db[PASSES])
+{
+    uint batch, r0, c0;
+    vk_tile_at(t, tiles_per_batch, batch, r0, c0);
+#if IN_W == OUT_W
+    vk_load_direct(batch, r0, c0, tx, ty, a_t, b_t, da, db);
+#else
+    [[unroll]] for (uint j = 0u; j < PASSES; ++j) {
+        da[j] = 0u;
+        db[j] = 0u;
+    }
+#endif
+    vk_fetch_tile(batch, r0, c0, tx, ty, a_t, b_t, la, lb);
+}
+
+// The output of the tile at (batch, r0, c0) from the shared tiles and the direct words ca, cb:
+// word row ty + ROWS_PER_PASS q of the tile, V rows (all inside R, a multiple of V); each
+// invocation reads the VO shared words of its VO columns once and transposes the block in
+// registers.
+void vk_store_tile(uint batch, uint r0, uint c0, uint tx, uint ty, bool a_t, bool b_t,
+                   const uint ca[PASSES], const uint cb[PASSES])
+{
+    [[unroll]] for (uint q = 0u; q < OUT_PASSES; ++q) {
+        const uint rw = ty + ROWS_PER_PASS * q;
+        const uint r = r0 + V * rw;
+        const uint c = c0 + VO * tx;
+        if (r < pc.rows && c < pc.cols) {
+            uint wa[VO];
+            uint ta[V];
+            if (a_t) {
+                vk_words(false, VO * tx, rw, wa);
+                vk_block(wa, ta);
+            }
+#if IN_W == OUT_W
+            uint wb[VO];
+            uint tb[V];
+            if (b_t) {
+                vk_words(true, VO * tx, rw, wb);
+                vk_block(wb, tb);
+            }
+#endif
+            // Output words: the first row's, then a row (out_row / VO words) apart.
+            const uint o = batch * (pc.out_batch / VO) + r * (pc.out_row / VO) + c / VO;
+            [[unroll]] for (uint k = 0u; k < V; ++k) {
+#if IN_W == OUT_W
+                const uint a = a_t ? ta[k] : ca[V * q + k];
+                const uint b = b_t ? tb[k] : cb[V * q + k];
+                const uint word = vk_apply_word(a, b);
+#else
+                const uint word = ta[k]; // a count: A is the transposed input
+#endif
+                pc.out_ref.v[o + k * (pc.out_row / VO)] = word;
+            }
+        }
+    }
+}
+#endif
+
+// Tiles in a grid-stride loop. Software-pipelined (but for 16-bit elements of one width,
+// vk_tile_same16): the next tile's loads are issued into registers right after the barrier
+// that publishes this tile's shared words, so they are in flight while this tile's output is
+// written (a workgroup that takes several tiles, the option tile_span, keeps loads outstanding
+// through its stores).
 void main()
 {
     const uint tx = gl_LocalInvocationID.x % 32u;
@@ -263,61 +357,39 @@ void main()
     const bool b_t =
         vk_is_binary() && B_TILED != 0u && (pc.flags & BITCTS_VK_FLAG_B_TRANSPOSED) != 0u;
     const uint tiles_per_batch = ((pc.rows + TR - 1u) / TR) * pc.tiles_c;
-    for (uint t = gl_WorkGroupID.x; t < pc.tiles; t += gl_NumWorkGroups.x) {
-        const uint batch = t / tiles_per_batch;
-        const uint in_batch = t - batch * tiles_per_batch;
-        const uint r0 = (in_batch / pc.tiles_c) * TR;
-        const uint c0 = (in_batch % pc.tiles_c) * TC;
 #if IN_W == 2 && OUT_W == 2
+    for (uint t = gl_WorkGroupID.x; t < pc.tiles; t += gl_NumWorkGroups.x) {
+        uint batch, r0, c0;
+        vk_tile_at(t, tiles_per_batch, batch, r0, c0);
         vk_tile_same16(batch, r0, c0, tx, ty, a_t, b_t);
-#else
-        // Direct inputs first: their loads wait on nothing.
-#if IN_W == OUT_W
-        uint da[PASSES];
-        uint db[PASSES];
-        vk_load_direct(batch, r0, c0, tx, ty, a_t, b_t, da, db);
-#endif
-        vk_load_tile(batch, r0, c0, tx, ty, a_t, b_t);
-        barrier();
-        // Output: word row ty + ROWS_PER_PASS q of the tile, V rows (all inside R, a multiple
-        // of V); each invocation reads the VO shared words of its VO columns once and
-        // transposes the block in registers.
-        [[unroll]] for (uint q = 0u; q < OUT_PASSES; ++q) {
-            const uint rw = ty + ROWS_PER_PASS * q;
-            const uint r = r0 + V * rw;
-            const uint c = c0 + VO * tx;
-            const bool inside = r < pc.rows && c < pc.cols;
-            const bool read = inside;
-            uint wa[VO];
-            uint ta[V];
-            if (read && a_t) {
-                vk_words(false, VO * tx, rw, wa);
-                vk_block(wa, ta);
-            }
-#if IN_W == OUT_W
-            uint wb[VO];
-            uint tb[V];
-            if (read && b_t) {
-                vk_words(true, VO * tx, rw, wb);
-                vk_block(wb, tb);
-            }
-#endif
-            if (inside) {
-                // Output words: the first row's, then a row (out_row / VO words) apart.
-                const uint o = batch * (pc.out_batch / VO) + r * (pc.out_row / VO) + c / VO;
-                [[unroll]] for (uint k = 0u; k < V; ++k) {
-#if IN_W == OUT_W
-                    const uint a = a_t ? ta[k] : da[V * q + k];
-                    const uint b = b_t ? tb[k] : db[V * q + k];
-                    const uint word = vk_apply_word(a, b);
-#else
-                    const uint word = ta[k]; // a count: A is the transposed input
-#endif
-                    pc.out_ref.v[o + k * (pc.out_row / VO)] = word;
-                }
-            }
-        }
-#endif
         barrier();
     }
+#else
+    uint la[PASSES];
+    uint lb[PASSES];
+    uint da[PASSES];
+    uint db[PASSES];
+    uint t = gl_WorkGroupID.x;
+    if (t < pc.tiles) {
+        vk_fetch(t, tiles_per_batch, tx, ty, a_t, b_t, la, lb, da, db);
+    }
+    for (; t < pc.tiles; t += gl_NumWorkGroups.x) {
+        uint batch, r0, c0;
+        vk_tile_at(t, tiles_per_batch, batch, r0, c0);
+        vk_put_tile(tx, ty, a_t, b_t, la, lb);
+        uint ca[PASSES]; // this tile's direct words: da and db take the next tile's
+        uint cb[PASSES];
+        [[unroll]] for (uint n = 0u; n < PASSES; ++n) {
+            ca[n] = da[n];
+            cb[n] = db[n];
+        }
+        barrier();
+        const uint next = t + gl_NumWorkGroups.x;
+        if (next < pc.tiles) {
+            vk_fetch(next, tiles_per_batch, tx, ty, a_t, b_t, la, lb, da, db);
+        }
+        vk_store_tile(batch, r0, c0, tx, ty, a_t, b_t, ca, cb);
+        barrier();
+    }
+#endif
 }
