@@ -166,18 +166,19 @@ lane_tsan() {
     # otherwise fault it in 4 KiB at a time, each fault a TLB shootdown across the threads
     # (measured: 97 -> 77 processor seconds for the lane's three programs).
     export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:no_huge_pages_for_shadow=0"
-    # The two at once: the unit test is mostly one thread, the run four.
+    # The unit test (mostly one thread, the longest) beside the other three in turn: the run
+    # (four threads), then the cases built ahead (their unit test and a batching plugin, whose
+    # workers build cases ahead on a second thread).
     build-tsan/tests/cpu_backend_test >build-tsan/cpu_backend_test.log 2>&1 &
     unit=$!
     build-tsan/bitcts run --backend cpu --threads 4 --jobs 1 --tier large --filter '*.large_*' \
         --timeout 300 --report build-tsan/tsan-report --quiet || { echo "tsan lane: bitcts run failed"; rc=1; }
-    wait "$unit" || { echo "tsan lane: cpu_backend_test failed:"; tail -n 40 build-tsan/cpu_backend_test.log; rc=1; }
-    # A batching plugin: its workers build cases ahead on a second thread.
     build-tsan/tests/worker_prefetch_test >build-tsan/worker_prefetch_test.log 2>&1 ||
         { echo "tsan lane: worker_prefetch_test failed:"; tail -n 40 build-tsan/worker_prefetch_test.log; rc=1; }
     build-tsan/bitcts run --backend build-tsan/tests/plugins/libbitcts_batch_none.so --jobs 2 \
         --tier smoke --timeout 300 --report build-tsan/tsan-batch-report --quiet ||
         { echo "tsan lane: bitcts run of a batching plugin failed"; rc=1; }
+    wait "$unit" || { echo "tsan lane: cpu_backend_test failed:"; tail -n 40 build-tsan/cpu_backend_test.log; rc=1; }
     unset TSAN_OPTIONS
     return $rc
 }
