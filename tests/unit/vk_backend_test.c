@@ -1942,7 +1942,8 @@ int main(void)
         {"the general shader with two workgroups, three elements a pass",
          3,
          {"max_groups", "2", "path", "strided", "strided_unroll", "3"}},
-        {"three tiles a workgroup (the next tile's loads during this one's stores), 1024 "
+        {"three tiles a workgroup (the word tile's unary operators software-pipelined: the next "
+         "tile's loads during this one's stores; the others a tile at a time), 1024 "
          "invocations (one or four passes a tile)",
          2,
          {"tile_span", "3", "tile_threads", "1024"}},

@@ -5,10 +5,9 @@
 // into shared memory and read back along C, so both its reads and the output's writes are
 // coalesced; other inputs are read directly, into registers before the barrier, so that every
 // load of a tile is issued before its first store (loads do not queue behind stores they might
-// alias; in place, an element is read and written by the same invocation, and tiles cover
-// disjoint elements). The passes over a tile are unrolled, so the loads stay in registers.
-// Tiles are shared out in a grid-stride loop, the next tile's loads issued before this one's
-// stores. The workgroup's size is the specialization constant TILE_THREADS (the
+// alias; in place, an element is read and written by the same invocation). The passes over a
+// tile are unrolled, so the direct operands stay in registers. Tiles are shared out in a
+// grid-stride loop. The workgroup's size is the specialization constant TILE_THREADS (the
 // backend option tile_threads: 256, 512 or 1024 invocations, 8, 16 or 32 rows a pass); B's
 // shared tile is one row unless the specialization constant B_TILED says B is transposed
 // (shared memory is what bounds how many workgroups an SM holds).
@@ -50,49 +49,6 @@ pc;
 shared VIN tile_a[TILE][TILE + 1u];
 shared VIN tile_b[1u + (TILE - 1u) * B_TILED][TILE + 1u];
 
-// The loads of tile t into registers: transposed inputs along R (consecutive invocations read
-// consecutive rows; what lies outside R x C is zero and never read back), direct inputs the
-// elements this invocation writes, consecutive columns.
-void vk_fetch(uint t, uint tiles_per_batch, uint tx, uint ty, bool a_t, bool b_t,
-              out VIN la[PASSES], out VIN lb[PASSES], out VIN da[PASSES], out VIN db[PASSES])
-{
-    const uint batch = t / tiles_per_batch;
-    const uint in_batch = t - batch * tiles_per_batch;
-    const uint r0 = (in_batch / pc.tiles_c) * TILE;
-    const uint c0 = (in_batch % pc.tiles_c) * TILE;
-    [[unroll]] for (uint j = 0u; j < TILE; j += ROWS_PER_PASS) {
-        const uint n = j / ROWS_PER_PASS;
-        const uint r = r0 + tx;
-        const uint c = c0 + ty + j;
-        la[n] = VIN_ZERO;
-        lb[n] = VIN_ZERO;
-        if (r < pc.rows && c < pc.cols) {
-            if (a_t) {
-                la[n] = VK_LOAD(pc.a_ref, batch * pc.a_batch + r + c * pc.a_col);
-            }
-            if (b_t) {
-                lb[n] = VK_LOAD(pc.b_ref, batch * pc.b_batch + r + c * pc.b_col);
-            }
-        }
-        const uint orow = r0 + ty + j;
-        const uint ocol = c0 + tx;
-        da[n] = VIN_ZERO;
-        db[n] = VIN_ZERO;
-        if (orow < pc.rows && ocol < pc.cols) {
-            if (!a_t) {
-                da[n] = VK_LOAD(pc.a_ref, batch * pc.a_batch + orow * pc.a_row + ocol * pc.a_col);
-            }
-            if (vk_is_binary() && !b_t) {
-                db[n] = VK_LOAD(pc.b_ref, batch * pc.b_batch + orow * pc.b_row + ocol * pc.b_col);
-            }
-        }
-    }
-}
-
-// Tiles in a grid-stride loop, software-pipelined: the next tile's loads are issued into
-// registers right after the barrier that publishes this tile's shared words, so they are in
-// flight while this tile's output is written (a workgroup that takes several tiles, the
-// option tile_span, keeps loads outstanding through its stores).
 void main()
 {
     const uint tx = gl_LocalInvocationID.x % TILE;
@@ -101,47 +57,51 @@ void main()
     const bool b_t =
         vk_is_binary() && B_TILED != 0u && (pc.flags & BITCTS_VK_FLAG_B_TRANSPOSED) != 0u;
     const uint tiles_per_batch = ((pc.rows + TILE - 1u) / TILE) * pc.tiles_c;
-    VIN la[PASSES];
-    VIN lb[PASSES];
-    VIN da[PASSES];
-    VIN db[PASSES];
-    uint t = gl_WorkGroupID.x;
-    if (t < pc.tiles) {
-        vk_fetch(t, tiles_per_batch, tx, ty, a_t, b_t, la, lb, da, db);
-    }
-    for (; t < pc.tiles; t += gl_NumWorkGroups.x) {
+    for (uint t = gl_WorkGroupID.x; t < pc.tiles; t += gl_NumWorkGroups.x) {
         const uint batch = t / tiles_per_batch;
         const uint in_batch = t - batch * tiles_per_batch;
         const uint r0 = (in_batch / pc.tiles_c) * TILE;
         const uint c0 = (in_batch % pc.tiles_c) * TILE;
+        // Transposed inputs: consecutive invocations read consecutive rows. Direct inputs:
+        // the elements this invocation writes below, consecutive columns.
+        VIN da[PASSES];
+        VIN db[PASSES];
         [[unroll]] for (uint j = 0u; j < TILE; j += ROWS_PER_PASS) {
+            const uint r = r0 + tx;
+            const uint c = c0 + ty + j;
+            if (r < pc.rows && c < pc.cols) {
+                if (a_t) {
+                    tile_a[ty + j][tx] = VK_LOAD(pc.a_ref, batch * pc.a_batch + r + c * pc.a_col);
+                }
+                if (b_t) {
+                    tile_b[ty + j][tx] = VK_LOAD(pc.b_ref, batch * pc.b_batch + r + c * pc.b_col);
+                }
+            }
             const uint n = j / ROWS_PER_PASS;
-            if (a_t) {
-                tile_a[ty + j][tx] = la[n];
+            const uint orow = r0 + ty + j;
+            const uint ocol = c0 + tx;
+            da[n] = VIN_ZERO;
+            db[n] = VIN_ZERO;
+            if (orow < pc.rows && ocol < pc.cols) {
+                if (!a_t) {
+                    da[n] = VK_LOAD(pc.a_ref,
+                                    batch * pc.a_batch + orow * pc.a_row + ocol * pc.a_col);
+                }
+                if (vk_is_binary() && !b_t) {
+                    db[n] = VK_LOAD(pc.b_ref,
+                                    batch * pc.b_batch + orow * pc.b_row + ocol * pc.b_col);
+                }
             }
-            if (b_t) {
-                tile_b[ty + j][tx] = lb[n];
-            }
-        }
-        VIN ca[PASSES]; // this tile's direct words: da and db take the next tile's
-        VIN cb[PASSES];
-        [[unroll]] for (uint n = 0u; n < PASSES; ++n) {
-            ca[n] = da[n];
-            cb[n] = db[n];
         }
         barrier();
-        const uint next = t + gl_NumWorkGroups.x;
-        if (next < pc.tiles) {
-            vk_fetch(next, tiles_per_batch, tx, ty, a_t, b_t, la, lb, da, db);
-        }
         // Output: consecutive invocations write consecutive columns.
         [[unroll]] for (uint j = 0u; j < TILE; j += ROWS_PER_PASS) {
             const uint r = r0 + ty + j;
             const uint c = c0 + tx;
             if (r < pc.rows && c < pc.cols) {
                 const uint n = j / ROWS_PER_PASS;
-                const VIN a = a_t ? tile_a[tx][ty + j] : ca[n];
-                const VIN b = b_t ? tile_b[tx][ty + j] : cb[n];
+                const VIN a = a_t ? tile_a[tx][ty + j] : da[n];
+                const VIN b = b_t ? tile_b[tx][ty + j] : db[n];
                 VK_STORE(pc.out_ref, batch * pc.out_batch + r * pc.out_row + c,
                          vk_apply(a, b));
             }

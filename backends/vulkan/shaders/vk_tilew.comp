@@ -283,8 +283,83 @@ void vk_tile_at(uint t, uint tiles_per_batch, out uint batch, out uint r0, out u
 }
 
 #if !(IN_W == 2 && OUT_W == 2)
-// Every load of tile t, into registers: the transposed inputs' words and (same width) the
-// direct inputs' words this invocation writes.
+// Transposed inputs into the shared tiles: column c0 + ty + ROWS_PER_PASS j, rows r0 + V tx ..
+// + V - 1, one word each.
+void vk_load_tile(uint batch, uint r0, uint c0, uint tx, uint ty, bool a_t, bool b_t)
+{
+    [[unroll]] for (uint j = 0u; j < PASSES; ++j) {
+        const uint tc = ty + ROWS_PER_PASS * j;
+        const uint c = c0 + tc;
+        const uint r = r0 + V * tx;
+        if (r < pc.rows && c < pc.cols) {
+            const uint s = tx ^ ((tc / VO) & 31u);
+            if (a_t) {
+                tile_a[tc][s] = pc.a_ref.v[(batch * pc.a_batch + r + c * pc.a_col) / V];
+            }
+            if (b_t) {
+                tile_b[tc][s] = pc.b_ref.v[(batch * pc.b_batch + r + c * pc.b_col) / V];
+            }
+        }
+    }
+}
+
+// One tile, its loads straight into shared memory and registers, then the barrier, then its
+// output (binary operators, and counts to a wider type: the H100 measured them slower
+// software-pipelined, AND UINT8 0.87 -> 0.70-0.79 of the copy kernel).
+void vk_tile_direct(uint batch, uint r0, uint c0, uint tx, uint ty, bool a_t, bool b_t)
+{
+    // Direct inputs first: their loads wait on nothing.
+#if IN_W == OUT_W
+    uint da[PASSES];
+    uint db[PASSES];
+    vk_load_direct(batch, r0, c0, tx, ty, a_t, b_t, da, db);
+#endif
+    vk_load_tile(batch, r0, c0, tx, ty, a_t, b_t);
+    barrier();
+    // Output: word row ty + ROWS_PER_PASS q of the tile, V rows (all inside R, a multiple
+    // of V); each invocation reads the VO shared words of its VO columns once and
+    // transposes the block in registers.
+    [[unroll]] for (uint q = 0u; q < OUT_PASSES; ++q) {
+        const uint rw = ty + ROWS_PER_PASS * q;
+        const uint r = r0 + V * rw;
+        const uint c = c0 + VO * tx;
+        const bool inside = r < pc.rows && c < pc.cols;
+        const bool read = inside;
+        uint wa[VO];
+        uint ta[V];
+        if (read && a_t) {
+            vk_words(false, VO * tx, rw, wa);
+            vk_block(wa, ta);
+        }
+#if IN_W == OUT_W
+        uint wb[VO];
+        uint tb[V];
+        if (read && b_t) {
+            vk_words(true, VO * tx, rw, wb);
+            vk_block(wb, tb);
+        }
+#endif
+        if (inside) {
+            // Output words: the first row's, then a row (out_row / VO words) apart.
+            const uint o = batch * (pc.out_batch / VO) + r * (pc.out_row / VO) + c / VO;
+            [[unroll]] for (uint k = 0u; k < V; ++k) {
+#if IN_W == OUT_W
+                const uint a = a_t ? ta[k] : da[V * q + k];
+                const uint b = b_t ? tb[k] : db[V * q + k];
+                const uint word = vk_apply_word(a, b);
+#else
+                const uint word = ta[k]; // a count: A is the transposed input
+#endif
+                pc.out_ref.v[o + k * (pc.out_row / VO)] = word;
+            }
+        }
+    }
+}
+#endif
+
+#if !(IN_W == 2 && OUT_W == 2) && OUT_W <= IN_W
+// Every load of tile t, into registers: the transposed input's words and (same width) the
+// direct input's words this invocation writes (a unary operator's: none).
 void vk_fetch(uint t, uint tiles_per_batch, uint tx, uint ty, bool a_t, bool b_t,
               out uint la[PASSES], out uint lb[PASSES], out uint da[PASSES], out uint db[PASSES])
 {
@@ -342,29 +417,15 @@ void vk_store_tile(uint batch, uint r0, uint c0, uint tx, uint ty, bool a_t, boo
         }
     }
 }
-#endif
 
-// Tiles in a grid-stride loop. Software-pipelined (but for 16-bit elements of one width,
-// vk_tile_same16): the next tile's loads are issued into registers right after the barrier
-// that publishes this tile's shared words, so they are in flight while this tile's output is
-// written (a workgroup that takes several tiles, the option tile_span, keeps loads outstanding
-// through its stores).
-void main()
+// A unary operator's tiles (NOT UINT8, BIT_COUNT to UINT8 from 8 and 16 bits), software-
+// pipelined: the next tile's loads are issued into registers right after the barrier that
+// publishes this tile's shared words, so they are in flight while this tile's output is
+// written. A workgroup takes tile_span tiles (by default 4, vk_exec.c): the H100 measured NOT
+// UINT8 0.75 -> 0.87 of the copy kernel, BIT_COUNT UINT8 -> UINT8 0.73 -> 0.85 and UINT16 ->
+// UINT8 0.84 -> 0.93.
+void vk_tiles_pipelined(uint tiles_per_batch, uint tx, uint ty, bool a_t, bool b_t)
 {
-    const uint tx = gl_LocalInvocationID.x % 32u;
-    const uint ty = gl_LocalInvocationID.x / 32u;
-    const bool a_t = (pc.flags & BITCTS_VK_FLAG_A_TRANSPOSED) != 0u;
-    const bool b_t =
-        vk_is_binary() && B_TILED != 0u && (pc.flags & BITCTS_VK_FLAG_B_TRANSPOSED) != 0u;
-    const uint tiles_per_batch = ((pc.rows + TR - 1u) / TR) * pc.tiles_c;
-#if IN_W == 2 && OUT_W == 2
-    for (uint t = gl_WorkGroupID.x; t < pc.tiles; t += gl_NumWorkGroups.x) {
-        uint batch, r0, c0;
-        vk_tile_at(t, tiles_per_batch, batch, r0, c0);
-        vk_tile_same16(batch, r0, c0, tx, ty, a_t, b_t);
-        barrier();
-    }
-#else
     uint la[PASSES];
     uint lb[PASSES];
     uint da[PASSES];
@@ -391,5 +452,34 @@ void main()
         vk_store_tile(batch, r0, c0, tx, ty, a_t, b_t, ca, cb);
         barrier();
     }
+}
 #endif
+
+// Tiles in a grid-stride loop: 16-bit elements of one width by vk_tile_same16, binary
+// operators and counts to a wider type a tile at a time (vk_tile_direct), unary operators
+// otherwise software-pipelined (vk_tiles_pipelined).
+void main()
+{
+    const uint tx = gl_LocalInvocationID.x % 32u;
+    const uint ty = gl_LocalInvocationID.x / 32u;
+    const bool a_t = (pc.flags & BITCTS_VK_FLAG_A_TRANSPOSED) != 0u;
+    const bool b_t =
+        vk_is_binary() && B_TILED != 0u && (pc.flags & BITCTS_VK_FLAG_B_TRANSPOSED) != 0u;
+    const uint tiles_per_batch = ((pc.rows + TR - 1u) / TR) * pc.tiles_c;
+#if OUT_W <= IN_W && !(IN_W == 2 && OUT_W == 2)
+    if (!vk_is_binary()) {
+        vk_tiles_pipelined(tiles_per_batch, tx, ty, a_t, b_t);
+        return;
+    }
+#endif
+    for (uint t = gl_WorkGroupID.x; t < pc.tiles; t += gl_NumWorkGroups.x) {
+        uint batch, r0, c0;
+        vk_tile_at(t, tiles_per_batch, batch, r0, c0);
+#if IN_W == 2 && OUT_W == 2
+        vk_tile_same16(batch, r0, c0, tx, ty, a_t, b_t);
+#else
+        vk_tile_direct(batch, r0, c0, tx, ty, a_t, b_t);
+#endif
+        barrier();
+    }
 }
