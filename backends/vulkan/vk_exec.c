@@ -111,23 +111,6 @@ static uint32_t vk_dispatch_packed(bitcts__vk_instance *inst, const bitcts__vk_p
     return vk_groups(inst, (pc.chunks + per_group - 1) / per_group);
 }
 
-/* Tiles a workgroup of the tile shaders: tile_span, or by default (auto) 4 where the word tile
- * is software-pipelined (a unary operator to an output no wider than its input, but 16-bit
- * elements of one width: vk_tilew.comp issues a tile's loads while the previous tile's output
- * is stored), which an H100 measured fastest (NOT UINT8 transposed 0.77 of the copy kernel a
- * tile a workgroup, 0.82 at 2, 0.87 at 4 and 8), and 1 elsewhere. */
-static uint64_t vk_tile_span(const bitcts__vk_instance *inst, const bitcts__vk_plan *p)
-{
-    if (inst->opt.tile_span != 0) {
-        return inst->opt.tile_span;
-    }
-    const uint32_t wi = p->width[BITCTS__VK_A];
-    const uint32_t wo = p->width[BITCTS__VK_OUT];
-    const int pipelined = p->kind == BITCTS__VK_KIND_TILEW && p->input_count == 1 && wo <= wi &&
-                          !(wi == 2 && wo == 2);
-    return pipelined ? 4u : 1u;
-}
-
 static uint32_t vk_dispatch_strided(bitcts__vk_instance *inst, const bitcts__vk_operator *op,
                                     const VkDeviceAddress addr[3], VkDeviceAddress dims)
 {
@@ -198,8 +181,7 @@ static uint32_t vk_dispatch_tile(bitcts__vk_instance *inst, const bitcts__vk_pla
     pc.tiles = (uint32_t)tiles;
     inst->vk.vkCmdPushConstants(inst->cmd, inst->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc,
                                 &pc);
-    const uint64_t span = vk_tile_span(inst, p);
-    return vk_groups(inst, (tiles + span - 1) / span);
+    return vk_groups(inst, (tiles + p->tiles_per_group - 1) / p->tiles_per_group);
 }
 
 void bitcts__vk_record_dispatch_at(bitcts__vk_instance *inst, const bitcts__vk_operator *op,

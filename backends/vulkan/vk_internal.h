@@ -119,6 +119,7 @@ typedef struct bitcts__vk_plan {
     uint32_t flags;   /* packed and rows: scalar inputs; tile: transposed inputs */
     uint32_t chunk;   /* packed and rows: output bytes per chunk (bitcts__vk_packed_shape_of) */
     uint32_t threads; /* packed and rows: invocations per workgroup (the same, within the device) */
+    uint32_t tiles_per_group;    /* tile kinds: tiles a workgroup takes (tile_span) */
     bitcts__vk_pipeline_key key; /* the pipeline it runs on */
 } bitcts__vk_plan;
 
