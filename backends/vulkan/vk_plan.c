@@ -292,11 +292,23 @@ static void vk_apply_device(bitcts__vk_plan *p, const bitcts__vk_options *opt,
     }
 }
 
+/* Whether the word tile is software-pipelined: a unary operator to an output no wider than its
+ * input, but 16-bit elements of one width (vk_tilew.comp issues a tile's loads while the
+ * previous tile's output is stored; the shader decides the same from its constants). */
+static int vk_tilew_pipelined(const bitcts__vk_plan *p)
+{
+    const uint32_t wi = p->width[BITCTS__VK_A];
+    const uint32_t wo = p->width[BITCTS__VK_OUT];
+    return p->kind == BITCTS__VK_KIND_TILEW && p->input_count == 1 && wo <= wi &&
+           !(wi == 2 && wo == 2);
+}
+
 /* The tile shaders' workgroup: tile_threads, or by default (auto) 256 for 32 x 32 element
  * tiles and for the word-wide ones eight invocations per element of the tile's shorter side
  * (1024 for 8-bit elements, 512 for 16-bit ones and counts of 16 to 8 bits, 256 for counts to
- * UINT32), what H100 runs measured fastest (docs/gpu/h100.md); 256 where the device allows no
- * more. */
+ * UINT32), but 256 where the word tile of 8-bit elements is pipelined (NOT and BIT_COUNT of
+ * UINT8: 0.87-0.88 of the copy kernel against 0.84-0.87 at 1024 on an H100), what H100 runs
+ * measured fastest (docs/gpu/h100.md); 256 where the device allows no more. */
 static uint32_t vk_tile_threads(const bitcts__vk_plan *p, const bitcts__vk_options *opt,
                                 const bitcts__vk_limits *lim)
 {
@@ -305,26 +317,26 @@ static uint32_t vk_tile_threads(const bitcts__vk_plan *p, const bitcts__vk_optio
         const uint32_t wide = p->width[BITCTS__VK_A] > p->width[BITCTS__VK_OUT]
                                   ? p->width[BITCTS__VK_A]
                                   : p->width[BITCTS__VK_OUT];
-        threads = p->kind == BITCTS__VK_KIND_TILEW ? 8u * bitcts__vk_tilew_side(wide) : 256u;
+        threads = p->kind != BITCTS__VK_KIND_TILEW     ? 256u
+                  : wide == 1 && vk_tilew_pipelined(p) ? 256u
+                                                       : 8u * bitcts__vk_tilew_side(wide);
     }
     return threads > lim->max_threads ? 256u : threads;
 }
 
 /* Tiles a workgroup of the tile shaders takes: tile_span, or by default (auto) 4 where the word
- * tile is software-pipelined (a unary operator to an output no wider than its input, but 16-bit
- * elements of one width: vk_tilew.comp issues a tile's loads while the previous tile's output
- * is stored), which an H100 measured fastest (NOT UINT8 transposed 0.77 of the copy kernel a
- * tile a workgroup, 0.82 at 2, 0.87 at 4 and 8), and 1 elsewhere. */
+ * tile is software-pipelined (NOT UINT8 transposed 0.77 of the copy kernel on an H100 at a tile
+ * a workgroup, 0.82 at 2, 0.87 at 4 and 8) and for every word tile of 8-bit elements in and out
+ * (AND, OR, XOR of UINT8: 0.86-0.87 at 1, 0.91-0.92 at 4; the UINT8 shifts 0.83-0.84 at 1,
+ * 0.84-0.86 at 4), and 1 elsewhere (wider elements: 0.96-1.02 at 1, 0.96-1.01 at 4). */
 static uint32_t vk_tiles_per_group(const bitcts__vk_plan *p, const bitcts__vk_options *opt)
 {
     if (opt->tile_span != 0) {
         return opt->tile_span;
     }
-    const uint32_t wi = p->width[BITCTS__VK_A];
-    const uint32_t wo = p->width[BITCTS__VK_OUT];
-    const int pipelined = p->kind == BITCTS__VK_KIND_TILEW && p->input_count == 1 && wo <= wi &&
-                          !(wi == 2 && wo == 2);
-    return pipelined ? 4u : 1u;
+    const int bytes = p->kind == BITCTS__VK_KIND_TILEW && p->width[BITCTS__VK_A] == 1 &&
+                      p->width[BITCTS__VK_OUT] == 1;
+    return vk_tilew_pipelined(p) || bytes ? 4u : 1u;
 }
 
 /* The key of the plan's pipeline: the binary of its shader (the rows kind is the packed

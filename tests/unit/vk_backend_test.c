@@ -1612,10 +1612,24 @@ static void test_plan_keys(void)
     p = plan_of(&dflt, &roomy, count_op, 2, 1, 64, 64, st_dense, st_t64, NULL);
     CHECK_EQ_U64(p.kind, BITCTS__VK_KIND_TILEW);
     CHECK_EQ_U64(p.key.spec[BITCTS_VK_SPEC_TILE_THREADS], 512);
-    p = plan_of(&dflt, &roomy, not_op, 1, 1, 64, 64, st_dense, st_t64, NULL);
+    p = plan_of(&dflt, &roomy, xor_op, 1, 1, 64, 64, st_dense, st_t64, st_dense);
     CHECK_EQ_U64(p.key.spec[BITCTS_VK_SPEC_TILE_THREADS], 1024);
     p = plan_of(&dflt, &roomy, not_op, 2, 2, 64, 64, st_dense, st_t64, NULL);
     CHECK_EQ_U64(p.key.spec[BITCTS_VK_SPEC_TILE_THREADS], 512);
+    /* But 256 where the word tile of 8-bit elements is pipelined (a unary operator, UINT8 to
+     * UINT8). Tiles a workgroup: 4 where the word tile is pipelined or its elements are 8-bit
+     * in and out, 1 elsewhere. */
+    p = plan_of(&dflt, &roomy, not_op, 1, 1, 64, 64, st_dense, st_t64, NULL);
+    CHECK_EQ_U64(p.key.spec[BITCTS_VK_SPEC_TILE_THREADS], 256);
+    CHECK_EQ_U64(p.tiles_per_group, 4);
+    p = plan_of(&dflt, &roomy, count_op, 2, 1, 64, 64, st_dense, st_t64, NULL);
+    CHECK_EQ_U64(p.tiles_per_group, 4);
+    p = plan_of(&dflt, &roomy, xor_op, 1, 1, 64, 64, st_dense, st_t64, st_dense);
+    CHECK_EQ_U64(p.tiles_per_group, 4);
+    p = plan_of(&dflt, &roomy, xor_op, 2, 2, 64, 64, st_dense, st_t64, st_dense);
+    CHECK_EQ_U64(p.tiles_per_group, 1);
+    p = plan_of(&dflt, &roomy, count_op, 1, 4, 64, 64, st_dense, st_t64, NULL);
+    CHECK_EQ_U64(p.tiles_per_group, 1);
     /* Shared memory for the word tile of A (16.1 KiB) but not for A's and B's (32 KiB): the
      * second plan runs on the strided shader, without B's tile. */
     const bitcts__vk_limits little = {.max_threads = 1024, .max_shared = 20000};
