@@ -336,9 +336,12 @@ static void print_notes(const bitcts_bench_result *r)
     for (int p = 0; p < BITCTS_BENCH_PEERS; ++p) {
         const bitcts_bench_peer *peer = &r->peers[p];
         if (peer->asked) {
-            printf("peer %s: %s%s%s%s%s%s\n", bitcts_bench_peer_name(p),
+            printf("peer %s: %s%s%s%s%s%s%s\n", bitcts_bench_peer_name(p),
                    peer->present ? "" : "absent: ", peer->version,
                    peer->device[0] != '\0' ? " on " : "", peer->device,
+                   peer->interleaved && peer->present
+                       ? ", timed between the backend's calls on the backend's own buffers"
+                       : "",
                    peer->note[0] != '\0' && (peer->present || peer->version[0] != '\0') ? "; " : "",
                    peer->note);
         }

@@ -420,11 +420,12 @@ static json_t *peers_json(const bitcts_bench_result *r)
             continue;
         }
         json_array_append_new(
-            a, json_pack("{s:s, s:b, s:s?, s:s?, s:s, s:o}", "name", bitcts_bench_peer_name(p),
+            a, json_pack("{s:s, s:b, s:s?, s:s?, s:s, s:o, s:b}", "name", bitcts_bench_peer_name(p),
                          "present", peer->present, "version",
                          peer->version[0] != '\0' ? peer->version : NULL, "device",
                          peer->device[0] != '\0' ? peer->device : NULL, "note", peer->note,
-                         "copy_gbps", number_or_null(peer->copy_gbps)));
+                         "copy_gbps", number_or_null(peer->copy_gbps), "interleaved",
+                         peer->interleaved));
     }
     return a;
 }

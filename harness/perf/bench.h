@@ -154,6 +154,8 @@ typedef struct bitcts_bench_peer {
     char device[160];
     char note[600];   /* why it is absent, or what it substituted (types) */
     double copy_gbps; /* its own copy of the same bytes; < 0: n/a */
+    int interleaved;  /* a host peer timed between the backend's calls, on its buffers (else
+                       * after the backend, on arrays of its own) */
 } bitcts_bench_peer;
 
 typedef struct bitcts_bench_result {
@@ -246,7 +248,35 @@ extern const bitcts__bench_small_case bitcts__bench_small_cases[BITCTS_BENCH_SMA
 void bitcts__bench_child_main(void *arg, int chan, const char *nonce,
                               bitcts_sandbox_status *status);
 
-/** Runs the asked peers on the rows' shapes and fills peer_gbps and peers. */
+/** Runs the asked peers that were not timed interleaved on the rows' shapes and fills
+ * peer_gbps and peers. */
 void bitcts__bench_peers(const bitcts_bench_config *cfg, bitcts_bench_result *r);
+
+/** The peers the config asks for, for a backend with device timing (1) or without (0): a mask. */
+unsigned bitcts__bench_peers_asked(const bitcts_bench_config *cfg, int device_timing);
+
+/** Of those, the host peers timed interleaved with a host-timed backend (none with device
+ * timing): a mask. */
+unsigned bitcts__bench_host_peers(const bitcts_bench_config *cfg, int device_timing);
+
+/** The most seconds the parent takes to answer the child's ask (its peers' turn): half the
+ * harness's deadline (harness/sandbox/child.h), so the child is never killed waiting. */
+double bitcts__bench_answer_s(const bitcts_bench_config *cfg);
+
+/** The host peers timed interleaved (bench_serve.c): started when the child shares its buffers,
+ * a turn each after every timed call, closed at the child's end. One set per process. */
+void bitcts__bench_serve_open(const bitcts_bench_config *cfg, bitcts_bench_result *r, char *line);
+void bitcts__bench_serve_turn(const bitcts_bench_config *cfg, bitcts_bench_result *r, size_t row,
+                              uint32_t call);
+void bitcts__bench_serve_close(bitcts_bench_result *r);
+
+/** Adds reason to a peer's note unless it is there; a peer's first line into its fields. */
+void bitcts__bench_peer_note(bitcts_bench_peer *p, const char *reason);
+void bitcts__bench_peer_hello(bitcts_bench_peer *p, const json_t *o);
+
+/** In a peer's sandboxed child: execs the interpreter on the peers' script with args, its
+ * channel and nonce (--fd, --prefix). Never returns. */
+void bitcts__bench_peer_exec(const bitcts_bench_config *cfg, char *const *args, size_t n, int chan,
+                             const char *nonce);
 
 #endif

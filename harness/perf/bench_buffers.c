@@ -6,6 +6,7 @@
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* malloc */
 #include <string.h> /* memcmp, memcpy */
+#include <unistd.h> /* close */
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -267,6 +268,24 @@ const char *bitcts_bench_buffers_check(bitcts_bench_buffers *b, const char *call
         }
     }
     return output && output_differs(b, call, why, cap) ? BITCTS_BENCH_CHECK_WRONG : NULL;
+}
+
+int bitcts_bench_buffers_share(bitcts_bench_buffers *b, int fds[3])
+{
+    int t = 0;
+    for (; t < 3; ++t) {
+        fds[t] = bitcts_guard_share(&b->maps[t], t < 2); /* the inputs: read-only to peers */
+        if (fds[t] < 0) {
+            break;
+        }
+    }
+    if (t == 3) {
+        return 0;
+    }
+    while (t-- > 0) {
+        close(fds[t]); /* the pages stay shared, with no one to share them */
+    }
+    return -1;
 }
 
 void bitcts_bench_buffers_free(bitcts_bench_buffers *b)

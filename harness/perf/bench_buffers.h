@@ -58,6 +58,12 @@ typedef struct bitcts_bench_buffers {
 int bitcts_bench_buffers_map(bitcts_bench_buffers *b, uint64_t cap_in, uint64_t cap_out,
                              uint64_t seed, char *err, size_t cap);
 
+/** Backs A, B and the output, just mapped, with shared memory files (bitcts_guard_share), for
+ * peers timed on the same buffers: A and B read-only to them, none of the three resizable by
+ * them; fds gets their descriptors.
+ * @return 0, or -1 (none shared) when one cannot be. */
+int bitcts_bench_buffers_share(bitcts_bench_buffers *b, int fds[3]);
+
 /** Places the guards right after the tensors of `d` (NULL: after the whole buffers, for the
  * bench's fills and the stream extension), arms them and takes the inputs' digests.
  * @return 0, or -1 when a mapping cannot change. */

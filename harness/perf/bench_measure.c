@@ -25,7 +25,7 @@
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* aligned_alloc, qsort */
 #include <string.h> /* memcmp, memset */
-#include <unistd.h> /* sysconf, _exit */
+#include <unistd.h> /* sysconf, _exit, getpid */
 
 #include "bench.h"
 #include "bench_buffers.h"
@@ -69,6 +69,9 @@ typedef struct bench {
     bitcts_rng rng;
     double row_end;    /* within a budget: the row at hand stops repeating at this time */
     uint32_t row_reps; /* the timed calls the row at hand made */
+    size_t row;        /* the row at hand */
+    double deadline;   /* the rows' end within a budget (cfg->deadline, or later; 0: none) */
+    int interleave;    /* host peers run between the timed calls, on these buffers */
 } bench;
 
 static int cmp_double(const void *x, const void *y)
@@ -308,6 +311,43 @@ static void fill_b(bench *x, uint32_t counts_width)
     x->ref_row = -1;
 }
 
+/* Host peers timed between the backend's calls: the buffers become shared memory files the
+ * parent hands its peers ("B <pid> <fd A> <fd B> <fd output> <offset>", answered once they
+ * mapped them), and each timed call is followed by "Q <row> <call>", answered once the peers
+ * ran the row once each. "B -": the buffers could not be shared (the peers then run after the
+ * backend on arrays of their own, as device peers do). With the peers inside the bench's
+ * time, the budget's share for peers after it goes to the rows. */
+static void share_with_peers(bench *x)
+{
+    if (x->timing != NULL || bitcts__bench_host_peers(x->cfg, 0) == 0) {
+        return;
+    }
+    int fds[3];
+    if (bitcts_bench_buffers_share(&x->buf, fds) != 0) {
+        bitcts_supervise_send("B -");
+        return;
+    }
+    char line[128];
+    snprintf(line, sizeof line, "B %ld %d %d %d %u", (long)getpid(), fds[0], fds[1], fds[2],
+             BITCTS_GUARD_BEFORE);
+    x->interleave = bitcts_supervise_ask(line, 1.8 * bitcts__bench_answer_s(x->cfg)) == 0;
+    if (x->interleave && x->cfg->budget_s > 0 && x->deadline > 0 &&
+        bitcts__bench_peers_asked(x->cfg, 0) == bitcts__bench_host_peers(x->cfg, 0)) {
+        x->deadline += x->cfg->budget_s * (1.0 - BITCTS_BENCH_BACKEND_SHARE);
+    }
+}
+
+/* After timed call k of the row at hand: the peers' turn on the same buffers (a parent that does
+ * not answer in time ends the interleaving). */
+static void peers_turn(bench *x, uint32_t k)
+{
+    char line[64];
+    snprintf(line, sizeof line, "Q %zu %u", x->row, k);
+    if (bitcts_supervise_ask(line, 1.8 * bitcts__bench_answer_s(x->cfg)) != 0) {
+        x->interleave = 0;
+    }
+}
+
 static int alloc_buffers(bench *x)
 {
     x->cap_in = (size_t)x->r.size_bytes;
@@ -329,6 +369,7 @@ static int alloc_buffers(bench *x)
         bitcts_supervise_sendf("E %s", err);
         return -1;
     }
+    share_with_peers(x);
     x->a = x->buf.a;
     x->b = x->buf.b;
     x->out = x->buf.out;
@@ -620,6 +661,9 @@ static int32_t time_host(bench *x, void *inst, void *op, double *seconds)
         if (rc == BITCTS_ABI_OK) {
             (void)after_call(x, call, 1);
         }
+        if (rc == BITCTS_ABI_OK && x->broke == NULL && x->interleave) {
+            peers_turn(x, k);
+        }
     }
     x->row_reps = k;
     *seconds = rc == BITCTS_ABI_OK && x->broke == NULL && k > 0 ? median(times, k) : -1;
@@ -695,6 +739,7 @@ static void run_row(bench *x, size_t n)
     const bitcts_op_desc *d = &x->r.descs[n];
     void *inst = x->inst[n % (size_t)x->r.instances];
     char why[sizeof x->broke_text] = "";
+    x->row = n;
     bitcts_supervise_sendf("N %zu", n);
     fill_b(x, bitcts_op_is_shift(d->op) ? bitcts_dtype_size(row->in_type) : 0);
     const char *check = expected(x, n);
@@ -733,15 +778,15 @@ static int row_may_start(bench *x, size_t n)
 {
     x->row_reps = 0;
     x->row_end = 0;
-    if (x->cfg->deadline <= 0) {
+    if (x->deadline <= 0) {
         return 1;
     }
     const double now = bitcts_clock_now();
-    if (now >= x->cfg->deadline) {
+    if (now >= x->deadline) {
         bitcts_supervise_sendf("T %zu", n);
         return 0;
     }
-    x->row_end = now + 0.5 * (x->cfg->deadline - now) / (double)(x->r.row_count - n);
+    x->row_end = now + 0.5 * (x->deadline - now) / (double)(x->r.row_count - n);
     return 1;
 }
 
@@ -910,6 +955,7 @@ void bitcts__bench_child_main(void *arg, int chan, const char *nonce, bitcts_san
     const bitcts__perf_job *job = arg;
     bitcts_supervise_child_start(chan, nonce, status);
     bench x = {.cfg = job->cfg, .spec = job->spec, .ref_row = -1};
+    x.deadline = x.cfg->deadline;
     if (bench_open(&x) == 0) {
         bench_measure(&x);
     }

@@ -14,6 +14,7 @@
 
 #include "bench.h"
 #include "bench_peers_py.h" /* bitcts__bench_peers_py: the script, generated */
+#include "child.h"          /* bitcts_child_deadline */
 #include "clock.h"
 #include "sanitize.h"
 #include "supervise.h"
@@ -38,7 +39,7 @@ static const char *const peer_ops[BITCTS_OP_COUNT] = {"and",   "or",  "xor", "no
                                                       "count", "shl", "shr"};
 
 /* Adds reason to the peer's note unless it is there already. */
-static void add_note(bitcts_bench_peer *p, const char *reason)
+void bitcts__bench_peer_note(bitcts_bench_peer *p, const char *reason)
 {
     char clean[300];
     bitcts_sanitize_string(reason, 4096, clean, sizeof clean);
@@ -57,6 +58,16 @@ static void copy_text(const json_t *o, const char *key, char *out, size_t cap)
     }
 }
 
+void bitcts__bench_peer_hello(bitcts_bench_peer *p, const json_t *o)
+{
+    copy_text(o, "version", p->version, sizeof p->version);
+    copy_text(o, "device", p->device, sizeof p->device);
+    const char *note = json_string_value(json_object_get(o, "note"));
+    if (note != NULL) {
+        bitcts__bench_peer_note(p, note);
+    }
+}
+
 /* One JSON line of the script (docs in harness/perf/bench_peers.py). */
 static int peer_line(void *user, char *line)
 {
@@ -70,14 +81,9 @@ static int peer_line(void *user, char *line)
     if (!json_is_object(o)) {
         rc = -1;
     } else if (json_object_get(o, "peer") != NULL) {
-        copy_text(o, "version", p->version, sizeof p->version);
-        copy_text(o, "device", p->device, sizeof p->device);
-        const char *note = json_string_value(json_object_get(o, "note"));
-        if (note != NULL) {
-            add_note(p, note);
-        }
+        bitcts__bench_peer_hello(p, o);
     } else if (id == NULL && absent != NULL) {
-        add_note(p, absent);
+        bitcts__bench_peer_note(p, absent);
     } else if (json_is_string(id) && strcmp(json_string_value(id), "copy") == 0) {
         const double s = json_number_value(seconds);
         p->copy_gbps = json_is_number(seconds) && s > 0 && isfinite(s)
@@ -98,7 +104,7 @@ static int peer_line(void *user, char *line)
             }
             p->present = 1;
         } else if (absent != NULL) {
-            add_note(p, absent);
+            bitcts__bench_peer_note(p, absent);
         }
         ++pr->jobs_done;
     } else {
@@ -108,25 +114,41 @@ static int peer_line(void *user, char *line)
     return rc;
 }
 
-static void peer_main(void *arg, int chan, const char *nonce, bitcts_sandbox_status *status)
+void bitcts__bench_peer_exec(const bitcts_bench_config *cfg, char *const *args, size_t n, int chan,
+                             const char *nonce)
 {
-    (void)status;
-    const peer_run *pr = arg;
     char fd[16];
     snprintf(fd, sizeof fd, "%d", chan);
-    char **argv = calloc(pr->argc + 5, sizeof *argv);
+    char **argv = calloc(n + 8, sizeof *argv);
     if (argv == NULL) {
         _exit(126);
     }
-    memcpy(argv, pr->argv, pr->argc * sizeof *argv);
-    argv[pr->argc] = "--fd";
-    argv[pr->argc + 1] = fd;
-    argv[pr->argc + 2] = "--prefix";
-    argv[pr->argc + 3] = (char *)nonce;
+    size_t k = 0;
+    argv[k++] = (char *)cfg->python;
+    if (cfg->peers_script != NULL) {
+        argv[k++] = (char *)cfg->peers_script;
+    } else {
+        argv[k++] = "-c";
+        argv[k++] = (char *)bitcts__bench_peers_py;
+    }
+    memcpy(argv + k, args, n * sizeof *argv);
+    k += n;
+    argv[k++] = "--fd";
+    argv[k++] = fd;
+    argv[k++] = "--prefix";
+    argv[k++] = (char *)nonce;
     setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
     setenv("XLA_PYTHON_CLIENT_PREALLOCATE", "false", 0);
     execvp(argv[0], argv);
     _exit(127);
+}
+
+static void peer_main(void *arg, int chan, const char *nonce, bitcts_sandbox_status *status)
+{
+    (void)status;
+    const peer_run *pr = arg;
+    const size_t skip = pr->cfg->peers_script != NULL ? 2 : 3; /* the interpreter and script */
+    bitcts__bench_peer_exec(pr->cfg, pr->argv + skip, pr->argc - skip, chan, nonce);
 }
 
 /* Appends a formatted argument kept in store. */
@@ -215,7 +237,7 @@ static void explain_end(bitcts_bench_peer *p, const bitcts_supervise_result *sv,
     } else {
         return;
     }
-    add_note(p, how);
+    bitcts__bench_peer_note(p, how);
 }
 
 /* One process of a peer: the rows of `instance` (-1: of all instances alike), on the cores the
@@ -235,7 +257,7 @@ static void run_peer(const bitcts_bench_config *cfg, bitcts_bench_result *r, int
     char *store = calloc(store_cap, 1);
     char err[256];
     if (store == NULL || build_argv(&pr, store, store_cap) != 0) {
-        add_note(p, "out of memory");
+        bitcts__bench_peer_note(p, "out of memory");
         free(store);
         free(pr.argv);
         return;
@@ -253,12 +275,12 @@ static void run_peer(const bitcts_bench_config *cfg, bitcts_bench_result *r, int
         .end_at = budget_s > 0 ? bitcts_clock_now() + budget_s + grace : 0};
     bitcts_supervise_result sv;
     if (bitcts_supervise_run(&sv_cfg, peer_main, &pr, &sv, err, sizeof err) != 0) {
-        add_note(p, err);
+        bitcts__bench_peer_note(p, err);
     } else if (!p->present || sv.timed_out || sv.over_budget) {
         explain_end(p, &sv, timeout);
     }
     if (p->note[0] == '\0' && !p->present) {
-        add_note(p, "it timed nothing");
+        bitcts__bench_peer_note(p, "it timed nothing");
     }
     free(store);
     free(pr.argv);
@@ -283,14 +305,38 @@ static double peer_budget(const bitcts_bench_config *cfg, int processes_left)
     return left > 1e-3 ? left : 1e-3;
 }
 
-void bitcts__bench_peers(const bitcts_bench_config *cfg, bitcts_bench_result *r)
+double bitcts__bench_answer_s(const bitcts_bench_config *cfg)
+{
+    return 0.5 * bitcts_child_deadline('C', cfg->timeout_s > 0 ? cfg->timeout_s : 120, 0);
+}
+
+unsigned bitcts__bench_peers_asked(const bitcts_bench_config *cfg, int device_timing)
 {
     unsigned mask = cfg->peers_mask;
     if (mask == BITCTS_BENCH_PEERS_AUTO) {
         mask = 0;
         for (int p = 0; p < BITCTS_BENCH_PEERS; ++p) {
-            mask |= (bitcts_bench_peer_is_device(p) == r->device_timing) ? 1u << p : 0;
+            mask |= (bitcts_bench_peer_is_device(p) == device_timing) ? 1u << p : 0;
         }
+    }
+    return mask;
+}
+
+unsigned bitcts__bench_host_peers(const bitcts_bench_config *cfg, int device_timing)
+{
+    unsigned mask = 0;
+    const unsigned asked = device_timing ? 0 : bitcts__bench_peers_asked(cfg, 0);
+    for (int p = 0; p < BITCTS_BENCH_PEERS; ++p) {
+        mask |= (asked & (1u << p)) != 0 && !bitcts_bench_peer_is_device(p) ? 1u << p : 0;
+    }
+    return mask;
+}
+
+void bitcts__bench_peers(const bitcts_bench_config *cfg, bitcts_bench_result *r)
+{
+    unsigned mask = bitcts__bench_peers_asked(cfg, r->device_timing);
+    for (int p = 0; p < BITCTS_BENCH_PEERS; ++p) {
+        mask &= r->peers[p].interleaved ? ~(1u << p) : ~0u;
     }
     int processes = 0;
     for (int p = 0; p < BITCTS_BENCH_PEERS; ++p) {

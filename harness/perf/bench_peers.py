@@ -21,6 +21,23 @@ what is left, and the jobs not started when the time is out are answered absent,
 "not measured: the time budget ran out".
 Device peers are timed with device events (CUDA events; JAX: block_until_ready). bitcts embeds
 this file in its executable; `bitcts bench --peers-script FILE` runs another copy.
+
+    python3 bench_peers.py --serve --peer NAME [--fd FD --prefix TEXT] [--threads T] [--cpus LIST]
+
+A host peer (numpy, torch-cpu) timed interleaved with the backend, on the backend's own buffers
+(docs/performance.md, "Peers on the same buffers"): after its first line it reads commands on
+its standard input, one a line, and answers each with one JSON line:
+    map PATH_A PATH_B PATH_OUT OFFSET   maps the three shared buffers (files), the tensors
+                                        starting OFFSET bytes in        -> {"mapped": true}
+    copy BYTES                          times a copy of BYTES from A to the output (the median of
+                                        three)                          -> {"id": "copy", "seconds": s}
+    row ID OP W OW ROWS COLS SA0 SA1 SB0 SB1 SO0 SO1
+                                        the row's tensors as views of the buffers, strides in
+                                        elements (a broadcast B: 0 0; a unary operator's B is
+                                        ignored)                        -> {"id": ID, "ready": true}
+    rep ID                              runs the row once               -> {"id": ID, "seconds": s}
+A row or map the library cannot take is answered {"id": ..., "absent": why}; end of input ends
+the process.
 """
 
 import os
@@ -374,6 +391,143 @@ def run_jax(jobs, reps, out):
         a = b = args = fn = None
 
 
+# ---- serving: the backend's own buffers, one run per command ----
+
+def numpy_views():
+    """(module, version, device, element types, operator functions, a view function
+    view(buf, offset, t, shape, strides_in_elements), copy) for NumPy."""
+    import numpy as np
+
+    types = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+    funcs = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+             "not": np.invert, "count": getattr(np, "bitwise_count", None),
+             "shl": np.left_shift, "shr": np.right_shift}
+
+    def view(buf, offset, t, shape, strides):
+        size = np.dtype(t).itemsize
+        flat = np.frombuffer(buf, dtype=t, offset=offset, count=(len(buf) - offset) // size)
+        return np.lib.stride_tricks.as_strided(flat, shape=shape,
+                                               strides=[x * size for x in strides])
+
+    return SimpleNamespace(name="numpy", version=np.__version__, device="cpu, 1 thread",
+                           types=types, funcs=funcs, view=view,
+                           copy=lambda o, a: np.copyto(o, a),
+                           note="" if funcs["count"] is not None else
+                           "numpy %s has no bitwise_count (NumPy 2.0 has it)" % np.__version__)
+
+
+def torch_views():
+    import torch
+
+    if THREADS[0] > 0:
+        torch.set_num_threads(THREADS[0])
+    threads = torch.get_num_threads()
+    types = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+    funcs = {"and": torch.bitwise_and, "or": torch.bitwise_or, "xor": torch.bitwise_xor,
+             "not": torch.bitwise_not, "count": None,
+             "shl": getattr(torch, "bitwise_left_shift", None),
+             "shr": getattr(torch, "bitwise_right_shift", None)}
+
+    def view(buf, offset, t, shape, strides):
+        import warnings
+
+        size = torch.tensor([], dtype=t).element_size()
+        with warnings.catch_warnings():  # the inputs are read-only buffers, and only read
+            warnings.simplefilter("ignore")
+            flat = torch.frombuffer(buf, dtype=t, offset=offset,
+                                    count=(len(buf) - offset) // size)
+        return flat.as_strided(shape, strides)
+
+    return SimpleNamespace(name="torch-cpu", version=torch.__version__,
+                           device="cpu, %d thread%s" % (threads, "" if threads == 1 else "s"),
+                           types=types, funcs=funcs, view=view, copy=lambda o, a: o.copy_(a),
+                           note="uint16/32/64 run as int16/32/64 (same bits; PyTorch's bitwise "
+                                "kernels lack those unsigned types, its right shift is "
+                                "arithmetic); " + TORCH_NO_POPCOUNT)
+
+
+SERVE_LIBS = {"numpy": numpy_views, "torch-cpu": torch_views}
+
+
+def serve_row(lib, bufs, offset, f):
+    """The run of a row command's fields on the mapped buffers, or a reason it cannot run."""
+    ident, op, w, ow, rows, cols = f[0], f[1], int(f[2]), int(f[3]), int(f[4]), int(f[5])
+    sa, sb, so = (int(f[6]), int(f[7])), (int(f[8]), int(f[9])), (int(f[10]), int(f[11]))
+    fn = lib.funcs.get(op)
+    if fn is None:
+        return TORCH_NO_POPCOUNT if op == "count" and lib.name == "torch-cpu" else \
+            "%s %s has no function for %s" % (lib.name, lib.version, op)
+    shape = (rows, cols)
+    a = lib.view(bufs[0], offset, lib.types[w], shape, sa)
+    o = lib.view(bufs[2], offset, lib.types[ow], shape, so)
+    if op in UNARY:
+        def run(fn=fn, a=a, o=o):
+            fn(a, out=o)
+        return run
+    b = lib.view(bufs[1], offset, lib.types[w], shape, sb)
+
+    def run2(fn=fn, a=a, b=b, o=o):
+        fn(a, b, out=o)
+    return run2
+
+
+def serve(peer, out):
+    """Commands on standard input (the module's docstring); one answer each."""
+    import mmap
+
+    if peer not in SERVE_LIBS:
+        out.send({"absent": "%s is not a host peer (numpy, torch-cpu)" % peer})
+        return 2
+    try:
+        lib = SERVE_LIBS[peer]()
+    except ImportError as e:
+        out.send({"absent": "%s (Python %s)" % (e, sys.version.split()[0])})
+        return 0
+    out.send({"peer": lib.name, "version": lib.version, "device": lib.device,
+              "note": lib.note})
+    bufs, offset, runs = None, 0, {}
+    for line in sys.stdin:
+        f = line.split()
+        if not f:
+            continue
+        try:
+            if f[0] == "map":
+                maps = []
+                for k, path in enumerate(f[1:4]):  # A and B are read-only (sealed so)
+                    fd = os.open(path, os.O_RDWR if k == 2 else os.O_RDONLY)
+                    try:
+                        maps.append(mmap.mmap(fd, os.fstat(fd).st_size, access=mmap.ACCESS_WRITE
+                                              if k == 2 else mmap.ACCESS_READ))
+                    finally:
+                        os.close(fd)
+                bufs, offset = maps, int(f[4])
+                out.send({"mapped": True})
+            elif f[0] == "copy":
+                n = int(f[1])
+                a = lib.view(bufs[0], offset, lib.types[1], (n,), (1,))
+                o = lib.view(bufs[2], offset, lib.types[1], (n,), (1,))
+                out.send({"id": "copy", "seconds": host_timed(lambda: lib.copy(o, a), 3)})
+            elif f[0] == "row":
+                runs.clear()
+                run = serve_row(lib, bufs, offset, f[1:])
+                if isinstance(run, str):
+                    out.send({"id": f[1], "absent": run})
+                else:
+                    runs[f[1]] = run
+                    run()  # the warm-up: the views and the library's first call
+                    out.send({"id": f[1], "ready": True})
+            elif f[0] == "rep":
+                t0 = time.perf_counter()
+                runs[f[1]]()
+                out.send({"id": f[1], "seconds": time.perf_counter() - t0})
+            else:
+                out.send({"absent": "unknown command %r" % f[0]})
+        except Exception as e:  # noqa: BLE001 - a command the library refuses
+            out.send({"id": f[1] if len(f) > 1 else "", "absent": "%s: %s" %
+                      (type(e).__name__, str(e)[:200])})
+    return 0
+
+
 THREADS = [0]  # --threads: PyTorch's CPU threads; 0: its default
 
 
@@ -393,9 +547,13 @@ PEERS = {"numpy": run_numpy, "torch-cpu": lambda j, r, o: run_torch(j, r, o, Fal
 
 def main(argv):
     peer, reps, fd, prefix, jobs, cpus = None, 5, 1, "", [], ""
+    serving = False
     i = 0
     while i < len(argv):
-        if argv[i] in ("--peer", "--reps", "--fd", "--prefix", "--threads",
+        if argv[i] == "--serve":
+            serving = True
+            i += 1
+        elif argv[i] in ("--peer", "--reps", "--fd", "--prefix", "--threads",
                        "--cpus", "--budget-s") and i + 1 < len(argv):
             value = argv[i + 1]
             if argv[i] == "--budget-s":
@@ -421,11 +579,13 @@ def main(argv):
     if peer not in PEERS:
         out.send({"absent": "unknown peer %r (known: %s)" % (peer, ", ".join(sorted(PEERS)))})
         return 2
-    if not jobs:
+    if not jobs and not serving:
         return 0
     note = place(cpus) if cpus else ""
     if note:  # a note on the peer; it still runs, unplaced
         out.send({"absent": note})
+    if serving:
+        return serve(peer, out)
     try:
         PEERS[peer](jobs, reps, out)
     except ImportError as e:

@@ -18,7 +18,9 @@
 
 typedef struct bench_parent {
     const bitcts_bench_config *cfg;
+    bitcts_bench_config *local; /* the same, for the budget's share when the peers interleave */
     bitcts_bench_result *r;
+    int shared;   /* B taken: the child said whether it shared its buffers */
     int geometry; /* G taken: the rows exist */
     int done;     /* Z taken */
     int refusal_status;
@@ -246,6 +248,39 @@ static int take_status(bench_parent *b, char *p)
     return 0;
 }
 
+/* A B line: the child shared its buffers (or "-": could not); the host peers start on them,
+ * and with them inside the rows' time, the share of a budget kept for peers after the backend
+ * goes to the rows, as the child reckons too. Answered whatever came of it. */
+static int take_shared(bench_parent *b, char *p)
+{
+    const int known = b->geometry && !b->shared;
+    b->shared = 1;
+    if (known && strcmp(p, "-") != 0) {
+        bitcts__bench_serve_open(b->cfg, b->r, p);
+        const unsigned host = bitcts__bench_host_peers(b->cfg, 0);
+        if (b->local->budget_s > 0 && b->local->deadline > 0 &&
+            bitcts__bench_peers_asked(b->cfg, 0) == host) {
+            b->local->deadline += b->local->budget_s * (1.0 - BITCTS_BENCH_BACKEND_SHARE);
+        }
+    }
+    bitcts_supervise_answer();
+    return known ? 0 : -1;
+}
+
+/* A Q line "<row> <call>": the host peers' turn on row n, answered when it is done. */
+static int take_turn(bench_parent *b, char *p)
+{
+    uint64_t n = 0, call = 0;
+    const int ok = b->geometry && b->r->row_count > 0 &&
+                   take_u64(&p, b->r->row_count - 1, &n) == 0 &&
+                   take_u64(&p, BITCTS_BENCH_MAX_REPS, &call) == 0;
+    if (ok) {
+        bitcts__bench_serve_turn(b->cfg, b->r, (size_t)n, (uint32_t)call);
+    }
+    bitcts_supervise_answer();
+    return ok ? 0 : -1;
+}
+
 static int on_line(void *user, char *line)
 {
     bench_parent *b = user;
@@ -281,9 +316,17 @@ static int on_line(void *user, char *line)
         }
         b->r->placed = (int)n;
         return 0;
+    case 'B': return take_shared(b, rest);
+    case 'Q': return take_turn(b, rest);
     case 'M': return take_small(b, rest);
     case 'E': bitcts_sanitize_again(rest, 4096, b->internal, sizeof b->internal); return 0;
-    case 'Z': return line[1] == '\0' && !b->done ? (b->done = 1, 0) : -1;
+    case 'Z':
+        if (line[1] != '\0' || b->done) {
+            return -1;
+        }
+        bitcts__bench_serve_close(b->r); /* before the child's end: no peer outlives it */
+        b->done = 1;
+        return 0;
     default: return -1;
     }
 }
@@ -372,7 +415,7 @@ int bitcts_bench_run(const bitcts_bench_config *cfg, bitcts_bench_result *out, c
                          cfg->budget_s * (cfg->peers_mask != 0 ? BITCTS_BENCH_BACKEND_SHARE : 1.0);
     }
     cfg = &local;
-    bench_parent b = {.cfg = cfg, .r = out, .current = -1, .out_of_time = -1};
+    bench_parent b = {.cfg = cfg, .local = &local, .r = out, .current = -1, .out_of_time = -1};
     out->in_progress = 1;
     const bitcts__perf_launch launch =
         BITCTS__PERF_LAUNCH(cfg, bitcts__bench_child_main, on_line, &b);
@@ -383,6 +426,7 @@ int bitcts_bench_run(const bitcts_bench_config *cfg, bitcts_bench_result *out, c
         return st;
     }
     out->seconds = sv.seconds;
+    bitcts__bench_serve_close(out); /* a child that ended before its Z line */
     st = settle(&b, &sv, err, cap);
     if (out->device_timing && b.geometry) {
         spread_device_limits(out);

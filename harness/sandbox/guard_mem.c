@@ -3,11 +3,13 @@
  * registry is a fixed array: no allocation, so describing a fault is async-signal-safe. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE, syscall */
 
+#include <fcntl.h>        /* fcntl */
 #include <stdio.h>        /* snprintf, fopen */
 #include <string.h>       /* memset */
 #include <sys/mman.h>     /* mmap, mprotect */
 #include <sys/resource.h> /* getrlimit */
-#include <unistd.h>       /* sysconf */
+#include <sys/syscall.h>  /* SYS_memfd_create */
+#include <unistd.h>       /* sysconf, ftruncate, syscall */
 
 #include "guard_mem.h"
 #include "sigsafe.h"
@@ -178,6 +180,44 @@ int bitcts_guard_reuse(bitcts_guard_buf *g, uint64_t size, size_t zone, int kind
         *slot = *g;
     }
     return 0;
+}
+
+int bitcts_guard_share(bitcts_guard_buf *g, int read_only)
+{
+#if defined(__linux__) && defined(SYS_memfd_create)
+    if (g->base == NULL || g->rw_len != g->capacity) {
+        return -1;
+    }
+    const int fd =
+        (int)syscall(SYS_memfd_create, g->name, 3u /* MFD_CLOEXEC | MFD_ALLOW_SEALING */);
+    if (fd < 0) {
+        return -1;
+    }
+    if (ftruncate(fd, (off_t)g->capacity) != 0) {
+        close(fd);
+        return -1;
+    }
+    if (mmap(g->rw, g->capacity, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
+        MAP_FAILED) {
+        /* A failed fixed mapping may have taken the old pages away: private ones again. */
+        (void)mmap(g->rw, g->capacity, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+        close(fd);
+        return -1;
+    }
+    /* F_SEAL_SHRINK | F_SEAL_GROW (| F_SEAL_FUTURE_WRITE), then F_SEAL_SEAL: the mapping above
+     * stays writable, later ones of another process cannot be. */
+    const int seals = 0x0002 | 0x0004 | (read_only ? 0x0010 : 0) | 0x0001;
+    if (fcntl(fd, 1033 /* F_ADD_SEALS */, seals) != 0) {
+        close(fd);
+        return -1; /* the pages stay shared, with no one to share them */
+    }
+    return fd;
+#else
+    (void)g;
+    (void)read_only;
+    return -1;
+#endif
 }
 
 void bitcts_guard_unmap(bitcts_guard_buf *g)

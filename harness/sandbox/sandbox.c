@@ -86,7 +86,7 @@ static void close_others(int keep)
 
 /* The child: its own group, killed with the parent, default signals, the descriptors it is
  * given and no others; then fn. */
-static void child_setup(int chan, int capture, pid_t parent)
+static void child_setup(int chan, int capture, int stdin_fd, pid_t parent)
 {
     setpgid(0, 0);
 #ifdef __linux__
@@ -103,7 +103,7 @@ static void child_setup(int chan, int capture, pid_t parent)
             signal(sig, SIG_DFL);
         }
     }
-    const int null_fd = open("/dev/null", O_RDONLY);
+    const int null_fd = stdin_fd > 0 ? stdin_fd : open("/dev/null", O_RDONLY);
     if (null_fd >= 0) {
         dup2(null_fd, 0);
     }
@@ -156,7 +156,9 @@ int bitcts_sandbox_spawn(bitcts_sandbox *sb, bitcts_sandbox_main_fn fn, void *ar
 {
     int chan[2] = {-1, -1};
     int capture[2] = {-1, -1};
+    const int stdin_fd = sb->stdin_fd;
     memset(sb, 0, sizeof *sb);
+    sb->stdin_fd = stdin_fd;
     sb->chan = sb->capture = sb->pidfd = -1;
     make_nonce(sb->nonce);
     void *page =
@@ -181,7 +183,7 @@ int bitcts_sandbox_spawn(bitcts_sandbox *sb, bitcts_sandbox_main_fn fn, void *ar
     if (pid == 0) {
         close(chan[0]);
         close(capture[0]);
-        child_setup(chan[1], capture[1], parent);
+        child_setup(chan[1], capture[1], sb->stdin_fd, parent);
         fn(arg, chan[1], sb->nonce, sb->shared);
         _exit(0);
     }

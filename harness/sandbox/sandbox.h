@@ -29,9 +29,11 @@ typedef struct bitcts_sandbox_status {
     volatile int64_t index; /* the case the phase belongs to, or -1 */
     volatile uint64_t since_ns;
     volatile char phase;
-    volatile uint64_t begun; /* 1 + the index of the last case marked 'B', 0 before any */
-    volatile uint32_t batch; /* cases of a batched call in flight (run's --batch-cases), or 0:
-                              * phase P's deadline is theirs together */
+    volatile uint64_t begun;  /* 1 + the index of the last case marked 'B', 0 before any */
+    volatile uint32_t batch;  /* cases of a batched call in flight (run's --batch-cases), or 0:
+                               * phase P's deadline is theirs together */
+    volatile uint32_t answer; /* bumped by the parent to answer a child that asked and waits
+                               * (bitcts_supervise_ask): a futex word */
 } bitcts_sandbox_status;
 
 /** What the child runs: `chan` is its end of the result channel; every line it writes there
@@ -42,12 +44,14 @@ typedef void (*bitcts_sandbox_main_fn)(void *arg, int chan, const char *nonce,
 
 /** One child. Zero-initialise, then spawn. */
 typedef struct bitcts_sandbox {
-    pid_t pid;   /* 0: no child */
-    int chan;    /* the parent's end of the channel, -1 when closed */
-    int capture; /* the parent's end of the child's stdout and stderr, -1 when closed */
-    int pidfd;   /* the child itself (pidfd_open), readable once it ended; -1 without one. Set
-                  * by spawn: meaningful only while pid > 0 */
-    int exited;  /* the child was reaped; status holds its wait status */
+    int stdin_fd; /* set before spawn: the child's standard input (the read end of a pipe of
+                   * commands, which the parent closes after spawn); 0: /dev/null */
+    pid_t pid;    /* 0: no child */
+    int chan;     /* the parent's end of the channel, -1 when closed */
+    int capture;  /* the parent's end of the child's stdout and stderr, -1 when closed */
+    int pidfd;    /* the child itself (pidfd_open), readable once it ended; -1 without one. Set
+                   * by spawn: meaningful only while pid > 0 */
+    int exited;   /* the child was reaped; status holds its wait status */
     int status;
     bitcts_sandbox_status *shared; /* the child's phase, shared */
     char nonce[BITCTS_SANDBOX_NONCE_LEN + 1];

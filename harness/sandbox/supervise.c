@@ -12,8 +12,12 @@
 #include <stdlib.h>   /* strtol */
 #include <string.h>   /* memset, strchr */
 #include <sys/wait.h> /* waitid, WIFSIGNALED */
-#include <time.h>     /* nanosleep */
-#include <unistd.h>   /* getpid */
+#ifdef __linux__
+#include <linux/futex.h> /* FUTEX_WAIT, FUTEX_WAKE */
+#include <sys/syscall.h> /* SYS_futex */
+#endif
+#include <time.h>   /* nanosleep */
+#include <unistd.h> /* getpid */
 
 #include "child.h"
 #include "clock.h"
@@ -135,6 +139,36 @@ void bitcts_supervise_sendf(const char *fmt, ...)
     }
 }
 
+/* The answer word of the status page: a futex shared by the two processes (polled where there
+ * is none). */
+static void answer_wait(volatile uint32_t *word, uint32_t seen, double max_s)
+{
+#if defined(__linux__) && defined(SYS_futex)
+    const struct timespec t = {(time_t)max_s, (long)((max_s - (double)(time_t)max_s) * 1e9)};
+    (void)syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, seen, &t, NULL, 0);
+#else
+    (void)word;
+    (void)seen;
+    const struct timespec t = {0, max_s < 1e-3 ? (long)(max_s * 1e9) : 1000000};
+    nanosleep(&t, NULL);
+#endif
+}
+
+int bitcts_supervise_ask(const char *text, double max_s)
+{
+    const uint32_t seen = __atomic_load_n(&child_status->answer, __ATOMIC_ACQUIRE);
+    bitcts_supervise_mark('C', -1); /* the harness's deadline, from now */
+    bitcts_supervise_send(text);
+    const double end = bitcts_clock_now() + max_s;
+    for (double now = bitcts_clock_now(); now < end; now = bitcts_clock_now()) {
+        if (__atomic_load_n(&child_status->answer, __ATOMIC_ACQUIRE) != seen) {
+            return 0;
+        }
+        answer_wait(&child_status->answer, seen, end - now < 0.5 ? end - now : 0.5);
+    }
+    return __atomic_load_n(&child_status->answer, __ATOMIC_ACQUIRE) != seen ? 0 : -1;
+}
+
 /* ---- the parent's side ---- */
 
 typedef struct supervisor {
@@ -142,6 +176,25 @@ typedef struct supervisor {
     bitcts_child c;
     bitcts_supervise_result *r;
 } supervisor;
+
+static supervisor *running; /* the one supervised child of this process, or NULL */
+
+long bitcts_supervise_child_pid(void)
+{
+    return running != NULL ? (long)running->c.sb.pid : 0;
+}
+
+void bitcts_supervise_answer(void)
+{
+    if (running == NULL || running->c.sb.shared == NULL) {
+        return;
+    }
+    volatile uint32_t *word = &running->c.sb.shared->answer;
+    __atomic_add_fetch(word, 1u, __ATOMIC_RELEASE);
+#if defined(__linux__) && defined(SYS_futex)
+    (void)syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, 1, NULL, NULL, 0);
+#endif
+}
 
 static void on_channel_line(void *user, char *line)
 {
@@ -253,7 +306,9 @@ int bitcts_supervise_run(const bitcts_supervise_config *cfg, bitcts_sandbox_main
     if (bitcts_child_spawn(&s.c, fn, arg, cfg->timeout_s, cfg->lines_are_progress, err, cap) != 0) {
         return -1;
     }
+    running = &s;
     watch(&s);
+    running = NULL;
     /* What the child left: members of its group, then orphans that left the group. */
     const pid_t group = s.c.sb.pid;
     out->leftovers = group_members(group);

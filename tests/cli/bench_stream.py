@@ -2,10 +2,11 @@
 """`bitcts bench` as it goes and within a time budget (docs/performance.md, "A bench that
 finishes"): no timing is asserted, only what the output and the JSON say.
 
-1. Streaming: a peers script (this file, run by the bench with --peer) starts only after every
-   row of the backend was measured, and reads what the bench had written by then: every row's
-   line on the standard output (a file, so fully buffered unless flushed) and the JSON file
-   rewritten with every row, "in_progress": true. The final JSON says in_progress false.
+1. Streaming: a peers script (this file, run by the bench as its host peer with --serve) runs
+   inside the backend's rows (docs/performance.md, "Peers on the same buffers") and, at its last
+   row, reads what the bench had written by then: the line of every row before it on the
+   standard output (a file, so fully buffered unless flushed) and the JSON file rewritten with
+   each of those rows, "in_progress": true. The final JSON says in_progress false.
 2. The budget: --budget-s 0.1 over 64 MiB tensors (seconds of work on any machine) ends with
    exit code 1, "NOT MEASURED" naming rows, and a JSON whose not_measured lists exactly the rows
    without figures (measured false, check "-", a note), complete false.
@@ -33,19 +34,36 @@ def expect(cond, what):
 
 
 def probe(argv):
-    """Run by the bench as its peers script: record what the bench had written, time nothing;
-    or (BENCH_STREAM_SILENT) say nothing for ten minutes."""
+    """Run by the bench as its host peer (--serve): at every run of a row, record what the bench
+    had written by then (the last record is the last row's), time nothing; or
+    (BENCH_STREAM_SILENT) say nothing for ten minutes."""
     if os.environ.get("BENCH_STREAM_SILENT"):
         time.sleep(600)
         return 0
     fd = int(argv[argv.index("--fd") + 1])
     prefix = argv[argv.index("--prefix") + 1]
-    seen = {"stdout": open(os.environ["BENCH_STREAM_STDOUT"], encoding="utf-8").read()}
-    with open(os.environ["BENCH_STREAM_JSON"], encoding="utf-8") as f:
-        seen["json"] = json.load(f)
-    with open(os.environ["BENCH_STREAM_SEEN"], "w", encoding="utf-8") as f:
-        json.dump(seen, f)
-    os.write(fd, (prefix + " " + json.dumps({"absent": "a probe"}) + "\n").encode())
+
+    def send(obj):
+        os.write(fd, (prefix + " " + json.dumps(obj) + "\n").encode())
+
+    send({"peer": "numpy", "version": "a probe", "device": "cpu", "note": ""})
+    for line in sys.stdin:
+        f = line.split()
+        if f[0] == "map":
+            send({"mapped": True})
+        elif f[0] == "copy":
+            send({"id": "copy", "seconds": 1.0})
+        elif f[0] == "row":
+            send({"id": f[1], "ready": True})
+        elif f[0] == "rep":
+            seen = {"row": int(f[1]),
+                    "stdout": open(os.environ["BENCH_STREAM_STDOUT"], encoding="utf-8").read()}
+            if os.path.exists(os.environ["BENCH_STREAM_JSON"]):  # from the first row's end
+                with open(os.environ["BENCH_STREAM_JSON"], encoding="utf-8") as j:
+                    seen["json"] = json.load(j)
+            with open(os.environ["BENCH_STREAM_SEEN"], "w", encoding="utf-8") as out:
+                json.dump(seen, out)
+            send({"id": f[1], "seconds": 0.001})
     return 0
 
 
@@ -74,16 +92,21 @@ def streaming(bitcts, work):
         expect(False, "the peers script ran (no %s)" % seen)
         return
     s = json.load(open(seen, encoding="utf-8"))
+    last = s["row"]
     lines = [l for l in s["stdout"].splitlines() if l.startswith("row ")]
-    expect(len(lines) == rows and all(l.endswith(", ok") for l in lines),
-           "before the peers ran, stdout held every row's line (%d of %d)" % (len(lines), rows))
-    expect("op    in" not in s["stdout"], "before the peers ran, no final table yet")
-    j = s["json"]
+    expect(last == rows - len(final["limits"]["instances"]),
+           "the peer's last row is the first instance's last (%d of %d)" % (last, rows))
+    expect(len(lines) == last and all(l.endswith(", ok") for l in lines),
+           "at the peer's last row, stdout held the line of every row before it (%d of %d)" %
+           (len(lines), last))
+    expect("op    in" not in s["stdout"], "at the peer's last row, no final table yet")
+    j = s.get("json") or {}
     expect(j.get("in_progress") is True and j.get("complete") is False,
-           "before the peers ran, the JSON said in_progress true, complete false")
-    expect(len(j.get("results", [])) == rows and
-           all(r.get("check") == "ok" and r.get("measured") for r in j["results"]),
-           "before the peers ran, the JSON held every row measured")
+           "at the peer's last row, the JSON said in_progress true, complete false")
+    done = j.get("results", [])[:last]
+    expect(len(done) == last and
+           all(r.get("check") == "ok" and r.get("measured") for r in done),
+           "at the peer's last row, the JSON held every row before it measured")
 
 
 def budget(bitcts, work):

@@ -1,0 +1,221 @@
+# SPDX-License-Identifier: MIT
+"""`bitcts bench`'s host peers timed interleaved with the backend, on its own buffers
+(docs/performance.md, "Peers on the same buffers"). This file is also the peers script the bench
+runs (--peers-script, --serve): a stand-in for NumPy in pure Python that reads the shared buffers
+itself, so nothing here depends on a library or on a timing.
+
+1. The same buffers, interleaved: after every timed call of the backend, the peer runs that row
+   once. At each run it reads a sample of the row's elements through the strides it was given:
+   the output holds the operator applied to the inputs (the backend's output of the call just
+   made: the peer sees the same bytes), and the terminal held the line of the row before and not
+   this row's (it runs inside the backend's rows). Each row gets exactly as many peer runs as
+   backend calls; the row's peer figure is the useful bytes over the median of the times the peer
+   sent. The peer cannot write the inputs (A and B are sealed read-only to it) nor resize any
+   buffer, and what it scribbles over the whole output is never charged to the backend (every
+   call's output is poisoned and checked anew: every row stays ok).
+2. A peer that stops answering is killed at --peer-timeout, named absent with the reason; the
+   backend's rows are all measured.
+3. A peer that dies at its third run: named with how it ended; the rows it timed keep their
+   figures, the bench goes on.
+4. A peer that answers with another row's id: killed as a liar, the bench goes on.
+
+usage: bench_peers_shared.py BITCTS WORK_DIR"""
+import json
+import mmap
+import os
+import struct
+import subprocess
+import sys
+import time
+
+FAILURES = []
+OPS = {"and": lambda a, b, m: a & b, "or": lambda a, b, m: a | b, "xor": lambda a, b, m: a ^ b,
+       "not": lambda a, b, m: ~a & m, "shl": lambda a, b, m: (a << b) & m,
+       "shr": lambda a, b, m: a >> b}
+FMT = {1: "B", 2: "H", 4: "I", 8: "Q"}
+
+
+def expect(cond, what):
+    if not cond:
+        FAILURES.append(what)
+    print("%s %s" % ("ok  " if cond else "FAIL", what))
+
+
+# ---- the peer ----
+
+def element(buf, offset, w, index):
+    return struct.unpack_from("<" + FMT[w], buf, offset + index * w)[0]
+
+
+def peer(argv):
+    fd = int(argv[argv.index("--fd") + 1])
+    prefix = argv[argv.index("--prefix") + 1]
+    mode = os.environ.get("SHARED_MODE", "good")
+    log = {"argv": argv, "runs": [], "mismatches": 0, "samples": 0}
+
+    def send(obj):
+        os.write(fd, (prefix + " " + json.dumps(obj) + "\n").encode())
+
+    send({"peer": "numpy", "version": "stand-in", "device": "cpu, 1 thread", "note": ""})
+    bufs, offset, row, runs = None, 0, None, 0
+    for line in sys.stdin:
+        f = line.split()
+        if f[0] == "map":
+            bufs, offset = [], int(f[4])
+            for k, path in enumerate(f[1:4]):
+                h = os.open(path, os.O_RDWR if k == 2 else os.O_RDONLY)
+                size = os.fstat(h).st_size
+                bufs.append(mmap.mmap(h, size, access=mmap.ACCESS_WRITE if k == 2 else
+                                      mmap.ACCESS_READ))
+                if k == 0:  # may the peer write A, or shrink it?
+                    try:
+                        mmap.mmap(h, size, access=mmap.ACCESS_WRITE)
+                        log["a_writable"] = True
+                    except OSError:
+                        log["a_writable"] = False
+                    try:
+                        h2 = os.open(path, os.O_RDWR)
+                        os.ftruncate(h2, 0)
+                        log["a_shrunk"] = True
+                    except OSError:
+                        log["a_shrunk"] = False
+                if k == 2:
+                    try:
+                        os.ftruncate(h, 0)
+                        log["out_shrunk"] = True
+                    except OSError:
+                        log["out_shrunk"] = False
+                os.close(h)
+            send({"mapped": True})
+        elif f[0] == "copy":
+            send({"id": "copy", "seconds": 0.5})
+        elif f[0] == "row":
+            row = f[1:]
+            send({"id": f[1], "ready": True})
+        elif f[0] == "rep":
+            runs += 1
+            if mode == "hang" and runs == 2:
+                time.sleep(600)
+            if mode == "die" and runs == 3:
+                with open(os.environ["SHARED_LOG"], "w", encoding="utf-8") as out:
+                    json.dump(log, out)
+                os._exit(3)
+            ident, op, w, ow, rows, cols = row[0], row[1], int(row[2]), int(row[3]), \
+                int(row[4]), int(row[5])
+            s = [int(x) for x in row[6:12]]
+            mask = (1 << (8 * ow)) - 1
+            for i in range(0, rows, max(1, rows // 8)):
+                for j in range(0, cols, max(1, cols // 8)):
+                    a = element(bufs[0], offset, w, i * s[0] + j * s[1])
+                    b = element(bufs[1], offset, w, i * s[2] + j * s[3])
+                    o = element(bufs[2], offset, ow, i * s[4] + j * s[5])
+                    want = bin(a).count("1") if op == "count" else OPS[op](a, b, mask)
+                    log["samples"] += 1
+                    log["mismatches"] += want != o
+            with open(os.environ["SHARED_STDOUT"], encoding="utf-8") as out:
+                printed = [l.split(":")[0] for l in out if l.startswith("row ")]
+            log["runs"].append({"row": int(ident), "printed": printed})
+            bufs[2][:] = b"\xff" * len(bufs[2])  # scribbles the whole output
+            send({"id": str(int(ident) + 1) if mode == "liar" else ident, "seconds": 0.001})
+    with open(os.environ["SHARED_LOG"], "w", encoding="utf-8") as out:
+        json.dump(log, out)
+    return 0
+
+
+# ---- the tests ----
+
+def bench(bitcts, work, name, mode, extra=()):
+    out, js, log = (os.path.join(work, name + e) for e in (".txt", ".json", ".log.json"))
+    for p in (js, log):
+        if os.path.exists(p):
+            os.remove(p)
+    env = dict(os.environ, SHARED_MODE=mode, SHARED_LOG=log, SHARED_STDOUT=out)
+    with open(out, "w", encoding="utf-8") as f:
+        p = subprocess.run([bitcts, "bench", "--quick", "--ops", "xor,not,shr", "--layouts",
+                            "packed,padded,transposed,bcast", "--peers", "numpy", "--python",
+                            sys.executable, "--peers-script", os.path.abspath(__file__),
+                            "--json", js] + list(extra), stdout=f, stderr=subprocess.STDOUT,
+                           env=env, check=False)
+    doc = json.load(open(js, encoding="utf-8")) if os.path.exists(js) else {}
+    peer_log = json.load(open(log, encoding="utf-8")) if os.path.exists(log) else {}
+    numpy = [q for q in doc.get("peers", []) if q["name"] == "numpy"]
+    return p.returncode, doc, peer_log, numpy[0] if numpy else {}
+
+
+def numpy_gbps(row):
+    return ((row.get("peers") or {}).get("numpy") or {}).get("gbps")
+
+
+def same_buffers(bitcts, work):
+    rc, doc, log, numpy = bench(bitcts, work, "good", "good")
+    rows = doc.get("results", [])
+    expect(rc == 0 and rows and all(r["check"] == "ok" for r in rows),
+           "exit 0 and every row ok although the peer scribbled over the output (rc %d)" % rc)
+    expect(numpy.get("interleaved") is True and numpy.get("present") is True,
+           "the peer is present and interleaved: %s" % numpy)
+    expect(log.get("samples", 0) > 0 and log.get("mismatches") == 0,
+           "at every run the output held the operator of the inputs: %d of %d samples differ"
+           % (log.get("mismatches", -1), log.get("samples", 0)))
+    expect(log.get("a_writable") is False and log.get("a_shrunk") is False and
+           log.get("out_shrunk") is False,
+           "the peer can neither write A nor shrink A or the output: %s" %
+           {k: log.get(k) for k in ("a_writable", "a_shrunk", "out_shrunk")})
+    per = len(doc.get("limits", {}).get("instances", [])) or 1
+    mine = [n for n in range(len(rows)) if n % per == 0]
+    runs = {}
+    for run in log.get("runs", []):
+        runs.setdefault(run["row"], []).append(run)
+    expect(sorted(runs) == mine and
+           all(len(runs[n]) == rows[n]["reps"] for n in mine),
+           "one peer run after each of the backend's calls, rows %s" %
+           [(n, len(runs.get(n, [])), rows[n]["reps"]) for n in mine][:6])
+    inside = all(("row %d/%d" % (n, len(rows)) in run["printed"]) and
+                 ("row %d/%d" % (n + 1, len(rows)) not in run["printed"])
+                 for n in mine if n > 0 for run in runs.get(n, []))
+    expect(inside, "each run came after the row before was printed and before its own row")
+    want = all(abs(numpy_gbps(r) - r["useful_bytes"] / 0.001 / 1e9) < 1e-6 * numpy_gbps(r)
+               for r in rows if numpy_gbps(r) is not None)
+    expect(want and all(numpy_gbps(r) is not None for r in rows),
+           "every row's figure is its useful bytes over the peer's median time")
+
+
+def misbehaving(bitcts, work):
+    t0 = time.monotonic()
+    rc, doc, _, numpy = bench(bitcts, work, "hang", "hang", ["--peer-timeout", "1"])
+    rows = doc.get("results", [])
+    expect(rc == 0 and rows and all(r["check"] == "ok" for r in rows) and
+           "no answer within 1 s; the Python process was killed" in numpy.get("note", ""),
+           "a peer that hangs is killed at --peer-timeout and named (rc %d, %s, %.0f s)" %
+           (rc, numpy.get("note"), time.monotonic() - t0))
+    rc, doc, log, numpy = bench(bitcts, work, "die", "die")
+    rows = doc.get("results", [])
+    timed = [r for r in rows if numpy_gbps(r) is not None]
+    expect(rc == 0 and all(r["check"] == "ok" for r in rows) and len(timed) >= 1 and
+           "the Python process ended" in numpy.get("note", "") and "exit status 3" in
+           numpy.get("note", ""),
+           "a peer that dies is named with how it ended, its rows before kept (rc %d, %d rows "
+           "timed, %s)" % (rc, len(timed), numpy.get("note")))
+    rc, doc, _, numpy = bench(bitcts, work, "liar", "liar")
+    rows = doc.get("results", [])
+    expect(rc == 0 and all(r["check"] == "ok" for r in rows) and
+           "not a time of the row asked for" in numpy.get("note", "") and
+           not any(numpy_gbps(r) is not None for r in rows),
+           "a peer that answers for another row is killed, no figure taken (rc %d, %s)" %
+           (rc, numpy.get("note")))
+
+
+def main(argv):
+    if "--serve" in argv:
+        return peer(argv)
+    if "--fd" in argv:  # run as a peer after the backend: not expected here
+        return 2
+    bitcts, work = argv[0], argv[1]
+    os.makedirs(work, exist_ok=True)
+    same_buffers(bitcts, work)
+    misbehaving(bitcts, work)
+    print("%d failure(s)" % len(FAILURES))
+    return 1 if FAILURES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
