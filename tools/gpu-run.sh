@@ -207,8 +207,8 @@ cpu_margin=$((cpu_step / 10 > 15 ? cpu_step / 10 : 15))
 if [ "$budget" -gt 0 ] && [ "$cpu_step" -gt "$cpu_margin" ]; then
     bench_cpu+=(--budget-s "$((cpu_step - cpu_margin))")
 fi
-# No interpreter with NumPy: no CPU peers, and the whole budget to the backend's rows (with
-# peers asked it keeps half of it for them).
+# No interpreter with NumPy: no CPU peers. (With them, they run inside the rows, between the
+# backend's calls on its buffers, and the rows keep the whole budget.)
 [ -n "$cpu_python" ] || bench_cpu+=(--no-peers)
 step bench-cpu "$budget" "$bitcts" bench --backend cpu ${bench_cpu[@]+"${bench_cpu[@]}"} ${cpu_python:+--python "$cpu_python"} \
     --json "$out/bench-cpu.json"

@@ -27,7 +27,9 @@ static const char bench_description[] =
     "    shader (kcopy) on the device at the start and the end; device timestamps; peers\n"
     "    PyTorch (CUDA), CuPy and JAX timed with device events\n"
     "Every output is checked; the backend runs in a child process under a watchdog, each peer\n"
-    "in a Python process. A missing peer is reported absent with the reason. Every call gets\n"
+    "in a Python process; the CPU peers run each row once after each of the backend's timed\n"
+    "calls, on the backend's own buffers (the inputs read-only to them), the GPU peers after\n"
+    "the backend. A missing peer is reported absent with the reason. Every call gets\n"
     "guarded buffers, a poisoned output and a read-only description and is checked between\n"
     "the timed calls: check WRONG (an output of any timed call differs), GUARD (a write\n"
     "outside the buffers), INPUT (an input changed), DESC (the description changed).\n";

@@ -29,7 +29,9 @@
 #define SERVE_MAX (1 + BITCTS_BENCH_MAX_INSTANCES)
 #define SERVE_CLOSE_S 2.0 /* a peer's time to end after its input closed */
 /* A peer stops repeating a row once it ran it SERVE_ROW_RUNS times and for SERVE_ROW_S seconds
- * (a peer 20-50x behind, NumPy's transposes, would take minutes a row at 4 x a large LLC). */
+ * (a peer 20-50x behind, NumPy's transposes, would take minutes a row at 4 x a large LLC);
+ * within a time budget, once it ran it once and for half the row's even share of what is left
+ * (the backend's calls keep the other half, as the child paces them). */
 #define SERVE_ROW_RUNS 3
 #define SERVE_ROW_S 3.0
 
@@ -349,12 +351,17 @@ void bitcts__bench_serve_turn(const bitcts_bench_config *cfg, bitcts_bench_resul
     const size_t per_shape = r->instances > 0 ? (size_t)r->instances : 1;
     char late[200];
     const double until = until_of(cfg, late, sizeof late);
+    const double now = bitcts_clock_now();
+    const double share = cfg->budget_s > 0 && cfg->deadline > now
+                             ? 0.5 * (cfg->deadline - now) / (double)(r->row_count - n)
+                             : 0;
     for (int i = 0; i < serve.count && n < r->row_count; ++i) {
         server *sv = &serve.s[i];
         const size_t mine = sv->instance < 0 ? 0 : (size_t)sv->instance;
         if (!sv->live || n % per_shape != mine || !server_row(sv, n, until, late) ||
             sv->times_n >= BITCTS_BENCH_MAX_REPS ||
-            (sv->times_n >= SERVE_ROW_RUNS && sv->spent >= SERVE_ROW_S)) {
+            (share <= 0 && sv->times_n >= SERVE_ROW_RUNS && sv->spent >= SERVE_ROW_S) ||
+            (share > 0 && sv->times_n >= 1 && sv->spent >= share)) {
             continue;
         }
         char cmd[48];
