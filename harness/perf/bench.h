@@ -16,7 +16,8 @@
  * lent description, and is checked after it returns (harness/perf/bench_buffers.h): a write outside
  * the buffers is GUARD, a changed input INPUT, a changed description DESC. The backend runs in
  * a sandboxed child under a watchdog (harness/sandbox/supervise.h); the peers run in Python child
- * processes (harness/perf/bench_peers.py).
+ * processes (harness/perf/bench_peers.py): the CPU peers between the backend's timed calls, on its
+ * own buffers (harness/perf/bench_serve.c), the GPU peers after it.
  * Thread-safety: one bench per process; the backend may use threads of its own. */
 #ifndef BITCTS_HARNESS_BENCH_H
 #define BITCTS_HARNESS_BENCH_H
@@ -191,7 +192,7 @@ typedef struct bitcts_bench_result {
 
 /** Whether the device's copy kernel varied by more than 10% over the run (kcopy_min/max): rows
  * are then read against the copy kernel timed next to each (a row's copy_kernel_gbps), and
- * peers, timed at other moments, are not comparable row by row. */
+ * GPU peers, timed at other moments, are not comparable row by row. */
 int bitcts_bench_drifted(const bitcts_bench_result *r);
 
 /** The row's short name, "xor uint8->uint8 packed 1 thr", into buf; returns buf. */

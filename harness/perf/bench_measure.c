@@ -6,6 +6,10 @@
  *   I <json>                 the backend's identity and device
  *   G <size> <device timing> <check> <instances> <threads>...   the geometry
  *   P <0|1>                  the cpu backend's threads were placed one per core (1)
+ *   B <pid> <fd A> <fd B> <fd output> <offset> | B -   the buffers shared with the CPU peers
+ *                            (or not), waiting for the parent's answer
+ *   Q <row> <call>           after a timed call: the CPU peers' turn on the same buffers,
+ *                            waiting for the parent's answer
  *   H <instance> <copy> <triad>, Y <memcpy>     host limits (GB/s; -1: none)
  *   U <0|1> <api> <kernel>   device copy limits at the start (0) and the end (1)
  *   N <row>                  a row begins
