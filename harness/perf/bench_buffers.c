@@ -140,21 +140,6 @@ void bitcts_bench_buffers_expected_writable(bitcts_bench_buffers *b, int writabl
     bitcts_guard_protect(&b->expected, !writable);
 }
 
-/* The complement of n bytes, a word at a time. */
-static void complement(uint8_t *out, const uint8_t *in, size_t n)
-{
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t v;
-        memcpy(&v, in + i, 8);
-        v = ~v;
-        memcpy(out + i, &v, 8);
-    }
-    for (; i < n; ++i) {
-        out[i] = (uint8_t)~in[i];
-    }
-}
-
 /* The output's element bytes complemented in [start, end) (which starts on a row), row by row
  * (a 2-D output may pad its rows), the padding as the expected output has it. */
 static void poison_range(bitcts_bench_buffers *b, size_t start, size_t end)
@@ -166,7 +151,7 @@ static void poison_range(bitcts_bench_buffers *b, size_t start, size_t end)
     const size_t used = rows ? (size_t)o->sizes[1] * w : end - start;
     for (size_t r = start; r < end && pitch > 0; r += pitch) {
         const size_t n = end - r < used ? end - r : used;
-        complement(b->out + r, b->ref + r, n);
+        bitcts_guard_complement(b->out + r, b->ref + r, n);
         const size_t pad = end - r - n < pitch - n ? end - r - n : pitch - n;
         memcpy(b->out + r + n, b->ref + r + n, pad);
     }

@@ -40,14 +40,8 @@ static void unbalance_guard(uint8_t *g, size_t len, size_t near, int64_t off, ui
     }
 }
 
-/* n bytes of pattern `src` as pass `pass` writes them: as they are (pass 0) or complemented,
- * eight at a time. */
-static void pattern_copy(uint8_t *dst, const uint8_t *src, size_t n, uint32_t pass)
+void bitcts_guard_complement(uint8_t *dst, const uint8_t *src, size_t n)
 {
-    if (pass == 0) {
-        memcpy(dst, src, n);
-        return;
-    }
     size_t k = 0;
     for (; k + 8 <= n; k += 8) {
         uint64_t v;
@@ -57,6 +51,16 @@ static void pattern_copy(uint8_t *dst, const uint8_t *src, size_t n, uint32_t pa
     }
     for (; k < n; ++k) {
         dst[k] = (uint8_t)~src[k];
+    }
+}
+
+/* n bytes of pattern `src` as pass `pass` writes them: as they are (pass 0) or complemented. */
+static void pattern_copy(uint8_t *dst, const uint8_t *src, size_t n, uint32_t pass)
+{
+    if (pass == 0) {
+        memcpy(dst, src, n);
+    } else {
+        bitcts_guard_complement(dst, src, n);
     }
 }
 

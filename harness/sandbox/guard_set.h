@@ -38,6 +38,10 @@ uint64_t bitcts_guard_set_bytes(const bitcts_guard_set *s);
  * once by a caller that places its buffers again and again. */
 uint64_t bitcts_guard_set_max_bytes(void);
 
+/** The complement of n bytes of src into dst, eight at a time (the second of the patterns'
+ * passes, and the bench's poison of an output). */
+void bitcts_guard_complement(uint8_t *dst, const uint8_t *src, size_t n);
+
 /** Draws pattern 0 (bitcts_guard_set_bytes() bytes) into s->expect from the stream "guard" of
  * `seed` (the generators' RNG): deterministic, and unknown to a backend. Each window of
  * s->width[t] bytes (aligned on buffer t's data, as its elements are) whose bits are half set
