@@ -3,6 +3,7 @@
 #include <errno.h>  /* errno */
 #include <stdio.h>  /* printf */
 #include <string.h> /* strcmp, strerror */
+#include <unistd.h> /* isatty */
 
 #include "bitcts/bitcts_version.h"
 #include "cli_util.h"
@@ -98,6 +99,12 @@ static int dispatch(int argc, char **argv)
 int main(int argc, char **argv)
 {
     const char *cmd = NULL;
+    /* Not a terminal: one buffer of 64 KiB, so that output up to that size (a command's help)
+     * is written once, at the close below, which then knows why it failed (a full disk). */
+    static char buffer[(size_t)1 << 16]; /* glibc ignores a size without a buffer */
+    if (!isatty(STDOUT_FILENO)) {
+        setvbuf(stdout, buffer, _IOFBF, sizeof buffer);
+    }
     bitcts_cli_set_program(argv[0]);
     for (size_t i = 0; argc > 1 && i < sizeof subcommands / sizeof subcommands[0]; ++i) {
         if (strcmp(argv[1], subcommands[i].name) == 0) {
