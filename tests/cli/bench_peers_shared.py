@@ -18,6 +18,8 @@ itself, so nothing here depends on a library or on a timing.
 3. A peer that dies at its third run: named with how it ended; the rows it timed keep their
    figures, the bench goes on.
 4. A peer that answers with another row's id: killed as a liar, the bench goes on.
+5. Within --budget-s, a peer whose runs of a layout take over twice a row's share of the time
+   left is not run on the later rows of that layout, and says how many.
 
 usage: bench_peers_shared.py BITCTS WORK_DIR"""
 import json
@@ -116,7 +118,10 @@ def peer(argv):
                 printed = [l.split(":")[0] for l in out if l.startswith("row ")]
             log["runs"].append({"row": int(ident), "printed": printed})
             bufs[2][:] = b"\xff" * len(bufs[2])  # scribbles the whole output
-            send({"id": str(int(ident) + 1) if mode == "liar" else ident, "seconds": 0.001})
+            # "slow": a transposed row's run says it took 50 s (nothing here is timed).
+            slow = mode == "slow" and s[0] < s[1]
+            send({"id": str(int(ident) + 1) if mode == "liar" else ident,
+                  "seconds": 50.0 if slow else 0.001})
     with open(os.environ["SHARED_LOG"], "w", encoding="utf-8") as out:
         json.dump(log, out)
     return 0
@@ -204,6 +209,25 @@ def misbehaving(bitcts, work):
            (rc, numpy.get("note")))
 
 
+def budget(bitcts, work):
+    """Within --budget-s, a row whose one run would take over twice its share (by the peer's last
+    run of that layout) is not run: only the first transposed row gets the slow peer's figure."""
+    rc, doc, _, numpy = bench(bitcts, work, "slow", "slow", ["--budget-s", "600"])
+    rows = doc.get("results", [])
+    per = len(doc.get("limits", {}).get("instances", [])) or 1
+    mine = [r for n, r in enumerate(rows) if n % per == 0]
+    tr = [r for r in mine if r["layout"] == "transposed"]
+    other = [r for r in mine if r["layout"] != "transposed"]
+    # Which later rows fit depends on the share (the time left over the rows left: the last
+    # few rows' shares grow), not on the machine: count the rows without a figure.
+    skipped = [r for r in tr[1:] if numpy_gbps(r) is None]
+    want = "%d rows not run: one run would take over twice the row's share" % len(skipped)
+    expect(rc == 0 and len(tr) > 1 and numpy_gbps(tr[0]) is not None and len(skipped) > 0 and
+           all(numpy_gbps(r) is not None for r in other) and want in numpy.get("note", ""),
+           "within a budget, a peer's row that would not fit its share is not run: %s (rc %d)" %
+           (numpy.get("note"), rc))
+
+
 def main(argv):
     if "--serve" in argv:
         return peer(argv)
@@ -213,6 +237,7 @@ def main(argv):
     os.makedirs(work, exist_ok=True)
     same_buffers(bitcts, work)
     misbehaving(bitcts, work)
+    budget(bitcts, work)
     print("%d failure(s)" % len(FAILURES))
     return 1 if FAILURES else 0
 
