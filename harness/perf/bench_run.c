@@ -281,6 +281,14 @@ static int take_turn(bench_parent *b, char *p)
     return ok ? 0 : -1;
 }
 
+/* The child is gone: the CPU peers end before the supervisor looks for what the backend left
+ * (a child that crashed or hung before its Z line). */
+static void child_ended(void *user)
+{
+    bench_parent *b = user;
+    bitcts__bench_serve_close(b->r);
+}
+
 static int on_line(void *user, char *line)
 {
     bench_parent *b = user;
@@ -417,8 +425,8 @@ int bitcts_bench_run(const bitcts_bench_config *cfg, bitcts_bench_result *out, c
     cfg = &local;
     bench_parent b = {.cfg = cfg, .local = &local, .r = out, .current = -1, .out_of_time = -1};
     out->in_progress = 1;
-    const bitcts__perf_launch launch =
-        BITCTS__PERF_LAUNCH(cfg, bitcts__bench_child_main, on_line, &b);
+    bitcts__perf_launch launch = BITCTS__PERF_LAUNCH(cfg, bitcts__bench_child_main, on_line, &b);
+    launch.on_end = child_ended;
     bitcts_supervise_result sv;
     int st = bitcts__perf_run(&launch, &out->refused, &sv, err, cap);
     if (st != BITCTS_OK) {
@@ -426,7 +434,6 @@ int bitcts_bench_run(const bitcts_bench_config *cfg, bitcts_bench_result *out, c
         return st;
     }
     out->seconds = sv.seconds;
-    bitcts__bench_serve_close(out); /* a child that ended before its Z line */
     st = settle(&b, &sv, err, cap);
     if (out->device_timing && b.geometry) {
         spread_device_limits(out);

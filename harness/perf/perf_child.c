@@ -19,7 +19,8 @@ int bitcts__perf_run(const bitcts__perf_launch *l, int *refused, bitcts_supervis
     const bitcts_supervise_config sv_cfg = {.timeout_s = l->timeout_s > 0 ? l->timeout_s : 120,
                                             .on_line = l->on_line,
                                             .user = l->user,
-                                            .interrupted = l->interrupted};
+                                            .interrupted = l->interrupted,
+                                            .on_end = l->on_end};
     bitcts__perf_job job = {.cfg = l->cfg, .spec = &spec};
     if (bitcts_supervise_run(&sv_cfg, l->child_main, &job, sv, err, cap) != 0) {
         return BITCTS_E_INTERNAL;

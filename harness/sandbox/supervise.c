@@ -309,6 +309,9 @@ int bitcts_supervise_run(const bitcts_supervise_config *cfg, bitcts_sandbox_main
     running = &s;
     watch(&s);
     running = NULL;
+    if (cfg->on_end != NULL) {
+        cfg->on_end(cfg->user);
+    }
     /* What the child left: members of its group, then orphans that left the group. */
     const pid_t group = s.c.sb.pid;
     out->leftovers = group_members(group);

@@ -49,6 +49,10 @@ typedef struct bitcts_supervise_config {
     volatile sig_atomic_t *interrupted; /* set (by a signal handler) to stop; or NULL */
     double end_at; /* a command's time budget: the child is killed at this bitcts_clock_now()
                     * time, whatever its phase (0: none) */
+    /** Called once the child is gone (or killed), before what it left behind is looked for: the
+     * command ends processes of its own that are not the child's (the bench's peers), so they
+     * are not counted as the backend's. NULL: none. */
+    void (*on_end)(void *user);
 } bitcts_supervise_config;
 
 /** How the child ended, and what it left. */

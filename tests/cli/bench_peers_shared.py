@@ -21,7 +21,10 @@ itself, so nothing here depends on a library or on a timing.
 5. Within --budget-s, a peer whose runs of a layout take over twice a row's share of the time
    left is not run on the later rows of that layout, and says how many.
 
-usage: bench_peers_shared.py BITCTS WORK_DIR"""
+6. A backend that crashes or hangs while the peers run beside it: the bench blames it for that
+   alone (the peers' processes are not "left running" by the backend), and no peer outlives it.
+
+usage: bench_peers_shared.py BITCTS PLUGIN_DIR WORK_DIR"""
 import json
 import mmap
 import os
@@ -228,16 +231,49 @@ def budget(bitcts, work):
            (numpy.get("note"), rc))
 
 
+def serving_peers():
+    """Process ids of peers in serve mode still running (none should outlive a bench)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                args = f.read().split(b"\0")
+        except OSError:
+            continue
+        if b"--serve" in args and any(a.endswith(b"bench_peers_shared.py") for a in args):
+            found.append(int(pid))
+    return found
+
+
+def crashing_backend(bitcts, work, plugins):
+    """A backend that crashes or hangs while the peers run beside it is blamed for that alone:
+    the peers' processes are not counted as its own, and none is left running."""
+    for name, what in (("abort_execute", "crashed in operator_execute"),
+                       ("loop_execute", "hung in operator_execute")):
+        plugin = os.path.join(plugins, "libbitcts_misbehave_%s.so" % name)
+        rc, doc, _, numpy = bench(bitcts, work, "crash-" + name, "good",
+                                  ["--backend", plugin, "--timeout", "2"])
+        error = (doc.get("error") or {}) if isinstance(doc.get("error"), dict) else \
+            {"text": doc.get("error") or ""}
+        text = json.dumps(error) + open(os.path.join(work, "crash-%s.txt" % name),
+                                        encoding="utf-8").read()
+        expect(rc != 0 and what in text and "process of its own" not in text and
+               not serving_peers(),
+               "a backend that %s beside the peers: blamed for that alone, no peer left (rc %d)"
+               % (what, rc))
+
+
 def main(argv):
     if "--serve" in argv:
         return peer(argv)
     if "--fd" in argv:  # run as a peer after the backend: not expected here
         return 2
-    bitcts, work = argv[0], argv[1]
+    bitcts, plugins, work = argv[0], argv[1], argv[2]
     os.makedirs(work, exist_ok=True)
     same_buffers(bitcts, work)
     misbehaving(bitcts, work)
     budget(bitcts, work)
+    crashing_backend(bitcts, work, plugins)
     print("%d failure(s)" % len(FAILURES))
     return 1 if FAILURES else 0
 
