@@ -266,7 +266,8 @@ double bitcts__bench_answer_s(const bitcts_bench_config *cfg);
 
 /** The host peers timed interleaved (bench_serve.c): started when the child shares its buffers,
  * a turn each after every timed call, closed at the child's end. One set per process. */
-void bitcts__bench_serve_open(const bitcts_bench_config *cfg, bitcts_bench_result *r, char *line);
+int bitcts__bench_serve_open(const bitcts_bench_config *cfg, bitcts_bench_result *r,
+                             const char *line); /* 0: the peers interleave, -1: they run after */
 void bitcts__bench_serve_turn(const bitcts_bench_config *cfg, bitcts_bench_result *r, size_t row,
                               uint32_t call);
 void bitcts__bench_serve_close(bitcts_bench_result *r);

@@ -59,8 +59,8 @@ int bitcts_bench_buffers_map(bitcts_bench_buffers *b, uint64_t cap_in, uint64_t 
                              uint64_t seed, char *err, size_t cap);
 
 /** Backs A, B and the output, just mapped, with shared memory files (bitcts_guard_share), for
- * peers timed on the same buffers: A and B read-only to them, none of the three resizable by
- * them; fds gets their descriptors.
+ * peers timed on the same buffers: all three read-only to them (a peer writes its outputs to a
+ * buffer of its own) and of a fixed size; fds gets their descriptors.
  * @return 0, or -1 (none shared) when one cannot be. */
 int bitcts_bench_buffers_share(bitcts_bench_buffers *b, int fds[3]);
 

@@ -334,7 +334,9 @@ static void share_with_peers(bench *x)
     char line[128];
     snprintf(line, sizeof line, "B %ld %d %d %d %u", (long)getpid(), fds[0], fds[1], fds[2],
              BITCTS_GUARD_BEFORE);
-    x->interleave = bitcts_supervise_ask(line, 1.8 * bitcts__bench_answer_s(x->cfg)) == 0;
+    /* The files stay open for the parent to open them (/proc/<pid>/fd/<fd>) while this asks. */
+    /* Answered 1: the parent's peers have the buffers; 0: they run after the backend. */
+    x->interleave = bitcts_supervise_ask(line, 1.8 * bitcts__bench_answer_s(x->cfg)) == 1;
     if (x->interleave && x->cfg->budget_s > 0 && x->deadline > 0 &&
         bitcts__bench_peers_asked(x->cfg, 0) == bitcts__bench_host_peers(x->cfg, 0)) {
         x->deadline += x->cfg->budget_s * (1.0 - BITCTS_BENCH_BACKEND_SHARE);
@@ -347,8 +349,8 @@ static void peers_turn(bench *x, uint32_t k)
 {
     char line[64];
     snprintf(line, sizeof line, "Q %zu %u", x->row, k);
-    if (bitcts_supervise_ask(line, 1.8 * bitcts__bench_answer_s(x->cfg)) != 0) {
-        x->interleave = 0;
+    if (bitcts_supervise_ask(line, 1.8 * bitcts__bench_answer_s(x->cfg)) != 1) {
+        x->interleave = 0; /* no answer in time, or a refused turn: the peers stop here */
     }
 }
 

@@ -27,10 +27,12 @@ this file in its executable; `bitcts bench --peers-script FILE` runs another cop
 A host peer (numpy, torch-cpu) timed interleaved with the backend, on the backend's own buffers
 (docs/performance.md, "Peers on the same buffers"): after its first line it reads commands on
 its standard input, one a line, and answers each with one JSON line:
-    map PATH_A PATH_B PATH_OUT OFFSET   maps the three shared buffers (files), the tensors
-                                        starting OFFSET bytes in        -> {"mapped": true}
-    copy BYTES                          times a copy of BYTES from A to the output (the median of
-                                        three)                          -> {"id": "copy", "seconds": s}
+    map PATH_A PATH_B PATH_OUT OFFSET   maps the three shared buffers (files, read-only), the
+                                        tensors starting OFFSET bytes in; the peer writes its
+                                        outputs to a buffer of its own of the same size
+                                                                        -> {"mapped": true}
+    copy BYTES                          times a copy of BYTES from A to its output (the median
+                                        of three)                       -> {"id": "copy", "seconds": s}
     row ID OP W OW ROWS COLS SA0 SA1 SB0 SB1 SO0 SO1
                                         the row's tensors as views of the buffers, strides in
                                         elements (a broadcast B: 0 0; a unary operator's B is
@@ -409,8 +411,12 @@ def numpy_views():
         return np.lib.stride_tricks.as_strided(flat, shape=shape,
                                                strides=[x * size for x in strides])
 
+    def own(nbytes):
+        """The peer's own output bytes, touched once (no page faults in a timed run)."""
+        return np.ones(nbytes, dtype=np.uint8)
+
     return SimpleNamespace(name="numpy", version=np.__version__, device="cpu, 1 thread",
-                           types=types, funcs=funcs, view=view,
+                           types=types, funcs=funcs, view=view, own=own,
                            copy=lambda o, a: np.copyto(o, a),
                            note="" if funcs["count"] is not None else
                            "numpy %s has no bitwise_count (NumPy 2.0 has it)" % np.__version__)
@@ -438,9 +444,15 @@ def torch_views():
                                     count=(len(buf) - offset) // size)
         return flat.as_strided(shape, strides)
 
+    def own(nbytes):
+        import numpy as np
+
+        return np.ones(nbytes, dtype=np.uint8)  # a buffer torch.frombuffer views, writable
+
     return SimpleNamespace(name="torch-cpu", version=torch.__version__,
                            device="cpu, %d thread%s" % (threads, "" if threads == 1 else "s"),
-                           types=types, funcs=funcs, view=view, copy=lambda o, a: o.copy_(a),
+                           types=types, funcs=funcs, view=view, own=own,
+                           copy=lambda o, a: o.copy_(a),
                            note="uint16/32/64 run as int16/32/64 (same bits; PyTorch's bitwise "
                                 "kernels lack those unsigned types, its right shift is "
                                 "arithmetic); " + TORCH_NO_POPCOUNT)
@@ -450,7 +462,9 @@ SERVE_LIBS = {"numpy": numpy_views, "torch-cpu": torch_views}
 
 
 def serve_row(lib, bufs, offset, f):
-    """The run of a row command's fields on the mapped buffers, or a reason it cannot run."""
+    """The run of a row command's fields, or a reason it cannot run: the inputs are views of the
+    backend's buffers (read-only), the output a view of the peer's own buffer bufs[3], with the
+    same strides as the backend's output."""
     ident, op, w, ow, rows, cols = f[0], f[1], int(f[2]), int(f[3]), int(f[4]), int(f[5])
     sa, sb, so = (int(f[6]), int(f[7])), (int(f[8]), int(f[9])), (int(f[10]), int(f[11]))
     fn = lib.funcs.get(op)
@@ -459,7 +473,7 @@ def serve_row(lib, bufs, offset, f):
             "%s %s has no function for %s" % (lib.name, lib.version, op)
     shape = (rows, cols)
     a = lib.view(bufs[0], offset, lib.types[w], shape, sa)
-    o = lib.view(bufs[2], offset, lib.types[ow], shape, so)
+    o = lib.view(bufs[3], offset, lib.types[ow], shape, so)
     if op in UNARY:
         def run(fn=fn, a=a, o=o):
             fn(a, out=o)
@@ -471,10 +485,28 @@ def serve_row(lib, bufs, offset, f):
     return run2
 
 
-def serve(peer, out):
-    """Commands on standard input (the module's docstring); one answer each."""
+def serve_map(lib, paths, offset):
+    """The backend's three buffers mapped read-only (they are sealed so: nothing of the peer's
+    can land in them) with their page tables filled now (MAP_POPULATE), not by a row's first
+    run; and the peer's own output buffer of the output's size, at the same offset."""
     import mmap
 
+    populate = getattr(mmap, "MAP_POPULATE", 0)
+    maps = []
+    for path in paths:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            maps.append(mmap.mmap(fd, os.fstat(fd).st_size, flags=mmap.MAP_SHARED | populate,
+                                  prot=mmap.PROT_READ))
+        finally:
+            os.close(fd)
+    maps.append(lib.own(len(maps[2])))
+    return maps
+
+
+def serve(peer, out, placed):
+    """Commands on standard input (the module's docstring); one answer each. `placed`: a note
+    when the process could not be placed on its CPUs (it still runs)."""
     if peer not in SERVE_LIBS:
         out.send({"absent": "%s is not a host peer (numpy, torch-cpu)" % peer})
         return 2
@@ -484,7 +516,7 @@ def serve(peer, out):
         out.send({"absent": "%s (Python %s)" % (e, sys.version.split()[0])})
         return 0
     out.send({"peer": lib.name, "version": lib.version, "device": lib.device,
-              "note": lib.note})
+              "note": "; ".join(n for n in (lib.note, placed) if n)})
     bufs, offset, runs = None, 0, {}
     for line in sys.stdin:
         f = line.split()
@@ -492,24 +524,12 @@ def serve(peer, out):
             continue
         try:
             if f[0] == "map":
-                maps = []
-                # A and B are read-only (sealed so). The page tables are filled now
-                # (MAP_POPULATE), not by a row's first run.
-                populate = getattr(mmap, "MAP_POPULATE", 0)
-                for k, path in enumerate(f[1:4]):
-                    fd = os.open(path, os.O_RDWR if k == 2 else os.O_RDONLY)
-                    try:
-                        prot = mmap.PROT_READ | (mmap.PROT_WRITE if k == 2 else 0)
-                        maps.append(mmap.mmap(fd, os.fstat(fd).st_size,
-                                              flags=mmap.MAP_SHARED | populate, prot=prot))
-                    finally:
-                        os.close(fd)
-                bufs, offset = maps, int(f[4])
+                bufs, offset = serve_map(lib, f[1:4], int(f[4])), int(f[4])
                 out.send({"mapped": True})
             elif f[0] == "copy":
                 n = int(f[1])
                 a = lib.view(bufs[0], offset, lib.types[1], (n,), (1,))
-                o = lib.view(bufs[2], offset, lib.types[1], (n,), (1,))
+                o = lib.view(bufs[3], offset, lib.types[1], (n,), (1,))
                 out.send({"id": "copy", "seconds": host_timed(lambda: lib.copy(o, a), 3)})
             elif f[0] == "row":
                 runs.clear()
@@ -585,10 +605,10 @@ def main(argv):
     if not jobs and not serving:
         return 0
     note = place(cpus) if cpus else ""
+    if serving:  # the note goes with the first line: a line before it would be a refusal
+        return serve(peer, out, note)
     if note:  # a note on the peer; it still runs, unplaced
         out.send({"absent": note})
-    if serving:
-        return serve(peer, out)
     try:
         PEERS[peer](jobs, reps, out)
     except ImportError as e:

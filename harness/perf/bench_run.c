@@ -26,8 +26,10 @@ typedef struct bench_parent {
     int refusal_status;
     char refusal[1100];
     char internal[600];
-    long current;     /* the row that began last, or -1 */
-    long out_of_time; /* the first row the budget did not reach, or -1 */
+    long current;       /* the row that began last, or -1 */
+    long out_of_time;   /* the first row the budget did not reach, or -1 */
+    long turn_row;      /* the row of the peers' last turn, or -1 */
+    uint64_t turn_call; /* and its call */
 } bench_parent;
 
 /* The check words a row or a small case may carry, as static strings. */
@@ -255,30 +257,34 @@ static int take_shared(bench_parent *b, char *p)
 {
     const int known = b->geometry && !b->shared;
     b->shared = 1;
-    if (known && strcmp(p, "-") != 0) {
-        bitcts__bench_serve_open(b->cfg, b->r, p);
-        const unsigned host = bitcts__bench_host_peers(b->cfg, 0);
-        if (b->local->budget_s > 0 && b->local->deadline > 0 &&
-            bitcts__bench_peers_asked(b->cfg, 0) == host) {
-            b->local->deadline += b->local->budget_s * (1.0 - BITCTS_BENCH_BACKEND_SHARE);
-        }
+    const int on = known && strcmp(p, "-") != 0 && bitcts__bench_serve_open(b->cfg, b->r, p) == 0;
+    if (on && b->local->budget_s > 0 && b->local->deadline > 0 &&
+        bitcts__bench_peers_asked(b->cfg, 0) == bitcts__bench_host_peers(b->cfg, 0)) {
+        b->local->deadline += b->local->budget_s * (1.0 - BITCTS_BENCH_BACKEND_SHARE);
     }
-    bitcts_supervise_answer();
+    bitcts_supervise_answer(on ? 1u : 0u);
     return known ? 0 : -1;
 }
 
-/* A Q line "<row> <call>": the host peers' turn on row n, answered when it is done. */
+/* A Q line "<row> <call>": the host peers' turn on row n after its timed call `call`, answered
+ * when it is done. Only the row at hand, each call once and in order: a line the backend forged
+ * gets no turn, and no answer (the child's own ask for that call then waits in vain, and it
+ * stops interleaving). */
 static int take_turn(bench_parent *b, char *p)
 {
     uint64_t n = 0, call = 0;
-    const int ok = b->geometry && b->r->row_count > 0 &&
+    const int ok = b->geometry && b->r->row_count > 0 && b->current >= 0 &&
                    take_u64(&p, b->r->row_count - 1, &n) == 0 &&
-                   take_u64(&p, BITCTS_BENCH_MAX_REPS, &call) == 0;
-    if (ok) {
-        bitcts__bench_serve_turn(b->cfg, b->r, (size_t)n, (uint32_t)call);
+                   take_u64(&p, BITCTS_BENCH_MAX_REPS, &call) == 0 && (long)n == b->current &&
+                   (b->turn_row != b->current ? call == 0 : call == b->turn_call + 1);
+    if (!ok) {
+        return -1;
     }
-    bitcts_supervise_answer();
-    return ok ? 0 : -1;
+    b->turn_row = b->current;
+    b->turn_call = call;
+    bitcts__bench_serve_turn(b->cfg, b->r, (size_t)n, (uint32_t)call);
+    bitcts_supervise_answer(1);
+    return 0;
 }
 
 /* The child is gone: the CPU peers end before the supervisor looks for what the backend left
@@ -423,7 +429,8 @@ int bitcts_bench_run(const bitcts_bench_config *cfg, bitcts_bench_result *out, c
                          cfg->budget_s * (cfg->peers_mask != 0 ? BITCTS_BENCH_BACKEND_SHARE : 1.0);
     }
     cfg = &local;
-    bench_parent b = {.cfg = cfg, .local = &local, .r = out, .current = -1, .out_of_time = -1};
+    bench_parent b = {
+        .cfg = cfg, .local = &local, .r = out, .current = -1, .out_of_time = -1, .turn_row = -1};
     out->in_progress = 1;
     bitcts__perf_launch launch = BITCTS__PERF_LAUNCH(cfg, bitcts__bench_child_main, on_line, &b);
     launch.on_end = child_ended;

@@ -17,12 +17,14 @@
 #include <stdio.h>    /* snprintf */
 #include <stdlib.h>   /* qsort, strtoull */
 #include <string.h>   /* strcmp */
+#include <sys/stat.h> /* fstat, S_ISREG */
 #include <sys/wait.h> /* waitpid */
 #include <time.h>     /* nanosleep */
 #include <unistd.h>   /* pipe2, write, close */
 
 #include "bench.h"
 #include "clock.h"
+#include "guard_mem.h" /* BITCTS_GUARD_BEFORE */
 #include "sanitize.h"
 #include "supervise.h"
 
@@ -55,7 +57,9 @@ static struct {
     server s[SERVE_MAX];
     int count;
     bitcts_bench_result *r;
-} serve;
+    int files[3]; /* the child's buffers, opened here (checked, and out of the backend's reach) */
+    volatile sig_atomic_t *interrupted;
+} serve = {.files = {-1, -1, -1}};
 
 /* The child of a server: the interpreter with --serve, its peer, threads and cores. */
 typedef struct server_args {
@@ -69,6 +73,9 @@ static void server_main(void *arg, int chan, const char *nonce, bitcts_sandbox_s
 {
     (void)status;
     const server_args *a = arg;
+    /* A thread pool that spins after an operator would take the backend's cores in its next
+     * timed call: PyTorch's OpenMP threads sleep at once (unless the user said otherwise). */
+    setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
     char *args[8] = {"--serve",
                      "--peer",
                      (char *)bitcts_bench_peer_name(a->peer),
@@ -157,6 +164,10 @@ static int await_line(server *sv, double until, int hello, const char *late)
             return 0;
         }
         const double now = bitcts_clock_now();
+        if (serve.interrupted != NULL && *serve.interrupted != 0) {
+            server_fail(sv, "interrupted");
+            return 0;
+        }
         if (now >= until) {
             server_fail(sv, late);
             return 0;
@@ -170,8 +181,8 @@ static int await_line(server *sv, double until, int hello, const char *late)
 static json_t *ask(server *sv, const char *cmd, double until, const char *late)
 {
     const size_t len = strlen(cmd);
-    if (!sv->live || write(sv->cmd, cmd, len) != (ssize_t)len) {
-        server_fail(sv, "its standard input closed: the Python process ended");
+    if (!sv->live || write(sv->cmd, cmd, len) != (ssize_t)len) { /* O_NONBLOCK: never waits */
+        server_fail(sv, "it does not read its commands (its standard input is full or closed)");
         return NULL;
     }
     if (!await_line(sv, until, 0, late)) {
@@ -232,18 +243,17 @@ static int start_server(const bitcts_bench_config *cfg, bitcts_bench_result *r, 
         return -1;
     }
     sv->cmd = fds[1];
+    (void)fcntl(sv->cmd, F_SETFL, fcntl(sv->cmd, F_GETFL) | O_NONBLOCK);
     sv->live = 1;
     ++serve.count;
     return 0;
 }
 
-/* The server's start: its first line, the buffers mapped, and for the first of a peer its own
- * copy of the bench's size. */
-static void server_ready(const bitcts_bench_config *cfg, server *sv, const char *map)
+/* The server's start, by `until` (why it is late: `late`): its first line, the buffers mapped,
+ * and for the first of a peer its own copy of the bench's size. */
+static void server_ready(server *sv, const char *map, double until, const char *late)
 {
     bitcts_bench_peer *p = &serve.r->peers[sv->peer];
-    char late[200];
-    const double until = until_of(cfg, late, sizeof late);
     if (!await_line(sv, until, 1, late)) {
         server_fail(sv, "it cannot run");
         return;
@@ -265,22 +275,90 @@ static void server_ready(const bitcts_bench_config *cfg, server *sv, const char 
     }
 }
 
-void bitcts__bench_serve_open(const bitcts_bench_config *cfg, bitcts_bench_result *r, char *line)
+/* The bytes the child's buffers hold at least: A and B the largest input of a row, the output
+ * the largest output, each after BITCTS_GUARD_BEFORE bytes (as bench_measure.c maps them). */
+static uint64_t buffer_need(const bitcts_bench_result *r, int output)
 {
-    long long pid = 0;
-    int fd[3] = {-1, -1, -1};
-    unsigned offset = 0;
+    uint64_t need = r->size_bytes;
+    for (size_t i = 0; i < r->row_count; ++i) {
+        const bitcts_op_desc *d = &r->descs[i];
+        for (uint32_t k = 0; !output && k < d->input_count; ++k) {
+            need = d->inputs[k].total_tensor_size_in_bytes > need
+                       ? d->inputs[k].total_tensor_size_in_bytes
+                       : need;
+        }
+        need = output && d->output.total_tensor_size_in_bytes > need
+                   ? d->output.total_tensor_size_in_bytes
+                   : need;
+    }
+    return BITCTS_GUARD_BEFORE + need;
+}
+
+/* Opens the child's three buffer files (its process and descriptors from the B line) here, and
+ * keeps them only when each is a file sealed as bitcts_guard_share seals it (read-only to
+ * others, of a fixed size) and large enough: then what the peers map is out of the backend's
+ * reach (it cannot swap its descriptors under them). 0, or -1 (none kept). */
+static int open_files(const bitcts_bench_result *r, long pid, const long fd[3])
+{
+    const int want = 0x0002 | 0x0004 | 0x0010; /* F_SEAL_SHRINK | _GROW | _FUTURE_WRITE */
+    int ok = 1;
+    for (int k = 0; k < 3; ++k) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%ld/fd/%ld", pid, fd[k]);
+        serve.files[k] = open(path, O_RDONLY | O_CLOEXEC);
+        struct stat st;
+        const int seals = serve.files[k] >= 0 ? fcntl(serve.files[k], 1034 /* F_GET_SEALS */) : -1;
+        ok &= serve.files[k] >= 0 && fstat(serve.files[k], &st) == 0 && S_ISREG(st.st_mode) &&
+              seals >= 0 && (seals & want) == want &&
+              (uint64_t)st.st_size >= buffer_need(r, k == 2);
+    }
+    for (int k = 0; !ok && k < 3; ++k) {
+        if (serve.files[k] >= 0) {
+            close(serve.files[k]);
+        }
+        serve.files[k] = -1;
+    }
+    return ok ? 0 : -1;
+}
+
+/* "<pid> <fd A> <fd B> <fd output> <offset>" of the supervised child, each a decimal number. */
+static int parse_shared(const char *line, long *pid, long fd[3])
+{
+    long v[5];
+    const char *p = line;
+    for (int k = 0; k < 5; ++k) {
+        char *end = NULL;
+        errno = 0;
+        v[k] = strtol(p, &end, 10);
+        if (end == p || errno != 0 || v[k] < 0 || v[k] > 0x7fffffffL ||
+            (*end != ' ' && *end != '\0') || (k < 4 && *end != ' ') || (k == 4 && *end != '\0')) {
+            return -1;
+        }
+        p = end + 1;
+    }
+    *pid = v[0];
+    fd[0] = v[1];
+    fd[1] = v[2];
+    fd[2] = v[3];
+    return v[0] == bitcts_supervise_child_pid() && v[4] == BITCTS_GUARD_BEFORE ? 0 : -1;
+}
+
+int bitcts__bench_serve_open(const bitcts_bench_config *cfg, bitcts_bench_result *r,
+                             const char *line)
+{
+    long pid = 0, fd[3];
     const unsigned mask = bitcts__bench_host_peers(cfg, 0);
     serve.r = r;
-    if (serve.count > 0 || mask == 0 || r->device_timing ||
-        sscanf(line, "%lld %d %d %d %u", &pid, &fd[0], &fd[1], &fd[2], &offset) != 5 ||
-        pid != (long long)bitcts_supervise_child_pid() || fd[0] < 0 || fd[1] < 0 || fd[2] < 0) {
-        return; /* "-" (not shared) or not a line of this child: the peers run after */
+    serve.interrupted = cfg->interrupted;
+    if (serve.count > 0 || mask == 0 || r->device_timing || parse_shared(line, &pid, fd) != 0 ||
+        open_files(r, pid, fd) != 0) {
+        return -1; /* "-" (not shared), not this child's, or not the files it shares */
     }
     char map[160];
-    snprintf(map, sizeof map, "map /proc/%lld/fd/%d /proc/%lld/fd/%d /proc/%lld/fd/%d %u\n", pid,
-             fd[0], pid, fd[1], pid, fd[2], offset);
-    for (int p = 0; p < BITCTS_BENCH_PEERS; ++p) {
+    const long self = (long)getpid();
+    snprintf(map, sizeof map, "map /proc/%ld/fd/%d /proc/%ld/fd/%d /proc/%ld/fd/%d %u\n", self,
+             serve.files[0], self, serve.files[1], self, serve.files[2], BITCTS_GUARD_BEFORE);
+    for (int p = 0; p < BITCTS_BENCH_PEERS; ++p) { /* every process first: they start together */
         if ((mask & (1u << p)) == 0) {
             continue;
         }
@@ -289,11 +367,15 @@ void bitcts__bench_serve_open(const bitcts_bench_config *cfg, bitcts_bench_resul
         r->peers[p].copy_gbps = -1;
         const int per_instance = p == BITCTS_BENCH_PEER_TORCH_CPU;
         for (int i = per_instance ? 0 : -1; i < (per_instance ? r->instances : 0); ++i) {
-            if (start_server(cfg, r, p, i) == 0) {
-                server_ready(cfg, &serve.s[serve.count - 1], map);
-            }
+            (void)start_server(cfg, r, p, i);
         }
     }
+    char late[200];
+    const double until = until_of(cfg, late, sizeof late); /* one time for them all */
+    for (int i = 0; i < serve.count; ++i) {
+        server_ready(&serve.s[i], map, until, late);
+    }
+    return 0;
 }
 
 static int cmp_double(const void *x, const void *y)
@@ -333,7 +415,11 @@ static int server_row(server *sv, size_t n, double until, const char *late)
     char cmd[160];
     row_command(serve.r, n, cmd, sizeof cmd);
     json_t *o = ask(sv, cmd, until, late);
-    const int ready = json_is_true(json_object_get(o, "ready"));
+    char id[32];
+    snprintf(id, sizeof id, "%zu", n);
+    const char *got = json_string_value(json_object_get(o, "id"));
+    const int ready =
+        json_is_true(json_object_get(o, "ready")) && got != NULL && strcmp(got, id) == 0;
     const char *why = json_string_value(json_object_get(o, "absent"));
     if (o != NULL && !ready) {
         bitcts__bench_peer_note(&serve.r->peers[sv->peer],
@@ -458,4 +544,10 @@ void bitcts__bench_serve_close(bitcts_bench_result *r)
         }
     }
     serve.count = 0;
+    for (int k = 0; k < 3; ++k) {
+        if (serve.files[k] >= 0) {
+            close(serve.files[k]);
+        }
+        serve.files[k] = -1;
+    }
 }

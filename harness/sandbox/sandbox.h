@@ -34,6 +34,7 @@ typedef struct bitcts_sandbox_status {
                                * phase P's deadline is theirs together */
     volatile uint32_t answer; /* bumped by the parent to answer a child that asked and waits
                                * (bitcts_supervise_ask): a futex word */
+    volatile uint32_t answer_value; /* what the answer says, stored before the bump */
 } bitcts_sandbox_status;
 
 /** What the child runs: `chan` is its end of the result channel; every line it writes there

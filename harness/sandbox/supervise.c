@@ -154,7 +154,7 @@ static void answer_wait(volatile uint32_t *word, uint32_t seen, double max_s)
 #endif
 }
 
-int bitcts_supervise_ask(const char *text, double max_s)
+int64_t bitcts_supervise_ask(const char *text, double max_s)
 {
     const uint32_t seen = __atomic_load_n(&child_status->answer, __ATOMIC_ACQUIRE);
     bitcts_supervise_mark('C', -1); /* the harness's deadline, from now */
@@ -162,11 +162,13 @@ int bitcts_supervise_ask(const char *text, double max_s)
     const double end = bitcts_clock_now() + max_s;
     for (double now = bitcts_clock_now(); now < end; now = bitcts_clock_now()) {
         if (__atomic_load_n(&child_status->answer, __ATOMIC_ACQUIRE) != seen) {
-            return 0;
+            return (int64_t)child_status->answer_value;
         }
         answer_wait(&child_status->answer, seen, end - now < 0.5 ? end - now : 0.5);
     }
-    return __atomic_load_n(&child_status->answer, __ATOMIC_ACQUIRE) != seen ? 0 : -1;
+    return __atomic_load_n(&child_status->answer, __ATOMIC_ACQUIRE) != seen
+               ? (int64_t)child_status->answer_value
+               : -1;
 }
 
 /* ---- the parent's side ---- */
@@ -184,11 +186,12 @@ long bitcts_supervise_child_pid(void)
     return running != NULL ? (long)running->c.sb.pid : 0;
 }
 
-void bitcts_supervise_answer(void)
+void bitcts_supervise_answer(uint32_t value)
 {
     if (running == NULL || running->c.sb.shared == NULL) {
         return;
     }
+    running->c.sb.shared->answer_value = value & 0x7fffffffu;
     volatile uint32_t *word = &running->c.sb.shared->answer;
     __atomic_add_fetch(word, 1u, __ATOMIC_RELEASE);
 #if defined(__linux__) && defined(SYS_futex)

@@ -86,9 +86,10 @@ typedef struct bitcts_supervise_result {
 int bitcts_supervise_run(const bitcts_supervise_config *cfg, bitcts_sandbox_main_fn fn, void *arg,
                          bitcts_supervise_result *out, char *err, size_t cap);
 
-/** Answers the supervised child that asked (bitcts_supervise_ask) and waits: from the command's
- * on_line, once what the child asked for is done. Nothing when no child is supervised. */
-void bitcts_supervise_answer(void);
+/** Answers the supervised child that asked (bitcts_supervise_ask) and waits, with `value` (0 to
+ * 2^31 - 1): from the command's on_line, once what the child asked for is done. Nothing when no
+ * child is supervised. */
+void bitcts_supervise_answer(uint32_t value);
 
 /** The supervised child's process id, 0 when none is supervised. */
 long bitcts_supervise_child_pid(void);
@@ -122,7 +123,8 @@ void bitcts_supervise_sendf(const char *fmt, ...) BITCTS_PRINTF(1, 2);
 
 /** Marks the harness's phase C, sends `text` and waits, at most max_s seconds, for the parent to
  * answer it (bitcts_supervise_answer): for work the parent does between two of the child's
- * steps (the bench's peers, on its buffers). @return 0 when answered, -1 when the time ran out. */
-int bitcts_supervise_ask(const char *text, double max_s);
+ * steps (the bench's peers, on its buffers). @return the answer's value, or -1 when the time
+ * ran out. */
+int64_t bitcts_supervise_ask(const char *text, double max_s);
 
 #endif
