@@ -28,11 +28,12 @@ static const char bench_description[] =
     "    PyTorch (CUDA), CuPy and JAX timed with device events\n"
     "Every output is checked; the backend runs in a child process under a watchdog, each peer\n"
     "in a Python process; the CPU peers run each row once after each of the backend's timed\n"
-    "calls, on the backend's own buffers (the inputs read-only to them), the GPU peers after\n"
-    "the backend. A missing peer is reported absent with the reason. Every call gets\n"
-    "guarded buffers, a poisoned output and a read-only description and is checked between\n"
-    "the timed calls: check WRONG (an output of any timed call differs), GUARD (a write\n"
-    "outside the buffers), INPUT (an input changed), DESC (the description changed).\n";
+    "calls, reading the backend's own buffers (read-only to them; their outputs go to buffers\n"
+    "of their own), the GPU peers after the backend. A missing peer is reported absent with\n"
+    "the reason. Every call gets guarded buffers, a poisoned output and a read-only\n"
+    "description and is checked between the timed calls: check WRONG (an output of any timed\n"
+    "call differs), GUARD (a write outside the buffers), INPUT (an input changed), DESC (the\n"
+    "description changed).\n";
 
 static const char bench_epilogue[] =
     "Rows are printed (and --json rewritten) as they are measured. Exit code 0 when every\n"
@@ -342,7 +343,7 @@ static void print_notes(const bitcts_bench_result *r)
                    peer->present ? "" : "absent: ", peer->version,
                    peer->device[0] != '\0' ? " on " : "", peer->device,
                    peer->interleaved && peer->present
-                       ? ", timed between the backend's calls on the backend's own buffers"
+                       ? ", timed between the backend's calls, reading the backend's buffers"
                        : "",
                    peer->note[0] != '\0' && (peer->present || peer->version[0] != '\0') ? "; " : "",
                    peer->note);

@@ -24,7 +24,7 @@ this file in its executable; `bitcts bench --peers-script FILE` runs another cop
 
     python3 bench_peers.py --serve --peer NAME [--fd FD --prefix TEXT] [--threads T] [--cpus LIST]
 
-A host peer (numpy, torch-cpu) timed interleaved with the backend, on the backend's own buffers
+A host peer (numpy, torch-cpu) timed interleaved with the backend, reading the backend's buffers
 (docs/performance.md, "Peers on the same buffers"): after its first line it reads commands on
 its standard input, one a line, and answers each with one JSON line:
     map PATH_A PATH_B PATH_OUT OFFSET   maps the three shared buffers (files, read-only), the
