@@ -14,12 +14,13 @@
  * Rows of 64 elements are whole blocks for every kernel: no masked tail per row. */
 #define WALK_TILE_RUN_BYTES 512u
 #define WALK_TILE_COLS 64u
-/* Where input and output elements are of one width of at most 4 bytes, tiles are twice as wide:
- * the direct operands' rows of 64 elements were one or two cache lines of a different page each
- * (one TLB entry and one DRAM page for 64-256 bytes). At 1 thread on a 2-core AVX-512 host
- * (256 MiB inputs, `bitcts bench --layouts transposed --threads 1,2`) AND/OR/XOR UINT8 rose
- * from 0.26-0.27 to 0.38-0.46 of the limit, UINT16 and UINT32 by 0.03-0.07, the UINT8 shifts
- * from 0.28 to 0.34-0.35; 64-bit rows and counts to another width ran slower so and keep 64. */
+/* Where input and output elements are of one width of 1 or 4 bytes, tiles are twice as wide:
+ * the direct operands' rows of 64 elements were one cache line (UINT8) of a different page each.
+ * On a 2-core AVX-512 host (256 MiB inputs, `bitcts bench --layouts transposed --threads 1,2
+ * --reps 3 --no-peers --check cpu`, two runs alternating the builds) the UINT8 rows rose from
+ * 0.27-0.34 to 0.32-0.39 of the limit at 1 thread, SHIFT_LEFT/RIGHT UINT32 from 0.37-0.45 to
+ * 0.45-0.47; UINT16 rows ran 0.01-0.04 slower so (kept at 64), 64-bit rows and counts to
+ * another width slower still (docs/cpu-backend.md). */
 #define WALK_TILE_COLS_NARROW 128u
 #define WALK_CHUNK 4096u /* 1-D gather chunk: 4096 x 8 = 32 KiB */
 
@@ -146,7 +147,7 @@ static void walk_blocks(bitcts__cpu_plan *p)
         buffered |= p->kind[k] == BITCTS__CPU_WALK_BUFFER;
     }
     if (p->tiled) {
-        const int narrow = max_width <= 4 && p->width[0] == p->width[1];
+        const int narrow = (max_width == 1 || max_width == 4) && p->width[0] == p->width[1];
         p->col_block = narrow ? WALK_TILE_COLS_NARROW : WALK_TILE_COLS;
         p->row_block = WALK_TILE_RUN_BYTES / p->width[1];
         while (p->row_block * p->col_block * max_width > WALK_BUFFER_BYTES) {
