@@ -175,6 +175,33 @@ int bitcts__bench_build_rows(const bitcts_bench_config *cfg, bitcts_bench_result
     return BITCTS_OK;
 }
 
+static int cmp_double(const void *x, const void *y)
+{
+    const double a = *(const double *)x;
+    const double b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+double bitcts__bench_median(double *v, uint32_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void bitcts__bench_caps(const bitcts_bench_result *r, uint64_t *in, uint64_t *out)
+{
+    *in = *out = r->size_bytes;
+    for (size_t i = 0; i < r->row_count; ++i) {
+        const bitcts_op_desc *d = &r->descs[i];
+        for (uint32_t k = 0; k < d->input_count; ++k) {
+            const uint64_t bytes = d->inputs[k].total_tensor_size_in_bytes;
+            *in = bytes > *in ? bytes : *in;
+        }
+        const uint64_t bytes = d->output.total_tensor_size_in_bytes;
+        *out = bytes > *out ? bytes : *out;
+    }
+}
+
 int bitcts_bench_drifted(const bitcts_bench_result *r)
 {
     return r->kcopy_min_gbps > 0 && r->kcopy_max_gbps > 0 &&

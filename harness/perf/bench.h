@@ -253,6 +253,25 @@ void bitcts__bench_child_main(void *arg, int chan, const char *nonce,
  * peer_gbps and peers. */
 void bitcts__bench_peers(const bitcts_bench_config *cfg, bitcts_bench_result *r);
 
+/** The median of n figures (v sorted in place). */
+double bitcts__bench_median(double *v, uint32_t n);
+
+/** The bytes the bench's A and B buffers (*in) and output buffer (*out) must hold for every row
+ * of r: the largest input and output of a row, at least the size per input. */
+void bitcts__bench_caps(const bitcts_bench_result *r, uint64_t *in, uint64_t *out);
+
+/** The peers' short operator names, in bitcts_op_all's order ("and", ..., "shr"). */
+extern const char *const bitcts__bench_peer_ops[BITCTS_OP_COUNT];
+
+/** Why a peer stopped at the end of its share of a time budget. */
+#define BITCTS__BENCH_PEER_BUDGET_END                                                              \
+    "stopped at the end of its share of the time budget; rows it had not timed are not measured"
+
+/** The rows' end within a budget once the CPU peers run inside the rows: `deadline` (the
+ * backend's share) plus the share kept for peers after the backend, when no other peer is
+ * asked; `deadline` as it is without a budget. The child and the parent reckon it alike. */
+double bitcts__bench_rows_deadline(const bitcts_bench_config *cfg, double deadline);
+
 /** The peers the config asks for, for a backend with device timing (1) or without (0): a mask. */
 unsigned bitcts__bench_peers_asked(const bitcts_bench_config *cfg, int device_timing);
 
@@ -268,8 +287,7 @@ double bitcts__bench_answer_s(const bitcts_bench_config *cfg);
  * a turn each after every timed call, closed at the child's end. One set per process. */
 int bitcts__bench_serve_open(const bitcts_bench_config *cfg, bitcts_bench_result *r,
                              const char *line); /* 0: the peers interleave, -1: they run after */
-void bitcts__bench_serve_turn(const bitcts_bench_config *cfg, bitcts_bench_result *r, size_t row,
-                              uint32_t call);
+void bitcts__bench_serve_turn(const bitcts_bench_config *cfg, bitcts_bench_result *r, size_t row);
 void bitcts__bench_serve_close(bitcts_bench_result *r);
 
 /** Adds reason to a peer's note unless it is there; a peer's first line into its fields. */

@@ -259,7 +259,7 @@ int bitcts_bench_buffers_share(bitcts_bench_buffers *b, int fds[3])
 {
     int t = 0;
     for (; t < 3; ++t) {
-        fds[t] = bitcts_guard_share(&b->maps[t], 1); /* read-only to the peers */
+        fds[t] = bitcts_guard_share(&b->maps[t]);
         if (fds[t] < 0) {
             break;
         }

@@ -78,19 +78,6 @@ typedef struct bench {
     int interleave;    /* host peers run between the timed calls, on these buffers */
 } bench;
 
-static int cmp_double(const void *x, const void *y)
-{
-    const double a = *(const double *)x;
-    const double b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-static double median(double *v, uint32_t n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* ---- opening: load, instances, identity ---- */
 
 static int refuse(int st, const char *err)
@@ -234,7 +221,7 @@ static double device_copy(bench *x, uint64_t bytes, uint32_t method, uint32_t re
     for (uint32_t k = 0; k < reps; ++k) {
         t[k] = 1e-9 * (double)ns[k + 1];
     }
-    const double m = st == BITCTS_ABI_OK ? median(t, reps) : 0;
+    const double m = st == BITCTS_ABI_OK ? bitcts__bench_median(t, reps) : 0;
     return m > 0 ? 2.0 * (double)bytes / m / 1e9 : -1;
 }
 
@@ -321,6 +308,13 @@ static void fill_b(bench *x, uint32_t counts_width)
  * ran the row once each. "B -": the buffers could not be shared (the peers then run after the
  * backend on arrays of their own, as device peers do). With the peers inside the bench's
  * time, the budget's share for peers after it goes to the rows. */
+/* Asks the parent (bitcts_supervise_ask) for as long as the parent may take to answer, and a
+ * little less than the harness's deadline of phase C: its answer, or -1. */
+static int64_t ask_parent(const bench *x, const char *line)
+{
+    return bitcts_supervise_ask(line, 1.8 * bitcts__bench_answer_s(x->cfg));
+}
+
 static void share_with_peers(bench *x)
 {
     if (x->timing != NULL || bitcts__bench_host_peers(x->cfg, 0) == 0) {
@@ -334,12 +328,11 @@ static void share_with_peers(bench *x)
     char line[128];
     snprintf(line, sizeof line, "B %ld %d %d %d %u", (long)getpid(), fds[0], fds[1], fds[2],
              BITCTS_GUARD_BEFORE);
-    /* The files stay open for the parent to open them (/proc/<pid>/fd/<fd>) while this asks. */
-    /* Answered 1: the parent's peers have the buffers; 0: they run after the backend. */
-    x->interleave = bitcts_supervise_ask(line, 1.8 * bitcts__bench_answer_s(x->cfg)) == 1;
-    if (x->interleave && x->cfg->budget_s > 0 && x->deadline > 0 &&
-        bitcts__bench_peers_asked(x->cfg, 0) == bitcts__bench_host_peers(x->cfg, 0)) {
-        x->deadline += x->cfg->budget_s * (1.0 - BITCTS_BENCH_BACKEND_SHARE);
+    /* The files stay open for the parent to open them (/proc/<pid>/fd/<fd>) while this asks.
+     * Answered 1: the parent's peers have the buffers; 0: they run after the backend. */
+    x->interleave = ask_parent(x, line) == 1;
+    if (x->interleave) {
+        x->deadline = bitcts__bench_rows_deadline(x->cfg, x->deadline);
     }
 }
 
@@ -349,26 +342,17 @@ static void peers_turn(bench *x, uint32_t k)
 {
     char line[64];
     snprintf(line, sizeof line, "Q %zu %u", x->row, k);
-    if (bitcts_supervise_ask(line, 1.8 * bitcts__bench_answer_s(x->cfg)) != 1) {
+    if (ask_parent(x, line) != 1) {
         x->interleave = 0; /* no answer in time, or a refused turn: the peers stop here */
     }
 }
 
 static int alloc_buffers(bench *x)
 {
-    x->cap_in = (size_t)x->r.size_bytes;
-    x->cap_out = (size_t)x->r.size_bytes;
-    for (size_t i = 0; i < x->r.row_count; ++i) {
-        const bitcts_op_desc *d = &x->r.descs[i];
-        for (uint32_t k = 0; k < d->input_count; ++k) {
-            const size_t bytes = (size_t)d->inputs[k].total_tensor_size_in_bytes;
-            x->cap_in = bytes > x->cap_in ? bytes : x->cap_in;
-        }
-        const size_t bytes = (size_t)d->output.total_tensor_size_in_bytes;
-        x->cap_out = bytes > x->cap_out ? bytes : x->cap_out;
-    }
-    x->cap_in = (x->cap_in + 4095) & ~(size_t)4095;
-    x->cap_out = (x->cap_out + 4095) & ~(size_t)4095;
+    uint64_t in = 0, out = 0;
+    bitcts__bench_caps(&x->r, &in, &out);
+    x->cap_in = ((size_t)in + 4095) & ~(size_t)4095;
+    x->cap_out = ((size_t)out + 4095) & ~(size_t)4095;
     char err[512];
     if (bitcts_bench_buffers_map(&x->buf, x->cap_in, x->cap_out, BENCH_SEED, err, sizeof err) !=
         0) {
@@ -487,7 +471,7 @@ static double host_limit(bench *x, int i, const host_stream *hs, uint32_t reps, 
     snprintf(what, sizeof what, "the stream extension's %s", hs->kind);
     (void)after_call(x, what, 0);
     const double bytes = (double)(hs->dst_bytes + hs->src_bytes);
-    return rc == BITCTS_ABI_OK ? bytes / median(t, reps) / 1e9 : -1;
+    return rc == BITCTS_ABI_OK ? bytes / bitcts__bench_median(t, reps) / 1e9 : -1;
 }
 
 static void measure_host_limits(bench *x)
@@ -505,7 +489,8 @@ static void measure_host_limits(bench *x)
         memcpy(x->out, x->a, (size_t)x->r.size_bytes);
         t[k] = bitcts_clock_now() - t0;
     }
-    bitcts_supervise_sendf("Y %.6g", 2.0 * (double)x->r.size_bytes / median(t, x->cfg->reps) / 1e9);
+    bitcts_supervise_sendf("Y %.6g", 2.0 * (double)x->r.size_bytes /
+                                         bitcts__bench_median(t, x->cfg->reps) / 1e9);
 }
 
 static void measure_device_limits(bench *x, int end)
@@ -672,7 +657,8 @@ static int32_t time_host(bench *x, void *inst, void *op, double *seconds)
         }
     }
     x->row_reps = k;
-    *seconds = rc == BITCTS_ABI_OK && x->broke == NULL && k > 0 ? median(times, k) : -1;
+    *seconds =
+        rc == BITCTS_ABI_OK && x->broke == NULL && k > 0 ? bitcts__bench_median(times, k) : -1;
     return rc;
 }
 
@@ -697,7 +683,8 @@ static int32_t time_device(bench *x, void *inst, void *op, double *seconds)
         times[k] = 1e-9 * (double)ns[k + 1];
     }
     x->row_reps = x->cfg->reps;
-    *seconds = rc == BITCTS_ABI_OK && x->broke == NULL ? median(times, x->cfg->reps) : -1;
+    *seconds =
+        rc == BITCTS_ABI_OK && x->broke == NULL ? bitcts__bench_median(times, x->cfg->reps) : -1;
     return rc;
 }
 
@@ -824,7 +811,7 @@ static double small_batches(bench *x, void *inst, void *op, double one)
             return -1;
         }
     }
-    return median(times, BENCH_SMALL_REPS);
+    return bitcts__bench_median(times, BENCH_SMALL_REPS);
 }
 
 static double small_ns(bench *x, void *inst, const bitcts_op_desc *d, const char **check)

@@ -35,8 +35,8 @@ typedef struct peer_run {
 } peer_run;
 
 /* The short operator names the script knows, in bitcts_op_all's order. */
-static const char *const peer_ops[BITCTS_OP_COUNT] = {"and",   "or",  "xor", "not",
-                                                      "count", "shl", "shr"};
+const char *const bitcts__bench_peer_ops[BITCTS_OP_COUNT] = {"and",   "or",  "xor", "not",
+                                                             "count", "shl", "shr"};
 
 /* Adds reason to the peer's note unless it is there already. */
 void bitcts__bench_peer_note(bitcts_bench_peer *p, const char *reason)
@@ -147,8 +147,7 @@ static void peer_main(void *arg, int chan, const char *nonce, bitcts_sandbox_sta
 {
     (void)status;
     const peer_run *pr = arg;
-    const size_t skip = pr->cfg->peers_script != NULL ? 2 : 3; /* the interpreter and script */
-    bitcts__bench_peer_exec(pr->cfg, pr->argv + skip, pr->argc - skip, chan, nonce);
+    bitcts__bench_peer_exec(pr->cfg, pr->argv, pr->argc, chan, nonce);
 }
 
 /* Appends a formatted argument kept in store. */
@@ -166,8 +165,9 @@ static int add_arg(peer_run *pr, char *store, size_t cap, size_t *used, const ch
     return 0;
 }
 
-/* The interpreter's command line: the script, the peer, the repetitions, one job per shape
- * ("id:op:w:ow:layout:rows:cols") and the copy of the bench's size. */
+/* The script's arguments (bitcts__bench_peer_exec puts the interpreter and the script before
+ * them): the peer, the repetitions, one job per shape ("id:op:w:ow:layout:rows:cols") and the
+ * copy of the bench's size. */
 static int build_argv(peer_run *pr, char *store, size_t cap)
 {
     const bitcts_bench_config *cfg = pr->cfg;
@@ -178,13 +178,6 @@ static int build_argv(peer_run *pr, char *store, size_t cap)
         return -1;
     }
     size_t used = 0;
-    pr->argv[pr->argc++] = (char *)cfg->python;
-    if (cfg->peers_script != NULL) {
-        pr->argv[pr->argc++] = (char *)cfg->peers_script;
-    } else {
-        pr->argv[pr->argc++] = "-c";
-        pr->argv[pr->argc++] = (char *)bitcts__bench_peers_py;
-    }
     pr->argv[pr->argc++] = "--peer";
     pr->argv[pr->argc++] = (char *)bitcts_bench_peer_name(pr->peer);
     pr->argv[pr->argc++] = "--reps";
@@ -205,9 +198,9 @@ static int build_argv(peer_run *pr, char *store, size_t cap)
     for (size_t i = 0; rc == 0 && i < shapes; ++i) {
         const bitcts_bench_row *row = &r->rows[i * pr->per_shape + first];
         rc = add_arg(pr, store, cap, &used, "%zu:%s:%u:%u:%s:%u:%u", i * pr->per_shape + first,
-                     peer_ops[bitcts_op_index(row->op)], bitcts_dtype_size(row->in_type),
-                     bitcts_dtype_size(row->out_type), bitcts_bench_layout_name(row->layout),
-                     row->rows, row->cols);
+                     bitcts__bench_peer_ops[bitcts_op_index(row->op)],
+                     bitcts_dtype_size(row->in_type), bitcts_dtype_size(row->out_type),
+                     bitcts_bench_layout_name(row->layout), row->rows, row->cols);
     }
     if (rc == 0) {
         rc = add_arg(pr, store, cap, &used, "copy:copy:1:1:packed:%llu:%u",
@@ -221,9 +214,7 @@ static void explain_end(bitcts_bench_peer *p, const bitcts_supervise_result *sv,
 {
     char how[700];
     if (sv->over_budget) {
-        snprintf(how, sizeof how,
-                 "stopped at the end of its share of the time budget; rows it had not timed are "
-                 "not measured");
+        snprintf(how, sizeof how, "%s", BITCTS__BENCH_PEER_BUDGET_END);
     } else if (sv->timed_out || (sv->exited && WIFSIGNALED(sv->status) && sv->interrupted)) {
         snprintf(how, sizeof how, "no result within %.0f s; the Python process was killed",
                  timeout);
@@ -308,6 +299,14 @@ static double peer_budget(const bitcts_bench_config *cfg, int processes_left)
 double bitcts__bench_answer_s(const bitcts_bench_config *cfg)
 {
     return 0.5 * bitcts_child_deadline('C', cfg->timeout_s > 0 ? cfg->timeout_s : 120, 0);
+}
+
+double bitcts__bench_rows_deadline(const bitcts_bench_config *cfg, double deadline)
+{
+    const int alone = bitcts__bench_peers_asked(cfg, 0) == bitcts__bench_host_peers(cfg, 0);
+    return cfg->budget_s > 0 && deadline > 0 && alone
+               ? deadline + cfg->budget_s * (1.0 - BITCTS_BENCH_BACKEND_SHARE)
+               : deadline;
 }
 
 unsigned bitcts__bench_peers_asked(const bitcts_bench_config *cfg, int device_timing)

@@ -411,12 +411,8 @@ def numpy_views():
         return np.lib.stride_tricks.as_strided(flat, shape=shape,
                                                strides=[x * size for x in strides])
 
-    def own(nbytes):
-        """The peer's own output bytes, touched once (no page faults in a timed run)."""
-        return np.ones(nbytes, dtype=np.uint8)
-
     return SimpleNamespace(name="numpy", version=np.__version__, device="cpu, 1 thread",
-                           types=types, funcs=funcs, view=view, own=own,
+                           types=types, funcs=funcs, view=view,
                            copy=lambda o, a: np.copyto(o, a),
                            note="" if funcs["count"] is not None else
                            "numpy %s has no bitwise_count (NumPy 2.0 has it)" % np.__version__)
@@ -444,14 +440,9 @@ def torch_views():
                                     count=(len(buf) - offset) // size)
         return flat.as_strided(shape, strides)
 
-    def own(nbytes):
-        import numpy as np
-
-        return np.ones(nbytes, dtype=np.uint8)  # a buffer torch.frombuffer views, writable
-
     return SimpleNamespace(name="torch-cpu", version=torch.__version__,
                            device="cpu, %d thread%s" % (threads, "" if threads == 1 else "s"),
-                           types=types, funcs=funcs, view=view, own=own,
+                           types=types, funcs=funcs, view=view,
                            copy=lambda o, a: o.copy_(a),
                            note="uint16/32/64 run as int16/32/64 (same bits; PyTorch's bitwise "
                                 "kernels lack those unsigned types, its right shift is "
@@ -468,9 +459,8 @@ def serve_row(lib, bufs, offset, f):
     ident, op, w, ow, rows, cols = f[0], f[1], int(f[2]), int(f[3]), int(f[4]), int(f[5])
     sa, sb, so = (int(f[6]), int(f[7])), (int(f[8]), int(f[9])), (int(f[10]), int(f[11]))
     fn = lib.funcs.get(op)
-    if fn is None:
-        return TORCH_NO_POPCOUNT if op == "count" and lib.name == "torch-cpu" else \
-            "%s %s has no function for %s" % (lib.name, lib.version, op)
+    if fn is None:  # the library's own note says why (its first line had it)
+        return lib.note or "%s %s has no function for %s" % (lib.name, lib.version, op)
     shape = (rows, cols)
     a = lib.view(bufs[0], offset, lib.types[w], shape, sa)
     o = lib.view(bufs[3], offset, lib.types[ow], shape, so)
@@ -500,7 +490,9 @@ def serve_map(lib, paths, offset):
                                   prot=mmap.PROT_READ))
         finally:
             os.close(fd)
-    maps.append(lib.own(len(maps[2])))
+    import numpy as np  # both libraries view it (torch.frombuffer): a writable buffer
+
+    maps.append(np.ones(len(maps[2]), dtype=np.uint8))  # touched once: no faults in a timed run
     return maps
 
 

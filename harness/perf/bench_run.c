@@ -258,9 +258,8 @@ static int take_shared(bench_parent *b, char *p)
     const int known = b->geometry && !b->shared;
     b->shared = 1;
     const int on = known && strcmp(p, "-") != 0 && bitcts__bench_serve_open(b->cfg, b->r, p) == 0;
-    if (on && b->local->budget_s > 0 && b->local->deadline > 0 &&
-        bitcts__bench_peers_asked(b->cfg, 0) == bitcts__bench_host_peers(b->cfg, 0)) {
-        b->local->deadline += b->local->budget_s * (1.0 - BITCTS_BENCH_BACKEND_SHARE);
+    if (on) {
+        b->local->deadline = bitcts__bench_rows_deadline(b->local, b->local->deadline);
     }
     bitcts_supervise_answer(on ? 1u : 0u);
     return known ? 0 : -1;
@@ -282,7 +281,7 @@ static int take_turn(bench_parent *b, char *p)
     }
     b->turn_row = b->current;
     b->turn_call = call;
-    bitcts__bench_serve_turn(b->cfg, b->r, (size_t)n, (uint32_t)call);
+    bitcts__bench_serve_turn(b->cfg, b->r, (size_t)n);
     bitcts_supervise_answer(1);
     return 0;
 }

@@ -1,21 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE /* pipe2 */
-/* The host peers timed interleaved with the backend, on its own buffers (bench.h): NumPy (one
- * process, on the rows of the first instance; its figure stands for that shape's rows of every
- * instance, as when it runs after the backend) and PyTorch on the CPU (one process per
+/* The host peers timed interleaved with the backend, reading its own buffers (bench.h): NumPy
+ * (one process, on the rows of the first instance; its figure stands for that shape's rows of
+ * every instance, as when it runs after the backend) and PyTorch on the CPU (one process per
  * instance, with that instance's threads and cores). Each is harness/perf/bench_peers.py with
- * --serve, started when the child shares its buffers (its "B" line), told to map them, then
- * given one command at a time on its standard input and answered on its channel: after every
- * timed call of the backend, each peer whose row it is runs the row once on the same tensors
- * (the backend's output was checked before, and is poisoned again before the next call). A peer
- * that does not answer within the parent's time for the child's ask, answers something else,
- * or ends, is killed and named absent with the reason; the others go on. */
+ * --serve, started when the child shares its buffers (its "B" line), told to map them (sealed:
+ * read-only to it; it writes its outputs to a buffer of its own), then given one command at a
+ * time on its standard input and answered on its channel: after every timed call of the
+ * backend, each peer whose row it is runs the row once on the same input tensors. A peer that
+ * does not answer within the parent's time for the child's ask, answers something else, or
+ * ends, is killed and named absent with the reason; the others go on. */
 #include <errno.h>    /* errno, ECHILD */
 #include <fcntl.h>    /* O_CLOEXEC */
 #include <math.h>     /* isfinite */
 #include <signal.h>   /* kill */
 #include <stdio.h>    /* snprintf */
-#include <stdlib.h>   /* qsort, strtoull */
+#include <stdlib.h>   /* strtol */
 #include <string.h>   /* strcmp */
 #include <sys/stat.h> /* fstat, S_ISREG */
 #include <sys/wait.h> /* waitpid */
@@ -193,9 +193,6 @@ static json_t *ask(server *sv, const char *cmd, double until, const char *late)
     return o;
 }
 
-#define SERVE_BUDGET_END                                                                           \
-    "stopped at the end of its share of the time budget; rows it had not timed are not measured"
-
 /* Until when a server may take for what the parent does now: the parent's time for the child's
  * ask, at most the peers' own timeout, and within a budget at most the rows' end; `late` gets
  * why, for when that time runs out. */
@@ -207,7 +204,7 @@ static double until_of(const bitcts_bench_config *cfg, char *late, size_t cap)
     const double timeout = peer < answer ? peer : answer;
     snprintf(late, cap, "no answer within %.3g s; the Python process was killed", timeout);
     if (cfg->budget_s > 0 && cfg->deadline > 0 && cfg->deadline < now + timeout) {
-        snprintf(late, cap, "%s", SERVE_BUDGET_END);
+        snprintf(late, cap, "%s", BITCTS__BENCH_PEER_BUDGET_END);
         return cfg->deadline;
     }
     return now + timeout;
@@ -275,32 +272,16 @@ static void server_ready(server *sv, const char *map, double until, const char *
     }
 }
 
-/* The bytes the child's buffers hold at least: A and B the largest input of a row, the output
- * the largest output, each after BITCTS_GUARD_BEFORE bytes (as bench_measure.c maps them). */
-static uint64_t buffer_need(const bitcts_bench_result *r, int output)
-{
-    uint64_t need = r->size_bytes;
-    for (size_t i = 0; i < r->row_count; ++i) {
-        const bitcts_op_desc *d = &r->descs[i];
-        for (uint32_t k = 0; !output && k < d->input_count; ++k) {
-            need = d->inputs[k].total_tensor_size_in_bytes > need
-                       ? d->inputs[k].total_tensor_size_in_bytes
-                       : need;
-        }
-        need = output && d->output.total_tensor_size_in_bytes > need
-                   ? d->output.total_tensor_size_in_bytes
-                   : need;
-    }
-    return BITCTS_GUARD_BEFORE + need;
-}
-
 /* Opens the child's three buffer files (its process and descriptors from the B line) here, and
  * keeps them only when each is a file sealed as bitcts_guard_share seals it (read-only to
  * others, of a fixed size) and large enough: then what the peers map is out of the backend's
  * reach (it cannot swap its descriptors under them). 0, or -1 (none kept). */
 static int open_files(const bitcts_bench_result *r, long pid, const long fd[3])
 {
-    const int want = 0x0002 | 0x0004 | 0x0010; /* F_SEAL_SHRINK | _GROW | _FUTURE_WRITE */
+    const int want = BITCTS_GUARD_SHARE_SEALS;
+    uint64_t need[3];
+    bitcts__bench_caps(r, &need[0], &need[2]); /* the data, after BITCTS_GUARD_BEFORE bytes */
+    need[1] = need[0];
     int ok = 1;
     for (int k = 0; k < 3; ++k) {
         char path[64];
@@ -310,7 +291,7 @@ static int open_files(const bitcts_bench_result *r, long pid, const long fd[3])
         const int seals = serve.files[k] >= 0 ? fcntl(serve.files[k], 1034 /* F_GET_SEALS */) : -1;
         ok &= serve.files[k] >= 0 && fstat(serve.files[k], &st) == 0 && S_ISREG(st.st_mode) &&
               seals >= 0 && (seals & want) == want &&
-              (uint64_t)st.st_size >= buffer_need(r, k == 2);
+              (uint64_t)st.st_size >= BITCTS_GUARD_BEFORE + need[k];
     }
     for (int k = 0; !ok && k < 3; ++k) {
         if (serve.files[k] >= 0) {
@@ -378,17 +359,9 @@ int bitcts__bench_serve_open(const bitcts_bench_config *cfg, bitcts_bench_result
     return 0;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-    const double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 /* Row n's tensors for a row command: "row ID OP W OW ROWS COLS SA0 SA1 SB0 SB1 SO0 SO1". */
 static void row_command(const bitcts_bench_result *r, size_t n, char *out, size_t cap)
 {
-    static const char *const ops[BITCTS_OP_COUNT] = {"and",   "or",  "xor", "not",
-                                                     "count", "shl", "shr"};
     const bitcts_op_desc *d = &r->descs[n];
     const bitcts_bench_row *row = &r->rows[n];
     uint32_t s[3][2] = {{0, 0}, {0, 0}, {0, 0}};
@@ -401,9 +374,18 @@ static void row_command(const bitcts_bench_result *r, size_t n, char *out, size_
         }
     }
     snprintf(out, cap, "row %zu %s %u %u %u %u %u %u %u %u %u %u\n", n,
-             ops[bitcts_op_index(row->op)], bitcts_dtype_size(row->in_type),
+             bitcts__bench_peer_ops[bitcts_op_index(row->op)], bitcts_dtype_size(row->in_type),
              bitcts_dtype_size(row->out_type), row->rows, row->cols, s[0][0], s[0][1], s[1][0],
              s[1][1], s[2][0], s[2][1]);
+}
+
+/* Whether an answer is for row n (its "id"). */
+static int answer_for(const json_t *o, size_t n)
+{
+    char id[32];
+    snprintf(id, sizeof id, "%zu", n);
+    const char *got = json_string_value(json_object_get(o, "id"));
+    return got != NULL && strcmp(got, id) == 0;
 }
 
 /* The server's row n set up (1), or why not, named on the row's peer (0). */
@@ -415,11 +397,7 @@ static int server_row(server *sv, size_t n, double until, const char *late)
     char cmd[160];
     row_command(serve.r, n, cmd, sizeof cmd);
     json_t *o = ask(sv, cmd, until, late);
-    char id[32];
-    snprintf(id, sizeof id, "%zu", n);
-    const char *got = json_string_value(json_object_get(o, "id"));
-    const int ready =
-        json_is_true(json_object_get(o, "ready")) && got != NULL && strcmp(got, id) == 0;
+    const int ready = json_is_true(json_object_get(o, "ready")) && answer_for(o, n);
     const char *why = json_string_value(json_object_get(o, "absent"));
     if (o != NULL && !ready) {
         bitcts__bench_peer_note(&serve.r->peers[sv->peer],
@@ -454,10 +432,8 @@ static int run_again(server *sv, const bitcts_bench_row *row, double share)
     return sv->times_n == 0 || sv->spent < share;
 }
 
-void bitcts__bench_serve_turn(const bitcts_bench_config *cfg, bitcts_bench_result *r, size_t n,
-                              uint32_t call)
+void bitcts__bench_serve_turn(const bitcts_bench_config *cfg, bitcts_bench_result *r, size_t n)
 {
-    (void)call;
     const size_t per_shape = r->instances > 0 ? (size_t)r->instances : 1;
     char late[200];
     const double until = until_of(cfg, late, sizeof late);
@@ -476,10 +452,7 @@ void bitcts__bench_serve_turn(const bitcts_bench_config *cfg, bitcts_bench_resul
         snprintf(cmd, sizeof cmd, "rep %zu\n", n);
         json_t *o = ask(sv, cmd, until, late);
         const double s = json_number_value(json_object_get(o, "seconds"));
-        char id[32];
-        snprintf(id, sizeof id, "%zu", n);
-        const char *got = json_string_value(json_object_get(o, "id"));
-        if (o != NULL && (got == NULL || strcmp(got, id) != 0 || !(s > 0) || !isfinite(s))) {
+        if (o != NULL && (!answer_for(o, n) || !(s > 0) || !isfinite(s))) {
             server_fail(sv, "an answer that was not a time of the row asked for; killed");
         } else if (o != NULL) {
             sv->times[sv->times_n++] = s;
@@ -487,9 +460,7 @@ void bitcts__bench_serve_turn(const bitcts_bench_config *cfg, bitcts_bench_resul
             sv->rate[r->rows[n].layout % BITCTS_BENCH_LAYOUTS] = s / r->rows[n].useful_bytes;
             double sorted[BITCTS_BENCH_MAX_REPS];
             memcpy(sorted, sv->times, sv->times_n * sizeof *sorted);
-            qsort(sorted, sv->times_n, sizeof *sorted, cmp_double);
-            const uint32_t k = sv->times_n;
-            const double med = k % 2 ? sorted[k / 2] : 0.5 * (sorted[k / 2 - 1] + sorted[k / 2]);
+            const double med = bitcts__bench_median(sorted, sv->times_n);
             const size_t count = sv->instance < 0 ? per_shape : 1;
             for (size_t j = 0; j < count && n + j < r->row_count; ++j) {
                 r->rows[n + j].peer_gbps[sv->peer] = r->rows[n + j].useful_bytes / med / 1e9;

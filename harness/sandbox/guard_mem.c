@@ -182,7 +182,7 @@ int bitcts_guard_reuse(bitcts_guard_buf *g, uint64_t size, size_t zone, int kind
     return 0;
 }
 
-int bitcts_guard_share(bitcts_guard_buf *g, int read_only)
+int bitcts_guard_share(bitcts_guard_buf *g)
 {
 #if defined(__linux__) && defined(SYS_memfd_create)
     if (g->base == NULL || g->rw_len != g->capacity) {
@@ -205,17 +205,14 @@ int bitcts_guard_share(bitcts_guard_buf *g, int read_only)
         close(fd);
         return -1;
     }
-    /* F_SEAL_SHRINK | F_SEAL_GROW (| F_SEAL_FUTURE_WRITE), then F_SEAL_SEAL: the mapping above
-     * stays writable, later ones of another process cannot be. */
-    const int seals = 0x0002 | 0x0004 | (read_only ? 0x0010 : 0) | 0x0001;
-    if (fcntl(fd, 1033 /* F_ADD_SEALS */, seals) != 0) {
+    /* Then F_SEAL_SEAL: the mapping above stays writable, later ones cannot be. */
+    if (fcntl(fd, 1033 /* F_ADD_SEALS */, BITCTS_GUARD_SHARE_SEALS | 0x0001) != 0) {
         close(fd);
         return -1; /* the pages stay shared, with no one to share them */
     }
     return fd;
 #else
     (void)g;
-    (void)read_only;
     return -1;
 #endif
 }

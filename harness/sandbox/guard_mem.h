@@ -63,14 +63,17 @@ int bitcts_guard_map(uint64_t size, size_t zone, int kind, const char *name, uin
 int bitcts_guard_reuse(bitcts_guard_buf *g, uint64_t size, size_t zone, int kind, const char *name,
                        uint64_t case_index);
 
+/* The seals of a shared buffer's file (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE): no one
+ * can take its pages from under this process, and no other process can write it. */
+#define BITCTS_GUARD_SHARE_SEALS (0x0002 | 0x0004 | 0x0010)
+
 /** Backs a buffer just mapped (its data as mapped: zero) with a shared memory file, so that
- * another process (the bench's peers) can map the same pages: the whole capacity between the
- * zones, the data BITCTS_GUARD_BEFORE bytes in. The file is sealed against shrinking and growing
- * (no one can take the pages from under this process), and with `read_only` against any writer
- * but this process's mapping (another process maps it read-only). The caller owns the
+ * another process (the bench's peers) can map the same pages, read-only: the whole capacity
+ * between the zones, the data BITCTS_GUARD_BEFORE bytes in. The file carries
+ * BITCTS_GUARD_SHARE_SEALS (this process's mapping stays writable). The caller owns the
  * descriptor (close-on-exec).
  * @return the file's descriptor, or -1 (no memfd or seals here, out of memory). */
-int bitcts_guard_share(bitcts_guard_buf *g, int read_only);
+int bitcts_guard_share(bitcts_guard_buf *g);
 
 /** Unmaps and unregisters. Accepts a buffer that was never mapped (data NULL). */
 void bitcts_guard_unmap(bitcts_guard_buf *g);
