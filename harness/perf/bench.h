@@ -289,6 +289,9 @@ int bitcts__bench_serve_open(const bitcts_bench_config *cfg, bitcts_bench_result
                              const char *line); /* 0: the peers interleave, -1: they run after */
 void bitcts__bench_serve_turn(const bitcts_bench_config *cfg, bitcts_bench_result *r, size_t row);
 void bitcts__bench_serve_close(bitcts_bench_result *r);
+/** The peers' sandboxes, started or not, for the supervisor's reaper (their ends recorded, not
+ * lost): *count of them. */
+bitcts_sandbox *const *bitcts__bench_serve_sandboxes(size_t *count);
 
 /** Adds reason to a peer's note unless it is there; a peer's first line into its fields. */
 void bitcts__bench_peer_note(bitcts_bench_peer *p, const char *reason);

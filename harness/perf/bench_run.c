@@ -433,6 +433,7 @@ int bitcts_bench_run(const bitcts_bench_config *cfg, bitcts_bench_result *out, c
     out->in_progress = 1;
     bitcts__perf_launch launch = BITCTS__PERF_LAUNCH(cfg, bitcts__bench_child_main, on_line, &b);
     launch.on_end = child_ended;
+    launch.others = bitcts__bench_serve_sandboxes(&launch.other_count);
     bitcts_supervise_result sv;
     int st = bitcts__perf_run(&launch, &out->refused, &sv, err, cap);
     if (st != BITCTS_OK) {

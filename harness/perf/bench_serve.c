@@ -29,6 +29,7 @@
 #include "supervise.h"
 
 #define SERVE_MAX (1 + BITCTS_BENCH_MAX_INSTANCES)
+_Static_assert(SERVE_MAX <= BITCTS_SUPERVISE_OTHERS_MAX, "the supervisor watches every server");
 #define SERVE_CLOSE_S 2.0 /* a peer's time to end after its input closed */
 /* A peer stops repeating a row once it ran it SERVE_ROW_RUNS times and for SERVE_ROW_S seconds
  * (a peer 20-50x behind, NumPy's transposes, would take minutes a row at 4 x a large LLC);
@@ -59,7 +60,17 @@ static struct {
     bitcts_bench_result *r;
     int files[3]; /* the child's buffers, opened here (checked, and out of the backend's reach) */
     volatile sig_atomic_t *interrupted;
+    bitcts_sandbox *all[SERVE_MAX]; /* &s[i].sb, for the supervisor */
 } serve = {.files = {-1, -1, -1}};
+
+bitcts_sandbox *const *bitcts__bench_serve_sandboxes(size_t *count)
+{
+    for (size_t i = 0; i < SERVE_MAX; ++i) {
+        serve.all[i] = &serve.s[i].sb;
+    }
+    *count = SERVE_MAX;
+    return serve.all;
+}
 
 /* The child of a server: the interpreter with --serve, its peer, threads and cores. */
 typedef struct server_args {
@@ -112,7 +123,8 @@ static void on_server_line(void *user, char *line)
 }
 
 /* Reaps the server alone (never another child: the supervised one is the supervisor's to reap).
- * One reaped elsewhere (the supervisor reaps orphans) counts as ended, with no status. */
+ * The supervisor's reaper records a server's end in its sandbox (bitcts__bench_serve_sandboxes);
+ * one reaped anywhere else counts as ended, with no status. */
 static void reap(server *sv)
 {
     int status = 0;
@@ -133,6 +145,45 @@ static void server_fail(server *sv, const char *why)
     }
 }
 
+/* Fails a server that ended (its channel closed or its process reaped), with how: its wait
+ * status when known and an excerpt of what it printed. */
+static void server_ended(server *sv)
+{
+    char status[120] = "";
+    if (sv->sb.exited && sv->sb.status != -1) {
+        bitcts_sandbox_describe(sv->sb.status, status, sizeof status);
+    }
+    char output[BITCTS_SUPERVISE_OUTPUT_CAP];
+    const uint64_t bytes = bitcts_sandbox_take_output(&sv->sb, -1, output, sizeof output);
+    char how[500];
+    snprintf(how, sizeof how, "the Python process ended%s%s%s%.300s",
+             status[0] != '\0' ? " with " : "", status, bytes > 0 ? ": " : "",
+             bytes > 0 ? output : "");
+    server_fail(sv, how);
+}
+
+/* A server whose standard input is closed has mostly ended (between two turns): up to a second
+ * for its channel's end and its status, then server_ended (1); 0 when it still runs. */
+static int closed_input_ended(server *sv)
+{
+    bitcts_sandbox *one[1] = {&sv->sb};
+    const double give = bitcts_clock_now() + 1.0;
+    int eof = 0;
+    for (;;) {
+        eof |= bitcts_sandbox_pump(&sv->sb, on_server_line, sv);
+        reap(sv);
+        if ((eof && sv->sb.exited) || bitcts_clock_now() >= give) {
+            break;
+        }
+        (void)bitcts_sandbox_wait(one, 1, 0.05);
+    }
+    if (!eof && !sv->sb.exited) {
+        return 0;
+    }
+    server_ended(sv);
+    return 1;
+}
+
 /* Until its first line (hello) or an answer (1), its end or the time `until` (0: the server
  * failed, named why; `late` says why when the time ran out). */
 static int await_line(server *sv, double until, int hello, const char *late)
@@ -150,17 +201,7 @@ static int await_line(server *sv, double until, int hello, const char *late)
             (void)bitcts_sandbox_wait(one, 1, 0.05);
         }
         if (eof || sv->sb.exited) {
-            char status[120] = "";
-            if (sv->sb.exited && sv->sb.status != -1) {
-                bitcts_sandbox_describe(sv->sb.status, status, sizeof status);
-            }
-            char output[BITCTS_SUPERVISE_OUTPUT_CAP];
-            const uint64_t bytes = bitcts_sandbox_take_output(&sv->sb, -1, output, sizeof output);
-            char how[500];
-            snprintf(how, sizeof how, "the Python process ended%s%s%s%.300s",
-                     status[0] != '\0' ? " with " : "", status, bytes > 0 ? ": " : "",
-                     bytes > 0 ? output : "");
-            server_fail(sv, how);
+            server_ended(sv);
             return 0;
         }
         const double now = bitcts_clock_now();
@@ -181,7 +222,14 @@ static int await_line(server *sv, double until, int hello, const char *late)
 static json_t *ask(server *sv, const char *cmd, double until, const char *late)
 {
     const size_t len = strlen(cmd);
-    if (!sv->live || write(sv->cmd, cmd, len) != (ssize_t)len) { /* O_NONBLOCK: never waits */
+    if (!sv->live) {
+        return NULL;
+    }
+    const ssize_t put = write(sv->cmd, cmd, len); /* O_NONBLOCK: never waits */
+    if (put != (ssize_t)len) {
+        if (put < 0 && errno == EPIPE && closed_input_ended(sv)) {
+            return NULL;
+        }
         server_fail(sv, "it does not read its commands (its standard input is full or closed)");
         return NULL;
     }

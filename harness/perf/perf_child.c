@@ -20,7 +20,9 @@ int bitcts__perf_run(const bitcts__perf_launch *l, int *refused, bitcts_supervis
                                             .on_line = l->on_line,
                                             .user = l->user,
                                             .interrupted = l->interrupted,
-                                            .on_end = l->on_end};
+                                            .on_end = l->on_end,
+                                            .others = l->others,
+                                            .other_count = l->other_count};
     bitcts__perf_job job = {.cfg = l->cfg, .spec = &spec};
     if (bitcts_supervise_run(&sv_cfg, l->child_main, &job, sv, err, cap) != 0) {
         return BITCTS_E_INTERNAL;

@@ -30,7 +30,9 @@ typedef struct bitcts__perf_launch {
     bitcts_sandbox_main_fn child_main; /* takes a bitcts__perf_job */
     int (*on_line)(void *user, char *line);
     void *user;
-    void (*on_end)(void *user); /* bitcts_supervise_config's; NULL: none */
+    void (*on_end)(void *user);    /* bitcts_supervise_config's; NULL: none */
+    bitcts_sandbox *const *others; /* bitcts_supervise_config's; NULL: none */
+    size_t other_count;
 } bitcts__perf_launch;
 
 /* The launch of a bench or sweep config CFG (whose backend_spec, options, timeout_s and

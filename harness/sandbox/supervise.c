@@ -256,11 +256,14 @@ static void wait_for_child(supervisor *s, double max_s)
 /* The loop: until the child is reaped (or, once killed, SUPERVISE_REAP_S have passed). */
 static void watch(supervisor *s)
 {
-    bitcts_sandbox *all[1] = {&s->c.sb};
+    bitcts_sandbox *all[1 + BITCTS_SUPERVISE_OTHERS_MAX] = {&s->c.sb};
+    for (size_t i = 0; i < s->cfg->other_count; ++i) {
+        all[1 + i] = s->cfg->others[i];
+    }
     for (;;) {
         observe(s);
         bitcts_sandbox_pump(&s->c.sb, on_channel_line, s);
-        bitcts_sandbox_reap(all, 1);
+        bitcts_sandbox_reap(all, 1 + s->cfg->other_count);
         if (s->c.sb.exited) {
             observe(s); /* the child is gone: its page and what it wrote are final */
             bitcts_sandbox_pump(&s->c.sb, on_channel_line, s);
@@ -300,6 +303,12 @@ int bitcts_supervise_run(const bitcts_supervise_config *cfg, bitcts_sandbox_main
     memset(out, 0, sizeof *out);
     out->call = -1;
     out->foreign = cfg->lines_are_progress;
+    if (cfg->other_count > BITCTS_SUPERVISE_OTHERS_MAX) {
+        snprintf(err, cap,
+                 "%zu processes of the command's own to watch beside the child; at most %d",
+                 cfg->other_count, BITCTS_SUPERVISE_OTHERS_MAX);
+        return -1;
+    }
     supervisor s;
     memset(&s, 0, sizeof s);
     s.cfg = cfg;

@@ -35,6 +35,7 @@
 enum { BITCTS_SUPERVISE_CALL_LIST(BITCTS_SUPERVISE_CALL_ENUM) BITCTS_SUPERVISE_CALLS };
 #undef BITCTS_SUPERVISE_CALL_ENUM
 
+#define BITCTS_SUPERVISE_OTHERS_MAX 64 /* bitcts_supervise_config.others */
 #define BITCTS_SUPERVISE_OUTPUT_CAP (4 * BITCTS_SANDBOX_CAPTURE_MAX + 8) /* sanitised excerpt */
 
 /** How the parent watches. Deadlines follow harness/sandbox/child.h's one rule from timeout_s. */
@@ -53,6 +54,11 @@ typedef struct bitcts_supervise_config {
      * command ends processes of its own that are not the child's (the bench's peers), so they
      * are not counted as the backend's. NULL: none. */
     void (*on_end)(void *user);
+    /** The command's own child processes (the bench's peers), live or not yet started (pid 0),
+     * at most BITCTS_SUPERVISE_OTHERS_MAX: the supervisor reaps any child that ends, and one of
+     * these has its end and wait status recorded in its sandbox rather than lost. NULL: none. */
+    bitcts_sandbox *const *others;
+    size_t other_count;
 } bitcts_supervise_config;
 
 /** How the child ended, and what it left. */

@@ -15,7 +15,9 @@ itself, so nothing here depends on a library or on a timing.
 2. A peer that stops answering is killed at --peer-timeout, named absent with the reason; the
    backend's rows are all measured.
 3. A peer that dies at its third run: named with how it ended; the rows it timed keep their
-   figures, the bench goes on.
+   figures, the bench goes on. One that ends right after answering its second run, while the
+   backend makes its next call (when the supervisor, not the bench's own loop, may reap it):
+   named with its exit status all the same.
 4. A peer that answers with another row's id: killed as a liar, the bench goes on.
 5. Within --budget-s, a peer whose runs of a layout take over twice a row's share of the time
    left is not run on the later rows of that layout, and says how many.
@@ -123,6 +125,8 @@ def peer(argv):
             slow = mode == "slow" and s[0] < s[1]
             send({"id": str(int(ident) + 1) if mode == "liar" else ident,
                   "seconds": 50.0 if slow else 0.001})
+            if mode == "quit" and runs == 2:
+                os._exit(5)
     with open(os.environ["SHARED_LOG"], "w", encoding="utf-8") as out:
         json.dump(log, out)
     return 0
@@ -203,6 +207,12 @@ def misbehaving(bitcts, work):
            numpy.get("note", ""),
            "a peer that dies is named with how it ended, its rows before kept (rc %d, %d rows "
            "timed, %s)" % (rc, len(timed), numpy.get("note")))
+    rc, doc, _, numpy = bench(bitcts, work, "quit", "quit")
+    rows = doc.get("results", [])
+    expect(rc == 0 and all(r["check"] == "ok" for r in rows) and
+           "exit status 5" in numpy.get("note", ""),
+           "a peer that ends between two turns is named with its exit status (rc %d, %s)" %
+           (rc, numpy.get("note")))
     rc, doc, _, numpy = bench(bitcts, work, "liar", "liar")
     rows = doc.get("results", [])
     expect(rc == 0 and all(r["check"] == "ok" for r in rows) and
