@@ -131,7 +131,8 @@ static const char *const check_words[] = {"auto", "reference", "cpu", NULL};
 static const bitcts_cli_option bench_options[] = {
     BITCTS_OPT_NUMBER("--size-mib", "N", U64, BENCH_AT(size_mib), 1, 65536,
                       "MiB per input (default: a CPU backend 4 x the last-level cache, at least "
-                      "64, 256 when sysfs has no cache; other host backends 64; on a GPU 1024, "
+                      "64, 256 when sysfs has no cache, at most a sixteenth of the available "
+                      "memory; other host backends 64; on a GPU 1024, "
                       "less when its memory is under 16 GiB, 32 on a slow device such as "
                       "lavapipe)"),
     BITCTS_OPT_NUMBER("--reps", "N", U32, BENCH_AT(reps), 1, BITCTS_BENCH_MAX_REPS,
@@ -425,6 +426,11 @@ static void print_host(const bitcts_bench_result *r)
         printf("; threads placed one per core, the calling thread on CPU %u\n", h->cpus[0]);
     } else {
         printf("; threads not placed\n");
+    }
+    if (bitcts_bench_size_capped(r)) {
+        printf("inputs of %.0f MiB, less than 4 x the cache: capped at a sixteenth of the %.0f MiB "
+               "of memory available\n",
+               (double)r->size_bytes / (1 << 20), (double)h->mem_available / (1 << 20));
     }
     printf("limit spread over the rows, GB/s min / median / max:\n");
     const char *const *kinds = bitcts_bench_limit_kinds;

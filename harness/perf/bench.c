@@ -406,13 +406,20 @@ static json_t *host_json(const bitcts_bench_result *r)
     for (uint32_t k = 0; k < h->cores; ++k) {
         json_array_append_new(cpus, json_integer(h->cpus[k]));
     }
-    return json_pack("{s:I, s:I, s:I, s:I, s:s, s:I, s:I, s:o, s:s, s:b}", "llc_bytes",
-                     (json_int_t)h->llc_bytes, "llc_level", (json_int_t)h->llc_level,
-                     "llc_instances", (json_int_t)h->llc_count, "llc_total_bytes",
-                     (json_int_t)(h->llc_bytes * h->llc_count), "llc_source",
-                     h->llc_from_sysfs ? "sysfs" : "fallback", "online_cpus", (json_int_t)h->online,
-                     "cores", (json_int_t)h->cores, "core_cpus", cpus, "topology_source",
-                     h->topology_from_sysfs ? "sysfs" : "fallback", "placed", r->placed);
+    return json_pack(
+        "{s:I, s:I, s:I, s:I, s:s, s:I, s:I, s:o, s:s, s:b, s:I, s:b}", "llc_bytes",
+        (json_int_t)h->llc_bytes, "llc_level", (json_int_t)h->llc_level, "llc_instances",
+        (json_int_t)h->llc_count, "llc_total_bytes", (json_int_t)(h->llc_bytes * h->llc_count),
+        "llc_source", h->llc_from_sysfs ? "sysfs" : "fallback", "online_cpus",
+        (json_int_t)h->online, "cores", (json_int_t)h->cores, "core_cpus", cpus, "topology_source",
+        h->topology_from_sysfs ? "sysfs" : "fallback", "placed", r->placed, "mem_available_bytes",
+        (json_int_t)h->mem_available, "size_capped_by_memory", bitcts_bench_size_capped(r));
+}
+
+int bitcts_bench_size_capped(const bitcts_bench_result *r)
+{
+    return !r->device_timing && bitcts_bench_host_capped(&r->host) &&
+           r->size_bytes == bitcts_bench_host_size(&r->host);
 }
 
 static json_t *limits_json(const bitcts_bench_result *r)

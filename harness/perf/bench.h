@@ -272,6 +272,10 @@ extern const char *const bitcts__bench_peer_ops[BITCTS_OP_COUNT];
  * asked; `deadline` as it is without a budget. The child and the parent reckon it alike. */
 double bitcts__bench_rows_deadline(const bitcts_bench_config *cfg, double deadline);
 
+/** 1 when a host-timed run's inputs were sized automatically and capped by the memory available
+ * (bitcts_bench_host_capped): smaller than 4 x the last-level cache. */
+int bitcts_bench_size_capped(const bitcts_bench_result *r);
+
 /** The peers the config asks for, for a backend with device timing (1) or without (0): a mask. */
 unsigned bitcts__bench_peers_asked(const bitcts_bench_config *cfg, int device_timing);
 

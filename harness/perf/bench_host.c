@@ -22,6 +22,8 @@
 #define HOST_WORDS (BITCTS_BENCH_HOST_MAX_CPUS / 64)
 
 /* The first line of root + path, without its newline; -1 when it cannot be read. */
+static uint64_t read_mem_available(const char *root);
+
 static int read_line(const char *root, const char *path, char *out, size_t cap)
 {
     char full[512];
@@ -178,6 +180,7 @@ void bitcts_bench_host_read(const char *root, uint32_t online_fallback, bitcts_b
         }
     }
     h->llc_count = h->llc_count > 0 ? h->llc_count : 1;
+    h->mem_available = read_mem_available(root);
     if (!h->topology_from_sysfs || h->cores == 0) { /* one core per online CPU */
         h->topology_from_sysfs = 0;
         h->cores = 0;
@@ -189,7 +192,8 @@ void bitcts_bench_host_read(const char *root, uint32_t online_fallback, bitcts_b
     }
 }
 
-uint64_t bitcts_bench_host_size(const bitcts_bench_host *h)
+/* The size the cache asks for, before the memory's cap. */
+static uint64_t cache_size(const bitcts_bench_host *h)
 {
     if (!h->llc_from_sysfs || h->llc_bytes == 0) {
         return BITCTS_BENCH_FALLBACK_BYTES;
@@ -198,6 +202,42 @@ uint64_t bitcts_bench_host_size(const bitcts_bench_host *h)
     uint64_t size = BITCTS_BENCH_LLC_FACTOR * h->llc_bytes * h->llc_count;
     size = (size + mib - 1) / mib * mib;
     return size > BITCTS_BENCH_MIN_BYTES ? size : BITCTS_BENCH_MIN_BYTES;
+}
+
+uint64_t bitcts_bench_host_size(const bitcts_bench_host *h)
+{
+    const uint64_t size = cache_size(h);
+    const uint64_t mib = 1ull << 20;
+    const uint64_t cap = h->mem_available / BITCTS_BENCH_MEM_SHARE / mib * mib;
+    if (h->mem_available == 0 || cap >= size) {
+        return size;
+    }
+    return cap > BITCTS_BENCH_MIN_BYTES ? cap : BITCTS_BENCH_MIN_BYTES;
+}
+
+int bitcts_bench_host_capped(const bitcts_bench_host *h)
+{
+    return bitcts_bench_host_size(h) < cache_size(h);
+}
+
+/* MemAvailable from root + /proc/meminfo, in bytes; 0 when unknown. */
+static uint64_t read_mem_available(const char *root)
+{
+    char full[512];
+    snprintf(full, sizeof full, "%s/proc/meminfo", root);
+    FILE *f = fopen(full, "r");
+    char line[256];
+    unsigned long long kib = 0;
+    while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+        if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1) {
+            break;
+        }
+        kib = 0;
+    }
+    if (f != NULL) {
+        fclose(f);
+    }
+    return kib <= UINT64_MAX / 1024 ? (uint64_t)kib * 1024 : 0;
 }
 
 int bitcts_bench_host_pin(uint32_t cpu)

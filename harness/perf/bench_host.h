@@ -14,6 +14,9 @@
 #define BITCTS_BENCH_LLC_FACTOR 4u                 /* each input at least 4 x the LLC */
 #define BITCTS_BENCH_MIN_BYTES (64ull << 20)       /* and at least 64 MiB */
 #define BITCTS_BENCH_FALLBACK_BYTES (256ull << 20) /* LLC unknown: 4 x a 64 MiB LLC */
+/* ... but at most the available memory over this: the child's A, B, output and expected output,
+ * and each CPU peer's own output and temporaries (NumPy held four inputs' worth), with room. */
+#define BITCTS_BENCH_MEM_SHARE 16u
 
 typedef struct bitcts_bench_host {
     uint64_t llc_bytes; /* one instance of the last-level cache; 0: unknown */
@@ -24,17 +27,25 @@ typedef struct bitcts_bench_host {
     uint32_t cores;     /* physical cores among them: the entries of cpus */
     uint32_t cpus[BITCTS_BENCH_HOST_MAX_CPUS]; /* the lowest hardware thread of each core */
     int topology_from_sysfs;                   /* 0: sysfs had no topology; cpus are 0..online-1 */
+    uint64_t mem_available; /* MemAvailable of /proc/meminfo, bytes; 0: unknown */
 } bitcts_bench_host;
 
 /** Reads the cache and the topology of the CPUs under root ("" for the real /sys: root is
- * prefixed to "/sys/devices/system/cpu/..."). online_fallback is used when sysfs has no list of
+ * prefixed to "/sys/devices/system/cpu/..."), and the memory available (root + "/proc/meminfo").
+ * online_fallback is used when sysfs has no list of
  * online CPUs (the caller's sysconf). Never fails: what is missing gets the fallback. */
 void bitcts_bench_host_read(const char *root, uint32_t online_fallback, bitcts_bench_host *h);
 
 /** The bytes per input for a host-timed bench: BITCTS_BENCH_LLC_FACTOR x the whole last-level
  * cache (one instance x instances), rounded up to a MiB, at least BITCTS_BENCH_MIN_BYTES;
- * BITCTS_BENCH_FALLBACK_BYTES when the cache is unknown. */
+ * BITCTS_BENCH_FALLBACK_BYTES when the cache is unknown. Capped (bitcts_bench_host_capped) at
+ * the memory available over BITCTS_BENCH_MEM_SHARE, rounded down to a MiB, where that is smaller,
+ * but never below BITCTS_BENCH_MIN_BYTES: a machine whose memory is small beside its cache gets
+ * tensors that fit rather than peers the kernel kills for memory. */
 uint64_t bitcts_bench_host_size(const bitcts_bench_host *h);
+
+/** 1 when bitcts_bench_host_size is less than the cache asks for, for want of memory. */
+int bitcts_bench_host_capped(const bitcts_bench_host *h);
 
 /** Parses a Linux CPU list ("0-3,8,10-11") into a bitmap of BITCTS_BENCH_HOST_MAX_CPUS bits.
  * @return the number of CPUs set, or -1 when the text is not a list. */

@@ -2,7 +2,8 @@
 /* The bench's reading of the host (harness/perf/bench_host.c) on fake sysfs trees: the last-level
  * cache and its instances (an L3 shared by all, an L3 per group of cores as on AMD, no cache
  * information at all), the size per input that follows, and one hardware thread per physical
- * core (SMT siblings, an offline sibling, no topology). */
+ * core (SMT siblings, an offline sibling, no topology); the size capped by the memory available
+ * (a fake /proc/meminfo) where a sixteenth of it is less than the cache asks for. */
 #include <stdio.h>    /* fopen, snprintf */
 #include <stdlib.h>   /* mkdtemp, system */
 #include <string.h>   /* strrchr */
@@ -163,8 +164,37 @@ static void test_parse_cpus(void)
     CHECK(bitcts_bench_host_parse_cpus("1;2", bits) < 0);
 }
 
+/* One 32 MiB L3 (128 MiB per input), under memories of 8 GiB, 1 GiB and 256 MiB. */
+static void test_memory_cap(void)
+{
+    char root[64];
+    fresh(root, sizeof root);
+    put(root, CPU "/online", "0");
+    put_cache(root, 0, 0, "Unified", 3, "32768K", "0");
+    const struct {
+        const char *meminfo;
+        uint64_t size;
+        int capped;
+    } cases[] = {
+        {"MemTotal:       9000000 kB\nMemFree:  100 kB\nMemAvailable:    8388608 kB", 128 * MIB, 0},
+        {"MemTotal:       2000000 kB\nMemAvailable:    1048576 kB", 64 * MIB, 1},
+        {"MemAvailable:     262144 kB", BITCTS_BENCH_MIN_BYTES, 1}, /* never below 64 MiB */
+        {"MemTotal:        262144 kB", 128 * MIB, 0},               /* no MemAvailable: no cap */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        put(root, "/proc/meminfo", cases[i].meminfo);
+        bitcts_bench_host h;
+        bitcts_bench_host_read(root, 1, &h);
+        CHECK_EQ_U64(h.llc_bytes, 32 * MIB);
+        CHECK_EQ_U64(bitcts_bench_host_size(&h), cases[i].size);
+        CHECK_EQ_U64(bitcts_bench_host_capped(&h), cases[i].capped);
+    }
+    cleanup(root);
+}
+
 int main(void)
 {
+    test_memory_cap();
     test_smt_one_l3();
     test_l3_per_group();
     test_small_and_missing();
