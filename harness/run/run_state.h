@@ -78,6 +78,9 @@ typedef struct run_state {
     json_t ***results;      /* [round][plan index] */
     size_t done, total;
     worker_slot *slots;
+    worker_slot waiting; /* the probe's process, alive with its instance, until it takes the
+                          * first batch (c.sb.pid 0: none) */
+    int waiting_cmd;     /* the write end of its standard input, or -1 */
     int jobs;
     int device; /* the probe's instance has device memory of its own: one dealt batch a worker */
     unsigned prefetch_threads; /* per worker, for a device or batching backend (run_queue.c) */

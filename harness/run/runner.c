@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /* The run loop. A probe worker loads the backend first and sends its identity (the parent never
- * loads a backend); then worker processes take batches of cases. The parent polls every worker's
+ * loads a backend), then waits, its instance made, for the first batch (it is the first worker);
+ * then worker processes take the other batches of cases. The parent polls every worker's
  * channel and captured output with a deadline for the phase each is in, reaps without waiting,
  * kills a worker's whole process group, and sweeps up what a dead worker left behind. A case a
  * worker could not finish gets its verdict (harness/run/run_slot.c) and the rest of its batch goes
  * back to the queue, split so that the other workers share it. */
+#define _GNU_SOURCE /* pipe2 */
+
+#include <errno.h>  /* errno, EAGAIN */
+#include <fcntl.h>  /* O_CLOEXEC, O_NONBLOCK */
+#include <poll.h>   /* poll */
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* malloc */
 #include <string.h> /* memset */
 #include <time.h>   /* time, strftime */
+#include <unistd.h> /* pipe2, write, close */
 
 #include "bitcts/bitcts_status.h"
 #include "bitcts/bitcts_verdict.h"
@@ -18,6 +25,19 @@
 #include "report_model.h"
 #include "run_state.h"
 #include "sanitize.h"
+
+/* Seconds to hand the waiting probe its first batch (a pipe's worth, which it reads at once). */
+#define BITCTS_RUN_ADOPT_WRITE_S 5.0
+
+static int interrupted(const run_state *s);
+static void end_waiting(run_state *s);
+
+static void close_fd(int fd)
+{
+    if (fd >= 0) {
+        close(fd);
+    }
+}
 
 /* ---- workers ---- */
 
@@ -43,7 +63,8 @@ static void slot_release(run_state *s, worker_slot *w)
     (void)s;
 }
 
-static int slot_start(run_state *s, worker_slot *w, run_batch b, int probe, char *err, size_t cap)
+/* A slot's fields for batch b (its process not yet set): 0, or -1 out of memory. */
+static int slot_init(run_state *s, worker_slot *w, run_batch b, int probe)
 {
     memset(w, 0, sizeof *w);
     w->c.sb.chan = w->c.sb.capture = w->c.sb.pidfd = -1;
@@ -66,9 +87,29 @@ static int slot_start(run_state *s, worker_slot *w, run_batch b, int probe, char
                             .batch_cases = b.solo != NULL ? 1u : bitcts__run_batch_cases(s->cfg),
                             .device = s->device,
                             .prefetch_threads = s->prefetch_threads};
-    if (w->ended == NULL || w->batched == NULL ||
-        bitcts_child_spawn(&w->c, bitcts_worker_main, &w->job, s->cfg->timeout_s, 0, err, cap) !=
-            0) {
+    if (w->ended == NULL || w->batched == NULL) {
+        free(w->ended);
+        free(w->batched);
+        w->ended = NULL;
+        w->batched = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* Starts a worker process for batch b (a probe: none), its standard input `stdin_fd` (a probe
+ * that is to wait for its first batch there) or none (0). */
+static int slot_start(run_state *s, worker_slot *w, run_batch b, int probe, int stdin_fd, char *err,
+                      size_t cap)
+{
+    if (slot_init(s, w, b, probe) != 0) {
+        snprintf(err, cap, "out of memory");
+        return -1;
+    }
+    w->job.await_batch = probe && stdin_fd > 0;
+    w->c.sb.stdin_fd = stdin_fd;
+    if (bitcts_child_spawn(&w->c, bitcts_worker_main, &w->job, s->cfg->timeout_s, 0, err, cap) !=
+        0) {
         free(w->ended);
         free(w->batched);
         w->ended = NULL;
@@ -150,10 +191,17 @@ static int probe(run_state *s, char *err, size_t cap)
 {
     worker_slot w;
     run_batch none = {0};
-    if (slot_start(s, &w, none, 1, err, cap) != 0) {
+    int cmd[2] = {-1, -1};
+    if (pipe2(cmd, O_CLOEXEC) != 0) { /* without one, the probe ends after its identity */
+        cmd[0] = cmd[1] = -1;
+    }
+    if (slot_start(s, &w, none, 1, cmd[0], err, cap) != 0) {
+        close_fd(cmd[0]);
+        close_fd(cmd[1]);
         return BITCTS_E_INTERNAL;
     }
-    while (!w.c.sb.exited) {
+    close_fd(cmd[0]);
+    while (!w.c.sb.exited && w.identity == NULL) {
         wait_for_workers(&w, 1);
         service(s, &w, 1);
     }
@@ -189,16 +237,105 @@ static int probe(run_state *s, char *err, size_t cap)
             "library_xxh3_128", "", "feature_level", "", "capabilities", "info", "variant", "",
             "features", "", "other", s->backend_problem);
     }
-    slot_release(s, &w);
+    if (st == BITCTS_OK && w.identity != NULL && !w.c.sb.exited && cmd[1] >= 0 &&
+        fcntl(cmd[1], F_SETFL, O_NONBLOCK) == 0) {
+        s->waiting = w; /* kept, with its instance, for the first batch */
+        s->waiting_cmd = cmd[1];
+        return st;
+    }
+    s->waiting = w;
+    s->waiting_cmd = cmd[1];
+    end_waiting(s);
+    return st;
+}
+
+/* Ends the probe's process if it still waits for a batch: the end of its input, then (bounded
+ * by its phases' deadlines) its teardown; killed at once when the run is interrupted. */
+static void end_waiting(run_state *s)
+{
+    worker_slot *w = &s->waiting;
+    close_fd(s->waiting_cmd);
+    s->waiting_cmd = -1;
+    if (w->c.sb.pid <= 0) {
+        return;
+    }
+    if (interrupted(s)) {
+        bitcts_sandbox_kill(&w->c.sb);
+    }
+    while (!w->c.sb.exited) {
+        wait_for_workers(w, 1);
+        service(s, w, 1);
+    }
+    slot_release(s, w);
     bitcts_sandbox *none_live[1] = {NULL};
     bitcts_sandbox_sweep(none_live, 1, 1.0);
-    return st;
+}
+
+/* n bytes to a non-blocking descriptor within max_s seconds: 1, or 0 (closed, or full). */
+static int write_all(int fd, const unsigned char *p, size_t n, double max_s)
+{
+    const double end = bitcts_clock_now() + max_s;
+    while (n > 0) {
+        const ssize_t put = write(fd, p, n);
+        if (put > 0) {
+            p += put;
+            n -= (size_t)put;
+            continue;
+        }
+        const double left = end - bitcts_clock_now();
+        if (put < 0 && errno == EINTR) {
+            continue;
+        }
+        if (put < 0 && errno == EAGAIN && left > 0) {
+            struct pollfd out = {.fd = fd, .events = POLLOUT};
+            (void)poll(&out, 1, (int)(left * 1000) + 1);
+            continue;
+        }
+        return 0;
+    }
+    return 1;
+}
+
+/* The probe's process (its device already made) takes batch b in the free slot w: 0; or -1 when
+ * none waits or it could not be handed the batch (then it is ended, and b is the caller's). */
+static int adopt_probe(run_state *s, worker_slot *w, run_batch b)
+{
+    if (s->waiting.c.sb.pid <= 0) {
+        return -1;
+    }
+    size_t size = 0;
+    unsigned char *message = NULL;
+    if (s->waiting.c.sb.exited || slot_init(s, w, b, 0) != 0 ||
+        (message = bitcts_worker_batch_encode(&w->job, &size)) == NULL ||
+        !write_all(s->waiting_cmd, message, size, BITCTS_RUN_ADOPT_WRITE_S)) {
+        free(message);
+        free(w->ended);
+        free(w->batched);
+        memset(w, 0, sizeof *w);
+        w->c.sb.chan = w->c.sb.capture = w->c.sb.pidfd = -1;
+        end_waiting(s);
+        return -1;
+    }
+    free(message);
+    close_fd(s->waiting_cmd); /* one message: the rest of its input is its end */
+    s->waiting_cmd = -1;
+    w->c = s->waiting.c; /* the process, its channel and its page move to the slot */
+    json_decref(s->waiting.identity);
+    free(s->waiting.ended);
+    free(s->waiting.batched);
+    memset(&s->waiting, 0, sizeof s->waiting);
+    s->waiting.c.sb.chan = s->waiting.c.sb.capture = s->waiting.c.sb.pidfd = -1;
+    return 0;
 }
 
 /* ---- the run ---- */
 
 static void kill_all(run_state *s)
 {
+    if (s->waiting.c.sb.pid > 0) {
+        bitcts_sandbox_kill(&s->waiting.c.sb);
+    }
+    end_waiting(s);
     for (int i = 0; i < s->jobs; ++i) {
         if (s->slots[i].c.sb.pid > 0) {
             bitcts_sandbox_kill(&s->slots[i].c.sb);
@@ -242,7 +379,7 @@ static void run_loop(run_state *s)
             worker_slot *w = &s->slots[i];
             if (w->c.sb.pid <= 0 && s->queue_count > 0 && starting) {
                 run_batch b = s->queue[--s->queue_count];
-                if (slot_start(s, w, b, 0, err, sizeof err) != 0) {
+                if (adopt_probe(s, w, b) != 0 && slot_start(s, w, b, 0, 0, err, sizeof err) != 0) {
                     bitcts__run_queue_push(s, b); /* out of processes: retry when a worker ends */
                 }
             }
@@ -256,6 +393,7 @@ static void run_loop(run_state *s)
         bitcts__run_log_flush(s); /* the round's records, in one write */
         bitcts__run_progress(s, 0);
     }
+    end_waiting(s); /* not adopted: nothing was left to run */
 }
 
 /* Keeps this shard's share of the selection: every N-th case from the I-th, or the cases
@@ -352,6 +490,7 @@ static int load_baseline(run_state *s, char *err, size_t cap)
 
 static void free_state(run_state *s)
 {
+    end_waiting(s); /* a run that ended before its cases (bad input found after the probe) */
     if (s->log != NULL) {
         fclose(s->log);
     }
@@ -450,6 +589,8 @@ int bitcts_run(const bitcts_run_config *cfg, bitcts_run_result *out)
     memset(out, 0, sizeof *out);
     run_state s;
     memset(&s, 0, sizeof s);
+    s.waiting_cmd = -1;
+    s.waiting.c.sb.chan = s.waiting.c.sb.capture = s.waiting.c.sb.pidfd = -1;
     s.cfg = cfg;
     s.started = bitcts_clock_now();
     const time_t wall = time(NULL);

@@ -7,6 +7,7 @@
  * caused it. */
 #define _DEFAULT_SOURCE /* syscall */
 
+#include <errno.h>        /* errno, EINTR */
 #include <signal.h>       /* sigaction */
 #include <stdio.h>        /* snprintf */
 #include <stdlib.h>       /* free */
@@ -15,7 +16,7 @@
 #include <sys/resource.h> /* getrlimit */
 #include <sys/stat.h>     /* fstat */
 #include <sys/syscall.h>  /* SYS_gettid */
-#include <unistd.h>       /* _exit */
+#include <unistd.h>       /* _exit, read */
 
 #include "bitcts/bitcts_status.h"
 #include "bitcts/bitcts_verdict.h"
@@ -993,28 +994,131 @@ static void compare_claims(worker *w)
     bitcts_backend_claims_diff(w->job->claims, mine, w->claims, sizeof w->claims);
 }
 
-static void send_identity(worker *w)
+/* Y and R: the claims and the identity, both built (the backend's instance_info answers in Q)
+ * before a probe that waits for its first batch marks the harness's phase B and sends them: when
+ * the parent has read R, the backend's phase is over, so no deadline of Q can fall on the wait.
+ * Returns 1 when R was sent (the parent waits for it before it hands the first batch). */
+static int send_identity(worker *w)
 {
     char claims[BITCTS_BACKEND_CLAIMS_TEXT + 2] = "Y ";
     bitcts_backend_claims_text(&w->backend, claims + 2, sizeof claims - 2);
-    send_text(claims);
     json_t *id = bitcts_backend_identity_json(&w->backend);
     if (id != NULL) { /* the device or CPU the instance runs on, where the backend says */
         json_object_set_new(id, "device", bitcts_backend_device_json(&w->backend, w->instance));
     }
     char *text = id != NULL ? json_dumps(id, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
     json_decref(id);
-    if (text != NULL) {
-        const size_t len = strlen(text);
-        char *line = malloc(len + 3);
-        if (line != NULL) {
-            memcpy(line, "R ", 2);
-            memcpy(line + 2, text, len);
-            bitcts_sandbox_send(worker_chan, worker_nonce, line, len + 2);
-            free(line);
-        }
-        free(text);
+    char *line = text != NULL ? malloc(strlen(text) + 3) : NULL;
+    const int sent = line != NULL;
+    if (w->job->await_batch && sent) {
+        send_mark('B', -1);
     }
+    send_text(claims);
+    if (line != NULL) {
+        const size_t len = strlen(text);
+        memcpy(line, "R ", 2);
+        memcpy(line + 2, text, len);
+        bitcts_sandbox_send(worker_chan, worker_nonce, line, len + 2);
+    }
+    free(line);
+    free(text);
+    return sent;
+}
+
+unsigned char *bitcts_worker_batch_encode(const bitcts_worker_job *job, size_t *size)
+{
+    if (job->count == 0 || job->count > UINT32_MAX) {
+        return NULL;
+    }
+    const bitcts_worker_batch_head head = {.magic = BITCTS_WORKER_BATCH_MAGIC,
+                                           .count = (uint32_t)job->count,
+                                           .batch_cases = job->batch_cases,
+                                           .device = job->device != 0,
+                                           .prefetch_threads = job->prefetch_threads};
+    const size_t body = sizeof head + job->count * sizeof(uint32_t);
+    unsigned char *m = malloc(body + BITCTS_DIGEST_HEX - 1);
+    if (m == NULL) {
+        return NULL;
+    }
+    memcpy(m, &head, sizeof head);
+    for (size_t i = 0; i < job->count; ++i) {
+        const uint32_t idx = (uint32_t)job->indices[i];
+        memcpy(m + sizeof head + i * sizeof idx, &idx, sizeof idx);
+    }
+    char digest[BITCTS_DIGEST_HEX];
+    bitcts_digest_bytes(m, body, digest);
+    memcpy(m + body, digest, BITCTS_DIGEST_HEX - 1);
+    *size = body + BITCTS_DIGEST_HEX - 1;
+    return m;
+}
+
+/* n bytes from standard input: 1, or 0 at its end or on an error. */
+static int read_input(void *buf, size_t n)
+{
+    unsigned char *p = buf;
+    while (n > 0) {
+        const ssize_t got = read(0, p, n);
+        if (got < 0 && errno == EINTR) {
+            continue;
+        }
+        if (got <= 0) {
+            return 0;
+        }
+        p += got;
+        n -= (size_t)got;
+    }
+    return 1;
+}
+
+/* A probe kept as a worker: its batch (bitcts_worker_batch_encode) into `job`, a copy of its
+ * own with the batch's fields and probe off, the indices malloc'd into *items. 0: none (the
+ * end of input, or a message that is not whole and sound); the process then ends as a probe. */
+static int await_batch(const worker *w, bitcts_worker_job *job, size_t **items)
+{
+    if (!w->job->await_batch) {
+        return 0;
+    }
+    bitcts_worker_batch_head head;
+    if (!read_input(&head, sizeof head) || head.magic != BITCTS_WORKER_BATCH_MAGIC ||
+        head.count == 0 || head.count > w->job->plan->count || head.reserved != 0) {
+        return 0;
+    }
+    const size_t body = sizeof head + (size_t)head.count * sizeof(uint32_t);
+    unsigned char *m = malloc(body);
+    size_t *out = malloc((size_t)head.count * sizeof *out);
+    char digest[BITCTS_DIGEST_HEX] = "";
+    char want[BITCTS_DIGEST_HEX];
+    int ok = m != NULL && out != NULL;
+    if (ok) {
+        memcpy(m, &head, sizeof head);
+        ok = read_input(m + sizeof head, body - sizeof head) &&
+             read_input(digest, BITCTS_DIGEST_HEX - 1);
+    }
+    if (ok) {
+        bitcts_digest_bytes(m, body, want);
+        ok = memcmp(digest, want, BITCTS_DIGEST_HEX - 1) == 0;
+    }
+    for (size_t i = 0; ok && i < head.count; ++i) {
+        uint32_t idx;
+        memcpy(&idx, m + sizeof head + i * sizeof idx, sizeof idx);
+        out[i] = idx;
+        ok = idx < w->job->plan->count;
+    }
+    free(m);
+    if (!ok) {
+        free(out);
+        return 0;
+    }
+    *job = *w->job;
+    job->probe = job->await_batch = 0;
+    job->claims = NULL; /* its own are the probe's, which every other worker repeats */
+    job->indices = out;
+    job->count = head.count;
+    job->batch_cases = head.batch_cases;
+    job->device = head.device != 0;
+    job->prefetch_threads = head.prefetch_threads;
+    *items = out;
+    return 1;
 }
 
 void bitcts_worker_main(void *arg, int chan, const char *nonce, bitcts_sandbox_status *status)
@@ -1034,10 +1138,14 @@ void bitcts_worker_main(void *arg, int chan, const char *nonce, bitcts_sandbox_s
     memset(&w, 0, sizeof w);
     w.job = arg;
     w.last_case = -1;
+    bitcts_worker_job taken;
+    size_t *items = NULL;
     prefetch_start(&w); /* a device backend's */
     if (start(&w) == 0) {
         if (w.job->probe) {
-            send_identity(&w);
+            if (send_identity(&w) && await_batch(&w, &taken, &items)) {
+                w.job = &taken; /* the probe's instance runs the first batch */
+            }
         } else {
             compare_claims(&w);
         }
@@ -1054,6 +1162,7 @@ void bitcts_worker_main(void *arg, int chan, const char *nonce, bitcts_sandbox_s
         bitcts_backend_shutdown(&w.backend);
         bitcts_lent_desc_free(&w.lent);
         batch_end(&w);
+        free(items);
     }
     send_mark('X', -1);
     _exit(0);

@@ -31,7 +31,10 @@ typedef struct bitcts_worker_job {
     const bitcts_backend_spec *backend;
     uint64_t seed;
     const char *repro_options; /* " --backend-option 'k=v'"..., for the repro line */
-    int probe;                 /* 1: load, create, query, send Y and R, destroy: no case */
+    int probe;                 /* 1: load, create, query, send Y and R; then the first batch
+                                * (await_batch), or destroy: no case */
+    int await_batch;           /* a probe: after R, its first batch comes on standard input
+                                * (bitcts_worker_batch_encode); end of input: none */
     const char *claims;        /* the probe's Y text, or NULL: compared with this instance's */
     const size_t *indices;     /* plan indices to run, in order */
     size_t count;
@@ -41,6 +44,25 @@ typedef struct bitcts_worker_job {
     unsigned prefetch_threads; /* threads that build a device or batching backend's cases ahead
                                 * (0 or 1: one) */
 } bitcts_worker_job;
+
+/** The probe's process kept as the first worker (harness/run/runner.c): the batch a probe with
+ * await_batch reads after its R line, in one message: this head, `count` plan indices (uint32_t,
+ * host order) and the digest (bitcts_digest_bytes, 32 hex digits) of both. The worker takes a
+ * message that is short, malformed or out of the plan for none (a thread the backend left
+ * running may read the same descriptor) and ends as a probe does. */
+typedef struct bitcts_worker_batch_head {
+    uint32_t magic; /* BITCTS_WORKER_BATCH_MAGIC */
+    uint32_t count; /* 1 .. the plan's cases */
+    uint32_t batch_cases;
+    uint32_t device;
+    uint32_t prefetch_threads;
+    uint32_t reserved; /* 0 */
+} bitcts_worker_batch_head;
+#define BITCTS_WORKER_BATCH_MAGIC 0x62637462u /* "btcb" */
+
+/** The message for `job` (its indices, count, batch_cases, device, prefetch_threads), malloc'd,
+ * *size bytes; NULL when out of memory or count is 0 or above UINT32_MAX. */
+unsigned char *bitcts_worker_batch_encode(const bitcts_worker_job *job, size_t *size);
 
 /** The sandbox entry point: arg is a bitcts_worker_job. Never returns. */
 void bitcts_worker_main(void *arg, int chan, const char *nonce, bitcts_sandbox_status *status);

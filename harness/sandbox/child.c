@@ -11,7 +11,9 @@
 int bitcts_child_spawn(bitcts_child *c, bitcts_sandbox_main_fn fn, void *arg, double timeout_s,
                        int foreign, char *err, size_t cap)
 {
+    const int stdin_fd = c->sb.stdin_fd; /* the caller's, as bitcts_sandbox_spawn takes it */
     memset(c, 0, sizeof *c);
+    c->sb.stdin_fd = stdin_fd;
     c->sb.chan = c->sb.capture = c->sb.pidfd = -1;
     c->timeout_s = timeout_s;
     c->foreign = foreign;

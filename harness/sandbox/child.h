@@ -51,7 +51,8 @@ typedef struct bitcts_child {
     uint32_t killed_batch; /* ... when it was killed */
 } bitcts_child;
 
-/** Spawns fn(arg, ...) in a sandbox; the deadlines start now.
+/** Spawns fn(arg, ...) in a sandbox; the deadlines start now. Of *c only sb.stdin_fd is read
+ * (bitcts_sandbox's: the child's standard input, 0 for none); the rest is set here.
  * @return 0, or -1 with err. */
 int bitcts_child_spawn(bitcts_child *c, bitcts_sandbox_main_fn fn, void *arg, double timeout_s,
                        int foreign, char *err, size_t cap);

@@ -274,8 +274,25 @@ typedef struct hostile_op {
     const bitcts_abi_operator_desc *desc; /* the lent description, kept against the rules */
 } hostile_op;
 
+/* create_stdin_thief: a thread that reads the process's standard input to its end and drops it
+ * (the probe's process waits there for its first batch). */
+static void *steal_stdin(void *arg)
+{
+    (void)arg;
+    char sink[256];
+    while (read(0, sink, sizeof sink) > 0) {
+    }
+    return NULL;
+}
+
 static int32_t BITCTS_PLUGIN_CALL h_instance_create(const bitcts_abi_create_info *info, void **out)
 {
+    if (is("create_stdin_thief")) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, steal_stdin, NULL) == 0) {
+            pthread_detach(t);
+        }
+    }
     if (is("create_exit")) {
         _exit(0);
     }
