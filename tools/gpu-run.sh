@@ -4,7 +4,8 @@
 # device as bitcts sees it, `bitcts run --backend vulkan` over the default, large and
 # exhaustive tiers (a report folder each), the exhaustive sweeps (NOT and BIT_COUNT over every
 # UINT32, XOR over every pair of UINT16), `bitcts bench --backend vulkan` with its GPU peers and
-# `bitcts bench --backend cpu` with its CPU peers; then OUTDIR/gpu-summary.md (device, driver,
+# `bitcts bench --backend cpu` with its CPU peers, in two parts (bench-cpu: AND, OR, XOR and NOT;
+# bench-cpu-2: BIT_COUNT and the shifts); then OUTDIR/gpu-summary.md (device, driver,
 # API, counts per tier, sweep times, bench ratios) beside the raw JSON and the logs.
 # Every step has a time budget (and the whole run one); a step that fails or runs out of time is
 # recorded and the rest still runs. Exit code 0 only when every step passed. A budget of 0
@@ -17,12 +18,13 @@
 #                  no large tier (CTest's conformance.vulkan.large runs it), sweeps of every 64th
 #                  chunk, bench --quick
 #   --skip STEPS   steps not to run, by name (identity, run-<tier>, run-default-cpu, sweep-*,
-#                  bench-vulkan, bench-cpu), comma-separated; recorded as skipped
+#                  bench-vulkan, bench-cpu, bench-cpu-2), comma-separated; recorded as skipped
 #   --resume       go on with OUTDIR's run: the steps its steps.tsv records as passed are kept
 #                  (their files and lines, not run again), the others run, and the summary covers
 #                  them all. For a machine whose sessions are shorter than the whole run: the
-#                  CPU bench takes what is left of the budget, and at 4x a large last-level cache
-#                  it needs a session of its own (run once with --skip bench-cpu, then --resume).
+#                  CPU bench's parts share what is left of the budget, and at 4x a large
+#                  last-level cache each needs a session of its own (run once with --skip
+#                  bench-cpu,bench-cpu-2, then --resume --skip bench-cpu-2, then --resume).
 #   --bitcts PATH  the bitcts executable (default $BITCTS, else build/bitcts, else bitcts on PATH)
 #   --python PATH  the peers' interpreter (default $BITCTS_PYTHON, else the first python3 that
 #                  imports the peers' libraries)
@@ -197,21 +199,33 @@ cpu_python=$(pick_python "numpy" || true)
 echo "gpu-run: peers' Python: GPU ${gpu_python:-none found}, CPU ${cpu_python:-none found}"
 step bench-vulkan 300 "$bitcts" bench --backend vulkan "${bench[@]}" ${gpu_python:+--python "$gpu_python"} \
     --json "$out/bench-vulkan.json"
-# The CPU bench, the last step, gets what is left of the run's budget (step bounds the whole
-# budget it is given by that), and a time budget of its own inside it (a tenth less, at least
-# 15 s less, kept for what runs past the budget: the row at hand, the small tensors, the peers'
-# last job), so that it ends with the rows it measured and names the others, rather than being
-# killed.
-cpu_step=$((budget - ($(date +%s) - started)))
-cpu_margin=$((cpu_step / 10 > 15 ? cpu_step / 10 : 15))
-if [ "$budget" -gt 0 ] && [ "$cpu_step" -gt "$cpu_margin" ]; then
-    bench_cpu+=(--budget-s "$((cpu_step - cpu_margin))")
-fi
+# The CPU bench, the last steps: its two parts (bench-cpu: AND, OR, XOR, NOT; bench-cpu-2:
+# BIT_COUNT and the shifts, about half the rows each) share what is left of the run's budget
+# (the first takes half of it when the second is to run too), and each has a time budget of its
+# own inside its share (a tenth less, at least 15 s less, kept for what runs past the budget: the
+# row at hand, the small tensors, the peers' last job), so that it ends with the rows it
+# measured and names the others, rather than being killed.
 # No interpreter with NumPy: no CPU peers. (With them, they run inside the rows, between the
 # backend's calls on its buffers, and the rows keep the whole budget.)
 [ -n "$cpu_python" ] || bench_cpu+=(--no-peers)
-step bench-cpu "$budget" "$bitcts" bench --backend cpu ${bench_cpu[@]+"${bench_cpu[@]}"} ${cpu_python:+--python "$cpu_python"} \
-    --json "$out/bench-cpu.json"
+cpu_part() { # NAME OPS SHARE_DIVISOR
+    local name=$1 ops=$2 parts=$3
+    local share=$(((budget - ($(date +%s) - started)) / parts))
+    [ "$budget" -gt 0 ] || share=0
+    local margin=$((share / 10 > 15 ? share / 10 : 15))
+    local own=()
+    if [ "$budget" -gt 0 ] && [ "$share" -gt "$margin" ]; then
+        own=(--budget-s "$((share - margin))")
+    fi
+    step "$name" "$share" "$bitcts" bench --backend cpu --ops "$ops" \
+        ${bench_cpu[@]+"${bench_cpu[@]}"} ${own[@]+"${own[@]}"} ${cpu_python:+--python "$cpu_python"} \
+        --json "$out/$name.json"
+}
+second_runs=1
+[ -z "${kept[bench-cpu-2]:-}" ] && [[ "$skip" != *",bench-cpu-2,"* ]] || second_runs=0
+[ "$budget" -gt 0 ] || second_runs=0 # no limit: nothing to share
+cpu_part bench-cpu and,or,xor,not "$((1 + second_runs))"
+cpu_part bench-cpu-2 count,shl,shr 1
 
 # 5. The summary beside the raw JSON.
 summary_python=$(pick_python "json" || true)

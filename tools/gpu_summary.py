@@ -158,7 +158,7 @@ def main():
                 fmt(dev_s, 3), fmt(rate, 2)))
         lines.append("")
 
-    for name in ("bench-vulkan", "bench-cpu"):
+    for name in ("bench-vulkan", "bench-cpu", "bench-cpu-2"):
         if status.get(name, "skipped").startswith("skipped"):
             continue  # not run: the steps table says so
         b, err = load(os.path.join(out, name + ".json"))
