@@ -37,6 +37,11 @@ def host_bench_lines(b):
              "- cores: %s of %s online CPUs (%s topology); threads %s" % (
                  h.get("cores"), h.get("online_cpus"), h.get("topology_source"),
                  "placed one per core" if h.get("placed") else "not placed"), ""]
+    if h.get("size_capped_by_memory"):
+        lines.insert(3, "- inputs capped by memory: %.0f MiB per input, a sixteenth of the %.0f "
+                        "MiB available (less than the cache asks for)" % (
+                            b.get("size_bytes", 0) / 2**20,
+                            (h.get("mem_available_bytes") or 0) / 2**20))
     lines += ["| threads | CPUs | copy limit min / median / max | triad limit min / median / max "
               "| shaped limit min / median / max |",
               "|---:|---|---|---|---|"]

@@ -427,10 +427,11 @@ static void print_host(const bitcts_bench_result *r)
     } else {
         printf("; threads not placed\n");
     }
-    if (bitcts_bench_size_capped(r)) {
-        printf("inputs of %.0f MiB, less than 4 x the cache: capped at a sixteenth of the %.0f MiB "
-               "of memory available\n",
-               (double)r->size_bytes / (1 << 20), (double)h->mem_available / (1 << 20));
+    if (r->size_capped) {
+        printf(
+            "inputs of %.0f MiB, less than the cache asks for: capped at a sixteenth of the %.0f "
+            "MiB of memory available\n",
+            (double)r->size_bytes / (1 << 20), (double)h->mem_available / (1 << 20));
     }
     printf("limit spread over the rows, GB/s min / median / max:\n");
     const char *const *kinds = bitcts_bench_limit_kinds;

@@ -413,13 +413,7 @@ static json_t *host_json(const bitcts_bench_result *r)
         "llc_source", h->llc_from_sysfs ? "sysfs" : "fallback", "online_cpus",
         (json_int_t)h->online, "cores", (json_int_t)h->cores, "core_cpus", cpus, "topology_source",
         h->topology_from_sysfs ? "sysfs" : "fallback", "placed", r->placed, "mem_available_bytes",
-        (json_int_t)h->mem_available, "size_capped_by_memory", bitcts_bench_size_capped(r));
-}
-
-int bitcts_bench_size_capped(const bitcts_bench_result *r)
-{
-    return !r->device_timing && bitcts_bench_host_capped(&r->host) &&
-           r->size_bytes == bitcts_bench_host_size(&r->host);
+        (json_int_t)h->mem_available, "size_capped_by_memory", r->size_capped);
 }
 
 static json_t *limits_json(const bitcts_bench_result *r)

@@ -175,6 +175,8 @@ typedef struct bitcts_bench_result {
     double memcpy_gbps;                            /* libc memcpy, one thread; < 0: not run */
     bitcts_bench_host host;  /* the host's LLC and cores as read before the run */
     int placed;              /* 1: the cpu backend's threads were placed one per core */
+    int size_capped;         /* 1: the automatic size was capped by the memory available
+                              * (bitcts_bench_host_capped) */
     double copy_api_gbps[2]; /* device limits at the start and the end; < 0: none */
     double copy_kernel_gbps[2];
     double kcopy_min_gbps; /* the copy kernel's lowest and highest over the run (the start, */
@@ -271,10 +273,6 @@ extern const char *const bitcts__bench_peer_ops[BITCTS_OP_COUNT];
  * backend's share) plus the share kept for peers after the backend, when no other peer is
  * asked; `deadline` as it is without a budget. The child and the parent reckon it alike. */
 double bitcts__bench_rows_deadline(const bitcts_bench_config *cfg, double deadline);
-
-/** 1 when a host-timed run's inputs were sized automatically and capped by the memory available
- * (bitcts_bench_host_capped): smaller than 4 x the last-level cache. */
-int bitcts_bench_size_capped(const bitcts_bench_result *r);
 
 /** The peers the config asks for, for a backend with device timing (1) or without (0): a mask. */
 unsigned bitcts__bench_peers_asked(const bitcts_bench_config *cfg, int device_timing);

@@ -21,9 +21,9 @@
 #define HOST_MAX_CACHE_INDEX 16
 #define HOST_WORDS (BITCTS_BENCH_HOST_MAX_CPUS / 64)
 
-/* The first line of root + path, without its newline; -1 when it cannot be read. */
 static uint64_t read_mem_available(const char *root);
 
+/* The first line of root + path, without its newline; -1 when it cannot be read. */
 static int read_line(const char *root, const char *path, char *out, size_t cap)
 {
     char full[512];
@@ -220,7 +220,72 @@ int bitcts_bench_host_capped(const bitcts_bench_host *h)
     return bitcts_bench_host_size(h) < cache_size(h);
 }
 
-/* MemAvailable from root + /proc/meminfo, in bytes; 0 when unknown. */
+/* A number of bytes from the first line of root + path; 0 when unreadable or not a number
+ * ("max": no limit). */
+static uint64_t read_bytes(const char *root, const char *path)
+{
+    char line[64];
+    char *end = NULL;
+    if (read_line(root, path, line, sizeof line) != 0 || line[0] < '0' || line[0] > '9') {
+        return 0;
+    }
+    const unsigned long long v = strtoull(line, &end, 10);
+    return *end == '\0' ? (uint64_t)v : 0;
+}
+
+/* What the memory cgroups of this process (v2, or v1's memory controller) leave: the least, over
+ * its cgroup and every ancestor with a limit, of the limit less the usage; UINT64_MAX when none
+ * has a limit (or none is known). */
+static uint64_t read_cgroup_room(const char *root)
+{
+    char full[512];
+    snprintf(full, sizeof full, "%s/proc/self/cgroup", root);
+    FILE *f = fopen(full, "r");
+    char line[512];
+    char dir[512] = "";
+    const char *limit_file = NULL, *usage_file = NULL;
+    while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+        line[strcspn(line, "\n")] = '\0';
+        const char *path = strchr(line, ':') != NULL ? strchr(strchr(line, ':') + 1, ':') : NULL;
+        if (path == NULL || path[1] != '/') {
+            continue;
+        }
+        if (strncmp(line, "0::", 3) == 0 && limit_file == NULL) { /* v2, unless v1 says */
+            snprintf(dir, sizeof dir, "/sys/fs/cgroup%s", path + 1);
+            limit_file = "memory.max";
+            usage_file = "memory.current";
+        } else if (strstr(line, ":memory:") != NULL) {
+            snprintf(dir, sizeof dir, "/sys/fs/cgroup/memory%s", path + 1);
+            limit_file = "memory.limit_in_bytes";
+            usage_file = "memory.usage_in_bytes";
+        }
+    }
+    if (f != NULL) {
+        fclose(f);
+    }
+    uint64_t room = UINT64_MAX;
+    for (int depth = 0; limit_file != NULL && depth < 64; ++depth) {
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s", dir, limit_file);
+        const uint64_t limit = read_bytes(root, path);
+        snprintf(path, sizeof path, "%s/%s", dir, usage_file);
+        const uint64_t used = read_bytes(root, path);
+        if (limit > 0 && limit < (1ull << 62)) { /* v1 writes "no limit" as about 2^63 */
+            const uint64_t left = limit > used ? limit - used : 0;
+            room = left < room ? left : room;
+        }
+        char *slash = strrchr(dir, '/');
+        if (slash == NULL || strcmp(dir, "/sys/fs/cgroup") == 0 ||
+            strcmp(dir, "/sys/fs/cgroup/memory") == 0) {
+            break;
+        }
+        *slash = '\0';
+    }
+    return room;
+}
+
+/* MemAvailable from root + /proc/meminfo, in bytes, or less where a memory cgroup leaves less;
+ * 0 when unknown. */
 static uint64_t read_mem_available(const char *root)
 {
     char full[512];
@@ -237,7 +302,9 @@ static uint64_t read_mem_available(const char *root)
     if (f != NULL) {
         fclose(f);
     }
-    return kib <= UINT64_MAX / 1024 ? (uint64_t)kib * 1024 : 0;
+    const uint64_t avail = kib <= UINT64_MAX / 1024 ? (uint64_t)kib * 1024 : 0;
+    const uint64_t room = read_cgroup_room(root);
+    return avail > 0 && room < avail ? room : avail;
 }
 
 int bitcts_bench_host_pin(uint32_t cpu)

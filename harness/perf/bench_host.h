@@ -27,11 +27,14 @@ typedef struct bitcts_bench_host {
     uint32_t cores;     /* physical cores among them: the entries of cpus */
     uint32_t cpus[BITCTS_BENCH_HOST_MAX_CPUS]; /* the lowest hardware thread of each core */
     int topology_from_sysfs;                   /* 0: sysfs had no topology; cpus are 0..online-1 */
-    uint64_t mem_available; /* MemAvailable of /proc/meminfo, bytes; 0: unknown */
+    uint64_t mem_available; /* MemAvailable of /proc/meminfo, or less where the process's memory
+                             * cgroup (v2, or v1's memory controller) leaves less: the least,
+                             * over it and its ancestors, of limit - usage; bytes; 0: unknown */
 } bitcts_bench_host;
 
 /** Reads the cache and the topology of the CPUs under root ("" for the real /sys: root is
- * prefixed to "/sys/devices/system/cpu/..."), and the memory available (root + "/proc/meminfo").
+ * prefixed to "/sys/devices/system/cpu/..."), and the memory available (root + "/proc/meminfo",
+ * "/proc/self/cgroup" and the cgroup's files under "/sys/fs/cgroup").
  * online_fallback is used when sysfs has no list of
  * online CPUs (the caller's sysconf). Never fails: what is missing gets the fallback. */
 void bitcts_bench_host_read(const char *root, uint32_t online_fallback, bitcts_bench_host *h);

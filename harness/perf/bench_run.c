@@ -104,6 +104,9 @@ static int take_geometry(bench_parent *b, char *p)
     }
     r->size_bytes = size;
     r->device_timing = (int)device;
+    /* The child sizes a stream backend's automatic run by the host (bitcts_bench_host_size). */
+    r->size_capped = b->cfg->size_bytes == 0 && !b->cfg->quick && !device &&
+                     bitcts_bench_host_capped(&r->host) && size == bitcts_bench_host_size(&r->host);
     r->check = (int)check;
     r->instances = (int)instances;
     if (bitcts__bench_build_rows(b->cfg, r) != BITCTS_OK) {

@@ -8,14 +8,15 @@
  * back to the queue, split so that the other workers share it. */
 #define _GNU_SOURCE /* pipe2 */
 
-#include <errno.h>  /* errno, EAGAIN */
-#include <fcntl.h>  /* O_CLOEXEC, O_NONBLOCK */
-#include <poll.h>   /* poll */
-#include <stdio.h>  /* snprintf */
-#include <stdlib.h> /* malloc */
-#include <string.h> /* memset */
-#include <time.h>   /* time, strftime */
-#include <unistd.h> /* pipe2, write, close */
+#include <errno.h>    /* errno, EAGAIN */
+#include <fcntl.h>    /* O_CLOEXEC, O_NONBLOCK */
+#include <poll.h>     /* poll */
+#include <stdio.h>    /* snprintf */
+#include <stdlib.h>   /* malloc */
+#include <string.h>   /* memset */
+#include <sys/wait.h> /* waitpid */
+#include <time.h>     /* time, strftime */
+#include <unistd.h>   /* pipe2, write, close */
 
 #include "bitcts/bitcts_status.h"
 #include "bitcts/bitcts_verdict.h"
@@ -29,8 +30,11 @@
 /* Seconds to hand the waiting probe its first batch (a pipe's worth, which it reads at once). */
 #define BITCTS_RUN_ADOPT_WRITE_S 5.0
 
+/* Seconds a killed probe is waited for before it is left to its group's kill. */
+#define BITCTS_RUN_KILLED_REAP_S 1.0
+
 static int interrupted(const run_state *s);
-static void end_waiting(run_state *s);
+static void end_waiting(run_state *s, int kill);
 
 static void close_fd(int fd)
 {
@@ -237,21 +241,25 @@ static int probe(run_state *s, char *err, size_t cap)
             "library_xxh3_128", "", "feature_level", "", "capabilities", "info", "variant", "",
             "features", "", "other", s->backend_problem);
     }
-    if (st == BITCTS_OK && w.identity != NULL && !w.c.sb.exited && cmd[1] >= 0 &&
-        fcntl(cmd[1], F_SETFL, O_NONBLOCK) == 0) {
+    if (st == BITCTS_OK && w.identity != NULL && !w.c.sb.exited && w.job.await_batch &&
+        cmd[1] >= 0 && fcntl(cmd[1], F_SETFL, O_NONBLOCK) == 0) {
         s->waiting = w; /* kept, with its instance, for the first batch */
         s->waiting_cmd = cmd[1];
         return st;
     }
     s->waiting = w;
     s->waiting_cmd = cmd[1];
-    end_waiting(s);
+    end_waiting(s, 0);
     return st;
 }
 
 /* Ends the probe's process if it still waits for a batch: the end of its input, then (bounded
- * by its phases' deadlines) its teardown; killed at once when the run is interrupted. */
-static void end_waiting(run_state *s)
+ * by its phases' deadlines) its teardown; killed when `kill` is set or the run is interrupted,
+ * and then waited for at most BITCTS_RUN_KILLED_REAP_S (a process stuck in a driver goes with
+ * its group). Only ever called while no worker slot has a process: its reaping and its sweep
+ * know the probe alone (the waiting probe is adopted or ended at run_loop's first slot, before
+ * any worker starts, and kill_all ends it after the slots). */
+static void end_waiting(run_state *s, int kill)
 {
     worker_slot *w = &s->waiting;
     close_fd(s->waiting_cmd);
@@ -259,10 +267,14 @@ static void end_waiting(run_state *s)
     if (w->c.sb.pid <= 0) {
         return;
     }
-    if (interrupted(s)) {
-        bitcts_sandbox_kill(&w->c.sb);
-    }
     while (!w->c.sb.exited) {
+        const double now = bitcts_clock_now();
+        if (w->c.killed_at == 0 && (kill || interrupted(s))) {
+            bitcts_child_kill(&w->c, now);
+        } else if (w->c.killed_at > 0 && now - w->c.killed_at > BITCTS_RUN_KILLED_REAP_S) {
+            w->c.sb.exited = 1; /* closed unreaped: it went with its group */
+            break;
+        }
         wait_for_workers(w, 1);
         service(s, w, 1);
     }
@@ -305,6 +317,11 @@ static int adopt_probe(run_state *s, worker_slot *w, run_batch b)
     }
     size_t size = 0;
     unsigned char *message = NULL;
+    int status = 0;
+    if (waitpid(s->waiting.c.sb.pid, &status, WNOHANG) == s->waiting.c.sb.pid) {
+        s->waiting.c.sb.exited = 1; /* it died waiting: its pipe may still have a reader */
+        s->waiting.c.sb.status = status;
+    }
     if (s->waiting.c.sb.exited || slot_init(s, w, b, 0) != 0 ||
         (message = bitcts_worker_batch_encode(&w->job, &size)) == NULL ||
         !write_all(s->waiting_cmd, message, size, BITCTS_RUN_ADOPT_WRITE_S)) {
@@ -313,13 +330,14 @@ static int adopt_probe(run_state *s, worker_slot *w, run_batch b)
         free(w->batched);
         memset(w, 0, sizeof *w);
         w->c.sb.chan = w->c.sb.capture = w->c.sb.pidfd = -1;
-        end_waiting(s);
+        end_waiting(s, 1); /* no use waiting for the teardown of a probe that cannot be fed */
         return -1;
     }
     free(message);
     close_fd(s->waiting_cmd); /* one message: the rest of its input is its end */
     s->waiting_cmd = -1;
     w->c = s->waiting.c; /* the process, its channel and its page move to the slot */
+    w->c.phase_start = bitcts_clock_now(); /* its wait (phase B) ends now, not at its R line */
     json_decref(s->waiting.identity);
     free(s->waiting.ended);
     free(s->waiting.batched);
@@ -332,10 +350,6 @@ static int adopt_probe(run_state *s, worker_slot *w, run_batch b)
 
 static void kill_all(run_state *s)
 {
-    if (s->waiting.c.sb.pid > 0) {
-        bitcts_sandbox_kill(&s->waiting.c.sb);
-    }
-    end_waiting(s);
     for (int i = 0; i < s->jobs; ++i) {
         if (s->slots[i].c.sb.pid > 0) {
             bitcts_sandbox_kill(&s->slots[i].c.sb);
@@ -361,6 +375,7 @@ static void kill_all(run_state *s)
     }
     bitcts_sandbox *none_live[1] = {NULL};
     bitcts_sandbox_sweep(none_live, 1, 2.0);
+    end_waiting(s, 1); /* a probe never adopted (none is left by then: run_loop ends it) */
 }
 
 static int interrupted(const run_state *s)
@@ -393,7 +408,7 @@ static void run_loop(run_state *s)
         bitcts__run_log_flush(s); /* the round's records, in one write */
         bitcts__run_progress(s, 0);
     }
-    end_waiting(s); /* not adopted: nothing was left to run */
+    end_waiting(s, 0); /* not adopted: nothing was left to run */
 }
 
 /* Keeps this shard's share of the selection: every N-th case from the I-th, or the cases
@@ -490,7 +505,7 @@ static int load_baseline(run_state *s, char *err, size_t cap)
 
 static void free_state(run_state *s)
 {
-    end_waiting(s); /* a run that ended before its cases (bad input found after the probe) */
+    end_waiting(s, 0); /* a run that ended before its cases (bad input found after the probe) */
     if (s->log != NULL) {
         fclose(s->log);
     }

@@ -1144,7 +1144,9 @@ void bitcts_worker_main(void *arg, int chan, const char *nonce, bitcts_sandbox_s
     if (start(&w) == 0) {
         if (w.job->probe) {
             if (send_identity(&w) && await_batch(&w, &taken, &items)) {
-                w.job = &taken; /* the probe's instance runs the first batch */
+                w.job = &taken; /* the probe's instance runs the first batch, */
+                char err[512];  /* in a worker's zones, not the probe's */
+                (void)bitcts_guard_choose_zone(0, err, sizeof err);
             }
         } else {
             compare_claims(&w);

@@ -55,8 +55,10 @@ typedef struct bitcts_supervise_config {
      * are not counted as the backend's. NULL: none. */
     void (*on_end)(void *user);
     /** The command's own child processes (the bench's peers), live or not yet started (pid 0),
-     * at most BITCTS_SUPERVISE_OTHERS_MAX: the supervisor reaps any child that ends, and one of
-     * these has its end and wait status recorded in its sandbox rather than lost. NULL: none. */
+     * at most BITCTS_SUPERVISE_OTHERS_MAX: while the child runs, the supervisor reaps any child
+     * that ends, and one of these has its end and wait status recorded in its sandbox rather
+     * than lost. on_end must end them all (and reap them): what the supervisor reaps and sweeps
+     * after it, it takes for the child's leftovers. NULL: none. */
     bitcts_sandbox *const *others;
     size_t other_count;
 } bitcts_supervise_config;

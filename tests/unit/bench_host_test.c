@@ -192,8 +192,45 @@ static void test_memory_cap(void)
     cleanup(root);
 }
 
+/* The memory a cgroup leaves, under 8 GiB of MemAvailable: v2 (memory.max and memory.current,
+ * the least over the cgroup and its ancestors), v1's memory controller, and no limit. */
+static void test_cgroup_cap(void)
+{
+    char root[64];
+    fresh(root, sizeof root);
+    put(root, CPU "/online", "0");
+    put_cache(root, 0, 0, "Unified", 3, "32768K", "0");
+    put(root, "/proc/meminfo", "MemAvailable:    8388608 kB");
+    /* v2: the job's cgroup has no limit, its parent 2 GiB with 1 GiB used: 1 GiB left */
+    put(root, "/proc/self/cgroup", "0::/batch/job7");
+    put(root, "/sys/fs/cgroup/batch/job7/memory.max", "max");
+    put(root, "/sys/fs/cgroup/batch/job7/memory.current", "104857600");
+    put(root, "/sys/fs/cgroup/batch/memory.max", "2147483648");
+    put(root, "/sys/fs/cgroup/batch/memory.current", "1073741824");
+    bitcts_bench_host h;
+    bitcts_bench_host_read(root, 1, &h);
+    CHECK_EQ_U64(h.mem_available, 1024 * MIB);
+    CHECK_EQ_U64(bitcts_bench_host_size(&h), 64 * MIB);
+    CHECK(bitcts_bench_host_capped(&h));
+    /* v1 beside a v2 root ("0::/"): the memory controller's 512 MiB limit, 0 used */
+    put(root, "/proc/self/cgroup", "4:memory:/ci/runner\n1:cpu:/\n0::/");
+    put(root, "/sys/fs/cgroup/memory/ci/runner/memory.limit_in_bytes", "536870912");
+    put(root, "/sys/fs/cgroup/memory/ci/runner/memory.usage_in_bytes", "0");
+    put(root, "/sys/fs/cgroup/memory/ci/memory.limit_in_bytes", "9223372036854771712");
+    put(root, "/sys/fs/cgroup/memory/ci/memory.usage_in_bytes", "0");
+    bitcts_bench_host_read(root, 1, &h);
+    CHECK_EQ_U64(h.mem_available, 512 * MIB);
+    /* v1 without a limit anywhere: MemAvailable */
+    put(root, "/sys/fs/cgroup/memory/ci/runner/memory.limit_in_bytes", "9223372036854771712");
+    bitcts_bench_host_read(root, 1, &h);
+    CHECK_EQ_U64(h.mem_available, 8192 * MIB);
+    CHECK_EQ_U64(bitcts_bench_host_size(&h), 128 * MIB);
+    cleanup(root);
+}
+
 int main(void)
 {
+    test_cgroup_cap();
     test_memory_cap();
     test_smt_one_l3();
     test_l3_per_group();
