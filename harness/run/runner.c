@@ -67,6 +67,15 @@ static void slot_release(run_state *s, worker_slot *w)
     (void)s;
 }
 
+/* Frees what slot_init allocated (the batch stays the caller's). */
+static void slot_uninit(worker_slot *w)
+{
+    free(w->ended);
+    free(w->batched);
+    w->ended = NULL;
+    w->batched = NULL;
+}
+
 /* A slot's fields for batch b (its process not yet set): 0, or -1 out of memory. */
 static int slot_init(run_state *s, worker_slot *w, run_batch b, int probe)
 {
@@ -92,10 +101,7 @@ static int slot_init(run_state *s, worker_slot *w, run_batch b, int probe)
                             .device = s->device,
                             .prefetch_threads = s->prefetch_threads};
     if (w->ended == NULL || w->batched == NULL) {
-        free(w->ended);
-        free(w->batched);
-        w->ended = NULL;
-        w->batched = NULL;
+        slot_uninit(w);
         return -1;
     }
     return 0;
@@ -114,10 +120,7 @@ static int slot_start(run_state *s, worker_slot *w, run_batch b, int probe, int 
     w->c.sb.stdin_fd = stdin_fd;
     if (bitcts_child_spawn(&w->c, bitcts_worker_main, &w->job, s->cfg->timeout_s, 0, err, cap) !=
         0) {
-        free(w->ended);
-        free(w->batched);
-        w->ended = NULL;
-        w->batched = NULL;
+        slot_uninit(w);
         return -1;
     }
     return 0;
@@ -326,8 +329,7 @@ static int adopt_probe(run_state *s, worker_slot *w, run_batch b)
         (message = bitcts_worker_batch_encode(&w->job, &size)) == NULL ||
         !write_all(s->waiting_cmd, message, size, BITCTS_RUN_ADOPT_WRITE_S)) {
         free(message);
-        free(w->ended);
-        free(w->batched);
+        slot_uninit(w);
         memset(w, 0, sizeof *w);
         w->c.sb.chan = w->c.sb.capture = w->c.sb.pidfd = -1;
         end_waiting(s, 1); /* no use waiting for the teardown of a probe that cannot be fed */
@@ -339,8 +341,7 @@ static int adopt_probe(run_state *s, worker_slot *w, run_batch b)
     w->c = s->waiting.c; /* the process, its channel and its page move to the slot */
     w->c.phase_start = bitcts_clock_now(); /* its wait (phase B) ends now, not at its R line */
     json_decref(s->waiting.identity);
-    free(s->waiting.ended);
-    free(s->waiting.batched);
+    slot_uninit(&s->waiting);
     memset(&s->waiting, 0, sizeof s->waiting);
     s->waiting.c.sb.chan = s->waiting.c.sb.capture = s->waiting.c.sb.pidfd = -1;
     return 0;
