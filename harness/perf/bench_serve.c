@@ -10,7 +10,7 @@
  * backend, each peer whose row it is runs the row once on the same input tensors. A peer that
  * does not answer within the parent's time for the child's ask, answers something else, or
  * ends, is killed and named absent with the reason; the others go on. */
-#include <errno.h>    /* errno, ECHILD */
+#include <errno.h>    /* errno, EPIPE */
 #include <fcntl.h>    /* O_CLOEXEC */
 #include <math.h>     /* isfinite */
 #include <signal.h>   /* kill */
@@ -18,7 +18,6 @@
 #include <stdlib.h>   /* strtol */
 #include <string.h>   /* strcmp */
 #include <sys/stat.h> /* fstat, S_ISREG */
-#include <sys/wait.h> /* waitpid */
 #include <time.h>     /* nanosleep */
 #include <unistd.h>   /* pipe2, write, close */
 
@@ -127,12 +126,7 @@ static void on_server_line(void *user, char *line)
  * one reaped anywhere else counts as ended, with no status. */
 static void reap(server *sv)
 {
-    int status = 0;
-    const pid_t pid = sv->sb.pid > 0 && !sv->sb.exited ? waitpid(sv->sb.pid, &status, WNOHANG) : 0;
-    if (pid == sv->sb.pid || (pid < 0 && errno == ECHILD)) {
-        sv->sb.exited = 1;
-        sv->sb.status = pid == sv->sb.pid ? status : -1;
-    }
+    bitcts_sandbox_reap_one(&sv->sb);
 }
 
 /* Kills the server, with why it is absent from now on. */
@@ -160,28 +154,6 @@ static void server_ended(server *sv)
              status[0] != '\0' ? " with " : "", status, bytes > 0 ? ": " : "",
              bytes > 0 ? output : "");
     server_fail(sv, how);
-}
-
-/* A server whose standard input is closed has mostly ended (between two turns): up to a second
- * for its channel's end and its status, then server_ended (1); 0 when it still runs. */
-static int closed_input_ended(server *sv)
-{
-    bitcts_sandbox *one[1] = {&sv->sb};
-    const double give = bitcts_clock_now() + 1.0;
-    int eof = 0;
-    for (;;) {
-        eof |= bitcts_sandbox_pump(&sv->sb, on_server_line, sv);
-        reap(sv);
-        if ((eof && sv->sb.exited) || bitcts_clock_now() >= give) {
-            break;
-        }
-        (void)bitcts_sandbox_wait(one, 1, 0.05);
-    }
-    if (!eof && !sv->sb.exited) {
-        return 0;
-    }
-    server_ended(sv);
-    return 1;
 }
 
 /* Until its first line (hello) or an answer (1), its end or the time `until` (0: the server
@@ -227,10 +199,11 @@ static json_t *ask(server *sv, const char *cmd, double until, const char *late)
     }
     const ssize_t put = write(sv->cmd, cmd, len); /* O_NONBLOCK: never waits */
     if (put != (ssize_t)len) {
-        if (put < 0 && errno == EPIPE && closed_input_ended(sv)) {
-            return NULL;
+        const char *deaf = "it does not read its commands (its standard input is full or closed)";
+        if (put < 0 && errno == EPIPE) { /* mostly ended between two turns: a second to say how */
+            (void)await_line(sv, bitcts_clock_now() + 1.0, 0, deaf);
         }
-        server_fail(sv, "it does not read its commands (its standard input is full or closed)");
+        server_fail(sv, deaf); /* nothing if await_line failed it */
         return NULL;
     }
     if (!await_line(sv, until, 0, late)) {

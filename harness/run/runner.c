@@ -8,15 +8,14 @@
  * back to the queue, split so that the other workers share it. */
 #define _GNU_SOURCE /* pipe2 */
 
-#include <errno.h>    /* errno, EAGAIN */
-#include <fcntl.h>    /* O_CLOEXEC, O_NONBLOCK */
-#include <poll.h>     /* poll */
-#include <stdio.h>    /* snprintf */
-#include <stdlib.h>   /* malloc */
-#include <string.h>   /* memset */
-#include <sys/wait.h> /* waitpid */
-#include <time.h>     /* time, strftime */
-#include <unistd.h>   /* pipe2, write, close */
+#include <errno.h>  /* errno, EAGAIN */
+#include <fcntl.h>  /* O_CLOEXEC, O_NONBLOCK */
+#include <poll.h>   /* poll */
+#include <stdio.h>  /* snprintf */
+#include <stdlib.h> /* malloc */
+#include <string.h> /* memset */
+#include <time.h>   /* time, strftime */
+#include <unistd.h> /* pipe2, write, close */
 
 #include "bitcts/bitcts_status.h"
 #include "bitcts/bitcts_verdict.h"
@@ -53,6 +52,13 @@ static bitcts_sandbox **all_sandboxes(run_state *s, bitcts_sandbox **out)
     return out;
 }
 
+/* An empty slot: no process, no batch, no descriptor. */
+static void slot_clear(worker_slot *w)
+{
+    memset(w, 0, sizeof *w);
+    w->c.sb.chan = w->c.sb.capture = w->c.sb.pidfd = -1;
+}
+
 static void slot_release(run_state *s, worker_slot *w)
 {
     bitcts_sandbox_kill(&w->c.sb); /* whatever it left in its group */
@@ -62,8 +68,7 @@ static void slot_release(run_state *s, worker_slot *w)
     free(w->ended);
     free(w->batched);
     json_decref(w->identity);
-    memset(w, 0, sizeof *w);
-    w->c.sb.chan = w->c.sb.capture = w->c.sb.pidfd = -1;
+    slot_clear(w);
     (void)s;
 }
 
@@ -79,8 +84,7 @@ static void slot_uninit(worker_slot *w)
 /* A slot's fields for batch b (its process not yet set): 0, or -1 out of memory. */
 static int slot_init(run_state *s, worker_slot *w, run_batch b, int probe)
 {
-    memset(w, 0, sizeof *w);
-    w->c.sb.chan = w->c.sb.capture = w->c.sb.pidfd = -1;
+    slot_clear(w);
     w->batch = b;
     w->ended = calloc(b.count + 1, 1);
     w->batched = calloc(b.count + 1, 1);
@@ -244,15 +248,12 @@ static int probe(run_state *s, char *err, size_t cap)
             "library_xxh3_128", "", "feature_level", "", "capabilities", "info", "variant", "",
             "features", "", "other", s->backend_problem);
     }
-    if (st == BITCTS_OK && w.identity != NULL && !w.c.sb.exited && w.job.await_batch &&
-        cmd[1] >= 0 && fcntl(cmd[1], F_SETFL, O_NONBLOCK) == 0) {
-        s->waiting = w; /* kept, with its instance, for the first batch */
-        s->waiting_cmd = cmd[1];
-        return st;
-    }
-    s->waiting = w;
+    s->waiting = w; /* kept, with its instance, for the first batch, */
     s->waiting_cmd = cmd[1];
-    end_waiting(s, 0);
+    if (st != BITCTS_OK || w.identity == NULL || w.c.sb.exited || !w.job.await_batch ||
+        cmd[1] < 0 || fcntl(cmd[1], F_SETFL, O_NONBLOCK) != 0) {
+        end_waiting(s, 0); /* or ended now */
+    }
     return st;
 }
 
@@ -320,18 +321,13 @@ static int adopt_probe(run_state *s, worker_slot *w, run_batch b)
     }
     size_t size = 0;
     unsigned char *message = NULL;
-    int status = 0;
-    if (waitpid(s->waiting.c.sb.pid, &status, WNOHANG) == s->waiting.c.sb.pid) {
-        s->waiting.c.sb.exited = 1; /* it died waiting: its pipe may still have a reader */
-        s->waiting.c.sb.status = status;
-    }
+    bitcts_sandbox_reap_one(&s->waiting.c.sb); /* it died waiting: its pipe may have a reader */
     if (s->waiting.c.sb.exited || slot_init(s, w, b, 0) != 0 ||
         (message = bitcts_worker_batch_encode(&w->job, &size)) == NULL ||
         !write_all(s->waiting_cmd, message, size, BITCTS_RUN_ADOPT_WRITE_S)) {
         free(message);
         slot_uninit(w);
-        memset(w, 0, sizeof *w);
-        w->c.sb.chan = w->c.sb.capture = w->c.sb.pidfd = -1;
+        slot_clear(w);
         end_waiting(s, 1); /* no use waiting for the teardown of a probe that cannot be fed */
         return -1;
     }
@@ -342,8 +338,7 @@ static int adopt_probe(run_state *s, worker_slot *w, run_batch b)
     w->c.phase_start = bitcts_clock_now(); /* its wait (phase B) ends now, not at its R line */
     json_decref(s->waiting.identity);
     slot_uninit(&s->waiting);
-    memset(&s->waiting, 0, sizeof s->waiting);
-    s->waiting.c.sb.chan = s->waiting.c.sb.capture = s->waiting.c.sb.pidfd = -1;
+    slot_clear(&s->waiting);
     return 0;
 }
 
@@ -479,7 +474,7 @@ static int select_cases(run_state *s, char *err, size_t cap)
         return BITCTS_E_OUT_OF_MEMORY;
     }
     for (int i = 0; i < s->jobs; ++i) {
-        s->slots[i].c.sb.chan = s->slots[i].c.sb.capture = s->slots[i].c.sb.pidfd = -1;
+        slot_clear(&s->slots[i]);
     }
     if (s->selected_count == 0) {
         snprintf(err, cap, "the selection matches no case%s (see bitcts list)",
@@ -606,7 +601,7 @@ int bitcts_run(const bitcts_run_config *cfg, bitcts_run_result *out)
     run_state s;
     memset(&s, 0, sizeof s);
     s.waiting_cmd = -1;
-    s.waiting.c.sb.chan = s.waiting.c.sb.capture = s.waiting.c.sb.pidfd = -1;
+    slot_clear(&s.waiting);
     s.cfg = cfg;
     s.started = bitcts_clock_now();
     const time_t wall = time(NULL);

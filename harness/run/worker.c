@@ -1008,14 +1008,14 @@ static int send_identity(worker *w)
     }
     char *text = id != NULL ? json_dumps(id, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
     json_decref(id);
-    char *line = text != NULL ? malloc(strlen(text) + 3) : NULL;
+    const size_t len = text != NULL ? strlen(text) : 0;
+    char *line = text != NULL ? malloc(len + 3) : NULL;
     const int sent = line != NULL;
     if (w->job->await_batch && sent) {
         send_mark('B', -1);
     }
     send_text(claims);
     if (line != NULL) {
-        const size_t len = strlen(text);
         memcpy(line, "R ", 2);
         memcpy(line + 2, text, len);
         bitcts_sandbox_send(worker_chan, worker_nonce, line, len + 2);

@@ -429,6 +429,16 @@ void bitcts_sandbox_reap(bitcts_sandbox *const *all, size_t count)
     }
 }
 
+void bitcts_sandbox_reap_one(bitcts_sandbox *sb)
+{
+    int status = 0;
+    const pid_t pid = sb->pid > 0 && !sb->exited ? waitpid(sb->pid, &status, WNOHANG) : 0;
+    if (pid == sb->pid || (pid < 0 && errno == ECHILD)) {
+        sb->exited = 1;
+        sb->status = pid == sb->pid ? status : -1;
+    }
+}
+
 void bitcts_sandbox_kill(bitcts_sandbox *sb)
 {
     if (sb->pid > 0 && !sb->exited) {

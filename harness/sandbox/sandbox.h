@@ -105,6 +105,10 @@ int bitcts_sandbox_wait(bitcts_sandbox *const *all, size_t count, double max_s);
  * subreaper) are just reaped. */
 void bitcts_sandbox_reap(bitcts_sandbox *const *all, size_t count);
 
+/** Reaps this child alone if it has ended (never blocks): exited and status set; a child already
+ * reaped by another reaper (ECHILD) counts as ended with status -1. */
+void bitcts_sandbox_reap_one(bitcts_sandbox *sb);
+
 /** SIGKILLs the child's process group. The child is reaped later by bitcts_sandbox_reap. */
 void bitcts_sandbox_kill(bitcts_sandbox *sb);
 
